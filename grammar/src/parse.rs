@@ -1,0 +1,433 @@
+//! Entry point: text → tokens → AST, never failing. Problems come back as
+//! [`ParseDiagnostic`]s next to whatever tree could be built.
+
+use std::cell::RefCell;
+
+use crate::ast::{Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
+use crate::lexer::{lex, Token, TokenKind};
+use crate::span::Span;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, unused_parens, dead_code, unused_imports)]
+    molang
+);
+
+/// Deepest bracket nesting the parser will look at. The game refuses anything past 256
+/// node levels anyway; stopping here keeps hostile input (100,000 nested parentheses) cheap.
+pub const MAX_BRACKET_NESTING: usize = 256;
+
+/// Molang versions as the game numbers them (see the conformance README): -1 .. 13.
+/// Parsing rules that changed: right-grouping `?:` from 5, the new `&&`/`||` and comparison
+/// precedence from 6.
+pub const LATEST_VERSION: i16 = 13;
+
+#[derive(Clone, Copy, Debug)]
+pub struct ParseOptions {
+    /// Raw Molang version (-1..=13); values outside clamp to the nearest end.
+    pub version: i16,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions { version: LATEST_VERSION }
+    }
+}
+
+/// What went wrong while reading the text.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// No tokens at all.
+    Empty,
+    UnknownCharacter(char),
+    UnterminatedString,
+    /// An exponent with no digits (`1e`): the game logs it and reads the number as 0.
+    ExponentWithoutDigits,
+    UnexpectedToken { found: TokenKind, expected: Vec<String> },
+    UnexpectedEnd { expected: Vec<String> },
+    /// Two operands in a row, e.g. `1 + (2 3)` or `-62.5(2)`.
+    MissingOperator,
+    /// More than [`MAX_BRACKET_NESTING`] nested brackets.
+    TooDeep,
+    /// Before version 5 `a ? b ? c : d : e` does not load (the conditional groups left).
+    NestedConditionalInThen,
+}
+
+impl ParseErrorKind {
+    /// Warnings leave the expression loadable.
+    pub fn is_error(&self) -> bool {
+        !matches!(self, ParseErrorKind::ExponentWithoutDigits)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseDiagnostic {
+    pub kind: ParseErrorKind,
+    pub span: Span,
+}
+
+/// The result of parsing: always a (possibly empty) tree plus diagnostics.
+#[derive(Clone, Debug, Default)]
+pub struct Parsed {
+    pub ast: Ast,
+    pub diagnostics: Vec<ParseDiagnostic>,
+    pub tokens: Vec<Token>,
+}
+
+impl Parsed {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.kind.is_error())
+    }
+}
+
+/// Parses one Molang program (a simple expression or a statement list).
+pub fn parse(src: &str, options: ParseOptions) -> Parsed {
+    let version = options.version.clamp(-1, LATEST_VERSION);
+    let tokens = lex(src);
+    let mut diagnostics = Vec::new();
+
+    for t in &tokens {
+        match t.kind {
+            TokenKind::Unknown => {
+                let c = src[t.span.range()].chars().next().unwrap_or('?');
+                diagnostics.push(ParseDiagnostic { kind: ParseErrorKind::UnknownCharacter(c), span: t.span });
+            }
+            TokenKind::UnterminatedString => {
+                diagnostics.push(ParseDiagnostic { kind: ParseErrorKind::UnterminatedString, span: t.span })
+            }
+            _ => {}
+        }
+    }
+    if tokens.is_empty() {
+        diagnostics.push(ParseDiagnostic { kind: ParseErrorKind::Empty, span: Span::new(0, src.len()) });
+    }
+    if let Some(span) = too_deep(&tokens) {
+        diagnostics.push(ParseDiagnostic { kind: ParseErrorKind::TooDeep, span });
+    }
+    if !diagnostics.is_empty() {
+        return Parsed { ast: Ast::default(), diagnostics, tokens };
+    }
+
+    let builder = Builder { src, version, inner: RefCell::new(Inner::default()) };
+    let stream = tokens.iter().map(|t| Ok::<_, ()>((t.span.start as usize, t.kind, t.span.end as usize)));
+    let result = molang::ProgramParser::new().parse(&builder, stream);
+    let inner = builder.inner.into_inner();
+    diagnostics.extend(inner.diagnostics);
+    let root = match result {
+        Ok(block) => Some(block),
+        Err(err) => {
+            diagnostics.push(convert_error(err, &tokens, src.len()));
+            None
+        }
+    };
+    Parsed { ast: Ast::from_parts(inner.exprs, inner.spans, root), diagnostics, tokens }
+}
+
+fn too_deep(tokens: &[Token]) -> Option<Span> {
+    let mut depth = 0usize;
+    for t in tokens {
+        match t.kind {
+            TokenKind::LParen | TokenKind::LBrace | TokenKind::LBracket => {
+                depth += 1;
+                if depth > MAX_BRACKET_NESTING {
+                    return Some(t.span);
+                }
+            }
+            TokenKind::RParen | TokenKind::RBrace | TokenKind::RBracket => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn convert_error(
+    err: lalrpop_util::ParseError<usize, TokenKind, ()>,
+    tokens: &[Token],
+    len: usize,
+) -> ParseDiagnostic {
+    use lalrpop_util::ParseError::*;
+    let clean = |expected: Vec<String>| expected.into_iter().map(|e| e.trim_matches('"').to_string()).collect();
+    match err {
+        UnrecognizedToken { token: (l, found, r), expected } => {
+            let idx = tokens.iter().position(|t| t.span.start as usize == l);
+            let prev = idx.and_then(|i| i.checked_sub(1)).map(|i| tokens[i].kind);
+            if found.starts_operand() && prev.is_some_and(|p| p.ends_operand()) {
+                ParseDiagnostic { kind: ParseErrorKind::MissingOperator, span: Span::new(l, r) }
+            } else {
+                ParseDiagnostic {
+                    kind: ParseErrorKind::UnexpectedToken { found, expected: clean(expected) },
+                    span: Span::new(l, r),
+                }
+            }
+        }
+        UnrecognizedEof { expected, .. } => ParseDiagnostic {
+            kind: ParseErrorKind::UnexpectedEnd { expected: clean(expected) },
+            span: Span::new(len, len),
+        },
+        ExtraToken { token: (l, found, r) } => ParseDiagnostic {
+            kind: ParseErrorKind::UnexpectedToken { found, expected: Vec::new() },
+            span: Span::new(l, r),
+        },
+        InvalidToken { location } => ParseDiagnostic {
+            kind: ParseErrorKind::UnknownCharacter('?'),
+            span: Span::new(location, location + 1),
+        },
+        User { .. } => ParseDiagnostic { kind: ParseErrorKind::Empty, span: Span::new(0, len) },
+    }
+}
+
+#[derive(Default)]
+struct Inner {
+    exprs: Vec<Expr>,
+    spans: Vec<Span>,
+    diagnostics: Vec<ParseDiagnostic>,
+}
+
+/// Builds the arena from the grammar's actions. Shared by reference with the generated
+/// parser, hence the `RefCell`.
+pub struct Builder<'s> {
+    src: &'s str,
+    version: i16,
+    inner: RefCell<Inner>,
+}
+
+impl Builder<'_> {
+    fn push(&self, e: Expr, span: Span) -> ExprId {
+        let mut inner = self.inner.borrow_mut();
+        let id = ExprId(inner.exprs.len() as u32);
+        inner.exprs.push(e);
+        inner.spans.push(span);
+        id
+    }
+    fn span(&self, id: ExprId) -> Span {
+        self.inner.borrow().spans[id.index()]
+    }
+    fn get(&self, id: ExprId) -> Expr {
+        self.inner.borrow().exprs[id.index()].clone()
+    }
+
+    pub(crate) fn block(&self, items: Vec<(Option<ExprId>, usize)>, last: Option<ExprId>, l: usize, r: usize) -> Block {
+        let leading_semicolon = matches!(items.first(), Some((None, _)));
+        let semicolons = items.len() as u32;
+        let trailing_semicolon = last.is_none() && !items.is_empty();
+        let mut statements: Vec<ExprId> = items.into_iter().filter_map(|(s, _)| s).collect();
+        statements.extend(last);
+        Block { statements, semicolons, trailing_semicolon, leading_semicolon, span: Span::new(l, r) }
+    }
+
+    pub(crate) fn ret(&self, value: Option<ExprId>, l: usize, r: usize) -> ExprId {
+        self.push(Expr::Return { value }, Span::new(l, r))
+    }
+
+    pub(crate) fn assign(&self, target: ExprId, value: ExprId, l: usize, r: usize) -> ExprId {
+        self.push(Expr::Assign { target, value }, Span::new(l, r))
+    }
+
+    pub(crate) fn coalesce(&self, lhs: ExprId, rhs: ExprId, l: usize, r: usize) -> ExprId {
+        self.push(Expr::Coalesce { lhs, rhs }, Span::new(l, r))
+    }
+
+    pub(crate) fn cond(&self, c: ExprId, t: ExprId, e: Option<ExprId>, l: usize, r: usize) -> ExprId {
+        if self.version >= 5 {
+            return self.push(Expr::Conditional { cond: c, then: t, otherwise: e }, Span::new(l, r));
+        }
+        // Before version 5 the conditional groups to the left.
+        if matches!(self.get(t), Expr::Conditional { .. }) {
+            let span = self.span(t);
+            self.inner
+                .borrow_mut()
+                .diagnostics
+                .push(ParseDiagnostic { kind: ParseErrorKind::NestedConditionalInThen, span });
+        }
+        let Some(e) = e else {
+            return self.push(Expr::Conditional { cond: c, then: t, otherwise: None }, Span::new(l, r));
+        };
+        if !matches!(self.get(e), Expr::Conditional { .. }) {
+            return self.push(Expr::Conditional { cond: c, then: t, otherwise: Some(e) }, Span::new(l, r));
+        }
+        // `c ? t : (x ? y : z)` parsed right-grouped: rotate so that `c ? t : x` becomes the
+        // condition of the leftmost conditional in the else chain.
+        let mut node = e;
+        loop {
+            let Expr::Conditional { cond, .. } = self.get(node) else { unreachable!() };
+            if matches!(self.get(cond), Expr::Conditional { .. }) {
+                node = cond;
+            } else {
+                let new_cond = self.push(
+                    Expr::Conditional { cond: c, then: t, otherwise: Some(cond) },
+                    Span::new(l, self.span(cond).end as usize),
+                );
+                let mut inner = self.inner.borrow_mut();
+                if let Expr::Conditional { cond: slot, .. } = &mut inner.exprs[node.index()] {
+                    *slot = new_cond;
+                }
+                break;
+            }
+        }
+        // Widen the spans along the rotated chain.
+        let mut node = e;
+        loop {
+            let mut inner = self.inner.borrow_mut();
+            let s = inner.spans[node.index()];
+            inner.spans[node.index()] = Span::new(l, s.end as usize);
+            let Expr::Conditional { cond, .. } = inner.exprs[node.index()].clone() else { break };
+            drop(inner);
+            if cond == node || !matches!(self.get(cond), Expr::Conditional { .. }) {
+                break;
+            }
+            node = cond;
+        }
+        e
+    }
+
+    pub(crate) fn logic_chain(&self, first: ExprId, rest: Vec<(BinaryOp, ExprId)>) -> ExprId {
+        if rest.is_empty() {
+            return first;
+        }
+        let v = self.version;
+        let prec = |op: BinaryOp| -> u8 {
+            use BinaryOp::*;
+            if v >= 6 {
+                match op {
+                    Lt | Le | Gt | Ge => 4,
+                    Eq | Ne => 3,
+                    And => 2,
+                    _ => 1,
+                }
+            } else {
+                // Legacy: every operator is its own level, in the engine's operation order.
+                match op {
+                    Lt => 8,
+                    Le => 7,
+                    Ge => 6,
+                    Gt => 5,
+                    Eq => 4,
+                    Ne => 3,
+                    Or => 2,
+                    _ => 1,
+                }
+            }
+        };
+        // Shunting-yard, left-associative, no recursion.
+        let mut operands = vec![first];
+        let mut ops: Vec<BinaryOp> = Vec::new();
+        let reduce = |operands: &mut Vec<ExprId>, ops: &mut Vec<BinaryOp>| {
+            let op = ops.pop().unwrap();
+            let rhs = operands.pop().unwrap();
+            let lhs = operands.pop().unwrap();
+            let span = self.span(lhs).to(self.span(rhs));
+            operands.push(self.push(Expr::Binary { op, lhs, rhs }, span));
+        };
+        for (op, operand) in rest {
+            while ops.last().is_some_and(|&top| prec(top) >= prec(op)) {
+                reduce(&mut operands, &mut ops);
+            }
+            ops.push(op);
+            operands.push(operand);
+        }
+        while !ops.is_empty() {
+            reduce(&mut operands, &mut ops);
+        }
+        operands[0]
+    }
+
+    pub(crate) fn binary(&self, op: BinaryOp, lhs: ExprId, rhs: ExprId, l: usize, r: usize) -> ExprId {
+        self.push(Expr::Binary { op, lhs, rhs }, Span::new(l, r))
+    }
+
+    pub(crate) fn mul_chain(&self, first: ExprId, rest: Vec<(BinaryOp, ExprId)>) -> ExprId {
+        // Divisions group first: `a * b / c * d` is `(a * (b / c)) * d`.
+        let mut factors = Vec::new();
+        let mut current = first;
+        for (op, operand) in rest {
+            if op == BinaryOp::Div {
+                let span = self.span(current).to(self.span(operand));
+                current = self.push(Expr::Binary { op, lhs: current, rhs: operand }, span);
+            } else {
+                factors.push(current);
+                current = operand;
+            }
+        }
+        factors.push(current);
+        let mut acc = factors[0];
+        for &f in &factors[1..] {
+            let span = self.span(acc).to(self.span(f));
+            acc = self.push(Expr::Binary { op: BinaryOp::Mul, lhs: acc, rhs: f }, span);
+        }
+        acc
+    }
+
+    pub(crate) fn neg(&self, e: ExprId, l: usize, r: usize) -> ExprId {
+        self.push(Expr::Unary { op: UnaryOp::Neg, operand: e }, Span::new(l, r))
+    }
+    pub(crate) fn not(&self, e: ExprId, l: usize, r: usize) -> ExprId {
+        self.push(Expr::Unary { op: UnaryOp::Not, operand: e }, Span::new(l, r))
+    }
+    pub(crate) fn arrow(&self, lhs: ExprId, rhs: ExprId, l: usize, r: usize) -> ExprId {
+        self.push(Expr::Arrow { lhs, rhs }, Span::new(l, r))
+    }
+    pub(crate) fn leaf(&self, e: Expr, l: usize, r: usize) -> ExprId {
+        self.push(e, Span::new(l, r))
+    }
+    pub(crate) fn group(&self, kind: GroupKind, body: Block, l: usize, r: usize) -> ExprId {
+        self.push(Expr::Group { kind, body }, Span::new(l, r))
+    }
+    pub(crate) fn looping(&self, for_each: bool, args: Vec<ExprId>, l: usize, r: usize) -> ExprId {
+        let e = if for_each { Expr::ForEach { args } } else { Expr::Loop { args } };
+        self.push(e, Span::new(l, r))
+    }
+}
+
+/// Number text as the game reads it: optional `f` suffix ignored; an exponent with no
+/// digits reads as 0 (with a logged error) unless a sign follows the `e`.
+pub(crate) fn number_value(text: &str) -> (f32, bool) {
+    let t = text.trim_end_matches(['f', 'F']);
+    if let Some(pos) = t.find(['e', 'E']) {
+        let (mantissa, exp) = (&t[..pos], &t[pos + 1..]);
+        let digits = exp.trim_start_matches(['+', '-']);
+        if digits.is_empty() {
+            if exp.is_empty() {
+                return (0.0, true);
+            }
+            return (parse_mantissa(mantissa), false);
+        }
+    }
+    let t = if t.ends_with('.') { &t[..t.len() - 1] } else { t };
+    (t.parse::<f32>().unwrap_or_else(|_| parse_mantissa(t)), false)
+}
+
+fn parse_mantissa(m: &str) -> f32 {
+    let m = m.trim_end_matches('.');
+    if m.is_empty() {
+        return 0.0;
+    }
+    m.parse::<f32>().unwrap_or(0.0)
+}
+
+impl Builder<'_> {
+    pub(crate) fn number(&self, l: usize, r: usize) -> ExprId {
+        let (value, exponent_warning) = number_value(&self.src[l..r]);
+        if exponent_warning {
+            self.inner
+                .borrow_mut()
+                .diagnostics
+                .push(ParseDiagnostic { kind: ParseErrorKind::ExponentWithoutDigits, span: Span::new(l, r) });
+        }
+        self.push(Expr::Number(value), Span::new(l, r))
+    }
+    pub(crate) fn string(&self, l: usize, r: usize) -> ExprId {
+        let text = &self.src[l + 1..r - 1];
+        self.push(Expr::String(text.into()), Span::new(l, r))
+    }
+    pub(crate) fn path(&self, l: usize, r: usize) -> ExprId {
+        self.push(Expr::Path(self.src[l..r].to_ascii_lowercase().into()), Span::new(l, r))
+    }
+    pub(crate) fn call(&self, l: usize, pr: usize, args: Vec<ExprId>, r: usize) -> ExprId {
+        let callee = self.src[l..pr].to_ascii_lowercase().into();
+        self.push(Expr::Call { callee, callee_span: Span::new(l, pr), args }, Span::new(l, r))
+    }
+    pub(crate) fn index(&self, l: usize, pr: usize, index: ExprId, r: usize) -> ExprId {
+        let array = self.src[l..pr].to_ascii_lowercase().into();
+        self.push(Expr::Index { array, array_span: Span::new(l, pr), index }, Span::new(l, r))
+    }
+}

@@ -1,0 +1,1 @@
+//! Molang checker, diagnostics and reference interpreter.

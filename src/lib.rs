@@ -1,0 +1,1 @@
+//! Root package: owns the cross-crate tests in `tests/` and benchmarks in `benches/`.
