@@ -1,0 +1,106 @@
+//! Every diagnostic code, with its default severity and a one-line title. Codes are stable:
+//! tests are named after them and editors may match on them. Where the game has its own
+//! message id (the molangx `E01`..`E47` ids of the conformance vectors) it is noted.
+
+use super::Severity;
+
+macro_rules! codes {
+    ($( $(#[$doc:meta])* $name:ident = $code:literal, $sev:ident, $title:literal; )*) => {
+        /// Diagnostic codes. `E` codes default to errors, `W` codes to warnings.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum Code { $( $(#[$doc])* $name, )* }
+        impl Code {
+            pub const ALL: &'static [Code] = &[$(Code::$name),*];
+            pub fn as_str(self) -> &'static str { match self { $(Code::$name => $code,)* } }
+            pub fn default_severity(self) -> Severity { match self { $(Code::$name => Severity::$sev,)* } }
+            pub fn title(self) -> &'static str { match self { $(Code::$name => $title,)* } }
+            /// Problems that show at run time rather than when the game loads the text.
+            pub fn is_runtime(self) -> bool { matches!(self, Code::ReadBeforeSet | Code::MaybeReadBeforeSet | Code::ReadBeforeSetFirstFrame | Code::NeverSet) }
+        }
+    };
+}
+
+codes! {
+    // Syntax: E01xx.
+    /// Game E01.
+    Empty = "E0101", Error, "empty expression";
+    /// Game E02/E03.
+    UnknownCharacter = "E0102", Error, "unknown character";
+    /// Game E04.
+    UnterminatedString = "E0103", Error, "unterminated string";
+    UnexpectedToken = "E0104", Error, "unexpected token";
+    UnexpectedEnd = "E0105", Error, "unexpected end of expression";
+    /// Game E08/E32.
+    MissingOperator = "E0106", Error, "two operands with no operator between them";
+    /// Game E22.
+    TooDeep = "E0107", Error, "nesting deeper than 256 levels";
+    /// Game E07.
+    MissingFinalSemicolon = "E0108", Error, "complex expression must end with `;`";
+    /// Game E14.
+    LeadingSemicolon = "E0109", Error, "expression starts with `;`";
+    /// Game E24.
+    EmptyGroup = "E0110", Error, "empty group";
+    /// Game E34.
+    BraceWithoutSemicolon = "E0111", Error, "`{}` must hold `;`-terminated statements";
+    /// Game E25.
+    NestedConditional = "E0112", Error, "nested conditional not supported before Molang version 5";
+    /// Game E06.
+    ExponentWithoutDigits = "W0113", Warning, "exponent without digits";
+    // Names: E02xx.
+    UnknownName = "E0201", Error, "unknown name or namespace";
+    /// Game E03.
+    UnknownMathFunction = "E0202", Error, "unknown math function";
+    /// Game E23.
+    MathArity = "E0203", Error, "wrong number of arguments to a math function";
+    /// Game E17.
+    MathWithoutCall = "E0204", Error, "math function used without `(...)`";
+    UnknownQuery = "W0205", Warning, "unknown query";
+    QueryArity = "E0206", Error, "wrong number of arguments to a query";
+    NotCallable = "E0207", Error, "only math functions and queries take arguments";
+    NotAnArray = "E0208", Error, "only `array.*` can be indexed";
+    DeprecatedQuery = "W0209", Warning, "deprecated query";
+    BadPath = "E0210", Error, "malformed name";
+    // Assignments: E03xx.
+    /// Game E28.
+    BadAssignTarget = "E0301", Error, "assignment to something that is not a variable";
+    /// Game E39.
+    TempMemberAssign = "W0302", Warning, "temp variables cannot hold struct members";
+    /// Game E40/E47.
+    IneffectiveAssign = "W0303", Warning, "assignment that has no effect";
+    /// Game E43.
+    AssignThroughArrow = "W0304", Warning, "writing another entity's variables is not supported";
+    // Control flow: E04xx.
+    /// Game E45.
+    BreakOutsideLoop = "E0401", Error, "`break` or `continue` outside a loop";
+    /// Game E20.
+    ReturnWithoutValue = "E0402", Error, "`return` without a value";
+    /// Game E30.
+    LoopArguments = "E0403", Error, "`loop` needs a count and a `{}` body";
+    /// Game E27.
+    ForEachArguments = "E0404", Error, "`for_each` needs a variable, an array and a `{}` body";
+    /// Game E33.
+    ForEachVariable = "E0405", Error, "`for_each` needs a `temp.` or `variable.` to iterate with";
+    /// Game E38.
+    Unreachable = "E0406", Error, "unreachable statements";
+    NoFinalSemicolonInBlock = "W0407", Warning, "statement after the last `;`";
+    // Operands: E05xx.
+    /// Game E36.
+    NonNumericOperand = "E0501", Error, "operator needs numbers";
+    /// Game E42.
+    ArrayElementArithmetic = "E0502", Error, "arithmetic on a resource array element";
+    /// Game E44.
+    CoalesceLhs = "E0503", Error, "left side of `??` must be a variable";
+    /// Game E46.
+    ArrowRhs = "E0504", Error, "right side of `->` must be a variable or a query";
+    /// Game E41.
+    NestedArrow = "E0505", Error, "nested `->` is not supported";
+    // Variables: E06xx.
+    ReadBeforeSet = "E0601", Error, "variable read before it is set";
+    MaybeReadBeforeSet = "W0602", Warning, "variable may be read before it is set";
+    ReadBeforeSetFirstFrame = "W0603", Warning, "variable read before it is set on the first frame";
+    NeverSet = "W0604", Warning, "variable is never set by this entity";
+    // Packs: E07xx.
+    BrokenJson = "E0701", Error, "the file is not valid JSON";
+    Io = "E0702", Error, "the file could not be read";
+}

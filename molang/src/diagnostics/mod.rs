@@ -1,0 +1,78 @@
+//! Diagnostics: problems in the user's Molang, each with a stable code, a span in the
+//! expression, labels, and what the game does about it. Host failures are not diagnostics.
+
+mod codes;
+mod render;
+
+pub use codes::Code;
+pub use render::{render_json_line, render_report, Identity, SourceMap, SourceText};
+
+use grammar::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The expression does not load in the game.
+    Error,
+    /// The expression loads, but the game logs a content error or it is likely a mistake.
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// One problem in one expression. Spans are byte offsets into the expression text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    pub span: Span,
+    /// Secondary labels, e.g. "no assignment before this point".
+    pub labels: Vec<(Span, String)>,
+    /// What to do about it, and what the game does with it.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { code, severity: code.default_severity(), message: message.into(), span, labels: Vec::new(), help: None }
+    }
+    pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Diagnostic {
+        self.labels.push((span, text.into()));
+        self
+    }
+    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn with_severity(mut self, severity: Severity) -> Diagnostic {
+        self.severity = severity;
+        self
+    }
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+    /// The game refuses to load the expression because of this. Read-before-set errors are
+    /// errors of ours (the read always fails at run time) but the game loads the expression.
+    pub fn refuses_load(&self) -> bool {
+        self.is_error() && !self.code.is_runtime()
+    }
+    /// The game's consequence, appended to help text.
+    pub fn consequence(&self) -> &'static str {
+        match self.severity {
+            Severity::Error if self.code.is_runtime() => {
+                "The game loads this expression, but at run time this read ends it with value 0, so later statements never run."
+            }
+            Severity::Error => {
+                "The game refuses to load this expression: the animation, controller or entity that holds it stops working."
+            }
+            Severity::Warning => "The game still loads this expression.",
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Entity scripts: a client entity's `variables`, `initialize` and `pre_animation` compiled
+//! once against one shared name table, `initialize` run once, then one `pre_animation` run
+//! per frame with that frame's queries. Variables persist across frames; temps do not.
+
+use crate::builtins::math::{DefaultRng, MolangRng};
+use crate::check::{check, CheckOptions};
+use crate::diagnostics::Diagnostic;
+use crate::interp::{self, Abort, EvalOptions, Host, Storage, Value};
+use crate::ir::{Names, Program, Scope, Slot};
+
+/// The script parts of a client entity description.
+#[derive(Clone, Debug, Default)]
+pub struct ScriptSource {
+    /// `initialize` entries (joined into one program).
+    pub initialize: Vec<String>,
+    /// `pre_animation` entries (joined into one program).
+    pub pre_animation: Vec<String>,
+    /// Variables pre-set by the host before `initialize` (name without prefix).
+    pub preset: Vec<String>,
+    pub version: i16,
+}
+
+/// Compiled scripts of one entity type.
+#[derive(Clone, Debug)]
+pub struct EntityScripts {
+    names: Names,
+    initialize: Option<Program>,
+    pre_animation: Option<Program>,
+    pub warnings: Vec<Diagnostic>,
+    version: i16,
+}
+
+/// A runtime abort reported like a content-log line: which script, which frame, what.
+#[derive(Clone, Debug)]
+pub struct ScriptAbort {
+    pub script: &'static str,
+    pub frame: u64,
+    pub abort: Abort,
+    pub message: String,
+    pub span: grammar::Span,
+}
+
+/// Joins script array entries the way the game does (vanilla splits a block over entries).
+pub fn join_entries(entries: &[String]) -> String {
+    entries.join("\n")
+}
+
+impl EntityScripts {
+    /// Compiles the scripts; errors come back as diagnostics (nothing loads).
+    pub fn compile(src: &ScriptSource) -> Result<EntityScripts, Vec<Diagnostic>> {
+        let mut names = Names::default();
+        let mut warnings = Vec::new();
+        let mut errors = Vec::new();
+        let mut compile_one = |text: &[String], preset: Vec<String>, later: Vec<String>, names: &mut Names| {
+            if text.is_empty() {
+                return None;
+            }
+            let options = CheckOptions {
+                version: src.version,
+                judge_variables: true,
+                preset_variables: preset,
+                later_variables: later,
+                warn_unknown_queries: true,
+            };
+            let checked = check(&join_entries(text), &options, names);
+            for d in checked.diagnostics {
+                if d.is_error() {
+                    errors.push(d);
+                } else {
+                    warnings.push(d);
+                }
+            }
+            checked.program
+        };
+        let init_sets = assigned_names(&src.initialize);
+        let pre_sets = assigned_names(&src.pre_animation);
+        let initialize = compile_one(&src.initialize, src.preset.clone(), pre_sets.clone(), &mut names);
+        let mut preset = src.preset.clone();
+        preset.extend(init_sets);
+        let pre_animation = compile_one(&src.pre_animation, preset, pre_sets, &mut names);
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(EntityScripts { names, initialize, pre_animation, warnings, version: src.version })
+    }
+
+    pub fn names(&self) -> &Names {
+        &self.names
+    }
+
+    /// Slot of a query name (without prefix), for per-frame inputs.
+    pub fn query_slot(&self, name: &str) -> Option<Slot> {
+        self.names.queries.get(&name.to_ascii_lowercase())
+    }
+
+    /// Slot of a variable (without prefix).
+    pub fn variable_slot(&self, name: &str) -> Option<Slot> {
+        self.names.variables.get(&name.to_ascii_lowercase())
+    }
+
+    /// A fresh entity of this type.
+    pub fn instantiate(&self, seed: u64) -> EntityInstance {
+        EntityInstance {
+            storage: Storage::default(),
+            queries: vec![Value::Num(0.0); self.names.queries.len()],
+            rng: DefaultRng::new(seed),
+            frame: 0,
+            initialized: false,
+        }
+    }
+}
+
+/// One entity's state: its variables, this frame's queries and its random generator.
+pub struct EntityInstance {
+    storage: Storage,
+    /// Query values by slot for the next frame.
+    pub queries: Vec<Value>,
+    rng: DefaultRng,
+    frame: u64,
+    initialized: bool,
+}
+
+struct FrameHost<'a> {
+    queries: &'a [Value],
+    rng: &'a mut DefaultRng,
+}
+
+impl Host for FrameHost<'_> {
+    fn query(&mut self, query: Slot, _args: &[Value]) -> Value {
+        self.queries.get(query.index()).copied().unwrap_or(Value::Num(0.0))
+    }
+    fn rng(&mut self) -> &mut dyn MolangRng {
+        self.rng
+    }
+}
+
+impl EntityInstance {
+    /// Sets a query for the coming frames (unknown names are ignored: the scripts never read them).
+    pub fn set_query(&mut self, scripts: &EntityScripts, name: &str, value: f32) {
+        if let Some(slot) = scripts.query_slot(name) {
+            self.queries[slot.index()] = Value::Num(value);
+        }
+    }
+
+    pub fn set_variable(&mut self, scripts: &EntityScripts, name: &str, value: f32) {
+        if let Some(slot) = scripts.variable_slot(name) {
+            self.storage.set(Scope::Variable, slot, Value::Num(value));
+        }
+    }
+
+    pub fn variable(&self, scripts: &EntityScripts, name: &str) -> Option<Value> {
+        scripts.variable_slot(name).and_then(|s| self.storage.get(Scope::Variable, s))
+    }
+
+    pub fn variable_by_slot(&self, slot: Slot) -> Option<Value> {
+        self.storage.get(Scope::Variable, slot)
+    }
+
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// Runs `initialize` (first call only) and then `pre_animation` once. Returns the aborts
+    /// of this frame, like the game's content log.
+    pub fn run_frame(&mut self, scripts: &EntityScripts) -> Vec<ScriptAbort> {
+        let options = EvalOptions { version: scripts.version, ..EvalOptions::default() };
+        let mut aborts = Vec::new();
+        let mut host = FrameHost { queries: &self.queries, rng: &mut self.rng };
+        if !self.initialized {
+            self.initialized = true;
+            if let Some(p) = &scripts.initialize {
+                let out = interp::run(p, &mut self.storage, &mut host, &options);
+                if let Some(a) = out.abort {
+                    aborts.push(describe(scripts, "initialize", self.frame, p, a));
+                }
+            }
+        }
+        if let Some(p) = &scripts.pre_animation {
+            let out = interp::run(p, &mut self.storage, &mut host, &options);
+            if let Some(a) = out.abort {
+                aborts.push(describe(scripts, "pre_animation", self.frame, p, a));
+            }
+        }
+        self.frame += 1;
+        aborts
+    }
+}
+
+fn describe(scripts: &EntityScripts, script: &'static str, frame: u64, p: &Program, a: Abort) -> ScriptAbort {
+    let message = match a.kind {
+        interp::AbortKind::UnsetRead { scope, slot } => format!(
+            "{script}: read of unset `{}.{}` ended the script",
+            scope.prefix(),
+            scripts.names.table(scope).name(slot)
+        ),
+        interp::AbortKind::Budget => format!("{script}: iteration budget exhausted"),
+    };
+    ScriptAbort { script, frame, abort: a, message, span: p.span(a.node) }
+}
+
+/// Names a script assigns anywhere (textual, used to know what a later script may read).
+fn assigned_names(entries: &[String]) -> Vec<String> {
+    let mut names = Names::default();
+    let text = join_entries(entries);
+    let checked = check(&text, &CheckOptions { warn_unknown_queries: false, ..CheckOptions::default() }, &mut names);
+    let mut out = Vec::new();
+    if let Some(p) = checked.program {
+        for i in 0..p.len() {
+            if let crate::ir::Node::Assign { scope: Scope::Variable, slot, .. } = p.node(crate::ir::NodeId(i as u32)) {
+                out.push(names.variables.name(*slot).to_string());
+            }
+        }
+    }
+    out
+}

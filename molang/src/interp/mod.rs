@@ -1,0 +1,390 @@
+//! The reference interpreter: the executable specification of Molang's semantics over the
+//! checked IR. Correct first, clear second, fast third. Never sees an AST or a name.
+//!
+//! Semantics (spec preface): f32 everywhere; division evaluates the denominator first and
+//! yields 0 without evaluating the numerator when |d| < 2^-23; NaN is true; a read of an
+//! unset temp/variable/context ends the whole program with value 0 (except on the left of
+//! `??`); `return` ends the whole program; complex programs yield 0 unless they return.
+
+mod value;
+
+pub use value::Value;
+
+use crate::builtins::math::{self, MathFn, MolangRng};
+use crate::ir::{ArithOp, CmpOp, Node, NodeId, Program, Remote, Scope, Slot};
+
+/// Smallest divisor magnitude the game divides by.
+pub const DIVISION_EPSILON: f32 = 1.0 / 8_388_608.0; // 2^-23
+
+/// Settings that are not part of the program text.
+#[derive(Clone, Debug)]
+pub struct EvalOptions {
+    /// Raw Molang version (division by runtime negative values changed at 7).
+    pub version: i16,
+    /// Cap each `loop` at this many iterations (the documented 1024); off by default
+    /// because the shipped game runs more.
+    pub loop_cap: Option<u32>,
+    /// Total loop iterations one run may make, so untrusted input always terminates.
+    pub iteration_budget: u64,
+}
+
+impl Default for EvalOptions {
+    fn default() -> Self {
+        EvalOptions { version: grammar::LATEST_VERSION, loop_cap: None, iteration_budget: 10_000_000 }
+    }
+}
+
+/// Everything a program reads from outside itself.
+pub trait Host {
+    /// A query's value. Unknown or unset queries read 0.
+    fn query(&mut self, query: Slot, args: &[Value]) -> Value;
+    /// The current value of the slot the expression writes (`this`).
+    fn this(&mut self) -> f32 {
+        0.0
+    }
+    /// A public variable of another entity, `None` if it has none.
+    fn remote_variable(&mut self, _entity: u32, _name: Slot) -> Option<Value> {
+        None
+    }
+    /// A query evaluated on another entity; `None` if the entity does not exist.
+    fn remote_query(&mut self, _entity: u32, _query: Slot, _args: &[Value]) -> Option<Value> {
+        None
+    }
+    /// The entities of an entity list, for `for_each`.
+    fn entity_list(&mut self, _list: u32) -> Vec<u32> {
+        Vec::new()
+    }
+    /// Number of elements of a render-controller array.
+    fn array_len(&mut self, _array: Slot) -> u32 {
+        0
+    }
+    fn rng(&mut self) -> &mut dyn MolangRng;
+}
+
+/// Variable storage for one run: the entity's variables persist, temps are cleared per run,
+/// contexts are supplied by the host.
+#[derive(Clone, Debug, Default)]
+pub struct Storage {
+    pub variables: Vec<Option<Value>>,
+    pub temps: Vec<Option<Value>>,
+    pub contexts: Vec<Option<Value>>,
+}
+
+impl Storage {
+    fn table(&mut self, scope: Scope) -> &mut Vec<Option<Value>> {
+        match scope {
+            Scope::Temp => &mut self.temps,
+            Scope::Variable => &mut self.variables,
+            Scope::Context => &mut self.contexts,
+        }
+    }
+    pub fn get(&self, scope: Scope, slot: Slot) -> Option<Value> {
+        let t = match scope {
+            Scope::Temp => &self.temps,
+            Scope::Variable => &self.variables,
+            Scope::Context => &self.contexts,
+        };
+        t.get(slot.index()).copied().flatten()
+    }
+    pub fn set(&mut self, scope: Scope, slot: Slot, v: Value) {
+        let t = self.table(scope);
+        if t.len() <= slot.index() {
+            t.resize(slot.index() + 1, None);
+        }
+        t[slot.index()] = Some(v);
+    }
+    /// Temps start empty on every run.
+    pub fn clear_temps(&mut self) {
+        self.temps.iter_mut().for_each(|t| *t = None);
+    }
+}
+
+/// Why a run ended early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AbortKind {
+    /// A read of a name that was never set (the game's behaviour: value 0, program ends).
+    UnsetRead { scope: Scope, slot: Slot },
+    /// The iteration budget of [`EvalOptions`] ran out.
+    Budget,
+}
+
+/// A run that ended early, with the node that ended it (its span is in the program).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Abort {
+    pub kind: AbortKind,
+    pub node: NodeId,
+}
+
+/// The outcome of one run: a value, and the abort if the program ended early (then the
+/// value is 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Outcome {
+    pub value: Value,
+    pub abort: Option<Abort>,
+}
+
+enum Unwind {
+    Break,
+    Continue,
+    Return(Value),
+    Abort(Abort),
+}
+
+type R = Result<Value, Unwind>;
+
+/// Runs `program` once. Temps are cleared first.
+pub fn run(program: &Program, storage: &mut Storage, host: &mut dyn Host, options: &EvalOptions) -> Outcome {
+    storage.clear_temps();
+    run_inner(program, storage, host, options)
+}
+
+/// Runs with the given temps instead of empty ones (for tests and `--set t.x=...`).
+pub fn run_with_temps(
+    program: &Program,
+    storage: &mut Storage,
+    host: &mut dyn Host,
+    options: &EvalOptions,
+    temps: Vec<Option<Value>>,
+) -> Outcome {
+    storage.temps = temps;
+    run_inner(program, storage, host, options)
+}
+
+fn run_inner(program: &Program, storage: &mut Storage, host: &mut dyn Host, options: &EvalOptions) -> Outcome {
+    let mut m = Machine { program, storage, host, options, iterations: 0 };
+    match m.eval(program.root()) {
+        Ok(v) => Outcome { value: v, abort: None },
+        Err(Unwind::Return(v)) => Outcome { value: v, abort: None },
+        Err(Unwind::Abort(a)) => Outcome { value: Value::Num(0.0), abort: Some(a) },
+        // The checker reports `break`/`continue` outside loops; they end nothing here.
+        Err(Unwind::Break | Unwind::Continue) => Outcome { value: Value::Num(0.0), abort: None },
+    }
+}
+
+struct Machine<'a> {
+    program: &'a Program,
+    storage: &'a mut Storage,
+    host: &'a mut dyn Host,
+    options: &'a EvalOptions,
+    iterations: u64,
+}
+
+#[inline]
+fn truthy(v: f32) -> bool {
+    v != 0.0
+}
+
+#[inline]
+fn bool_value(b: bool) -> Value {
+    Value::Num(if b { 1.0 } else { 0.0 })
+}
+
+impl Machine<'_> {
+    fn num(&mut self, id: NodeId) -> Result<f32, Unwind> {
+        Ok(self.eval(id)?.as_num())
+    }
+
+    fn eval(&mut self, id: NodeId) -> R {
+        let program = self.program;
+        match program.node(id) {
+            Node::Const(c) => Ok(Value::Num(*c)),
+            Node::Str(h) => Ok(Value::Str(*h)),
+            Node::Resource { kind, name } => Ok(Value::Resource(*kind, *name)),
+            Node::Array { name } => Ok(Value::Array(*name)),
+            Node::Index { array, index } => {
+                let i = self.num(*index)?;
+                let len = self.host.array_len(*array);
+                // Index rule: max(0, i), truncated toward zero, modulo the array size.
+                let idx = if len == 0 { 0 } else { (i.max(0.0) as u64 % len as u64) as u32 };
+                Ok(Value::ArrayElement(*array, idx))
+            }
+            Node::This => Ok(Value::Num(self.host.this())),
+            Node::Read { scope, slot } => match self.storage.get(*scope, *slot) {
+                Some(v) => Ok(v),
+                None => Err(Unwind::Abort(Abort { kind: AbortKind::UnsetRead { scope: *scope, slot: *slot }, node: id })),
+            },
+            Node::Query { query, args } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for &a in args.iter() {
+                    vals.push(self.eval(a)?);
+                }
+                Ok(self.host.query(*query, &vals))
+            }
+            Node::Math { func, args } => {
+                let mut vals = [0.0f32; 3];
+                for (i, &a) in args.iter().enumerate() {
+                    vals[i] = self.num(a)?;
+                }
+                let vals = &vals[..args.len()];
+                Ok(Value::Num(if func.is_random() {
+                    if matches!(func, MathFn::DieRoll | MathFn::DieRollInteger) {
+                        let n = math::die_roll_count(vals[0]) as u64;
+                        self.spend(n, id)?;
+                    }
+                    math::eval_random(*func, vals, self.host.rng())
+                } else {
+                    math::eval(*func, vals)
+                }))
+            }
+            Node::Neg(e) => Ok(Value::Num(-self.num(*e)?)),
+            Node::Not(e) => Ok(bool_value(!truthy(self.num(*e)?))),
+            Node::Arith { op, lhs, rhs } => {
+                if *op == ArithOp::Div {
+                    let d = self.num(*rhs)?;
+                    let d = if self.options.version < 7 && !matches!(program.node(*rhs), Node::Const(_)) {
+                        d.abs()
+                    } else {
+                        d
+                    };
+                    if d.abs() < DIVISION_EPSILON {
+                        return Ok(Value::Num(0.0));
+                    }
+                    let n = self.num(*lhs)?;
+                    return Ok(Value::Num(n / d));
+                }
+                let l = self.num(*lhs)?;
+                let r = self.num(*rhs)?;
+                Ok(Value::Num(match op {
+                    ArithOp::Add => l + r,
+                    ArithOp::Sub => l - r,
+                    _ => l * r,
+                }))
+            }
+            Node::Compare { op, lhs, rhs } => {
+                let l = self.num(*lhs)?;
+                let r = self.num(*rhs)?;
+                Ok(bool_value(match op {
+                    CmpOp::Lt => l < r,
+                    CmpOp::Le => l <= r,
+                    CmpOp::Gt => l > r,
+                    CmpOp::Ge => l >= r,
+                }))
+            }
+            Node::Equal { negate, lhs, rhs } => {
+                let l = self.eval(*lhs)?;
+                let r = self.eval(*rhs)?;
+                Ok(bool_value(l.equals(r) != *negate))
+            }
+            Node::And(l, r) => {
+                if !truthy(self.num(*l)?) {
+                    return Ok(Value::Num(0.0));
+                }
+                Ok(bool_value(truthy(self.num(*r)?)))
+            }
+            Node::Or(l, r) => {
+                if truthy(self.num(*l)?) {
+                    return Ok(Value::Num(1.0));
+                }
+                Ok(bool_value(truthy(self.num(*r)?)))
+            }
+            Node::Cond { cond, then, otherwise } => {
+                if self.eval(*cond)?.truthy() {
+                    self.eval(*then)
+                } else if let Some(o) = otherwise {
+                    self.eval(*o)
+                } else {
+                    Ok(Value::Num(0.0))
+                }
+            }
+            Node::Coalesce { scope, slot, lhs, rhs } => {
+                if self.storage.get(*scope, *slot).is_some() {
+                    self.eval(*lhs)
+                } else {
+                    self.eval(*rhs)
+                }
+            }
+            Node::Assign { scope, slot, value, parents, copies } => {
+                let v = self.eval(*value)?;
+                for &(s, d) in copies.iter() {
+                    if let Some(m) = self.storage.get(*scope, s) {
+                        self.storage.set(*scope, d, m);
+                    }
+                }
+                self.storage.set(*scope, *slot, v);
+                for &p in parents.iter() {
+                    if self.storage.get(*scope, p).is_none() {
+                        self.storage.set(*scope, p, Value::Num(0.0));
+                    }
+                }
+                Ok(v)
+            }
+            Node::Discard(e) => self.eval(*e),
+            Node::Arrow { entity, remote } => {
+                let Value::Entity(e) = self.eval(*entity)? else {
+                    return Ok(Value::Num(0.0));
+                };
+                let v = match remote {
+                    Remote::Variable(name) => self.host.remote_variable(e, *name),
+                    Remote::Query { query, args } => {
+                        let mut vals = Vec::with_capacity(args.len());
+                        for &a in args.iter() {
+                            vals.push(self.eval(a)?);
+                        }
+                        self.host.remote_query(e, *query, &vals)
+                    }
+                };
+                Ok(v.unwrap_or(Value::Num(0.0)))
+            }
+            Node::Block { stmts, simple } => {
+                if *simple {
+                    let mut v = Value::Num(0.0);
+                    for &s in stmts.iter() {
+                        v = self.eval(s)?;
+                    }
+                    return Ok(v);
+                }
+                for &s in stmts.iter() {
+                    self.eval(s)?;
+                }
+                Ok(Value::Num(0.0))
+            }
+            Node::Loop { count, body } => {
+                let n = self.num(*count)?;
+                // Fractional counts round up; negative and NaN counts run nothing.
+                let mut n = if n > 0.0 { n.ceil().min(u32::MAX as f32) as u64 } else { 0 };
+                if let Some(cap) = self.options.loop_cap {
+                    n = n.min(cap as u64);
+                }
+                for _ in 0..n {
+                    self.spend(1, id)?;
+                    match self.eval(*body) {
+                        Ok(_) | Err(Unwind::Continue) => {}
+                        Err(Unwind::Break) => break,
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(Value::Num(0.0))
+            }
+            Node::ForEach { scope, slot, array, body } => {
+                let list = match self.eval(*array)? {
+                    Value::EntityList(l) => self.host.entity_list(l),
+                    _ => Vec::new(),
+                };
+                for e in list {
+                    self.spend(1, id)?;
+                    self.storage.set(*scope, *slot, Value::Entity(e));
+                    match self.eval(*body) {
+                        Ok(_) | Err(Unwind::Continue) => {}
+                        Err(Unwind::Break) => break,
+                        Err(e) => return Err(e),
+                    }
+                }
+                Ok(Value::Num(0.0))
+            }
+            Node::Break => Err(Unwind::Break),
+            Node::Continue => Err(Unwind::Continue),
+            Node::Return(v) => {
+                let v = self.eval(*v)?;
+                Err(Unwind::Return(v))
+            }
+        }
+    }
+
+    fn spend(&mut self, n: u64, node: NodeId) -> Result<(), Unwind> {
+        self.iterations += n;
+        if self.iterations > self.options.iteration_budget {
+            return Err(Unwind::Abort(Abort { kind: AbortKind::Budget, node }));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,233 @@
+//! The checked IR: what the checker proves and both back ends run. Flat and indexed
+//! (`Vec<Node>` addressed by [`NodeId`], spans in a parallel vector). Every name is already
+//! a [`Slot`]: nothing here looks at a string at run time.
+//!
+//! Invariants a back end may rely on (the checker is the only constructor of [`Program`]):
+//! arities match the builtin and query tables, nesting is at most 256 levels, `break` and
+//! `continue` only appear inside loops or are reported, and slots index into the
+//! [`Names`] the program was checked with.
+
+use crate::builtins::math::MathFn;
+use grammar::Span;
+use std::collections::HashMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+/// Index into one of the name tables of [`Names`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Slot(pub u32);
+
+impl Slot {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The storage a name lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// `temp.*`: cleared at the start of every run.
+    Temp,
+    /// `variable.*`: stored on the entity, kept across runs.
+    Variable,
+    /// `context.*`: read-only, supplied by the host per run.
+    Context,
+}
+
+impl Scope {
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Scope::Temp => "temp",
+            Scope::Variable => "variable",
+            Scope::Context => "context",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResourceKind {
+    Geometry,
+    Material,
+    Texture,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// What `->` reads on the other entity.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Remote {
+    /// `variable.name` of the other entity (a slot of [`Names::remote`]).
+    Variable(Slot),
+    /// A query evaluated on the other entity.
+    Query { query: Slot, args: Box<[NodeId]> },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    Const(f32),
+    /// A string literal, as the game keeps it: the 64-bit FNV-1 hash of its bytes.
+    Str(u64),
+    Resource { kind: ResourceKind, name: Slot },
+    /// `array.name` without an index.
+    Array { name: Slot },
+    Index { array: Slot, index: NodeId },
+    This,
+    /// Read of a temp, variable or context slot; ends the program if the slot is unset.
+    Read { scope: Scope, slot: Slot },
+    /// A query, with its arguments (empty for plain queries).
+    Query { query: Slot, args: Box<[NodeId]> },
+    Math { func: MathFn, args: Box<[NodeId]> },
+    Neg(NodeId),
+    Not(NodeId),
+    Arith { op: ArithOp, lhs: NodeId, rhs: NodeId },
+    Compare { op: CmpOp, lhs: NodeId, rhs: NodeId },
+    /// `==` (or `!=` when `negate`); compares numbers, strings and references.
+    Equal { negate: bool, lhs: NodeId, rhs: NodeId },
+    And(NodeId, NodeId),
+    Or(NodeId, NodeId),
+    Cond { cond: NodeId, then: NodeId, otherwise: Option<NodeId> },
+    /// `lhs ?? rhs` where `lhs` reads `(scope, slot)`: `rhs` when the slot is unset.
+    Coalesce { scope: Scope, slot: Slot, lhs: NodeId, rhs: NodeId },
+    /// Store into a temp or variable. `parents` are the struct paths that now exist
+    /// (`v.a.b = 1` creates `v.a`); `copies` are member slots copied by a struct assignment.
+    Assign { scope: Scope, slot: Slot, value: NodeId, parents: Box<[Slot]>, copies: Box<[(Slot, Slot)]> },
+    /// An assignment the game accepts but does not perform (its value is still computed).
+    Discard(NodeId),
+    Arrow { entity: NodeId, remote: Remote },
+    /// A statement list. `simple` lists (no `;`) yield their only statement's value;
+    /// complex ones yield 0.
+    Block { stmts: Box<[NodeId]>, simple: bool },
+    Loop { count: NodeId, body: NodeId },
+    ForEach { scope: Scope, slot: Slot, array: NodeId, body: NodeId },
+    Break,
+    Continue,
+    Return(NodeId),
+}
+
+/// Interned names: one table per storage, so each name becomes a dense slot index.
+/// Programs checked against the same `Names` (an entity's scripts) share slots.
+#[derive(Clone, Debug, Default)]
+pub struct Names {
+    pub temps: Interner,
+    pub variables: Interner,
+    pub contexts: Interner,
+    pub queries: Interner,
+    /// Resource, array and remote-variable names.
+    pub symbols: Interner,
+}
+
+impl Names {
+    pub fn table(&self, scope: Scope) -> &Interner {
+        match scope {
+            Scope::Temp => &self.temps,
+            Scope::Variable => &self.variables,
+            Scope::Context => &self.contexts,
+        }
+    }
+    pub fn table_mut(&mut self, scope: Scope) -> &mut Interner {
+        match scope {
+            Scope::Temp => &mut self.temps,
+            Scope::Variable => &mut self.variables,
+            Scope::Context => &mut self.contexts,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Interner {
+    names: Vec<Box<str>>,
+    index: HashMap<Box<str>, u32>,
+}
+
+impl Interner {
+    pub fn intern(&mut self, name: &str) -> Slot {
+        if let Some(&i) = self.index.get(name) {
+            return Slot(i);
+        }
+        let i = self.names.len() as u32;
+        self.names.push(name.into());
+        self.index.insert(name.into(), i);
+        Slot(i)
+    }
+    pub fn get(&self, name: &str) -> Option<Slot> {
+        self.index.get(name).map(|&i| Slot(i))
+    }
+    pub fn name(&self, slot: Slot) -> &str {
+        &self.names[slot.index()]
+    }
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (Slot, &str)> {
+        self.names.iter().enumerate().map(|(i, n)| (Slot(i as u32), &**n))
+    }
+}
+
+/// A checked program. Only the checker builds one.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) spans: Vec<Span>,
+    pub(crate) root: NodeId,
+    /// The source text, kept for runtime diagnostics.
+    pub(crate) source: Box<str>,
+}
+
+impl Program {
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+    pub fn span(&self, id: NodeId) -> Span {
+        self.spans[id.0 as usize]
+    }
+    pub fn root(&self) -> NodeId {
+        self.root
+    }
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}
+
+/// 64-bit FNV-1 (multiply, then xor), the hash the game keeps for string literals.
+pub fn fnv1_64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in bytes {
+        h = h.wrapping_mul(0x100000001b3);
+        h ^= b as u64;
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fnv1_matches_the_games_string_hashes() {
+        assert_eq!(super::fnv1_64(b"a"), 12638153115695167422);
+        assert_eq!(super::fnv1_64(b"ABC"), 15595941425208037995);
+        assert_eq!(super::fnv1_64(b"abc"), 15626587013303479755);
+    }
+}

@@ -1,0 +1,1272 @@
+//! Inline fixtures for every file kind, position mapping, problems, and a check of pointer,
+//! kind and role against the vanilla corpus.
+
+use super::*;
+use std::path::PathBuf;
+
+fn pack_of(files: &[(&str, &str)]) -> Pack {
+    load_sources(
+        files
+            .iter()
+            .map(|(p, s)| (PathBuf::from(p), s.to_string()))
+            .collect(),
+    )
+}
+
+fn site<'p>(pack: &'p Pack, pointer: &str) -> &'p Site {
+    pack.sites
+        .iter()
+        .find(|s| s.pointer == pointer)
+        .unwrap_or_else(|| {
+            panic!(
+                "no site at {pointer}; have {:#?}",
+                pack.sites.iter().map(|s| &s.pointer).collect::<Vec<_>>()
+            )
+        })
+}
+
+fn pointers(pack: &Pack) -> Vec<(&str, &str, &str)> {
+    pack.sites
+        .iter()
+        .map(|s| (s.pointer.as_str(), s.kind.as_str(), s.role))
+        .collect()
+}
+
+/// 1-based line/column of the first occurrence of `needle` in `src`, plus `skip` bytes.
+fn pos_of(src: &str, needle: &str, skip: usize) -> (usize, usize) {
+    let at = src
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in source"))
+        + skip;
+    let line_start = src[..at].rfind('\n').map_or(0, |i| i + 1);
+    (
+        src[..at].matches('\n').count() + 1,
+        src[line_start..at].chars().count() + 1,
+    )
+}
+
+const MANIFEST: &str = r#"{
+  "format_version": 2,
+  "header": { "name": "t", "uuid": "00000000-0000-0000-0000-000000000000", "version": [1, 0, 0],
+              "min_engine_version": [1, 20, 40] },
+  "modules": []
+}"#;
+
+const CLIENT_ENTITY: &str = r#"{
+  // comments and trailing commas are read as the game reads them
+  "format_version": "1.10.0",
+  "minecraft:client_entity": {
+    "description": {
+      "identifier": "test:robot",
+      "materials": { "default": "entity_alphatest" },
+      "animations": {
+        "move": "animation.robot.move",
+        "ctrl": "controller.animation.robot.main",
+      },
+      "scripts": {
+        "variables": { "variable.Tilt": "public", "variable.hidden": "private" },
+        "initialize": [ "variable.tilt = 0;", "variable.speed = 1;" ],
+        "pre_animation": [
+          "variable.tilt = q.is_baby ? {",
+          "  1;",
+          "};",
+        ],
+        "animate": [ "ctrl", { "move": "q.modified_move_speed" }, { "fixed": 0.5 } ],
+        "scale": "q.is_baby ? 0.5 : 1.0",
+        "scaleX": "1.0",
+        "should_update_effects_offscreen": 1.0, /* a number is a constant, not a site */
+      },
+      "render_controllers": [ "controller.render.robot", { "controller.render.robot_glow": "v.tilt > 0" } ],
+    },
+  },
+}"#;
+
+#[test]
+fn client_entity_sites_and_model() {
+    let pack = pack_of(&[
+        ("rp/manifest.json", MANIFEST),
+        ("rp/entity/robot.entity.json", CLIENT_ENTITY),
+    ]);
+    assert!(pack.problems.is_empty(), "{:?}", pack.problems);
+    let file = &pack.files[1];
+    assert_eq!(file.kind, FileKind::ClientEntity);
+    assert_eq!(file.min_engine_version, Some([1, 20, 40]));
+    assert_eq!(file.format_version.as_deref(), Some("1.10.0"));
+
+    let e = &pack.entities[0];
+    assert_eq!(e.identifier, "test:robot");
+    assert_eq!(e.kind, EntityKind::Client);
+    assert_eq!(e.public_variables, vec!["tilt".to_string()]);
+    assert_eq!(e.animation_id("move"), Some("animation.robot.move"));
+    assert_eq!(
+        e.render_controllers,
+        vec!["controller.render.robot", "controller.render.robot_glow"]
+    );
+
+    let init = &pack.sites[e.initialize.unwrap()];
+    assert_eq!(init.kind, SiteKind::Initialize);
+    assert_eq!(init.role, "client_entity.scripts.initialize");
+    assert_eq!(
+        init.pointer,
+        "/minecraft:client_entity/description/scripts/initialize"
+    );
+    assert_eq!(init.text, "variable.tilt = 0;\nvariable.speed = 1;");
+    assert!(init.is_statements);
+
+    // One statement split over three entries becomes one program.
+    let pre = &pack.sites[e.pre_animation.unwrap()];
+    assert_eq!(pre.text, "variable.tilt = q.is_baby ? {\n  1;\n};");
+    assert_eq!(pre.pieces.len(), 3);
+    assert_eq!(
+        pre.pieces[1].pointer,
+        "/minecraft:client_entity/description/scripts/pre_animation/1"
+    );
+    assert_eq!(e.pre_animation_entries, vec![(0, 29), (30, 34), (35, 37)]);
+    for &(start, end) in &e.pre_animation_entries {
+        assert!(!pre.text[start..end].contains('\n'));
+    }
+
+    let animate: Vec<(&str, Option<&str>)> = e
+        .animate
+        .iter()
+        .map(|(n, s)| (n.as_str(), s.map(|s| pack.sites[s].text.as_str())))
+        .collect();
+    assert_eq!(
+        animate,
+        vec![
+            ("ctrl", None),
+            ("move", Some("q.modified_move_speed")),
+            ("fixed", None)
+        ]
+    );
+    let blend = &pack.sites[e.animate[1].1.unwrap()];
+    assert_eq!(
+        blend.pointer,
+        "/minecraft:client_entity/description/scripts/animate/1/move"
+    );
+    assert_eq!(
+        (blend.kind, blend.role),
+        (SiteKind::AnimateCondition, "client_entity.scripts.animate")
+    );
+
+    let others: Vec<(&str, &str)> = e
+        .other_sites
+        .iter()
+        .map(|&s| (pack.sites[s].role, pack.sites[s].text.as_str()))
+        .collect();
+    assert_eq!(
+        others,
+        vec![
+            ("client_entity.scripts.scale", "q.is_baby ? 0.5 : 1.0"),
+            ("client_entity.scripts.scalex", "1.0"),
+            ("client_entity.render_controller_condition", "v.tilt > 0"),
+        ]
+    );
+    let rc = site(
+        &pack,
+        "/minecraft:client_entity/description/render_controllers/1/controller.render.robot_glow",
+    );
+    assert_eq!(rc.kind, SiteKind::Render);
+    assert_eq!(pack.sites.len(), 6);
+}
+
+#[test]
+fn attachable_sites() {
+    let src = r#"{
+  "format_version": "1.10.0",
+  "minecraft:attachable": {
+    "description": {
+      "identifier": "test:shield",
+      "item": { "test:shield": "query.owner_identifier == 'minecraft:player'" },
+      "animations": { "wield": "controller.animation.shield.wield" },
+      "scripts": {
+        "parent_setup": "variable.chest_layer_visible = 0.0;",
+        "pre_animation": [ "variable.is_blocking = query.blocking;" ],
+        "animate": [ "wield", { "first_person": "c.is_first_person" } ]
+      }
+    }
+  }
+}"#;
+    let pack = pack_of(&[("attachables/shield.json", src)]);
+    assert_eq!(pack.files[0].kind, FileKind::Attachable);
+    assert_eq!(
+        pointers(&pack),
+        vec![
+            (
+                "/minecraft:attachable/description/item/test:shield",
+                "other",
+                "attachable.item_condition"
+            ),
+            (
+                "/minecraft:attachable/description/scripts/parent_setup",
+                "pre_animation",
+                "attachable.scripts.parent_setup"
+            ),
+            // A one-entry array: the site is the entry, as the corpus records it.
+            (
+                "/minecraft:attachable/description/scripts/pre_animation/0",
+                "pre_animation",
+                "attachable.scripts.pre_animation"
+            ),
+            (
+                "/minecraft:attachable/description/scripts/animate/1/first_person",
+                "animate_condition",
+                "attachable.scripts.animate"
+            ),
+        ]
+    );
+    let e = &pack.entities[0];
+    assert_eq!(e.kind, EntityKind::Attachable);
+    assert_eq!(
+        pack.sites[e.pre_animation.unwrap()].text,
+        "variable.is_blocking = query.blocking;"
+    );
+    assert_eq!(e.other_sites.len(), 2);
+}
+
+#[test]
+fn behaviour_entity_sites() {
+    let src = r#"{
+  "format_version": "1.21.50",
+  "minecraft:entity": {
+    "description": {
+      "identifier": "test:golem",
+      "properties": {
+        "test:mood": { "type": "enum", "values": ["calm", "angry"], "default": "calm" },
+        "test:ticks": { "type": "int", "range": [0, 6], "default": 0 },
+        "test:fed": { "type": "bool", "default": "query.had_component_group('fed')" }
+      },
+      "animations": { "tick": "controller.animation.golem.tick" },
+      "scripts": { "animate": [ { "tick": "query.is_alive" } ] }
+    },
+    "components": {
+      "minecraft:experience_reward": { "on_death": "query.last_hit_by_player ? 5 : 0" },
+      "minecraft:tags": { "tags": [ "not_molang" ] },
+      "minecraft:behavior.pickup_items": { "excluded_items": [ { "tags": "q.all_tags('minecraft:is_spear')" } ] },
+      "minecraft:rideable": { "seats": [ { "position": [0, 1, 0] }, { "rotate_rider_by": "-90" } ] },
+      "minecraft:environment_sensor": { "triggers": [ { "filters": { "test": "has_tag", "value": "x" }, "event": "e" } ] }
+    },
+    "component_groups": {
+      "adult": { "minecraft:experience_reward": { "on_bred": "Math.Random(1,7)" } }
+    },
+    "events": {
+      "anger": { "set_property": { "test:mood": "angry" } },
+      "tick": { "sequence": [ { "set_property": { "test:ticks": "math.clamp(query.property('test:ticks') + 1, 0, 6)" } } ] },
+      "reset": { "set_property": { "test:ticks": "0" } }
+    }
+  }
+}"#;
+    let pack = pack_of(&[("bp/entities/golem.json", src)]);
+    assert_eq!(pack.files[0].kind, FileKind::BehaviourEntity);
+    assert_eq!(
+        pointers(&pack),
+        vec![
+            ("/minecraft:entity/description/properties/test:fed/default", "other", "entity.property_default"),
+            ("/minecraft:entity/description/scripts/animate/0/tick", "animate_condition", "entity.scripts.animate"),
+            ("/minecraft:entity/components/minecraft:experience_reward/on_death", "other", "entity.experience_reward.on_death"),
+            (
+                "/minecraft:entity/components/minecraft:behavior.pickup_items/excluded_items/0/tags",
+                "other",
+                "entity.item_descriptor.tags"
+            ),
+            ("/minecraft:entity/components/minecraft:rideable/seats/1/rotate_rider_by", "other", "entity.rideable.seats.rotate_rider_by"),
+            (
+                "/minecraft:entity/component_groups/adult/minecraft:experience_reward/on_bred",
+                "other",
+                "entity.experience_reward.on_bred"
+            ),
+            ("/minecraft:entity/events/tick/sequence/0/set_property/test:ticks", "other", "entity.event.set_property"),
+            ("/minecraft:entity/events/reset/set_property/test:ticks", "other", "entity.event.set_property"),
+        ]
+    );
+    let e = &pack.entities[0];
+    assert_eq!(e.kind, EntityKind::Behaviour);
+    assert_eq!(e.identifier, "test:golem");
+    assert_eq!(
+        e.animation_id("tick"),
+        Some("controller.animation.golem.tick")
+    );
+    assert_eq!(e.other_sites.len(), 7);
+}
+
+#[test]
+fn animation_channels_and_timeline() {
+    let src = r#"{
+  "format_version": "1.8.0",
+  "animations": {
+    "animation.robot.move": {
+      "loop": "hold_on_last_frame",
+      "anim_time_update": "q.anim_time + q.delta_time",
+      "start_delay": 0.5,
+      "loop_delay": "math.random(1, 2)",
+      "blend_weight": "v.weight",
+      "bones": {
+        "all": { "rotation": "q.life_time * 10", "relative_to": { "rotation": "entity" } },
+        "arm": { "rotation": [ 0.0, "v.swing", 10 ], "position": [ "v.x" ], "scale": 1.5 },
+        "axis": { "rotation": [ { "y": "180.0 - this" }, { "x": "q.body_x_rotation" } ] },
+        "keys": {
+          "position": {
+            "0.0": [ 0, 0, 0 ],
+            "0.5": { "pre": [ "v.a", 0, 0 ], "post": "v.b", "lerp_mode": "catmullrom" },
+            "1.0": "v.c"
+          }
+        }
+      },
+      "timeline": {
+        "0.0": "v.step = 1;",
+        "0.5": [ "v.step = 2;", "/say hi", "@s test:event" ],
+        "1.0": [ "v.a = 1;", "v.b = 2;" ]
+      },
+      "particle_effects": {
+        "0.25": { "effect": "dust", "pre_effect_script": "v.amount = 3;" },
+        "0.75": [ { "effect": "dust" }, { "effect": "dust", "pre_effect_script": "v.amount = 4;" } ]
+      }
+    }
+  }
+}"#;
+    let pack = pack_of(&[("rp/animations/robot.animation.json", src)]);
+    assert_eq!(pack.files[0].kind, FileKind::Animation);
+    let a = "/animations/animation.robot.move";
+    let got = pointers(&pack);
+    let want: Vec<(String, &str, &str)> = vec![
+        (
+            format!("{a}/anim_time_update"),
+            "other",
+            "animation.anim_time_update",
+        ),
+        (format!("{a}/loop_delay"), "other", "animation.loop_delay"),
+        (
+            format!("{a}/blend_weight"),
+            "other",
+            "animation.blend_weight",
+        ),
+        (
+            format!("{a}/bones/all/rotation"),
+            "channel",
+            "animation.bone.rotation",
+        ),
+        (
+            format!("{a}/bones/arm/rotation/1"),
+            "channel",
+            "animation.bone.rotation",
+        ),
+        (
+            format!("{a}/bones/arm/position/0"),
+            "channel",
+            "animation.bone.position",
+        ),
+        (
+            format!("{a}/bones/axis/rotation/0/y"),
+            "channel",
+            "animation.bone.rotation",
+        ),
+        (
+            format!("{a}/bones/axis/rotation/1/x"),
+            "channel",
+            "animation.bone.rotation",
+        ),
+        (
+            format!("{a}/bones/keys/position/0.5/pre/0"),
+            "channel",
+            "animation.bone.position",
+        ),
+        (
+            format!("{a}/bones/keys/position/0.5/post"),
+            "channel",
+            "animation.bone.position",
+        ),
+        (
+            format!("{a}/bones/keys/position/1.0"),
+            "channel",
+            "animation.bone.position",
+        ),
+        (format!("{a}/timeline/0.0"), "other", "animation.timeline"),
+        (format!("{a}/timeline/0.5/0"), "other", "animation.timeline"),
+        (format!("{a}/timeline/1.0"), "other", "animation.timeline"),
+        (
+            format!("{a}/particle_effects/0.25/pre_effect_script"),
+            "particle",
+            "animation.particle_effects.pre_effect_script",
+        ),
+        (
+            format!("{a}/particle_effects/0.75/1/pre_effect_script"),
+            "particle",
+            "animation.particle_effects.pre_effect_script",
+        ),
+    ];
+    let want: Vec<(&str, &str, &str)> = want.iter().map(|(p, k, r)| (p.as_str(), *k, *r)).collect();
+    assert_eq!(got, want);
+
+    let anim = pack
+        .animations_named("animation.robot.move")
+        .next()
+        .unwrap();
+    assert_eq!(anim.sites.len(), 16);
+    assert_eq!(pack.animation_sites("animation.robot.move"), anim.sites);
+    let timeline: Vec<&str> = anim
+        .timeline
+        .iter()
+        .map(|&s| pack.sites[s].text.as_str())
+        .collect();
+    // Commands and events in a timeline are not Molang and are dropped.
+    assert_eq!(
+        timeline,
+        vec!["v.step = 1;", "v.step = 2;", "v.a = 1;\nv.b = 2;"]
+    );
+    assert!(anim.timeline.iter().all(|&s| pack.sites[s].is_statements));
+    assert!(pack.animation_sites("animation.nope").is_empty());
+}
+
+#[test]
+fn controller_model() {
+    let src = r#"{
+  "format_version": "1.10.0",
+  "animation_controllers": {
+    "controller.animation.robot.main": {
+      "initial_state": "default",
+      "states": {
+        "default": {
+          "animations": [ "idle", { "move": "q.modified_move_speed" } ],
+          "variables": { "Ground": { "input": "q.is_on_ground", "remap_curve": { "0.0": 0.0, "1.0": 1.0 } } },
+          "transitions": [ { "moving": "q.modified_move_speed > 0.1" }, { "default": "0" } ],
+          "on_entry": [ "v.entered = 1;", "/say entered" ],
+          "on_exit": [ "v.left = 1;", "v.count = v.count + 1;" ],
+          "particle_effects": [ { "effect": "smoke", "pre_effect_script": "v.size = 2;" } ],
+          "blend_transition": 0.2
+        },
+        "moving": { "animations": [ "walk" ], "transitions": [ { "default": "!q.is_moving" } ] }
+      }
+    }
+  }
+}"#;
+    let pack = pack_of(&[("rp/animation_controllers/robot.json", src)]);
+    assert_eq!(pack.files[0].kind, FileKind::AnimationController);
+    let c = pack
+        .controllers_named("controller.animation.robot.main")
+        .next()
+        .unwrap();
+    assert_eq!(c.initial_state.as_deref(), Some("default"));
+    assert_eq!(c.states.len(), 2);
+    let st = &c.states[0];
+    assert_eq!(st.animations[0], ("idle".to_string(), None));
+    assert_eq!(st.animations[1].0, "move");
+    assert_eq!(st.variables.len(), 1);
+    assert_eq!(st.variables[0].0, "ground");
+    let input = &pack.sites[st.variables[0].1.unwrap()];
+    assert_eq!(
+        (input.role, input.text.as_str()),
+        ("controller.variables.input", "q.is_on_ground")
+    );
+    assert_eq!(input.pointer, "/animation_controllers/controller.animation.robot.main/states/default/variables/Ground/input");
+    let targets: Vec<&str> = st.transitions.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(targets, vec!["moving", "default"]);
+    let entry = &pack.sites[st.on_entry.unwrap()];
+    assert_eq!(
+        (entry.kind, entry.role, entry.text.as_str()),
+        (SiteKind::OnEntry, "controller.on_entry", "v.entered = 1;")
+    );
+    assert_eq!(
+        entry.pointer,
+        "/animation_controllers/controller.animation.robot.main/states/default/on_entry/0"
+    );
+    let exit = &pack.sites[st.on_exit.unwrap()];
+    assert_eq!(
+        (exit.role, exit.text.as_str()),
+        ("controller.on_exit", "v.left = 1;\nv.count = v.count + 1;")
+    );
+    assert_eq!(
+        exit.pointer,
+        "/animation_controllers/controller.animation.robot.main/states/default/on_exit"
+    );
+    assert!(pack
+        .sites
+        .iter()
+        .any(|s| s.role == "controller.particle_effects.pre_effect_script" && s.is_statements));
+    let transition = site(&pack, "/animation_controllers/controller.animation.robot.main/states/moving/transitions/0/default");
+    assert_eq!(
+        (transition.kind, transition.role),
+        (SiteKind::Transition, "controller.transition")
+    );
+    assert_eq!(
+        pack.controller_sites("controller.animation.robot.main")
+            .len(),
+        8
+    );
+}
+
+#[test]
+fn render_controller_sites() {
+    let src = r##"{
+  "format_version": "1.8.0",
+  "render_controllers": {
+    "controller.render.robot": {
+      "arrays": {
+        "textures": { "Array.skins": [ "Texture.default", "Texture.red" ] },
+        "geometries": { "Array.geos": [ "Geometry.default" ] }
+      },
+      "geometry": "Array.geos[0]",
+      "materials": [ { "*": "Material.default" }, { "arm*": "v.glow ? Material.glow : Material.default" } ],
+      "textures": [ "Array.skins[q.variant]" ],
+      "part_visibility": [ { "*": true }, { "head": "!q.is_sheared" } ],
+      "color": { "r": "v.r", "g": 0.5, "b": "this", "a": "1.0" },
+      "overlay_color": "#FF00FF00",
+      "uv_anim": { "offset": [ 0.0, "math.mod(q.life_time, 1)" ], "scale": [ 1.0, 1.0 ] },
+      "ignore_lighting": true
+    }
+  }
+}"##;
+    let pack = pack_of(&[("rp/render_controllers/robot.json", src)]);
+    assert_eq!(pack.files[0].kind, FileKind::RenderController);
+    let r = "/render_controllers/controller.render.robot";
+    let got: Vec<(String, &str)> = pack
+        .sites
+        .iter()
+        .map(|s| (s.pointer.replace(r, ""), s.role))
+        .collect();
+    let want = [
+        ("/arrays/textures/Array.skins/0", "render.arrays.textures"),
+        ("/arrays/textures/Array.skins/1", "render.arrays.textures"),
+        (
+            "/arrays/geometries/Array.geos/0",
+            "render.arrays.geometries",
+        ),
+        ("/geometry", "render.geometry"),
+        ("/materials/0/*", "render.materials"),
+        ("/materials/1/arm*", "render.materials"),
+        ("/textures/0", "render.textures"),
+        ("/part_visibility/1/head", "render.part_visibility"),
+        ("/color/r", "render.color"),
+        ("/color/b", "render.color"),
+        ("/color/a", "render.color"),
+        ("/uv_anim/offset/1", "render.uv_anim"),
+    ];
+    let want: Vec<(String, &str)> = want.iter().map(|(p, r)| (p.to_string(), *r)).collect();
+    assert_eq!(got, want);
+    assert!(pack
+        .sites
+        .iter()
+        .all(|s| s.kind == SiteKind::Render && !s.is_statements));
+    assert_eq!(
+        pack.render_controller_sites("controller.render.robot")
+            .len(),
+        12
+    );
+}
+
+#[test]
+fn particle_sites() {
+    let src = r##"{
+  "format_version": "1.10.0",
+  "particle_effect": {
+    "description": { "identifier": "test:puff", "basic_render_parameters": { "material": "particles_alpha", "texture": "textures/particle/particles" } },
+    "curves": { "variable.size": { "type": "linear", "input": "v.particle_age", "horizontal_range": "v.particle_lifetime", "nodes": [ 0, "v.peak", 0 ] } },
+    "components": {
+      "minecraft:emitter_initialization": { "creation_expression": "v.a = 1; v.b = 2;" },
+      "minecraft:emitter_rate_instant": { "num_particles": { "expression": "v.count", "version": 13 } },
+      "minecraft:emitter_lifetime_events": { "creation_event": "boom" },
+      "minecraft:emitter_shape_sphere": { "radius": "v.r", "direction": "outwards" },
+      "minecraft:emitter_shape_disc": { "plane_normal": "y", "offset": [ 0, "v.h", 0 ] },
+      "minecraft:particle_initial_speed": "math.random(1, 2)",
+      "minecraft:particle_appearance_billboard": {
+        "size": [ "v.size", 0.1 ],
+        "facing_camera_mode": "lookat_xyz",
+        "uv": { "texture_width": 16, "uv": [ "math.floor(v.particle_random_1 * 4) * 4", 0 ] }
+      },
+      "minecraft:particle_appearance_tinting": {
+        "color": { "gradient": { "0.0": "#FFFFFFFF", "1.0": [ "v.r", 0, 0, 1 ] }, "interpolant": "v.particle_age" }
+      },
+      "minecraft:particle_expire_if_not_in_blocks": [ "minecraft:water" ]
+    },
+    "events": {
+      "boom": { "sequence": [ { "expression": "v.flash = 1;" }, { "particle_effect": { "effect": "test:spark", "type": "emitter", "pre_effect_script": "v.x = 2;" } } ] }
+    }
+  }
+}"##;
+    let pack = pack_of(&[("rp/particles/puff.json", src)]);
+    assert_eq!(pack.files[0].kind, FileKind::Particle);
+    let c = "/particle_effect/components/minecraft:";
+    let got: Vec<(String, &str, bool)> = pack
+        .sites
+        .iter()
+        .map(|s| (s.pointer.replace(c, "~"), s.role, s.is_statements))
+        .collect();
+    let want = [
+        (
+            "/particle_effect/curves/variable.size/input",
+            "particle.curve.input",
+            false,
+        ),
+        (
+            "/particle_effect/curves/variable.size/horizontal_range",
+            "particle.curve.horizontal_range",
+            false,
+        ),
+        (
+            "/particle_effect/curves/variable.size/nodes/1",
+            "particle.curve.nodes",
+            false,
+        ),
+        (
+            "~emitter_initialization/creation_expression",
+            "particle.emitter_initialization.creation_expression",
+            true,
+        ),
+        (
+            "~emitter_rate_instant/num_particles/expression",
+            "particle.emitter_rate_instant.num_particles",
+            false,
+        ),
+        (
+            "~emitter_shape_sphere/radius",
+            "particle.emitter_shape_sphere.radius",
+            false,
+        ),
+        (
+            "~emitter_shape_disc/offset/1",
+            "particle.emitter_shape_disc.offset",
+            false,
+        ),
+        (
+            "~particle_initial_speed",
+            "particle.particle_initial_speed",
+            false,
+        ),
+        (
+            "~particle_appearance_billboard/size/0",
+            "particle.particle_appearance_billboard.size",
+            false,
+        ),
+        (
+            "~particle_appearance_billboard/uv/uv/0",
+            "particle.particle_appearance_billboard.uv.uv",
+            false,
+        ),
+        (
+            "~particle_appearance_tinting/color/gradient/1.0/0",
+            "particle.particle_appearance_tinting.color.gradient",
+            false,
+        ),
+        (
+            "~particle_appearance_tinting/color/interpolant",
+            "particle.particle_appearance_tinting.color.interpolant",
+            false,
+        ),
+        (
+            "/particle_effect/events/boom/sequence/0/expression",
+            "particle.event.expression",
+            true,
+        ),
+        (
+            "/particle_effect/events/boom/sequence/1/particle_effect/pre_effect_script",
+            "particle.event.pre_effect_script",
+            true,
+        ),
+    ];
+    let want: Vec<(String, &str, bool)> = want
+        .iter()
+        .map(|(p, r, s)| (p.to_string(), *r, *s))
+        .collect();
+    assert_eq!(got, want);
+    assert!(pack.sites.iter().all(|s| s.kind == SiteKind::Particle));
+    // The `{"expression", "version"}` form keeps its version and maps into the inner string.
+    let wrapped = site(
+        &pack,
+        "/particle_effect/components/minecraft:emitter_rate_instant/num_particles/expression",
+    );
+    assert_eq!(
+        (wrapped.text.as_str(), wrapped.expression_version),
+        ("v.count", Some(13))
+    );
+    assert_eq!(pack.locate(wrapped, 0), pos_of(src, "v.count\"", 0));
+}
+
+#[test]
+fn other_schemas_and_unknown_files() {
+    let geo = r#"{ "format_version": "1.16.0", "minecraft:geometry": [ { "description": { "identifier": "geometry.x" },
+        "bones": [ { "name": "root" }, { "name": "item", "binding": "q.item_slot_to_bone_name(c.item_slot)" } ] } ] }"#;
+    let item = r#"{ "format_version": "1.21.100", "minecraft:item": { "description": { "identifier": "test:spear" },
+        "components": { "minecraft:repairable": { "repair_items": [ { "items": [ "test:spear" ], "repair_amount": "query.max_durability * 0.25" } ] },
+                        "minecraft:tags": { "tags": [ "test:tier" ] } } } }"#;
+    let biome = r#"{ "format_version": "1.21.0", "minecraft:biome": { "components": { "minecraft:surface_material_adjustments": {
+        "adjustments": [ { "height_range": [ "variable.sea_level - 3", 60 ] } ] } } } }"#;
+    let sounds = r#"{ "entity_sounds": { "entities": { "cat": { "variants": { "key": "query.is_baby ? 'baby' : 'adult'", "map": {} } } } } }"#;
+    let loot = r#"{ "pools": [ { "rolls": 1, "entries": [] } ] }"#;
+    let pack = pack_of(&[
+        ("rp/models/entity/x.geo.json", geo),
+        ("bp/items/spear.json", item),
+        ("bp/biomes/hell.biome.json", biome),
+        ("rp/sounds.json", sounds),
+        ("bp/loot_tables/x.json", loot),
+    ]);
+    let kinds: Vec<FileKind> = pack.files.iter().map(|f| f.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            FileKind::Geometry,
+            FileKind::Item,
+            FileKind::Biome,
+            FileKind::Sounds,
+            FileKind::Other
+        ]
+    );
+    assert_eq!(
+        pointers(&pack),
+        vec![
+            ("/minecraft:geometry/0/bones/1/binding", "other", "geometry.bone_binding"),
+            (
+                "/minecraft:item/components/minecraft:repairable/repair_items/0/repair_amount",
+                "other",
+                "item.repairable.repair_items.repair_amount"
+            ),
+            (
+                "/minecraft:biome/components/minecraft:surface_material_adjustments/adjustments/0/height_range/0",
+                "other",
+                "biome.surface_material_adjustments.adjustments.height_range"
+            ),
+            ("/entity_sounds/entities/cat/variants/key", "other", "sounds.variant_key"),
+        ]
+    );
+    assert_eq!(pack.kind_counts().get(&FileKind::Other), Some(&1));
+    // Files without sites do not keep their text.
+    assert!(pack.files[4].source.is_empty());
+}
+
+#[test]
+fn escapes_map_to_file_positions() {
+    // Raw non-ASCII before the string makes byte and character columns differ.
+    let src = "{ \"minecraft:client_entity\": { \"description\": { \"identifier\": \"t:ü\", \"scripts\": {\n\
+               \"scale\": \"q.name == 'caf\\u00e9' ? v.\\\"x\\\" : v.y\",\n\
+               \"pre_animation\": [ \"v.a = '\\ud83d\\ude00';\", \"v.b = 2;\" ] } } } }";
+    let pack = pack_of(&[("e.json", src)]);
+    assert!(pack.problems.is_empty(), "{:?}", pack.problems);
+    let scale = site(&pack, "/minecraft:client_entity/description/scripts/scale");
+    assert_eq!(scale.text, "q.name == 'café' ? v.\"x\" : v.y");
+    let at = |needle: &str| scale.text.find(needle).unwrap();
+    assert_eq!(pack.locate(scale, 0), pos_of(src, "q.name", 0));
+    assert_eq!(pack.locate(scale, at("é")), pos_of(src, "\\u00e9", 0));
+    assert_eq!(pack.locate(scale, at("'",) + 1), pos_of(src, "caf", 0));
+    assert_eq!(pack.locate(scale, at("' ?")), pos_of(src, "' ?", 0));
+    assert_eq!(pack.locate(scale, at("x")), pos_of(src, "\\\"x", 2));
+    assert_eq!(pack.locate(scale, at("v.y")), pos_of(src, "v.y", 0));
+    // Past the end: the closing quote.
+    assert_eq!(
+        pack.locate(scale, scale.text.len()),
+        pos_of(src, "v.y\"", 3)
+    );
+    assert_eq!(pack.json_offset(scale, 0), src.find("q.name").unwrap());
+
+    let pre = site(
+        &pack,
+        "/minecraft:client_entity/description/scripts/pre_animation",
+    );
+    assert_eq!(pre.text, "v.a = '😀';\nv.b = 2;");
+    assert_eq!(
+        pack.locate(pre, pre.text.find('😀').unwrap()),
+        pos_of(src, "\\ud83d", 0)
+    );
+    assert_eq!(
+        pack.locate(pre, pre.text.find("';").unwrap()),
+        pos_of(src, "';\"", 0)
+    );
+    // The second entry maps into the second string; the joining newline into the first's quote.
+    assert_eq!(
+        pack.locate(pre, pre.text.find("v.b").unwrap()),
+        pos_of(src, "v.b", 0)
+    );
+    assert_eq!(
+        pack.locate(pre, pre.text.find('\n').unwrap()),
+        pos_of(src, "';\"", 2)
+    );
+    // An offset inside a multi-byte character rounds down to its start.
+    assert_eq!(
+        pack.locate(pre, pre.text.find('😀').unwrap() + 2),
+        pos_of(src, "\\ud83d", 0)
+    );
+}
+
+#[test]
+fn positions_with_bom_crlf_and_tabs() {
+    let src = "\u{feff}{\r\n\t\"animations\": {\r\n\t\t\"animation.a\": { \"anim_time_update\": \"q.anim_time * 2\" }\r\n\t}\r\n}\r\n";
+    let pack = pack_of(&[("a.json", src)]);
+    let s = &pack.sites[0];
+    assert_eq!(pack.locate(s, 0), (3, 41));
+    assert_eq!(pack.locate(s, 2), pos_of(&src[3..], "anim_time *", 0));
+    assert_eq!(pack.files[0].source, &src[3..]);
+}
+
+#[test]
+fn broken_json_is_one_problem_and_the_rest_loads() {
+    let broken =
+        "{\n  \"animations\": {\n    \"animation.a\": { \"anim_time_update\": \"q.x\" \n  }\n";
+    let single_quoted = "{ 'animations': {} }";
+    let good = r#"{ "animations": { "animation.b": { "anim_time_update": "q.y" } } }"#;
+    let pack = pack_of(&[
+        ("a.json", broken),
+        ("c.json", single_quoted),
+        ("b.json", good),
+        ("empty.json", "  // nothing\n"),
+    ]);
+    let files: Vec<(&str, usize)> = pack
+        .problems
+        .iter()
+        .map(|p| (p.file.to_str().unwrap(), p.line))
+        .collect();
+    assert_eq!(files.len(), 3, "{:?}", pack.problems);
+    assert_eq!(files[0].0, "a.json");
+    assert!(
+        pack.problems[0].line >= 1 && pack.problems[0].column >= 1,
+        "{:?}",
+        pack.problems[0]
+    );
+    assert!(!pack.problems[0].message.is_empty());
+    assert_eq!(files[1], ("c.json", 1));
+    assert_eq!(files[2].0, "empty.json");
+    assert_eq!(pack.files[0].kind, FileKind::Invalid);
+    assert!(
+        !pack.files[0].source.is_empty(),
+        "broken files keep their text for diagnostics"
+    );
+    assert_eq!(pack.sites.len(), 1);
+    assert_eq!(pack.sites[0].text, "q.y");
+    assert_eq!(pack.sites[0].file, 2);
+}
+
+#[test]
+fn not_molang_strings_are_skipped() {
+    let src = r#"{
+  "animation_controllers": { "controller.animation.bp": { "states": { "default": {
+    "on_entry": [ "/say hello", "@s test:event", "" ],
+    "on_exit": "   ",
+    "transitions": [ { "next": "" } ]
+  } } } }
+}"#;
+    let pack = pack_of(&[("bp/animation_controllers/c.json", src)]);
+    assert!(pack.sites.is_empty(), "{:#?}", pack.sites);
+    let c = pack
+        .controllers_named("controller.animation.bp")
+        .next()
+        .unwrap();
+    assert_eq!(c.states[0].on_entry, None);
+    assert_eq!(c.states[0].transitions, vec![("next".to_string(), None)]);
+}
+
+#[test]
+fn manifest_versions_apply_to_their_folders() {
+    let anim = r#"{ "animations": { "animation.a": { "anim_time_update": "q.y" } } }"#;
+    let newer = r#"{ "format_version": 2, "header": { "min_engine_version": "1.21.0" } }"#;
+    let pack = pack_of(&[
+        ("packs/rp/animations/a.json", anim),
+        ("packs/rp/manifest.json", MANIFEST),
+        ("packs/rp/sub/manifest.json", newer),
+        ("packs/rp/sub/animations/b.json", anim),
+        ("elsewhere/c.json", anim),
+    ]);
+    let versions: Vec<Option<[u32; 3]>> = pack.files.iter().map(|f| f.min_engine_version).collect();
+    assert_eq!(
+        versions,
+        vec![
+            Some([1, 20, 40]),
+            Some([1, 20, 40]),
+            Some([1, 21, 0]),
+            Some([1, 21, 0]),
+            None
+        ]
+    );
+    assert_eq!(pack.files[1].kind, FileKind::Manifest);
+    assert_eq!(pack.files[1].format_version.as_deref(), Some("2"));
+}
+
+/// Scratch folder removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("molang-pack-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.0.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn load_walks_folders_in_sorted_order() {
+    let tmp = TempDir::new("walk");
+    let anim =
+        |id: &str| format!(r#"{{ "animations": {{ "{id}": {{ "anim_time_update": "q.t" }} }} }}"#);
+    tmp.write("rp/manifest.json", MANIFEST);
+    tmp.write("rp/animations/b.json", &anim("animation.b"));
+    tmp.write("rp/animations/a.json", &anim("animation.a"));
+    tmp.write("rp/animations/readme.txt", "not json");
+    tmp.write("rp/.git/x.json", &anim("animation.hidden"));
+    tmp.write("rp/broken.json", "{ \"animations\": ");
+    let pack = load(&[tmp.0.join("rp"), tmp.0.join("missing")]);
+    let names: Vec<String> = pack
+        .files
+        .iter()
+        .map(|f| {
+            f.path
+                .strip_prefix(&tmp.0)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "rp/animations/a.json",
+            "rp/animations/b.json",
+            "rp/broken.json",
+            "rp/manifest.json"
+        ]
+    );
+    assert!(pack
+        .files
+        .iter()
+        .all(|f| f.min_engine_version == Some([1, 20, 40])));
+    assert_eq!(pack.problems.len(), 2, "{:?}", pack.problems);
+    assert!(pack
+        .problems
+        .iter()
+        .any(|p| p.file.ends_with("missing") && p.line == 0));
+    assert!(pack
+        .problems
+        .iter()
+        .any(|p| p.file.ends_with("broken.json") && p.line == 1));
+
+    // A sub-folder or a single file still finds the pack manifest above it, once.
+    let pack = load(&[
+        tmp.0.join("rp/animations"),
+        tmp.0.join("rp/animations/a.json"),
+    ]);
+    let kinds: Vec<FileKind> = pack.files.iter().map(|f| f.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![FileKind::Manifest, FileKind::Animation, FileKind::Animation]
+    );
+    assert!(pack
+        .files
+        .iter()
+        .all(|f| f.min_engine_version == Some([1, 20, 40])));
+    assert!(pack.problems.is_empty());
+}
+
+// ---- corpus check -------------------------------------------------------------------------
+
+/// Hand-made files shaped like vanilla ones (same paths, identifiers and keys; our own
+/// Molang), so the pointers, kinds and roles we produce can be looked up in the corpus.
+const VANILLA_SHAPES: &[(&str, &str)] = &[
+    (
+        "resource_pack/entity/creeper.entity.json",
+        r#"{ "format_version": "1.10.0", "minecraft:client_entity": { "description": {
+          "identifier": "minecraft:creeper",
+          "scripts": { "pre_animation": [ "v.a = 1;", "v.b = 2;", "v.c = 3;", "v.d = 4;", "v.e = 5;" ],
+                       "animate": [ "creeper_head_controller" ] },
+          "animations": { "creeper_head_controller": "controller.animation.creeper.head" },
+          "render_controllers": [ "controller.render.creeper", { "controller.render.creeper_armor": "q.is_powered" } ] } } }"#,
+    ),
+    (
+        "resource_pack/entity/magma_cube.entity.json",
+        r#"{ "minecraft:client_entity": { "description": { "identifier": "minecraft:magma_cube",
+          "scripts": { "scaleX": "v.w", "scaleY": "v.h", "scaleZ": "v.w" } } } }"#,
+    ),
+    (
+        "resource_pack/attachables/shield.entity.json",
+        r#"{ "minecraft:attachable": { "description": { "identifier": "minecraft:shield",
+          "scripts": { "initialize": [ "v.x = 1;", "v.y = 2;" ], "pre_animation": [ "v.p = 1;", "v.q = 2;", "v.r = 3;" ] } } } }"#,
+    ),
+    (
+        "resource_pack/attachables/bow.json",
+        r#"{ "minecraft:attachable": { "description": { "identifier": "minecraft:bow",
+          "scripts": { "pre_animation": [ "v.charge = 1;" ], "animate": [ "wield", { "wield_first_person_pull": "c.is_first_person" } ] } } } }"#,
+    ),
+    (
+        "resource_pack/attachables/chainmail_boots.json",
+        r#"{ "minecraft:attachable": { "description": { "identifier": "minecraft:chainmail_boots",
+          "scripts": { "parent_setup": "v.boot_layer_visible = 0.0;" } } } }"#,
+    ),
+    (
+        "resource_pack/animations/squid.animation.json",
+        r#"{ "animations": { "animation.squid.rotate": { "anim_time_update": "q.t", "loop": true,
+          "bones": { "body": { "rotation": [ { "y": "1 - this" }, { "x": "q.x" }, { "y": "v.y" } ] } } } } }"#,
+    ),
+    (
+        "resource_pack/animations/sheep.animation.json",
+        r#"{ "animations": { "animation.sheep.grazing.v2": { "bones": { "head": {
+          "rotation": { "0.2": { "post": [ "q.a", 0, 0 ], "pre": [ 36, 0, 0 ] }, "1.8": { "post": [ 36, 0, 0 ], "pre": [ "q.b", 0, 0 ] } } } } } } }"#,
+    ),
+    (
+        "resource_pack/animations/breeze.animation.json",
+        r#"{ "animations": { "animation.breeze.jump": { "particle_effects": { "0.75": { "effect": "x", "pre_effect_script": "v.n = 1;" } } } } }"#,
+    ),
+    (
+        "resource_pack/animation_controllers/allay.animation_controllers.json",
+        r#"{ "animation_controllers": { "controller.animation.allay.holding": { "initial_state": "holding", "states": {
+          "holding": { "animations": [ { "hold_item": "v.l || v.r" } ], "transitions": [ { "fly_holding": "q.speed > 0.2" } ] } } } } }"#,
+    ),
+    (
+        "resource_pack/render_controllers/creeper.render_controllers.json",
+        r#"{ "render_controllers": { "controller.render.creeper": { "geometry": "Geometry.default",
+          "materials": [ { "*": "Material.default" } ], "textures": [ "Texture.default" ],
+          "overlay_color": { "r": "this", "g": "this", "b": "this", "a": "v.a" } } } }"#,
+    ),
+    (
+        "resource_pack/render_controllers/axolotl.render_controllers.json",
+        r#"{ "render_controllers": { "controller.render.axolotl": { "arrays": { "textures": { "Array.skins": [ "Texture.lucy", "Texture.cyan" ] } } } } }"#,
+    ),
+    (
+        "resource_pack/particles/ink.json",
+        r#"{ "particle_effect": { "components": {
+          "minecraft:emitter_rate_instant": { "num_particles": "v.count" },
+          "minecraft:emitter_lifetime_expression": { "activation_expression": "v.age > 1", "expiration_expression": "v.age > 10" },
+          "minecraft:particle_initial_speed": "math.random(1, 2)",
+          "minecraft:particle_appearance_tinting": { "color": { "gradient": { "0.000000": [ "v.r", "v.g", "v.b", 1 ] } } } } } }"#,
+    ),
+    (
+        "resource_pack/particles/ominous_spawning_particle.json",
+        r#"{ "particle_effect": { "curves": { "variable.shrink": { "type": "linear", "input": "v.particle_age", "horizontal_range": "v.particle_lifetime", "nodes": [ 1, 0 ] } } } }"#,
+    ),
+    (
+        "behavior_pack/entities/creaking.json",
+        r#"{ "minecraft:entity": { "description": { "identifier": "minecraft:creaking", "properties": {
+            "minecraft:creaking_state": { "type": "enum", "values": [ "neutral", "twitching" ], "default": "neutral" },
+            "minecraft:creaking_swaying_ticks": { "type": "int", "default": 0 } } },
+          "events": {
+            "minecraft:start_twitching": { "set_property": { "minecraft:creaking_state": "twitching" } },
+            "minecraft:increment_swaying_ticks": { "set_property": { "minecraft:creaking_swaying_ticks": "q.t + 1" } },
+            "minecraft:reset_swaying_ticks": { "set_property": { "minecraft:creaking_swaying_ticks": "0" } } } } }"#,
+    ),
+    (
+        "behavior_pack/items/copper_spear.json",
+        r#"{ "minecraft:item": { "components": {
+          // comments, as in the vanilla file
+          "minecraft:tags": { "tags": [ "minecraft:is_spear" ] },
+          "minecraft:repairable": { "repair_items": [ { "items": [ "a" ], "repair_amount": "q.a" }, { "items": [ "b" ], "repair_amount": "q.b" } ] } } } }"#,
+    ),
+];
+
+/// Every `(pointer, kind, role)` the shapes above must give, in order.
+const VANILLA_EXPECTED: &[(&str, &str, &str, &str)] = &[
+    ("creeper.entity", "/minecraft:client_entity/description/scripts/pre_animation", "pre_animation", "client_entity.scripts.pre_animation"),
+    (
+        "creeper.entity",
+        "/minecraft:client_entity/description/render_controllers/1/controller.render.creeper_armor",
+        "render",
+        "client_entity.render_controller_condition",
+    ),
+    ("magma_cube", "/minecraft:client_entity/description/scripts/scaleX", "other", "client_entity.scripts.scalex"),
+    ("magma_cube", "/minecraft:client_entity/description/scripts/scaleY", "other", "client_entity.scripts.scaley"),
+    ("magma_cube", "/minecraft:client_entity/description/scripts/scaleZ", "other", "client_entity.scripts.scalez"),
+    ("shield", "/minecraft:attachable/description/scripts/initialize", "initialize", "attachable.scripts.initialize"),
+    ("shield", "/minecraft:attachable/description/scripts/pre_animation", "pre_animation", "attachable.scripts.pre_animation"),
+    ("bow", "/minecraft:attachable/description/scripts/pre_animation/0", "pre_animation", "attachable.scripts.pre_animation"),
+    ("bow", "/minecraft:attachable/description/scripts/animate/1/wield_first_person_pull", "animate_condition", "attachable.scripts.animate"),
+    ("chainmail_boots", "/minecraft:attachable/description/scripts/parent_setup", "pre_animation", "attachable.scripts.parent_setup"),
+    ("squid", "/animations/animation.squid.rotate/anim_time_update", "other", "animation.anim_time_update"),
+    ("squid", "/animations/animation.squid.rotate/bones/body/rotation/0/y", "channel", "animation.bone.rotation"),
+    ("squid", "/animations/animation.squid.rotate/bones/body/rotation/1/x", "channel", "animation.bone.rotation"),
+    ("squid", "/animations/animation.squid.rotate/bones/body/rotation/2/y", "channel", "animation.bone.rotation"),
+    ("sheep", "/animations/animation.sheep.grazing.v2/bones/head/rotation/0.2/post/0", "channel", "animation.bone.rotation"),
+    ("sheep", "/animations/animation.sheep.grazing.v2/bones/head/rotation/1.8/pre/0", "channel", "animation.bone.rotation"),
+    (
+        "breeze",
+        "/animations/animation.breeze.jump/particle_effects/0.75/pre_effect_script",
+        "particle",
+        "animation.particle_effects.pre_effect_script",
+    ),
+    (
+        "allay",
+        "/animation_controllers/controller.animation.allay.holding/states/holding/animations/0/hold_item",
+        "animate_condition",
+        "controller.state_animation_weight",
+    ),
+    (
+        "allay",
+        "/animation_controllers/controller.animation.allay.holding/states/holding/transitions/0/fly_holding",
+        "transition",
+        "controller.transition",
+    ),
+    ("creeper.render", "/render_controllers/controller.render.creeper/geometry", "render", "render.geometry"),
+    ("creeper.render", "/render_controllers/controller.render.creeper/materials/0/*", "render", "render.materials"),
+    ("creeper.render", "/render_controllers/controller.render.creeper/textures/0", "render", "render.textures"),
+    ("creeper.render", "/render_controllers/controller.render.creeper/overlay_color/r", "render", "render.overlay_color"),
+    ("creeper.render", "/render_controllers/controller.render.creeper/overlay_color/g", "render", "render.overlay_color"),
+    ("creeper.render", "/render_controllers/controller.render.creeper/overlay_color/b", "render", "render.overlay_color"),
+    ("creeper.render", "/render_controllers/controller.render.creeper/overlay_color/a", "render", "render.overlay_color"),
+    ("axolotl", "/render_controllers/controller.render.axolotl/arrays/textures/Array.skins/0", "render", "render.arrays.textures"),
+    ("axolotl", "/render_controllers/controller.render.axolotl/arrays/textures/Array.skins/1", "render", "render.arrays.textures"),
+    (
+        "ink",
+        "/particle_effect/components/minecraft:emitter_rate_instant/num_particles",
+        "particle",
+        "particle.emitter_rate_instant.num_particles",
+    ),
+    (
+        "ink",
+        "/particle_effect/components/minecraft:emitter_lifetime_expression/activation_expression",
+        "particle",
+        "particle.emitter_lifetime_expression.activation_expression",
+    ),
+    (
+        "ink",
+        "/particle_effect/components/minecraft:emitter_lifetime_expression/expiration_expression",
+        "particle",
+        "particle.emitter_lifetime_expression.expiration_expression",
+    ),
+    ("ink", "/particle_effect/components/minecraft:particle_initial_speed", "particle", "particle.particle_initial_speed"),
+    (
+        "ink",
+        "/particle_effect/components/minecraft:particle_appearance_tinting/color/gradient/0.000000/0",
+        "particle",
+        "particle.particle_appearance_tinting.color.gradient",
+    ),
+    (
+        "ink",
+        "/particle_effect/components/minecraft:particle_appearance_tinting/color/gradient/0.000000/1",
+        "particle",
+        "particle.particle_appearance_tinting.color.gradient",
+    ),
+    (
+        "ink",
+        "/particle_effect/components/minecraft:particle_appearance_tinting/color/gradient/0.000000/2",
+        "particle",
+        "particle.particle_appearance_tinting.color.gradient",
+    ),
+    ("ominous", "/particle_effect/curves/variable.shrink/input", "particle", "particle.curve.input"),
+    ("ominous", "/particle_effect/curves/variable.shrink/horizontal_range", "particle", "particle.curve.horizontal_range"),
+    (
+        "creaking",
+        "/minecraft:entity/events/minecraft:increment_swaying_ticks/set_property/minecraft:creaking_swaying_ticks",
+        "other",
+        "entity.event.set_property",
+    ),
+    (
+        "creaking",
+        "/minecraft:entity/events/minecraft:reset_swaying_ticks/set_property/minecraft:creaking_swaying_ticks",
+        "other",
+        "entity.event.set_property",
+    ),
+    (
+        "copper_spear",
+        "/minecraft:item/components/minecraft:repairable/repair_items/0/repair_amount",
+        "other",
+        "item.repairable.repair_items.repair_amount",
+    ),
+    (
+        "copper_spear",
+        "/minecraft:item/components/minecraft:repairable/repair_items/1/repair_amount",
+        "other",
+        "item.repairable.repair_items.repair_amount",
+    ),
+];
+
+fn vanilla_shapes() -> Pack {
+    let pack = pack_of(VANILLA_SHAPES);
+    assert!(pack.problems.is_empty(), "{:?}", pack.problems);
+    pack
+}
+
+#[test]
+fn vanilla_shapes_give_corpus_pointers() {
+    let pack = vanilla_shapes();
+    let got: Vec<(String, &str, &str, &str)> = pack
+        .sites
+        .iter()
+        .map(|s| {
+            (
+                pack.files[s.file].path.to_string_lossy().into_owned(),
+                s.pointer.as_str(),
+                s.kind.as_str(),
+                s.role,
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), VANILLA_EXPECTED.len(), "{got:#?}");
+    for (g, w) in got.iter().zip(VANILLA_EXPECTED) {
+        assert!(g.0.contains(w.0), "{g:?} vs {w:?}");
+        assert_eq!((g.1, g.2, g.3), (w.1, w.2, w.3));
+    }
+}
+
+/// The corpus folder, found beside the workspace (`shared/` sits next to `main/`).
+fn corpus_dir() -> Option<PathBuf> {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors()
+        .map(|d| d.join("shared/corpus"))
+        .chain(std::iter::once(PathBuf::from("/work/shared/corpus")))
+        .find(|d| d.join("bedrock-samples-molang-occurrences.jsonl").is_file())
+}
+
+#[test]
+fn vanilla_shapes_match_the_corpus_files() {
+    let Some(dir) = corpus_dir() else {
+        // The hard-coded expectations above still ran; this only cross-checks them.
+        eprintln!("corpus not found beside the workspace; skipping the cross-check");
+        return;
+    };
+    let read = |name: &str| -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let key = |r: &serde_json::Value| -> (String, String, String, String) {
+        let f = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+        (f("file"), f("ptr"), f("kind"), f("role"))
+    };
+    // Occurrences name each array entry; the scripts file names joined arrays.
+    let occurrences: HashSet<_> = read("bedrock-samples-molang-occurrences.jsonl")
+        .iter()
+        .map(key)
+        .collect();
+    let scripts: HashSet<_> = read("bedrock-samples-molang-scripts.jsonl")
+        .iter()
+        .map(key)
+        .collect();
+    let all_kinds: HashSet<String> = occurrences.iter().map(|k| k.2.clone()).collect();
+
+    let pack = vanilla_shapes();
+    for s in &pack.sites {
+        let file = pack.files[s.file].path.to_string_lossy().replace('\\', "/");
+        let kind = s.kind.as_str().to_string();
+        assert!(
+            all_kinds.contains(&kind) || kind == "on_entry",
+            "kind {kind} unknown to the corpus"
+        );
+        let site_key = (
+            file.clone(),
+            s.pointer.clone(),
+            kind.clone(),
+            s.role.to_string(),
+        );
+        if s.pieces.len() > 1 {
+            assert!(
+                scripts.contains(&site_key),
+                "joined script not in corpus scripts: {site_key:?}"
+            );
+        }
+        for p in &s.pieces {
+            let k = (
+                file.clone(),
+                p.pointer.clone(),
+                kind.clone(),
+                s.role.to_string(),
+            );
+            assert!(occurrences.contains(&k), "not in corpus occurrences: {k:?}");
+        }
+    }
+}
