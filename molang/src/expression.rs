@@ -30,6 +30,21 @@ pub struct EvalResult {
     pub abort: Option<Abort>,
     /// Variables after the run (variable name without prefix, value).
     pub variables: Vec<(String, Value)>,
+    /// Temps after the run (name without prefix, value): what the program set before it ended.
+    pub temps: Vec<(String, Value)>,
+}
+
+impl EvalResult {
+    /// A variable's value after the run, by name without prefix (`"x"` for `v.x`).
+    pub fn variable(&self, name: &str) -> Option<Value> {
+        let name = name.to_ascii_lowercase();
+        self.variables.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+    /// A temp's value after the run, by name without prefix.
+    pub fn temp(&self, name: &str) -> Option<Value> {
+        let name = name.to_ascii_lowercase();
+        self.temps.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
 }
 
 /// Checks and compiles one expression.
@@ -125,12 +140,13 @@ impl Expression {
             storage = m;
             out
         };
-        let variables = self
-            .names
-            .variables
-            .iter()
-            .filter_map(|(slot, n)| storage.get(Scope::Variable, slot).map(|v| (n.to_string(), v)))
-            .collect();
-        EvalResult { value: outcome.value, abort: outcome.abort, variables }
+        let dump = |scope: Scope| -> Vec<(String, Value)> {
+            self.names
+                .table(scope)
+                .iter()
+                .filter_map(|(slot, n)| storage.get(scope, slot).map(|v| (n.to_string(), v)))
+                .collect()
+        };
+        EvalResult { value: outcome.value, abort: outcome.abort, variables: dump(Scope::Variable), temps: dump(Scope::Temp) }
     }
 }

@@ -17,6 +17,7 @@ pub mod diagnostics;
 pub mod entity;
 pub mod interp;
 pub mod ir;
+pub mod lint;
 pub mod pack;
 pub mod queries;
 mod expression;

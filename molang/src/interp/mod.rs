@@ -6,7 +6,7 @@
 //! unset temp/variable/context ends the whole program with value 0 (except on the left of
 //! `??`); `return` ends the whole program; complex programs yield 0 unless they return.
 
-mod value;
+pub mod value;
 
 pub use value::Value;
 

@@ -1,0 +1,287 @@
+//! The `molang` command: `check` packs and expressions, `eval` expressions.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use molang::diagnostics::{render_json_line, render_report, Identity, SourceMap, SourceText};
+use molang::interp::value::format_f32;
+use molang::{CheckOptions, Diagnostic, EvalOptions, Value};
+
+#[derive(Parser)]
+#[command(name = "molang", version, about = "Check and run Minecraft Bedrock Molang offline, the way the game does")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check packs, files or one expression; report every problem and what the game does.
+    Check {
+        /// Pack folders or JSON files.
+        paths: Vec<PathBuf>,
+        /// Check this expression instead of files.
+        #[arg(long)]
+        expr: Option<String>,
+        /// Molang version for --expr (-1..13; packs take it from manifest.json).
+        #[arg(long)]
+        version: Option<i16>,
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// Colour in human output.
+        #[arg(long)]
+        color: bool,
+    },
+    /// Evaluate one expression (or a JSON-lines batch) on the reference interpreter.
+    Eval {
+        expr: Option<String>,
+        /// NAME=VALUE for queries, variables, temps and contexts (q.anim_time=1.5, v.x=2).
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
+        #[arg(long)]
+        version: Option<i16>,
+        /// Seed of the random generator.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// JSON-lines input file, or - for stdin: {"expr", "set", "version", "seed"} per line.
+        #[arg(long)]
+        batch: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check { paths, expr, version, format, color } => check(paths, expr, version, format, color),
+        Command::Eval { expr, set, version, seed, batch } => match batch {
+            Some(file) => eval_batch(&file),
+            None => match expr {
+                Some(e) => eval_one(&e, &set, version, seed),
+                None => {
+                    eprintln!("error: give an expression or --batch FILE");
+                    ExitCode::from(2)
+                }
+            },
+        },
+    }
+}
+
+struct SiteMap<'a> {
+    pack: &'a molang::pack::Pack,
+    site: &'a molang::pack::Site,
+}
+
+impl SourceMap for SiteMap<'_> {
+    fn to_file_offset(&self, expr_offset: usize) -> usize {
+        self.pack.json_offset(self.site, expr_offset)
+    }
+}
+
+fn print_diag(d: &Diagnostic, src: &SourceText<'_>, format: Format, color: bool) {
+    match format {
+        Format::Human => eprint!("{}", render_report(d, src, color)),
+        Format::Json => println!("{}", render_json_line(d, src)),
+    }
+}
+
+fn check(paths: Vec<PathBuf>, expr: Option<String>, version: Option<i16>, format: Format, color: bool) -> ExitCode {
+    if let Some(expr) = expr {
+        let options = CheckOptions { version: version.unwrap_or(grammar::LATEST_VERSION), ..CheckOptions::default() };
+        let checked = molang::check(&expr, &options, &mut Default::default());
+        let src = SourceText { name: "<expr>", text: &expr, map: &Identity };
+        for d in &checked.diagnostics {
+            print_diag(d, &src, format, color);
+        }
+        let errors = checked.diagnostics.iter().filter(|d| d.is_error()).count();
+        let warnings = checked.diagnostics.len() - errors;
+        if format == Format::Human {
+            eprintln!("1 expression: {errors} errors, {warnings} warnings");
+        }
+        return if errors > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS };
+    }
+    if paths.is_empty() {
+        eprintln!("error: give pack folders or files, or --expr 'EXPR'");
+        return ExitCode::from(2);
+    }
+    let missing: Vec<_> = paths.iter().filter(|p| !p.exists()).collect();
+    if !missing.is_empty() {
+        for p in missing {
+            eprintln!("error: {} does not exist", p.display());
+        }
+        return ExitCode::from(2);
+    }
+    let pack = molang::pack::load(&paths);
+    let (diags, summary) = molang::lint::check_pack(&pack);
+    for pd in &diags {
+        let name = pd.path.display().to_string();
+        match pd.site {
+            Some(si) => {
+                let site = &pack.sites[si];
+                let file = &pack.files[site.file];
+                let map = SiteMap { pack: &pack, site };
+                let src = SourceText { name: &name, text: &file.source, map: &map };
+                print_diag(&pd.diagnostic, &src, format, color);
+            }
+            None => {
+                let d = &pd.diagnostic;
+                match format {
+                    Format::Human => eprintln!(
+                        "{}[{}]: {}:{}:{}: {}",
+                        d.severity.as_str(),
+                        d.code.as_str(),
+                        name,
+                        pd.line,
+                        pd.column,
+                        d.message
+                    ),
+                    Format::Json => println!(
+                        "{}",
+                        serde_json::json!({"file": name, "line": pd.line, "column": pd.column, "end_line": pd.line,
+                            "end_column": pd.column, "code": d.code.as_str(), "severity": d.severity.as_str(),
+                            "message": d.message, "help": d.help})
+                    ),
+                }
+            }
+        }
+    }
+    if format == Format::Human {
+        eprintln!(
+            "{} files, {} expressions: {} errors, {} warnings",
+            summary.files, summary.expressions, summary.errors, summary.warnings
+        );
+    }
+    if summary.errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn parse_sets(set: &[String]) -> Result<Vec<(String, Value)>, String> {
+    set.iter()
+        .map(|s| {
+            let (name, value) = s.split_once('=').ok_or_else(|| format!("--set {s}: expected NAME=VALUE"))?;
+            let v: f32 = value.trim().parse().map_err(|_| format!("--set {s}: `{value}` is not a number"))?;
+            Ok((name.trim().to_string(), Value::Num(v)))
+        })
+        .collect()
+}
+
+fn eval_one(expr: &str, set: &[String], version: Option<i16>, seed: u64) -> ExitCode {
+    let inputs = match parse_sets(set) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let version = version.unwrap_or(grammar::LATEST_VERSION);
+    let options = CheckOptions { version, warn_unknown_queries: false, ..CheckOptions::default() };
+    let src = SourceText { name: "<expr>", text: expr, map: &Identity };
+    match molang::compile(expr, &options) {
+        Ok(e) => {
+            for d in &e.warnings {
+                eprint!("{}", render_report(d, &src, false));
+            }
+            let result = e.eval(&inputs, seed, &EvalOptions { version, ..EvalOptions::default() });
+            if let Some(a) = result.abort {
+                let span = e.program().span(a.node);
+                eprintln!("note: the run ended early at bytes {}..{}: {:?}", span.start, span.end, a.kind);
+            }
+            println!("{}", result.value.display());
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            for d in &err.diagnostics {
+                eprint!("{}", render_report(d, &src, false));
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn json_number(v: Value) -> serde_json::Value {
+    match v {
+        Value::Num(x) if x.is_finite() => serde_json::from_str(&format_f32(x)).unwrap_or(serde_json::Value::Null),
+        Value::Num(x) => serde_json::Value::String(format_f32(x)),
+        other => serde_json::Value::String(other.display()),
+    }
+}
+
+fn eval_batch(file: &str) -> ExitCode {
+    let reader: Box<dyn BufRead> = if file == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        match std::fs::File::open(file) {
+            Ok(f) => Box::new(std::io::BufReader::new(f)),
+            Err(e) => {
+                eprintln!("error: cannot read {file}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for line in reader.lines() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "{}", eval_batch_line(&line));
+    }
+    ExitCode::SUCCESS
+}
+
+fn eval_batch_line(line: &str) -> serde_json::Value {
+    let error = |msg: String| {
+        serde_json::json!({"value": null, "aborted": false, "diagnostics": [{"code": "input", "severity": "error", "message": msg}]})
+    };
+    let input: serde_json::Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => return error(format!("malformed input line: {e}")),
+    };
+    let Some(expr) = input.get("expr").and_then(|e| e.as_str()) else {
+        return error("input line has no \"expr\" string".into());
+    };
+    let version = input.get("version").and_then(|v| v.as_i64()).map(|v| v as i16).unwrap_or(grammar::LATEST_VERSION);
+    let seed = input.get("seed").and_then(|v| v.as_u64()).unwrap_or(0);
+    let mut inputs = Vec::new();
+    if let Some(set) = input.get("set").and_then(|s| s.as_object()) {
+        for (k, v) in set {
+            match v.as_f64() {
+                Some(x) => inputs.push((k.clone(), Value::Num(x as f32))),
+                None => return error(format!("set.{k} is not a number")),
+            }
+        }
+    }
+    let diag_json = |d: &Diagnostic| {
+        serde_json::json!({"code": d.code.as_str(), "severity": d.severity.as_str(), "message": d.message,
+            "start": d.span.start, "end": d.span.end})
+    };
+    let options = CheckOptions { version, warn_unknown_queries: false, ..CheckOptions::default() };
+    match molang::compile(expr, &options) {
+        Ok(e) => {
+            let r = e.eval(&inputs, seed, &EvalOptions { version, ..EvalOptions::default() });
+            let diags: Vec<_> = e.warnings.iter().map(diag_json).collect();
+            serde_json::json!({"value": json_number(r.value), "aborted": r.abort.is_some(), "diagnostics": diags})
+        }
+        Err(err) => {
+            let diags: Vec<_> = err.diagnostics.iter().map(diag_json).collect();
+            serde_json::json!({"value": null, "aborted": false, "diagnostics": diags})
+        }
+    }
+}
