@@ -28,6 +28,8 @@ struct Tally {
     checked: usize,
     errors: usize,
     warnings: BTreeMap<&'static str, usize>,
+    /// Distinct warning messages, to show what vanilla trips over.
+    warning_messages: BTreeMap<String, usize>,
     error_codes: BTreeMap<&'static str, usize>,
     failures: Vec<String>,
     /// Read-before-set reports on lone entries of multi-entry scripts (judged joined).
@@ -84,7 +86,10 @@ impl Tally {
                     self.errors += 1;
                     *self.error_codes.entry(d.code.as_str()).or_default() += 1;
                 }
-                Severity::Warning => *self.warnings.entry(d.code.as_str()).or_default() += 1,
+                Severity::Warning => {
+                    *self.warnings.entry(d.code.as_str()).or_default() += 1;
+                    *self.warning_messages.entry(format!("{} {}", d.code.as_str(), d.message)).or_default() += 1;
+                }
             }
             if bad {
                 let text = src.get(d.span.range()).unwrap_or("?");
@@ -137,6 +142,9 @@ fn vanilla_corpus_checks_clean() {
     println!("warnings: {total_warnings}");
     for (code, n) in &tally.warnings {
         println!("  {code}: {n}");
+    }
+    for (message, n) in &tally.warning_messages {
+        println!("    {n:>3} x {message}");
     }
     assert!(
         tally.failures.is_empty(),

@@ -77,6 +77,7 @@ fn run(row: &Row) -> Result<(), String> {
                 .diagnostics
                 .iter()
                 .any(|d| d.severity == Severity::Error || game_logged(d.code));
+            if std::env::var_os("EVAL_DEBUG").is_some() && loads { eprintln!("ERROR-ROW-LOADS {} {:?} [{}]", row.key, row.expr, codes()); }
             return if !loads || logged { Ok(()) } else { Err(format!("game logs an error; we report nothing [{}]", codes())) };
         }
         Expect::Accept => {
@@ -239,6 +240,7 @@ fn go_rows(file: &str, mx: &Molangx) -> (Vec<Row>, BTreeMap<String, usize>, usiz
                 _ => None,
             };
             if let Some(s) = settled {
+                if std::env::var_os("EVAL_DEBUG").is_some() { eprintln!("SETTLED {file} #{i} {expr:?} {expect:?} -> {s:?} (molangx #{j})"); }
                 if !matches!((&s, &expect), (Expect::Reject, Expect::Error)) {
                     overridden += 1;
                 }

@@ -709,7 +709,10 @@ impl<'a> Lower<'a> {
     }
 
     fn query(&mut self, name: &str, args: &[ExprId], span: Span, name_span: Span, ctx: Ctx) -> (NodeId, Ty) {
-        match queries::lookup(name) {
+        // Some queries return structs (`query.spellcolor.r` in vanilla, `bone_aabb` → `.min.x`):
+        // a member path of a known query is that query.
+        let info = queries::lookup(name).or_else(|| name.split_once('.').and_then(|(head, _)| queries::lookup(head)));
+        match info {
             Some(info) => {
                 if !info.accepts(args.len()) {
                     let bounds = match info.max_args {
