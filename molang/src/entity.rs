@@ -9,7 +9,7 @@ use crate::interp::{self, Abort, EvalOptions, Host, Storage, Value};
 use crate::ir::{Names, Program, Scope, Slot};
 
 /// The script parts of a client entity description.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ScriptSource {
     /// `initialize` entries (joined into one program).
     pub initialize: Vec<String>,
@@ -17,7 +17,20 @@ pub struct ScriptSource {
     pub pre_animation: Vec<String>,
     /// Variables pre-set by the host before `initialize` (name without prefix).
     pub preset: Vec<String>,
+    /// Raw Molang version the scripts are checked and run at.
     pub version: i16,
+}
+
+// Not derived: a derived default would be version 0, the legacy rules.
+impl Default for ScriptSource {
+    fn default() -> Self {
+        ScriptSource {
+            initialize: Vec::new(),
+            pre_animation: Vec::new(),
+            preset: Vec::new(),
+            version: grammar::LATEST_VERSION,
+        }
+    }
 }
 
 /// Compiled scripts of one entity type.
@@ -26,6 +39,7 @@ pub struct EntityScripts {
     names: Names,
     initialize: Option<Program>,
     pre_animation: Option<Program>,
+    /// Diagnostics of scripts that still load: warnings, and reads that fail at run time.
     pub warnings: Vec<Diagnostic>,
     version: i16,
 }
@@ -46,7 +60,9 @@ pub fn join_entries(entries: &[String]) -> String {
 }
 
 impl EntityScripts {
-    /// Compiles the scripts; errors come back as diagnostics (nothing loads).
+    /// Compiles the scripts; diagnostics that make the game refuse a script come back as the
+    /// error (nothing loads). The rest, including reads that always fail at run time, are kept
+    /// in `warnings`: the game loads those scripts and the failure shows when they run.
     pub fn compile(src: &ScriptSource) -> Result<EntityScripts, Vec<Diagnostic>> {
         let mut names = Names::default();
         let mut warnings = Vec::new();
@@ -64,7 +80,7 @@ impl EntityScripts {
             };
             let checked = check(&join_entries(text), &options, names);
             for d in checked.diagnostics {
-                if d.is_error() {
+                if d.refuses_load() {
                     errors.push(d);
                 } else {
                     warnings.push(d);
@@ -74,7 +90,8 @@ impl EntityScripts {
         };
         let init_sets = assigned_names(&src.initialize);
         let pre_sets = assigned_names(&src.pre_animation);
-        let initialize = compile_one(&src.initialize, src.preset.clone(), pre_sets.clone(), &mut names);
+        // `initialize` runs once, before any `pre_animation`: nothing is set "later" for it.
+        let initialize = compile_one(&src.initialize, src.preset.clone(), Vec::new(), &mut names);
         let mut preset = src.preset.clone();
         preset.extend(init_sets);
         let pre_animation = compile_one(&src.pre_animation, preset, pre_sets, &mut names);
@@ -206,8 +223,12 @@ fn assigned_names(entries: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(p) = checked.program {
         for i in 0..p.len() {
-            if let crate::ir::Node::Assign { scope: Scope::Variable, slot, .. } = p.node(crate::ir::NodeId(i as u32)) {
-                out.push(names.variables.name(*slot).to_string());
+            match p.node(crate::ir::NodeId(i as u32)) {
+                crate::ir::Node::Assign { scope: Scope::Variable, slot, .. }
+                | crate::ir::Node::ForEach { scope: Scope::Variable, slot, .. } => {
+                    out.push(names.variables.name(*slot).to_string());
+                }
+                _ => {}
             }
         }
     }

@@ -114,8 +114,11 @@ impl Expression {
     /// Evaluates with named inputs, a seed for the random functions, and options.
     /// Inputs that the expression never mentions are ignored.
     pub fn eval(&self, inputs: &[(String, Value)], seed: u64, options: &EvalOptions) -> EvalResult {
-        let mut storage = Storage::default();
-        let mut host = SimpleHost { queries: vec![Value::Num(0.0); self.names.queries.len()], rng: DefaultRng::new(seed), this: 0.0 };
+        let mut host = SimpleHost {
+            queries: vec![Value::Num(0.0); self.names.queries.len()],
+            rng: DefaultRng::new(seed),
+            this: 0.0,
+        };
         for (name, value) in inputs {
             match split_name(name) {
                 Some((NameKind::Query, n)) => {
@@ -123,23 +126,30 @@ impl Expression {
                         host.queries[slot.index()] = *value;
                     }
                 }
-                Some((NameKind::Var(scope), n)) => {
-                    if let Some(slot) = self.names.table(scope).get(&n) {
-                        storage.set(scope, slot, *value);
-                    }
-                }
                 None if name.eq_ignore_ascii_case("this") => host.this = value.as_num(),
-                None => {}
+                _ => {}
             }
         }
-        let temps_before = storage.temps.clone();
-        let outcome = {
-            // Temps given as inputs survive the per-run clearing for this one run.
-            let mut m = storage;
-            let out = interp::run_with_temps(&self.program, &mut m, &mut host, options, temps_before);
-            storage = m;
-            out
-        };
+        self.eval_in(&mut host, inputs, options)
+    }
+
+    /// Evaluates against a caller's host, which answers queries, `this`, arrays, entities and
+    /// random draws (slots come from [`Expression::names`]). `inputs` preset `v.`, `t.` and `c.`
+    /// names; other inputs are ignored. The run follows the Molang version the expression was
+    /// compiled at, whatever `options.version` says: parse and run rules must agree.
+    pub fn eval_in(&self, host: &mut dyn Host, inputs: &[(String, Value)], options: &EvalOptions) -> EvalResult {
+        let options = &EvalOptions { version: self.version, ..options.clone() };
+        let mut storage = Storage::default();
+        for (name, value) in inputs {
+            if let Some((NameKind::Var(scope), n)) = split_name(name) {
+                if let Some(slot) = self.names.table(scope).get(&n) {
+                    storage.set(scope, slot, *value);
+                }
+            }
+        }
+        // Temps given as inputs survive the per-run clearing for this one run.
+        let temps = std::mem::take(&mut storage.temps);
+        let outcome = interp::run_with_temps(&self.program, &mut storage, host, options, temps);
         let dump = |scope: Scope| -> Vec<(String, Value)> {
             self.names
                 .table(scope)
@@ -147,6 +157,11 @@ impl Expression {
                 .filter_map(|(slot, n)| storage.get(scope, slot).map(|v| (n.to_string(), v)))
                 .collect()
         };
-        EvalResult { value: outcome.value, abort: outcome.abort, variables: dump(Scope::Variable), temps: dump(Scope::Temp) }
+        EvalResult {
+            value: outcome.value,
+            abort: outcome.abort,
+            variables: dump(Scope::Variable),
+            temps: dump(Scope::Temp),
+        }
     }
 }

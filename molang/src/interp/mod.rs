@@ -161,17 +161,31 @@ fn run_inner(program: &Program, storage: &mut Storage, host: &mut dyn Host, opti
     }
 }
 
+/// Whether the game folds `id` to a number when it loads the text (molangx trees fold every
+/// pure numeric subtree, conditionals included). Before version 7 only run-time divisors lose
+/// their sign, so `1 / -2` stays -0.5.
+fn folds_to_constant(program: &Program, id: NodeId) -> bool {
+    let c = |id: NodeId| folds_to_constant(program, id);
+    match program.node(id) {
+        Node::Const(_) => true,
+        Node::Neg(e) | Node::Not(e) => c(*e),
+        Node::Arith { lhs, rhs, .. } | Node::Compare { lhs, rhs, .. } | Node::Equal { lhs, rhs, .. } => {
+            c(*lhs) && c(*rhs)
+        }
+        Node::And(l, r) | Node::Or(l, r) => c(*l) && c(*r),
+        Node::Cond { cond, then, otherwise } => c(*cond) && c(*then) && otherwise.is_none_or(c),
+        Node::Math { func, args } => !func.is_random() && args.iter().all(|&a| c(a)),
+        Node::Block { stmts, simple: true } => stmts.len() == 1 && c(stmts[0]),
+        _ => false,
+    }
+}
+
 struct Machine<'a> {
     program: &'a Program,
     storage: &'a mut Storage,
     host: &'a mut dyn Host,
     options: &'a EvalOptions,
     iterations: u64,
-}
-
-#[inline]
-fn truthy(v: f32) -> bool {
-    v != 0.0
 }
 
 #[inline]
@@ -201,7 +215,9 @@ impl Machine<'_> {
             Node::This => Ok(Value::Num(self.host.this())),
             Node::Read { scope, slot } => match self.storage.get(*scope, *slot) {
                 Some(v) => Ok(v),
-                None => Err(Unwind::Abort(Abort { kind: AbortKind::UnsetRead { scope: *scope, slot: *slot }, node: id })),
+                None => {
+                    Err(Unwind::Abort(Abort { kind: AbortKind::UnsetRead { scope: *scope, slot: *slot }, node: id }))
+                }
             },
             Node::Query { query, args } => {
                 let mut vals = Vec::with_capacity(args.len());
@@ -227,15 +243,12 @@ impl Machine<'_> {
                 }))
             }
             Node::Neg(e) => Ok(Value::Num(-self.num(*e)?)),
-            Node::Not(e) => Ok(bool_value(!truthy(self.num(*e)?))),
+            // Logic tests truth like `?:` does, so a reference is true here too.
+            Node::Not(e) => Ok(bool_value(!self.eval(*e)?.truthy())),
             Node::Arith { op, lhs, rhs } => {
                 if *op == ArithOp::Div {
                     let d = self.num(*rhs)?;
-                    let d = if self.options.version < 7 && !matches!(program.node(*rhs), Node::Const(_)) {
-                        d.abs()
-                    } else {
-                        d
-                    };
+                    let d = if self.options.version < 7 && !folds_to_constant(program, *rhs) { d.abs() } else { d };
                     if d.abs() < DIVISION_EPSILON {
                         return Ok(Value::Num(0.0));
                     }
@@ -266,16 +279,16 @@ impl Machine<'_> {
                 Ok(bool_value(l.equals(r) != *negate))
             }
             Node::And(l, r) => {
-                if !truthy(self.num(*l)?) {
+                if !self.eval(*l)?.truthy() {
                     return Ok(Value::Num(0.0));
                 }
-                Ok(bool_value(truthy(self.num(*r)?)))
+                Ok(bool_value(self.eval(*r)?.truthy()))
             }
             Node::Or(l, r) => {
-                if truthy(self.num(*l)?) {
+                if self.eval(*l)?.truthy() {
                     return Ok(Value::Num(1.0));
                 }
-                Ok(bool_value(truthy(self.num(*r)?)))
+                Ok(bool_value(self.eval(*r)?.truthy()))
             }
             Node::Cond { cond, then, otherwise } => {
                 if self.eval(*cond)?.truthy() {
