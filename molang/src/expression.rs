@@ -4,8 +4,9 @@
 use crate::builtins::math::{DefaultRng, MolangRng};
 use crate::check::{check, CheckOptions};
 use crate::diagnostics::Diagnostic;
-use crate::interp::{self, Abort, EvalOptions, Host, Storage, Value};
-use crate::ir::{Names, Program, Scope, Slot};
+use crate::interp::{self, Abort, AbortKind, EvalOptions, Host, Storage, Value};
+use crate::ir::{Names, Node, Program, Scope, Slot};
+use crate::jit::{self, JitError, JitOutcome, JitProgram, JitStorage};
 
 /// A compiled expression with its own name tables.
 #[derive(Clone, Debug)]
@@ -163,5 +164,139 @@ impl Expression {
             variables: dump(Scope::Variable),
             temps: dump(Scope::Temp),
         }
+    }
+}
+
+/// Which back end ran an evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Interpreter,
+    Jit,
+}
+
+impl Expression {
+    /// Compiles this expression to native code. `Err(Unsupported)` names what the JIT leaves
+    /// to the interpreter (strings, `->`, arrays, ...).
+    pub fn compile_native(&self, options: &EvalOptions) -> Result<JitProgram, JitError> {
+        let options = EvalOptions { version: self.version, ..options.clone() };
+        jit::compile(&self.program, &self.names, &options)
+    }
+
+    /// Evaluates with compiled code: the same inputs, seed and result shape as [`eval`](Self::eval).
+    pub fn eval_native(&self, native: &JitProgram, inputs: &[(String, Value)], seed: u64, options: &EvalOptions) -> EvalResult {
+        let mut storage = JitStorage::for_names(&self.names);
+        let mut queries = vec![0.0f32; self.names.queries.len()];
+        let mut this = 0.0;
+        for (name, value) in inputs {
+            match split_name(name) {
+                Some((NameKind::Query, n)) => {
+                    if let Some(slot) = self.names.queries.get(&n) {
+                        queries[slot.index()] = value.as_num();
+                    }
+                }
+                Some((NameKind::Var(scope), n)) => {
+                    if let Some(slot) = self.names.table(scope).get(&n) {
+                        storage.set(scope, slot, value.as_num());
+                    }
+                }
+                None if name.eq_ignore_ascii_case("this") => this = value.as_num(),
+                None => {}
+            }
+        }
+        let mut rng = DefaultRng::new(seed);
+        let out = native.run_keep_temps(&mut storage, &queries, this, &mut rng, options.iteration_budget);
+        let (value, abort) = match out {
+            JitOutcome::Value(v) => (Value::Num(v), None),
+            JitOutcome::UnsetRead(node) => {
+                let kind = match self.program.node(node) {
+                    Node::Read { scope, slot } => AbortKind::UnsetRead { scope: *scope, slot: *slot },
+                    _ => AbortKind::Budget,
+                };
+                (Value::Num(0.0), Some(Abort { kind, node }))
+            }
+            JitOutcome::Budget(node) => (Value::Num(0.0), Some(Abort { kind: AbortKind::Budget, node })),
+        };
+        let dump = |scope: Scope| -> Vec<(String, Value)> {
+            self.names
+                .table(scope)
+                .iter()
+                .filter_map(|(slot, n)| storage.get(scope, slot).map(|v| (n.to_string(), Value::Num(v))))
+                .collect()
+        };
+        EvalResult { value, abort, variables: dump(Scope::Variable), temps: dump(Scope::Temp) }
+    }
+}
+
+/// An expression that is interpreted until it has run `threshold` times, then compiled once
+/// (or at once with threshold 0). If the JIT does not cover it, it stays interpreted and
+/// [`Tiered::backend`] says so.
+pub struct Tiered {
+    expr: Expression,
+    options: EvalOptions,
+    threshold: u32,
+    runs: u32,
+    native: Option<Result<JitProgram, JitError>>,
+}
+
+impl Tiered {
+    pub fn new(expr: Expression, options: EvalOptions, threshold: u32) -> Tiered {
+        Tiered { expr, options, threshold, runs: 0, native: None }
+    }
+    pub fn expression(&self) -> &Expression {
+        &self.expr
+    }
+    /// The back end the next evaluation will use.
+    pub fn backend(&self) -> Backend {
+        match &self.native {
+            Some(Ok(_)) => Backend::Jit,
+            _ if self.runs >= self.threshold && self.native.is_none() => Backend::Jit,
+            _ => Backend::Interpreter,
+        }
+    }
+    /// Why the JIT is not used, once it was tried.
+    pub fn jit_error(&self) -> Option<&JitError> {
+        self.native.as_ref().and_then(|r| r.as_ref().err())
+    }
+    pub fn eval(&mut self, inputs: &[(String, Value)], seed: u64) -> (EvalResult, Backend) {
+        if self.native.is_none() && self.runs >= self.threshold {
+            self.native = Some(self.expr.compile_native(&self.options));
+        }
+        self.runs = self.runs.saturating_add(1);
+        match &self.native {
+            Some(Ok(n)) => (self.expr.eval_native(n, inputs, seed, &self.options), Backend::Jit),
+            _ => (self.expr.eval(inputs, seed, &self.options), Backend::Interpreter),
+        }
+    }
+}
+
+/// Compiled expressions cached by (source, version, loop cap). Dropping an entry frees its
+/// machine code.
+#[derive(Default)]
+pub struct Cache {
+    entries: std::collections::HashMap<(String, i16, Option<u32>), Tiered>,
+    pub threshold: u32,
+}
+
+impl Cache {
+    pub fn new(threshold: u32) -> Cache {
+        Cache { entries: Default::default(), threshold }
+    }
+    /// The tiered expression for `src`, compiling (checking) it on first use.
+    pub fn get(&mut self, src: &str, check: &CheckOptions, eval: &EvalOptions) -> Result<&mut Tiered, CompileError> {
+        let key = (src.to_string(), check.version, eval.loop_cap);
+        if !self.entries.contains_key(&key) {
+            let expr = compile(src, check)?;
+            self.entries.insert(key.clone(), Tiered::new(expr, eval.clone(), self.threshold));
+        }
+        Ok(self.entries.get_mut(&key).expect("inserted above"))
+    }
+    pub fn remove(&mut self, src: &str, version: i16, loop_cap: Option<u32>) -> bool {
+        self.entries.remove(&(src.to_string(), version, loop_cap)).is_some()
+    }
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 }

@@ -17,6 +17,7 @@ pub mod diagnostics;
 pub mod entity;
 pub mod interp;
 pub mod ir;
+pub mod jit;
 pub mod lint;
 pub mod pack;
 pub mod queries;
@@ -24,5 +25,5 @@ mod expression;
 
 pub use check::{check, CheckOptions, Checked};
 pub use diagnostics::{Code, Diagnostic, Severity};
-pub use expression::{compile, CompileError, EvalResult, Expression};
+pub use expression::{compile, Backend, Cache, CompileError, EvalResult, Expression, Tiered};
 pub use interp::{EvalOptions, Host, Value};

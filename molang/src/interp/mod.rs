@@ -164,7 +164,7 @@ fn run_inner(program: &Program, storage: &mut Storage, host: &mut dyn Host, opti
 /// Whether the game folds `id` to a number when it loads the text (molangx trees fold every
 /// pure numeric subtree, conditionals included). Before version 7 only run-time divisors lose
 /// their sign, so `1 / -2` stays -0.5.
-fn folds_to_constant(program: &Program, id: NodeId) -> bool {
+pub(crate) fn folds_to_constant(program: &Program, id: NodeId) -> bool {
     let c = |id: NodeId| folds_to_constant(program, id);
     match program.node(id) {
         Node::Const(_) => true,

@@ -1,0 +1,751 @@
+//! The Cranelift back end: one checked [`Program`] becomes one native function over a
+//! [`Frame`] record. It must agree with the interpreter bit for bit (f32, NaN included);
+//! the differential tests hold it to that.
+//!
+//! Every name is a slot resolved at check time, so a variable read is one load of a flag
+//! byte and one load of an f32 at a fixed offset: no hashing, no map lookup. Math builtins
+//! are calls to the very same `extern "C"` functions the interpreter uses
+//! ([`crate::builtins::math::MathFn::native`]); random draws go through [`jit_random`].
+//!
+//! Programs that use values other than numbers (strings, resources, arrays, `->`,
+//! `for_each`, queries with arguments) are not compiled: [`compile`] says so with
+//! [`JitError::Unsupported`] and the caller keeps the interpreter, visibly.
+//!
+//! # Safety invariants
+//! The only `unsafe` code of the crate lives here:
+//! - The generated code reads and writes `vars`, `temps`, `contexts` and `queries` at
+//!   `slot * 4` (values) and `slot` (flags). [`JitProgram::run`] checks before every call that
+//!   each array is at least as long as the name table the program was checked with, and the
+//!   checker only emits slots from those tables.
+//! - The function pointer is valid while the owning `JITModule` lives; [`JitProgram`] owns the
+//!   module and frees its memory only in `Drop`, after which the pointer is never used.
+//! - [`Frame`] is `#[repr(C)]` and the code uses `offset_of!` offsets, so layout cannot drift.
+
+use std::mem::offset_of;
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, MemFlagsData, Signature, Value as CValue};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+
+use crate::builtins::math::{self, MathFn, MolangRng, NativeFn};
+use crate::interp::{folds_to_constant, EvalOptions, DIVISION_EPSILON};
+use crate::ir::{ArithOp, CmpOp, Names, Node, NodeId, Program, Scope, Slot};
+
+/// What the generated function reads and writes. Built per run by [`JitProgram::run`].
+#[repr(C)]
+pub struct Frame {
+    vars: *mut f32,
+    vars_set: *mut u8,
+    temps: *mut f32,
+    temps_set: *mut u8,
+    ctx: *const f32,
+    ctx_set: *const u8,
+    queries: *const f32,
+    rng: *mut RngRef<'static>,
+    iterations: u64,
+    budget: u64,
+    this: f32,
+    result: f32,
+    abort_node: u32,
+}
+
+/// A `&mut dyn MolangRng` behind a thin pointer, for [`jit_random`].
+pub struct RngRef<'a>(&'a mut dyn MolangRng);
+
+/// Storage in the JIT's layout: an f32 and a "set" flag per slot.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JitStorage {
+    pub vars: Vec<f32>,
+    pub vars_set: Vec<u8>,
+    pub temps: Vec<f32>,
+    pub temps_set: Vec<u8>,
+    pub ctx: Vec<f32>,
+    pub ctx_set: Vec<u8>,
+}
+
+impl JitStorage {
+    /// Storage sized for every name in `names`, all unset.
+    pub fn for_names(names: &Names) -> JitStorage {
+        let mut s = JitStorage::default();
+        s.fit(names);
+        s
+    }
+    /// Grows the arrays to cover every name in `names` (entity scripts add names over time).
+    pub fn fit(&mut self, names: &Names) {
+        let (v, t, c) = (names.variables.len(), names.temps.len(), names.contexts.len());
+        if self.vars.len() < v {
+            self.vars.resize(v, 0.0);
+            self.vars_set.resize(v, 0);
+        }
+        if self.temps.len() < t {
+            self.temps.resize(t, 0.0);
+            self.temps_set.resize(t, 0);
+        }
+        if self.ctx.len() < c {
+            self.ctx.resize(c, 0.0);
+            self.ctx_set.resize(c, 0);
+        }
+    }
+    pub fn get(&self, scope: Scope, slot: Slot) -> Option<f32> {
+        let (vals, set) = match scope {
+            Scope::Variable => (&self.vars, &self.vars_set),
+            Scope::Temp => (&self.temps, &self.temps_set),
+            Scope::Context => (&self.ctx, &self.ctx_set),
+        };
+        (set.get(slot.index()).copied().unwrap_or(0) != 0).then(|| vals[slot.index()])
+    }
+    pub fn set(&mut self, scope: Scope, slot: Slot, v: f32) {
+        let (vals, set) = match scope {
+            Scope::Variable => (&mut self.vars, &mut self.vars_set),
+            Scope::Temp => (&mut self.temps, &mut self.temps_set),
+            Scope::Context => (&mut self.ctx, &mut self.ctx_set),
+        };
+        if vals.len() <= slot.index() {
+            vals.resize(slot.index() + 1, 0.0);
+            set.resize(slot.index() + 1, 0);
+        }
+        vals[slot.index()] = v;
+        set[slot.index()] = 1;
+    }
+    pub fn clear_temps(&mut self) {
+        self.temps_set.iter_mut().for_each(|f| *f = 0);
+    }
+}
+
+/// Why a program was not compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JitError {
+    /// The program uses something the JIT leaves to the interpreter.
+    Unsupported(&'static str),
+    /// Cranelift refused the function (a bug of ours; reported, never a panic).
+    Codegen(String),
+}
+
+impl std::fmt::Display for JitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JitError::Unsupported(what) => write!(f, "the JIT does not compile {what}; the interpreter runs it"),
+            JitError::Codegen(e) => write!(f, "code generation failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for JitError {}
+
+/// How a native run ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum JitOutcome {
+    Value(f32),
+    /// A read of an unset name at this node ended the program (value 0).
+    UnsetRead(NodeId),
+    /// The iteration budget ran out at this node.
+    Budget(NodeId),
+}
+
+/// A compiled program. Dropping it frees its machine code.
+pub struct JitProgram {
+    module: Option<JITModule>,
+    func: extern "C" fn(*mut Frame) -> u32,
+    temps: usize,
+    vars: usize,
+    ctx: usize,
+    queries: usize,
+}
+
+impl Drop for JitProgram {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: `func` points into this module and is never called after drop.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+impl std::fmt::Debug for JitProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitProgram").finish_non_exhaustive()
+    }
+}
+
+/// Called by generated code for `math.random*` and `math.die_roll*`.
+extern "C" fn jit_random(frame: *mut Frame, func: u32, a: f32, b: f32, c: f32) -> f32 {
+    // SAFETY: generated code passes the frame it was given by `run`, whose `rng` points at a
+    // live `RngRef` for the duration of the call.
+    let frame = unsafe { &mut *frame };
+    let f = MathFn::ALL[func as usize];
+    let args = [a, b, c];
+    if matches!(f, MathFn::DieRoll | MathFn::DieRollInteger) {
+        frame.iterations += math::die_roll_count(a) as u64;
+        if frame.iterations > frame.budget {
+            return 0.0;
+        }
+    }
+    let rng = unsafe { &mut *frame.rng };
+    math::eval_random(f, &args[..f.arity()], rng.0)
+}
+
+/// Whether the JIT compiles `program`; `Err` names the first construct it leaves to the
+/// interpreter.
+pub fn supports(program: &Program) -> Result<(), JitError> {
+    for i in 0..program.len() {
+        let what = match program.node(NodeId(i as u32)) {
+            Node::Str(_) => "strings",
+            Node::Resource { .. } | Node::Array { .. } | Node::Index { .. } => "resources and arrays",
+            Node::Arrow { .. } => "`->`",
+            Node::ForEach { .. } => "`for_each`",
+            Node::Query { args, .. } if !args.is_empty() => "queries with arguments",
+            _ => continue,
+        };
+        return Err(JitError::Unsupported(what));
+    }
+    Ok(())
+}
+
+/// Compiles `program` (checked against `names`) to native code.
+pub fn compile(program: &Program, names: &Names, options: &EvalOptions) -> Result<JitProgram, JitError> {
+    supports(program)?;
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| JitError::Codegen(e.to_string()));
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    let isa_builder = cranelift_native::builder().map_err(|e| JitError::Codegen(e.to_string()))?;
+    let isa = isa_builder.finish(settings::Flags::new(flags)).map_err(|e| JitError::Codegen(e.to_string()))?;
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let ptr = module.target_config().pointer_type();
+    let call_conv = module.target_config().default_call_conv;
+    let frontend_config = module.target_config();
+
+    let mut ctx = module.make_context();
+    ctx.func.signature.params.push(AbiParam::new(ptr));
+    ctx.func.signature.returns.push(AbiParam::new(types::I32));
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let frame = b.block_params(entry)[0];
+        let mut t = Translator { b, frame, ptr, program, options, loops: Vec::new(), call_conv };
+        let v = t.node(program.root());
+        t.finish(v);
+        t.b.seal_all_blocks();
+        t.b.finalize(frontend_config);
+    }
+    let id = module
+        .declare_function("molang_program", Linkage::Local, &ctx.func.signature)
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    module.define_function(id, &mut ctx).map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+    module.clear_context(&mut ctx);
+    module.finalize_definitions().map_err(|e| JitError::Codegen(e.to_string()))?;
+    let code = module.get_finalized_function(id);
+    // SAFETY: the function was declared with exactly this signature (pointer) -> i32.
+    let func = unsafe { std::mem::transmute::<*const u8, extern "C" fn(*mut Frame) -> u32>(code) };
+    Ok(JitProgram {
+        module: Some(module),
+        func,
+        temps: names.temps.len(),
+        vars: names.variables.len(),
+        ctx: names.contexts.len(),
+        queries: names.queries.len(),
+    })
+}
+
+impl JitProgram {
+    /// Runs the program once. Temps are cleared first. `queries` holds the value of each
+    /// query slot; `budget` caps loop iterations as in [`EvalOptions::iteration_budget`].
+    pub fn run(
+        &self,
+        storage: &mut JitStorage,
+        queries: &[f32],
+        this: f32,
+        rng: &mut dyn MolangRng,
+        budget: u64,
+    ) -> JitOutcome {
+        storage.clear_temps();
+        self.run_keep_temps(storage, queries, this, rng, budget)
+    }
+
+    /// Like [`run`](Self::run) but keeps the temps already in `storage`.
+    pub fn run_keep_temps(
+        &self,
+        storage: &mut JitStorage,
+        queries: &[f32],
+        this: f32,
+        rng: &mut dyn MolangRng,
+        budget: u64,
+    ) -> JitOutcome {
+        // The bounds the generated code relies on (see the module's safety invariants).
+        assert!(storage.vars.len() >= self.vars && storage.vars_set.len() >= self.vars, "variable storage too small");
+        assert!(storage.temps.len() >= self.temps && storage.temps_set.len() >= self.temps, "temp storage too small");
+        assert!(storage.ctx.len() >= self.ctx && storage.ctx_set.len() >= self.ctx, "context storage too small");
+        assert!(queries.len() >= self.queries, "query values too short");
+        let mut rng_ref = RngRef(rng);
+        let mut frame = Frame {
+            vars: storage.vars.as_mut_ptr(),
+            vars_set: storage.vars_set.as_mut_ptr(),
+            temps: storage.temps.as_mut_ptr(),
+            temps_set: storage.temps_set.as_mut_ptr(),
+            ctx: storage.ctx.as_ptr(),
+            ctx_set: storage.ctx_set.as_ptr(),
+            queries: queries.as_ptr(),
+            // The reference only lives for this call; the erased lifetime never escapes.
+            rng: (&mut rng_ref as *mut RngRef<'_>).cast(),
+            iterations: 0,
+            budget,
+            this,
+            result: 0.0,
+            abort_node: 0,
+        };
+        let status = (self.func)(&mut frame);
+        match status {
+            0 => JitOutcome::Value(frame.result),
+            1 => JitOutcome::UnsetRead(NodeId(frame.abort_node)),
+            _ => JitOutcome::Budget(NodeId(frame.abort_node)),
+        }
+    }
+}
+
+struct LoopTarget {
+    latch: Block,
+    exit: Block,
+    /// The iteration counter (the header's block parameter).
+    counter: CValue,
+}
+
+struct Translator<'a> {
+    b: FunctionBuilder<'a>,
+    frame: CValue,
+    ptr: types::Type,
+    program: &'a Program,
+    options: &'a EvalOptions,
+    loops: Vec<LoopTarget>,
+    call_conv: cranelift_codegen::isa::CallConv,
+}
+
+const STATUS_OK: i64 = 0;
+const STATUS_UNSET: i64 = 1;
+const STATUS_BUDGET: i64 = 2;
+
+impl Translator<'_> {
+    fn flags() -> MemFlagsData {
+        MemFlagsData::trusted()
+    }
+
+    fn field(&mut self, offset: usize, ty: types::Type) -> CValue {
+        self.b.ins().load(ty, Self::flags(), self.frame, offset as i32)
+    }
+
+    fn f32c(&mut self, x: f32) -> CValue {
+        self.b.ins().f32const(x)
+    }
+
+    fn bool_to_f32(&mut self, c: CValue) -> CValue {
+        let one = self.f32c(1.0);
+        let zero = self.f32c(0.0);
+        self.b.ins().select(c, one, zero)
+    }
+
+    /// NaN is true; only ±0 is false.
+    fn truthy(&mut self, v: CValue) -> CValue {
+        let zero = self.f32c(0.0);
+        self.b.ins().fcmp(FloatCC::NotEqual, v, zero)
+    }
+
+    fn arrays(&self, scope: Scope) -> (usize, usize) {
+        match scope {
+            Scope::Variable => (offset_of!(Frame, vars), offset_of!(Frame, vars_set)),
+            Scope::Temp => (offset_of!(Frame, temps), offset_of!(Frame, temps_set)),
+            Scope::Context => (offset_of!(Frame, ctx), offset_of!(Frame, ctx_set)),
+        }
+    }
+
+    fn flag_addr(&mut self, scope: Scope, slot: Slot) -> CValue {
+        let (_, set) = self.arrays(scope);
+        let base = self.field(set, self.ptr);
+        self.b.ins().iadd_imm_s(base, slot.index() as i64)
+    }
+
+    fn value_addr(&mut self, scope: Scope, slot: Slot) -> CValue {
+        let (vals, _) = self.arrays(scope);
+        let base = self.field(vals, self.ptr);
+        self.b.ins().iadd_imm_s(base, slot.index() as i64 * 4)
+    }
+
+    fn load_flag(&mut self, scope: Scope, slot: Slot) -> CValue {
+        let a = self.flag_addr(scope, slot);
+        self.b.ins().uload8(types::I32, Self::flags(), a, 0)
+    }
+
+    fn load_value(&mut self, scope: Scope, slot: Slot) -> CValue {
+        let a = self.value_addr(scope, slot);
+        self.b.ins().load(types::F32, Self::flags(), a, 0)
+    }
+
+    fn store(&mut self, scope: Scope, slot: Slot, v: CValue) {
+        let a = self.value_addr(scope, slot);
+        self.b.ins().store(Self::flags(), v, a, 0);
+        let f = self.flag_addr(scope, slot);
+        let one = self.b.ins().iconst(types::I8, 1);
+        self.b.ins().store(Self::flags(), one, f, 0);
+    }
+
+    /// Ends the function with `status`, then continues in a fresh (unreachable) block so the
+    /// caller can keep emitting.
+    fn exit(&mut self, status: i64) {
+        let s = self.b.ins().iconst(types::I32, status);
+        self.b.ins().return_(&[s]);
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+    }
+
+    fn abort(&mut self, node: NodeId, status: i64) {
+        let n = self.b.ins().iconst(types::I32, node.0 as i64);
+        self.b.ins().store(Self::flags(), n, self.frame, offset_of!(Frame, abort_node) as i32);
+        self.exit(status);
+    }
+
+    fn finish(&mut self, v: CValue) {
+        self.b.ins().store(Self::flags(), v, self.frame, offset_of!(Frame, result) as i32);
+        let s = self.b.ins().iconst(types::I32, STATUS_OK);
+        self.b.ins().return_(&[s]);
+    }
+
+    /// `if cond { then() } else { otherwise() }` yielding an f32.
+    fn branch(&mut self, cond: CValue, then: impl FnOnce(&mut Self) -> CValue, otherwise: impl FnOnce(&mut Self) -> CValue) -> CValue {
+        let tb = self.b.create_block();
+        let eb = self.b.create_block();
+        let merge = self.b.create_block();
+        self.b.append_block_param(merge, types::F32);
+        self.b.ins().brif(cond, tb, &[], eb, &[]);
+        self.b.switch_to_block(tb);
+        let tv = then(self);
+        self.b.ins().jump(merge, &[tv.into()]);
+        self.b.switch_to_block(eb);
+        let ev = otherwise(self);
+        self.b.ins().jump(merge, &[ev.into()]);
+        self.b.switch_to_block(merge);
+        self.b.block_params(merge)[0]
+    }
+
+    /// Budget check at a loop back-edge: one iteration spent.
+    fn spend(&mut self, node: NodeId) {
+        let off = offset_of!(Frame, iterations) as i32;
+        let it = self.b.ins().load(types::I64, Self::flags(), self.frame, off);
+        let it = self.b.ins().iadd_imm_s(it, 1);
+        self.b.ins().store(Self::flags(), it, self.frame, off);
+        let budget = self.field(offset_of!(Frame, budget), types::I64);
+        let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, it, budget);
+        let bad = self.b.create_block();
+        let ok = self.b.create_block();
+        self.b.ins().brif(over, bad, &[], ok, &[]);
+        self.b.switch_to_block(bad);
+        self.abort(node, STATUS_BUDGET);
+        // `abort` left us in a dead block; route it on so it is well formed.
+        self.b.ins().jump(ok, &[]);
+        self.b.switch_to_block(ok);
+    }
+
+    fn call_native(&mut self, f: NativeFn, args: &[CValue]) -> CValue {
+        let mut sig = Signature::new(self.call_conv);
+        for _ in 0..f.arity() {
+            sig.params.push(AbiParam::new(types::F32));
+        }
+        sig.returns.push(AbiParam::new(types::F32));
+        let sigref = self.b.import_signature(sig);
+        let callee = self.b.ins().iconst(self.ptr, f.addr() as i64);
+        let call = self.b.ins().call_indirect(sigref, callee, args);
+        self.b.inst_results(call)[0]
+    }
+
+    fn call_random(&mut self, id: NodeId, f: MathFn, args: &[CValue]) -> CValue {
+        let mut sig = Signature::new(self.call_conv);
+        sig.params.push(AbiParam::new(self.ptr));
+        sig.params.push(AbiParam::new(types::I32));
+        for _ in 0..3 {
+            sig.params.push(AbiParam::new(types::F32));
+        }
+        sig.returns.push(AbiParam::new(types::F32));
+        let sigref = self.b.import_signature(sig);
+        let callee = self.b.ins().iconst(self.ptr, jit_random as *const () as i64);
+        let index = MathFn::ALL.iter().position(|g| *g == f).expect("builtin in table");
+        let fi = self.b.ins().iconst(types::I32, index as i64);
+        let mut all = vec![self.frame, fi];
+        for i in 0..3 {
+            all.push(match args.get(i) {
+                Some(v) => *v,
+                None => self.f32c(0.0),
+            });
+        }
+        let call = self.b.ins().call_indirect(sigref, callee, &all);
+        let v = self.b.inst_results(call)[0];
+        if matches!(f, MathFn::DieRoll | MathFn::DieRollInteger) {
+            // A die roll spends one iteration per roll; past the budget the run ends.
+            let it = self.field(offset_of!(Frame, iterations), types::I64);
+            let budget = self.field(offset_of!(Frame, budget), types::I64);
+            let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, it, budget);
+            let bad = self.b.create_block();
+            let ok = self.b.create_block();
+            self.b.ins().brif(over, bad, &[], ok, &[]);
+            self.b.switch_to_block(bad);
+            self.abort(id, STATUS_BUDGET);
+            self.b.ins().jump(ok, &[]);
+            self.b.switch_to_block(ok);
+        }
+        v
+    }
+
+    fn node(&mut self, id: NodeId) -> CValue {
+        let program = self.program;
+        match program.node(id) {
+            Node::Const(c) => self.f32c(*c),
+            Node::This => self.field(offset_of!(Frame, this), types::F32),
+            Node::Query { query, .. } => {
+                let base = self.field(offset_of!(Frame, queries), self.ptr);
+                self.b.ins().load(types::F32, Self::flags(), base, query.index() as i32 * 4)
+            }
+            Node::Read { scope, slot } => {
+                let (scope, slot) = (*scope, *slot);
+                let flag = self.load_flag(scope, slot);
+                let ok = self.b.create_block();
+                let bad = self.b.create_block();
+                self.b.ins().brif(flag, ok, &[], bad, &[]);
+                self.b.switch_to_block(bad);
+                self.abort(id, STATUS_UNSET);
+                self.b.ins().jump(ok, &[]);
+                self.b.switch_to_block(ok);
+                self.load_value(scope, slot)
+            }
+            Node::Math { func, args } => {
+                let vals: Vec<CValue> = args.iter().map(|&a| self.node(a)).collect();
+                if func.is_random() {
+                    self.call_random(id, *func, &vals)
+                } else {
+                    let native = func.native().expect("non-random builtins are native");
+                    self.call_native(native, &vals)
+                }
+            }
+            Node::Neg(e) => {
+                let v = self.node(*e);
+                self.b.ins().fneg(v)
+            }
+            Node::Not(e) => {
+                let v = self.node(*e);
+                let t = self.truthy(v);
+                let one = self.f32c(0.0);
+                let zero = self.f32c(1.0);
+                self.b.ins().select(t, one, zero)
+            }
+            Node::Arith { op, lhs, rhs } => {
+                if *op == ArithOp::Div {
+                    let mut d = self.node(*rhs);
+                    if self.options.version < 7 && !folds_to_constant(program, *rhs) {
+                        d = self.b.ins().fabs(d);
+                    }
+                    let mag = self.b.ins().fabs(d);
+                    let eps = self.f32c(DIVISION_EPSILON);
+                    let tiny = self.b.ins().fcmp(FloatCC::LessThan, mag, eps);
+                    let lhs = *lhs;
+                    return self.branch(
+                        tiny,
+                        |t| t.f32c(0.0),
+                        |t| {
+                            let n = t.node(lhs);
+                            t.b.ins().fdiv(n, d)
+                        },
+                    );
+                }
+                let l = self.node(*lhs);
+                let r = self.node(*rhs);
+                match op {
+                    ArithOp::Add => self.b.ins().fadd(l, r),
+                    ArithOp::Sub => self.b.ins().fsub(l, r),
+                    _ => self.b.ins().fmul(l, r),
+                }
+            }
+            Node::Compare { op, lhs, rhs } => {
+                let l = self.node(*lhs);
+                let r = self.node(*rhs);
+                let cc = match op {
+                    CmpOp::Lt => FloatCC::LessThan,
+                    CmpOp::Le => FloatCC::LessThanOrEqual,
+                    CmpOp::Gt => FloatCC::GreaterThan,
+                    CmpOp::Ge => FloatCC::GreaterThanOrEqual,
+                };
+                let c = self.b.ins().fcmp(cc, l, r);
+                self.bool_to_f32(c)
+            }
+            Node::Equal { negate, lhs, rhs } => {
+                let l = self.node(*lhs);
+                let r = self.node(*rhs);
+                let c = self.b.ins().fcmp(FloatCC::Equal, l, r);
+                let one = self.f32c(1.0);
+                let zero = self.f32c(0.0);
+                if *negate {
+                    self.b.ins().select(c, zero, one)
+                } else {
+                    self.b.ins().select(c, one, zero)
+                }
+            }
+            Node::And(l, r) => {
+                let lv = self.node(*l);
+                let lt = self.truthy(lv);
+                let r = *r;
+                self.branch(
+                    lt,
+                    |t| {
+                        let rv = t.node(r);
+                        let rt = t.truthy(rv);
+                        t.bool_to_f32(rt)
+                    },
+                    |t| t.f32c(0.0),
+                )
+            }
+            Node::Or(l, r) => {
+                let lv = self.node(*l);
+                let lt = self.truthy(lv);
+                let r = *r;
+                self.branch(
+                    lt,
+                    |t| t.f32c(1.0),
+                    |t| {
+                        let rv = t.node(r);
+                        let rt = t.truthy(rv);
+                        t.bool_to_f32(rt)
+                    },
+                )
+            }
+            Node::Cond { cond, then, otherwise } => {
+                let c = self.node(*cond);
+                let ct = self.truthy(c);
+                let (then, otherwise) = (*then, *otherwise);
+                self.branch(
+                    ct,
+                    |t| t.node(then),
+                    |t| match otherwise {
+                        Some(o) => t.node(o),
+                        None => t.f32c(0.0),
+                    },
+                )
+            }
+            Node::Coalesce { scope, slot, lhs, rhs } => {
+                let flag = self.load_flag(*scope, *slot);
+                let (lhs, rhs) = (*lhs, *rhs);
+                self.branch(flag, |t| t.node(lhs), |t| t.node(rhs))
+            }
+            Node::Assign { scope, slot, value, parents, copies } => {
+                let v = self.node(*value);
+                for &(s, d) in copies.iter() {
+                    let flag = self.load_flag(*scope, s);
+                    let yes = self.b.create_block();
+                    let done = self.b.create_block();
+                    self.b.ins().brif(flag, yes, &[], done, &[]);
+                    self.b.switch_to_block(yes);
+                    let m = self.load_value(*scope, s);
+                    self.store(*scope, d, m);
+                    self.b.ins().jump(done, &[]);
+                    self.b.switch_to_block(done);
+                }
+                self.store(*scope, *slot, v);
+                for &p in parents.iter() {
+                    let flag = self.load_flag(*scope, p);
+                    let unset = self.b.create_block();
+                    let done = self.b.create_block();
+                    self.b.ins().brif(flag, done, &[], unset, &[]);
+                    self.b.switch_to_block(unset);
+                    let z = self.f32c(0.0);
+                    self.store(*scope, p, z);
+                    self.b.ins().jump(done, &[]);
+                    self.b.switch_to_block(done);
+                }
+                v
+            }
+            Node::Discard(e) => self.node(*e),
+            Node::Block { stmts, simple } => {
+                let mut last = None;
+                for &s in stmts.iter() {
+                    last = Some(self.node(s));
+                }
+                match (simple, last) {
+                    (true, Some(v)) => v,
+                    _ => self.f32c(0.0),
+                }
+            }
+            Node::Loop { count, body } => {
+                let n = self.node(*count);
+                // Fractional counts round up; negative and NaN counts run nothing.
+                let zero = self.f32c(0.0);
+                let positive = self.b.ins().fcmp(FloatCC::GreaterThan, n, zero);
+                let up = self.b.ins().ceil(n);
+                let max = self.f32c(u32::MAX as f32);
+                // `min` as the interpreter does it: f32::min (neither is NaN here when positive).
+                let lt = self.b.ins().fcmp(FloatCC::LessThan, up, max);
+                let clamped = self.b.ins().select(lt, up, max);
+                let as_int = self.b.ins().fcvt_to_uint_sat(types::I64, clamped);
+                let zero_i = self.b.ins().iconst(types::I64, 0);
+                let mut count_i = self.b.ins().select(positive, as_int, zero_i);
+                if let Some(cap) = self.options.loop_cap {
+                    let cap = self.b.ins().iconst(types::I64, cap as i64);
+                    count_i = self.b.ins().umin(count_i, cap);
+                }
+                let header = self.b.create_block();
+                let body_b = self.b.create_block();
+                let latch = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.append_block_param(header, types::I64);
+                self.b.append_block_param(latch, types::I64);
+                self.b.ins().jump(header, &[zero_i.into()]);
+                self.b.switch_to_block(header);
+                let i = self.b.block_params(header)[0];
+                let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, count_i);
+                self.b.ins().brif(more, body_b, &[], exit, &[]);
+                self.b.switch_to_block(body_b);
+                self.spend(id);
+                self.loops.push(LoopTarget { latch, exit, counter: i });
+                self.node(*body);
+                self.loops.pop();
+                self.b.ins().jump(latch, &[i.into()]);
+                self.b.switch_to_block(latch);
+                let li = self.b.block_params(latch)[0];
+                let next = self.b.ins().iadd_imm_s(li, 1);
+                self.b.ins().jump(header, &[next.into()]);
+                self.b.switch_to_block(exit);
+                self.f32c(0.0)
+            }
+            Node::Break | Node::Continue => {
+                let is_break = matches!(program.node(id), Node::Break);
+                if let Some(target) = self.loops.last() {
+                    let (latch, exit, counter) = (target.latch, target.exit, target.counter);
+                    if is_break {
+                        self.b.ins().jump(exit, &[]);
+                    } else {
+                        self.b.ins().jump(latch, &[counter.into()]);
+                    }
+                    let dead = self.b.create_block();
+                    self.b.switch_to_block(dead);
+                }
+                self.f32c(0.0)
+            }
+            Node::Return(v) => {
+                let v = self.node(*v);
+                self.finish(v);
+                let dead = self.b.create_block();
+                self.b.switch_to_block(dead);
+                self.f32c(0.0)
+            }
+            Node::Str(_)
+            | Node::Resource { .. }
+            | Node::Array { .. }
+            | Node::Index { .. }
+            | Node::Arrow { .. }
+            | Node::ForEach { .. } => {
+                unreachable!("rejected by `supports`")
+            }
+        }
+    }
+}
+

@@ -1,0 +1,183 @@
+//! The JIT must agree with the interpreter bit for bit (f32, NaN included): on random
+//! well-formed programs (proptest; `JIT_CASES` sets the count, default 5,000) and on every
+//! value row of the engine conformance tables (needs `../shared/conformance/`).
+
+mod common;
+
+use molang::{CheckOptions, EvalOptions, EvalResult, Value};
+use proptest::prelude::*;
+
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Num(x), Value::Num(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+        _ => a == b,
+    }
+}
+
+/// Compares everything observable: value, how the run ended, and the final variables.
+fn agree(src: &str, inputs: &[(String, Value)], seed: u64, options: &EvalOptions) -> Result<bool, String> {
+    let check = CheckOptions { warn_unknown_queries: false, ..CheckOptions::default() };
+    let Ok(expr) = molang::compile(src, &check) else { return Ok(false) };
+    let native = match expr.compile_native(options) {
+        Ok(n) => n,
+        Err(molang::jit::JitError::Unsupported(_)) => return Ok(false),
+        Err(e) => return Err(format!("{src}: {e}")),
+    };
+    let a: EvalResult = expr.eval(inputs, seed, options);
+    let b: EvalResult = expr.eval_native(&native, inputs, seed, options);
+    let vars_agree = a.variables.len() == b.variables.len()
+        && a.variables.iter().zip(&b.variables).all(|((n1, v1), (n2, v2))| n1 == n2 && same(v1, v2));
+    if !same(&a.value, &b.value) || a.abort != b.abort || !vars_agree {
+        return Err(format!(
+            "{src}\n  interp: {:?} abort {:?} vars {:?}\n  jit:    {:?} abort {:?} vars {:?}",
+            a.value, a.abort, a.variables, b.value, b.abort, b.variables
+        ));
+    }
+    Ok(true)
+}
+
+const MATH1: &[&str] = &[
+    "abs", "acos", "asin", "atan", "ceil", "cos", "exp", "floor", "hermite_blend", "ln", "min_angle", "round", "sign",
+    "sin", "sqrt", "trunc",
+];
+const MATH2: &[&str] = &["atan2", "copy_sign", "max", "min", "mod", "pow", "random", "random_integer"];
+const MATH3: &[&str] = &[
+    "clamp", "die_roll", "die_roll_integer", "inverse_lerp", "lerp", "lerprotate", "ease_in_quad", "ease_out_cubic",
+    "ease_in_out_quart", "ease_in_quint", "ease_in_out_sine", "ease_out_expo", "ease_in_circ", "ease_in_out_back",
+    "ease_out_elastic", "ease_in_out_bounce", "ease_in_sine", "ease_in_elastic",
+];
+
+fn number() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("0".to_string()),
+        Just("1".to_string()),
+        Just("0.5".to_string()),
+        Just("1e38".to_string()),
+        Just("0.0000001".to_string()),
+        (-200i32..200).prop_map(|n| n.to_string()),
+        (-1000.0f32..1000.0).prop_map(|x| format!("{x}")),
+    ]
+}
+
+fn leaf() -> impl Strategy<Value = String> {
+    prop_oneof![
+        number(),
+        prop::sample::select(vec!["q.a", "q.b", "q.c", "v.x", "v.y", "t.t", "this", "math.pi", "true", "false"])
+            .prop_map(str::to_string),
+    ]
+}
+
+fn expr() -> impl Strategy<Value = String> {
+    leaf().prop_recursive(5, 48, 3, |inner| {
+        let bin = prop::sample::select(vec!["+", "-", "*", "/", "<", "<=", ">", ">=", "==", "!=", "&&", "||"]);
+        prop_oneof![
+            (inner.clone(), bin, inner.clone()).prop_map(|(a, o, b)| format!("({a} {o} {b})")),
+            inner.clone().prop_map(|a| format!("-({a})")),
+            inner.clone().prop_map(|a| format!("!({a})")),
+            (prop::sample::select(MATH1), inner.clone()).prop_map(|(f, a)| format!("math.{f}({a})")),
+            (prop::sample::select(MATH2), inner.clone(), inner.clone()).prop_map(|(f, a, b)| format!("math.{f}({a}, {b})")),
+            (prop::sample::select(MATH3), inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(f, a, b, c)| format!("math.{f}({a}, {b}, {c})")),
+            (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, a, b)| format!("(({c}) ? ({a}) : ({b}))")),
+            (inner.clone(), inner.clone()).prop_map(|(c, a)| format!("(({c}) ? ({a}))")),
+            (prop::sample::select(vec!["v.x", "v.y", "t.t", "v.s.m"]), inner.clone())
+                .prop_map(|(v, b)| format!("({v} ?? ({b}))")),
+            (prop::sample::select(vec!["v.x", "v.y", "t.t"]), inner.clone()).prop_map(|(v, b)| format!("({v} = {b})")),
+        ]
+    })
+}
+
+fn statement() -> impl Strategy<Value = String> {
+    let simple = prop_oneof![
+        (prop::sample::select(vec!["v.x", "v.y", "t.t", "v.s.m", "v.z"]), expr()).prop_map(|(v, e)| format!("{v} = {e};")),
+        (prop::sample::select(vec!["v.w", "v.q"]), prop::sample::select(vec!["v.s", "v.x"]))
+            .prop_map(|(d, s)| format!("{d} = {s};")),
+        expr().prop_map(|e| format!("return {e};")),
+        (expr(), expr()).prop_map(|(c, e)| format!("({c}) ? {{ v.y = {e}; }};")),
+    ];
+    simple.prop_recursive(2, 12, 4, |inner| {
+        prop_oneof![
+            (0u32..6, prop::collection::vec(inner.clone(), 1..4), expr()).prop_map(|(n, body, c)| {
+                format!("loop({n}, {{ {} ({c}) ? break; t.t = (t.t ?? 0) + 1; ({c}) ? continue; }};", body.join(" "))
+            }),
+            (expr(), prop::collection::vec(inner.clone(), 1..3), prop::collection::vec(inner, 1..3))
+                .prop_map(|(c, a, b)| format!("({c}) ? {{ {} }} : {{ {} }};", a.join(" "), b.join(" "))),
+        ]
+    })
+}
+
+fn program() -> impl Strategy<Value = String> {
+    prop_oneof![expr(), prop::collection::vec(statement(), 1..6).prop_map(|s| s.join(" "))]
+}
+
+fn input_value() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        Just(0.0f32),
+        Just(-0.0f32),
+        Just(f32::NAN),
+        Just(f32::INFINITY),
+        Just(f32::NEG_INFINITY),
+        -1000.0f32..1000.0,
+    ]
+}
+
+fn inputs() -> impl Strategy<Value = Vec<(String, Value)>> {
+    let names = vec!["q.a", "q.b", "q.c", "v.x", "v.y", "v.s.m", "this", "c.unused"];
+    prop::collection::vec((prop::sample::select(names), input_value()), 0..6)
+        .prop_map(|v| v.into_iter().map(|(n, x)| (n.to_string(), Value::Num(x))).collect())
+}
+
+fn cases() -> u32 {
+    std::env::var("JIT_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(5_000)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #[test]
+    fn jit_matches_interpreter_on_random_programs(src in program(), ins in inputs(), seed in any::<u64>(), cap in prop::option::of(0u32..4)) {
+        let options = EvalOptions { loop_cap: cap, iteration_budget: 2_000, ..EvalOptions::default() };
+        if let Err(e) = agree(&src, &ins, seed, &options) {
+            prop_assert!(false, "{}", e);
+        }
+    }
+}
+
+#[test]
+fn jit_matches_interpreter_on_conformance_values() {
+    let mut compiled = 0;
+    let mut total = 0;
+    let mut rows: Vec<String> = Vec::new();
+    for file in ["molang-go-vanilla.json", "molang-go-language.json", "molang-go-parity.json", "molang-go-mathlib.json", "molang-go-grouping.json"] {
+        let data = common::read_json(&format!("conformance/{file}"));
+        for row in data.as_array().unwrap() {
+            if let Some(e) = row["expr"].as_str() {
+                rows.push(e.to_string());
+            }
+        }
+    }
+    for version in [13i16, 6, 4] {
+        for src in &rows {
+            total += 1;
+            let options = EvalOptions { version, ..EvalOptions::default() };
+            let check = CheckOptions { version, warn_unknown_queries: false, ..CheckOptions::default() };
+            let Ok(expr) = molang::compile(src, &check) else { continue };
+            let Ok(native) = expr.compile_native(&options) else { continue };
+            compiled += 1;
+            let a = expr.eval(&[], 1, &options);
+            let b = expr.eval_native(&native, &[], 1, &options);
+            assert!(same(&a.value, &b.value) && a.abort == b.abort, "v{version} {src}: interp {:?} {:?}, jit {:?} {:?}", a.value, a.abort, b.value, b.abort);
+        }
+    }
+    println!("conformance expressions through the JIT: {compiled} of {total} compiled natively, all bit-identical to the interpreter");
+    assert!(compiled > total / 2);
+}
+
+#[test]
+fn jit_budget_stops_endless_loops() {
+    let expr = molang::compile("loop(1e9, { v.x = (v.x ?? 0) + 1; });", &CheckOptions::default()).unwrap();
+    let options = EvalOptions { iteration_budget: 100_000, ..EvalOptions::default() };
+    let native = expr.compile_native(&options).unwrap();
+    let r = expr.eval_native(&native, &[], 0, &options);
+    assert!(matches!(r.abort.map(|a| a.kind), Some(molang::interp::AbortKind::Budget)));
+    assert_eq!(r.variable("x"), Some(Value::Num(100_000.0)));
+}
