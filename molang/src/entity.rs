@@ -7,6 +7,8 @@ use crate::check::{check, CheckOptions};
 use crate::diagnostics::Diagnostic;
 use crate::interp::{self, Abort, EvalOptions, Host, Storage, Value};
 use crate::ir::{Names, Program, Scope, Slot};
+use crate::jit::{self, JitError, JitOutcome, JitProgram, JitStorage};
+use std::sync::Arc;
 
 /// The script parts of a client entity description.
 #[derive(Clone, Debug)]
@@ -36,6 +38,9 @@ impl Default for ScriptSource {
 /// Compiled scripts of one entity type.
 #[derive(Clone, Debug)]
 pub struct EntityScripts {
+    /// Native code for `initialize` and `pre_animation` once [`EntityScripts::enable_jit`]
+    /// succeeded; the interpreter runs them otherwise.
+    native: Option<(Option<Arc<JitProgram>>, Option<Arc<JitProgram>>)>,
     names: Names,
     initialize: Option<Program>,
     pre_animation: Option<Program>,
@@ -98,7 +103,7 @@ impl EntityScripts {
         if !errors.is_empty() {
             return Err(errors);
         }
-        Ok(EntityScripts { names, initialize, pre_animation, warnings, version: src.version })
+        Ok(EntityScripts { native: None, names, initialize, pre_animation, warnings, version: src.version })
     }
 
     pub fn names(&self) -> &Names {
@@ -115,9 +120,29 @@ impl EntityScripts {
         self.names.variables.get(&name.to_ascii_lowercase())
     }
 
+    /// Compiles both scripts to native code. On `Err` (something the JIT leaves to the
+    /// interpreter) nothing changes and the interpreter keeps running them.
+    pub fn enable_jit(&mut self) -> Result<(), JitError> {
+        let options = EvalOptions { version: self.version, ..EvalOptions::default() };
+        let compile = |p: &Option<Program>| -> Result<Option<Arc<JitProgram>>, JitError> {
+            p.as_ref().map(|p| jit::compile(p, &self.names, &options).map(Arc::new)).transpose()
+        };
+        let init = compile(&self.initialize)?;
+        let pre = compile(&self.pre_animation)?;
+        self.native = Some((init, pre));
+        Ok(())
+    }
+
+    /// Whether frames run as native code.
+    pub fn is_native(&self) -> bool {
+        self.native.is_some()
+    }
+
     /// A fresh entity of this type.
     pub fn instantiate(&self, seed: u64) -> EntityInstance {
         EntityInstance {
+            jit: JitStorage::for_names(&self.names),
+            query_values: vec![0.0; self.names.queries.len()],
             storage: Storage::default(),
             queries: vec![Value::Num(0.0); self.names.queries.len()],
             rng: DefaultRng::new(seed),
@@ -130,6 +155,9 @@ impl EntityScripts {
 /// One entity's state: its variables, this frame's queries and its random generator.
 pub struct EntityInstance {
     storage: Storage,
+    /// The same state in the JIT's layout, used when the scripts run natively.
+    jit: JitStorage,
+    query_values: Vec<f32>,
     /// Query values by slot for the next frame.
     pub queries: Vec<Value>,
     rng: DefaultRng,
@@ -162,15 +190,25 @@ impl EntityInstance {
     pub fn set_variable(&mut self, scripts: &EntityScripts, name: &str, value: f32) {
         if let Some(slot) = scripts.variable_slot(name) {
             self.storage.set(Scope::Variable, slot, Value::Num(value));
+            self.jit.set(Scope::Variable, slot, value);
         }
     }
 
     pub fn variable(&self, scripts: &EntityScripts, name: &str) -> Option<Value> {
-        scripts.variable_slot(name).and_then(|s| self.storage.get(Scope::Variable, s))
+        scripts.variable_slot(name).and_then(|s| self.variable_in(scripts, s))
     }
 
-    pub fn variable_by_slot(&self, slot: Slot) -> Option<Value> {
-        self.storage.get(Scope::Variable, slot)
+    fn variable_in(&self, scripts: &EntityScripts, slot: Slot) -> Option<Value> {
+        if scripts.is_native() {
+            self.jit.get(Scope::Variable, slot).map(Value::Num)
+        } else {
+            self.storage.get(Scope::Variable, slot)
+        }
+    }
+
+    /// A variable by slot, from whichever storage the scripts run on.
+    pub fn variable_by_slot(&self, scripts: &EntityScripts, slot: Slot) -> Option<Value> {
+        self.variable_in(scripts, slot)
     }
 
     pub fn frame(&self) -> u64 {
@@ -182,6 +220,35 @@ impl EntityInstance {
     pub fn run_frame(&mut self, scripts: &EntityScripts) -> Vec<ScriptAbort> {
         let options = EvalOptions { version: scripts.version, ..EvalOptions::default() };
         let mut aborts = Vec::new();
+        if let Some((init, pre)) = &scripts.native {
+            for (q, v) in self.query_values.iter_mut().zip(&self.queries) {
+                *q = v.as_num();
+            }
+            let mut run = |p: &Option<Arc<JitProgram>>, src: &Option<Program>, name: &'static str, jit: &mut JitStorage| {
+                let (Some(native), Some(program)) = (p, src) else { return };
+                let out = native.run(jit, &self.query_values, 0.0, &mut self.rng, options.iteration_budget);
+                let abort = match out {
+                    JitOutcome::Value(_) => None,
+                    JitOutcome::UnsetRead(node) => match program.node(node) {
+                        crate::ir::Node::Read { scope, slot } => {
+                            Some(Abort { kind: interp::AbortKind::UnsetRead { scope: *scope, slot: *slot }, node })
+                        }
+                        _ => Some(Abort { kind: interp::AbortKind::Budget, node }),
+                    },
+                    JitOutcome::Budget(node) => Some(Abort { kind: interp::AbortKind::Budget, node }),
+                };
+                if let Some(a) = abort {
+                    aborts.push(describe(scripts, name, self.frame, program, a));
+                }
+            };
+            if !self.initialized {
+                self.initialized = true;
+                run(init, &scripts.initialize, "initialize", &mut self.jit);
+            }
+            run(pre, &scripts.pre_animation, "pre_animation", &mut self.jit);
+            self.frame += 1;
+            return aborts;
+        }
         let mut host = FrameHost { queries: &self.queries, rng: &mut self.rng };
         if !self.initialized {
             self.initialized = true;

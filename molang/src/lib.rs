@@ -21,7 +21,7 @@ pub mod jit;
 pub mod lint;
 pub mod pack;
 pub mod queries;
-mod expression;
+pub mod expression;
 
 pub use check::{check, CheckOptions, Checked};
 pub use diagnostics::{Code, Diagnostic, Severity};

@@ -22,6 +22,17 @@ enum Format {
     Json,
 }
 
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum BackendArg {
+    /// The reference interpreter.
+    Interp,
+    /// Native code through Cranelift (falls back to the interpreter, with a note, for
+    /// programs the JIT does not cover).
+    Jit,
+    /// Both, for `bench`.
+    Both,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Check packs, files or one expression; report every problem and what the game does.
@@ -54,6 +65,26 @@ enum Command {
         /// JSON-lines input file, or - for stdin: {"expr", "set", "version", "seed"} per line.
         #[arg(long)]
         batch: Option<String>,
+        /// Back end; jit compiles once an expression has run --tier-after times (batch) or at
+        /// once (a single expression).
+        #[arg(long, value_enum, default_value = "jit")]
+        backend: BackendArg,
+        /// Batch: interpret an expression this many times before compiling it.
+        #[arg(long, default_value_t = 2)]
+        tier_after: u32,
+    },
+    /// Time an expression per evaluation on each back end (warm-up, then timed runs).
+    Bench {
+        #[arg(long)]
+        expr: String,
+        #[arg(long, value_enum, default_value = "both")]
+        backend: BackendArg,
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
+        #[arg(long, default_value_t = 1_000_000)]
+        iterations: u64,
+        #[arg(long)]
+        version: Option<i16>,
     },
 }
 
@@ -61,10 +92,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check { paths, expr, version, format, color } => check(paths, expr, version, format, color),
-        Command::Eval { expr, set, version, seed, batch } => match batch {
-            Some(file) => eval_batch(&file),
+        Command::Bench { expr, backend, set, iterations, version } => bench(&expr, backend, &set, iterations, version),
+        Command::Eval { expr, set, version, seed, batch, backend, tier_after } => match batch {
+            Some(file) => eval_batch(&file, backend, tier_after),
             None => match expr {
-                Some(e) => eval_one(&e, &set, version, seed),
+                Some(e) => eval_one(&e, &set, version, seed, backend),
                 None => {
                     eprintln!("error: give an expression or --batch FILE");
                     ExitCode::from(2)
@@ -175,7 +207,7 @@ fn parse_sets(set: &[String]) -> Result<Vec<(String, Value)>, String> {
         .collect()
 }
 
-fn eval_one(expr: &str, set: &[String], version: Option<i16>, seed: u64) -> ExitCode {
+fn eval_one(expr: &str, set: &[String], version: Option<i16>, seed: u64, backend: BackendArg) -> ExitCode {
     let inputs = match parse_sets(set) {
         Ok(i) => i,
         Err(e) => {
@@ -191,7 +223,17 @@ fn eval_one(expr: &str, set: &[String], version: Option<i16>, seed: u64) -> Exit
             for d in &e.warnings {
                 eprint!("{}", render_report(d, &src, false));
             }
-            let result = e.eval(&inputs, seed, &EvalOptions { version, ..EvalOptions::default() });
+            let options = EvalOptions { version, ..EvalOptions::default() };
+            let result = match backend {
+                BackendArg::Interp => e.eval(&inputs, seed, &options),
+                _ => match e.compile_native(&options) {
+                    Ok(native) => e.eval_native(&native, &inputs, seed, &options),
+                    Err(err) => {
+                        eprintln!("note: {err}");
+                        e.eval(&inputs, seed, &options)
+                    }
+                },
+            };
             if let Some(a) = result.abort {
                 let span = e.program().span(a.node);
                 eprintln!("note: the run ended early at bytes {}..{}: {:?}", span.start, span.end, a.kind);
@@ -216,7 +258,8 @@ fn json_number(v: Value) -> serde_json::Value {
     }
 }
 
-fn eval_batch(file: &str) -> ExitCode {
+fn eval_batch(file: &str, backend: BackendArg, tier_after: u32) -> ExitCode {
+    let mut cache = molang::Cache::new(if backend == BackendArg::Interp { u32::MAX } else { tier_after });
     let reader: Box<dyn BufRead> = if file == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -241,12 +284,12 @@ fn eval_batch(file: &str) -> ExitCode {
         if line.trim().is_empty() {
             continue;
         }
-        let _ = writeln!(out, "{}", eval_batch_line(&line));
+        let _ = writeln!(out, "{}", eval_batch_line(&line, &mut cache));
     }
     ExitCode::SUCCESS
 }
 
-fn eval_batch_line(line: &str) -> serde_json::Value {
+fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
     let error = |msg: String| {
         serde_json::json!({"value": null, "aborted": false, "diagnostics": [{"code": "input", "severity": "error", "message": msg}]})
     };
@@ -273,15 +316,113 @@ fn eval_batch_line(line: &str) -> serde_json::Value {
             "start": d.span.start, "end": d.span.end})
     };
     let options = CheckOptions { version, warn_unknown_queries: false, ..CheckOptions::default() };
-    match molang::compile(expr, &options) {
-        Ok(e) => {
-            let r = e.eval(&inputs, seed, &EvalOptions { version, ..EvalOptions::default() });
-            let diags: Vec<_> = e.warnings.iter().map(diag_json).collect();
-            serde_json::json!({"value": json_number(r.value), "aborted": r.abort.is_some(), "diagnostics": diags})
+    match cache.get(expr, &options, &EvalOptions { version, ..EvalOptions::default() }) {
+        Ok(tiered) => {
+            let (r, used) = tiered.eval(&inputs, seed);
+            let diags: Vec<_> = tiered.expression().warnings.iter().map(diag_json).collect();
+            let backend = if used == molang::Backend::Jit { "jit" } else { "interp" };
+            serde_json::json!({"value": json_number(r.value), "aborted": r.abort.is_some(), "diagnostics": diags, "backend": backend})
         }
         Err(err) => {
             let diags: Vec<_> = err.diagnostics.iter().map(diag_json).collect();
             serde_json::json!({"value": null, "aborted": false, "diagnostics": diags})
         }
     }
+}
+
+fn bench(expr: &str, backend: BackendArg, set: &[String], iterations: u64, version: Option<i16>) -> ExitCode {
+    use molang::builtins::math::DefaultRng;
+    use molang::expression::{split_name, NameKind, SimpleHost};
+    use molang::interp::{self, Storage};
+    use molang::ir::Scope;
+    use molang::jit::JitStorage;
+    use std::time::Instant;
+
+    let inputs = match parse_sets(set) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let version = version.unwrap_or(grammar::LATEST_VERSION);
+    let check = CheckOptions { version, warn_unknown_queries: false, ..CheckOptions::default() };
+    let e = match molang::compile(expr, &check) {
+        Ok(e) => e,
+        Err(err) => {
+            let src = SourceText { name: "<expr>", text: expr, map: &Identity };
+            for d in &err.diagnostics {
+                eprint!("{}", render_report(d, &src, false));
+            }
+            return ExitCode::from(1);
+        }
+    };
+    let options = EvalOptions { version, ..EvalOptions::default() };
+    let names = e.names();
+    // Inputs go into storage once; unset queries read 0.
+    let mut queries = vec![0.0f32; names.queries.len()];
+    let mut storage = Storage::default();
+    let mut jit_storage = JitStorage::for_names(names);
+    for (name, value) in &inputs {
+        match split_name(name) {
+            Some((NameKind::Query, n)) => {
+                if let Some(s) = names.queries.get(&n) {
+                    queries[s.index()] = value.as_num();
+                }
+            }
+            Some((NameKind::Var(scope @ (Scope::Variable | Scope::Context)), n)) => {
+                if let Some(s) = names.table(scope).get(&n) {
+                    storage.set(scope, s, *value);
+                    jit_storage.set(scope, s, value.as_num());
+                }
+            }
+            _ => {}
+        }
+    }
+    let warm = (iterations / 10).max(1);
+    let mut sink = 0.0f32;
+    if matches!(backend, BackendArg::Interp | BackendArg::Both) {
+        let mut host = SimpleHost {
+            queries: queries.iter().map(|&q| Value::Num(q)).collect(),
+            rng: DefaultRng::new(0),
+            this: 0.0,
+        };
+        let mut run = |n: u64, storage: &mut Storage| {
+            for _ in 0..n {
+                sink += interp::run(e.program(), storage, &mut host, &options).value.as_num();
+            }
+        };
+        run(warm, &mut storage.clone());
+        let mut s = storage.clone();
+        let start = Instant::now();
+        run(iterations, &mut s);
+        let ns = start.elapsed().as_nanos() as f64 / iterations as f64;
+        println!("interp: {ns:.1} ns/eval");
+    }
+    if matches!(backend, BackendArg::Jit | BackendArg::Both) {
+        let compile_start = Instant::now();
+        match e.compile_native(&options) {
+            Ok(native) => {
+                let compile_us = compile_start.elapsed().as_secs_f64() * 1e6;
+                let mut rng = DefaultRng::new(0);
+                let mut run = |n: u64, s: &mut JitStorage| {
+                    for _ in 0..n {
+                        if let molang::jit::JitOutcome::Value(v) = native.run(s, &queries, 0.0, &mut rng, options.iteration_budget) {
+                            sink += v;
+                        }
+                    }
+                };
+                run(warm, &mut jit_storage.clone());
+                let mut s = jit_storage.clone();
+                let start = Instant::now();
+                run(iterations, &mut s);
+                let ns = start.elapsed().as_nanos() as f64 / iterations as f64;
+                println!("jit: {ns:.1} ns/eval");
+                eprintln!("note: compiled in {compile_us:.0} µs");
+            }
+            Err(err) => println!("jit: unavailable ({err})"),
+        }
+    }
+    std::hint::black_box(sink);
+    ExitCode::SUCCESS
 }
