@@ -75,8 +75,13 @@ enum Command {
     },
     /// Time an expression per evaluation on each back end (warm-up, then timed runs).
     Bench {
+        /// A pack folder, with --entity, to time that entity's per-frame scripts.
+        pack: Option<PathBuf>,
+        /// Entity identifier inside the pack (e.g. minecraft:pig).
         #[arg(long)]
-        expr: String,
+        entity: Option<String>,
+        #[arg(long)]
+        expr: Option<String>,
         #[arg(long, value_enum, default_value = "both")]
         backend: BackendArg,
         #[arg(long = "set", value_name = "NAME=VALUE")]
@@ -92,7 +97,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check { paths, expr, version, format, color } => check(paths, expr, version, format, color),
-        Command::Bench { expr, backend, set, iterations, version } => bench(&expr, backend, &set, iterations, version),
+        Command::Bench { pack, entity, expr, backend, set, iterations, version } => match (expr, pack, entity) {
+            (Some(e), None, None) => bench(&e, backend, &set, iterations, version),
+            (None, Some(p), Some(id)) => bench_entity(&p, &id, backend, &set, iterations),
+            _ => {
+                eprintln!("error: give --expr EXPR, or PACK_DIR --entity ID");
+                ExitCode::from(2)
+            }
+        },
         Command::Eval { expr, set, version, seed, batch, backend, tier_after } => match batch {
             Some(file) => eval_batch(&file, backend, tier_after),
             None => match expr {
@@ -424,5 +436,81 @@ fn bench(expr: &str, backend: BackendArg, set: &[String], iterations: u64, versi
         }
     }
     std::hint::black_box(sink);
+    ExitCode::SUCCESS
+}
+
+fn bench_entity(pack_dir: &std::path::Path, id: &str, backend: BackendArg, set: &[String], iterations: u64) -> ExitCode {
+    use molang::entity::{EntityScripts, ScriptSource};
+    use std::time::Instant;
+
+    if !pack_dir.exists() {
+        eprintln!("error: {} does not exist", pack_dir.display());
+        return ExitCode::from(2);
+    }
+    let inputs = match parse_sets(set) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let pack = molang::pack::load(&[pack_dir.to_path_buf()]);
+    let Some(entity) = pack.entities.iter().find(|e| e.identifier.eq_ignore_ascii_case(id)) else {
+        eprintln!("error: no entity `{id}` in {}", pack_dir.display());
+        let known: Vec<&str> = pack.entities.iter().map(|e| e.identifier.as_str()).collect();
+        if !known.is_empty() {
+            eprintln!("entities in this pack: {}", known.join(", "));
+        }
+        return ExitCode::from(2);
+    };
+    let version = molang::lint::molang_version(pack.files[entity.file].min_engine_version);
+    let text = |s: Option<usize>| s.map(|i| vec![pack.sites[i].text.clone()]).unwrap_or_default();
+    let source = ScriptSource {
+        initialize: text(entity.initialize),
+        pre_animation: text(entity.pre_animation),
+        preset: entity.public_variables.clone(),
+        version,
+    };
+    let mut scripts = match EntityScripts::compile(&source) {
+        Ok(s) => s,
+        Err(diags) => {
+            for d in &diags {
+                eprintln!("{}[{}]: {}", d.severity.as_str(), d.code.as_str(), d.message);
+            }
+            eprintln!("the entity's scripts do not load; run `molang check` for positions");
+            return ExitCode::from(1);
+        }
+    };
+    let time = |scripts: &EntityScripts, label: &str| {
+        let mut inst = scripts.instantiate(0);
+        for (name, v) in &inputs {
+            if let Some((molang::expression::NameKind::Query, n)) = molang::expression::split_name(name) {
+                inst.set_query(scripts, &n, v.as_num());
+            }
+        }
+        inst.run_frame(scripts); // initialize + first frame
+        for _ in 0..(iterations / 10).max(1) {
+            inst.run_frame(scripts);
+        }
+        let start = Instant::now();
+        let mut aborts = 0;
+        for _ in 0..iterations {
+            aborts += inst.run_frame(scripts).len();
+        }
+        let ns = start.elapsed().as_nanos() as f64 / iterations as f64;
+        println!("{label}: {ns:.1} ns/frame");
+        if aborts > 0 {
+            eprintln!("note: {aborts} runtime aborts during the {label} run");
+        }
+    };
+    if matches!(backend, BackendArg::Interp | BackendArg::Both) {
+        time(&scripts, "interp");
+    }
+    if matches!(backend, BackendArg::Jit | BackendArg::Both) {
+        match scripts.enable_jit() {
+            Ok(()) => time(&scripts, "jit"),
+            Err(e) => println!("jit: unavailable ({e})"),
+        }
+    }
     ExitCode::SUCCESS
 }
