@@ -86,3 +86,42 @@ fn eval_batch_keeps_going_after_bad_lines() {
     assert_eq!(lines[2]["value"], "NaN");
     assert_eq!(lines[3]["aborted"], true);
 }
+
+#[test]
+fn bench_prints_one_line_per_backend() {
+    let out = molang()
+        .args(["bench", "--expr", "math.clamp(q.anger_level / 80 * 1.5, 0, 1.5)", "--set", "q.anger_level=40", "--iterations", "2000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].starts_with("interp: ") && lines[0].ends_with(" ns/eval"));
+    assert!(lines[1].starts_with("jit: ") && lines[1].ends_with(" ns/eval"));
+}
+
+#[test]
+fn bench_entity_times_per_frame_scripts() {
+    let dir = std::env::temp_dir().join(format!("molang-bench-entity-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("entity")).unwrap();
+    std::fs::write(
+        dir.join("entity/e.json"),
+        r#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:e","scripts":{
+            "initialize":["v.t = 0;"],
+            "pre_animation":["v.t = v.t + q.delta_time;","v.bob = math.sin(v.t * 90) * 2;"]}}}}"#,
+    )
+    .unwrap();
+    let out = molang()
+        .arg("bench")
+        .arg(&dir)
+        .args(["--entity", "t:e", "--iterations", "1000", "--set", "q.delta_time=0.05"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("interp: ") && stdout.contains("jit: ") && stdout.contains(" ns/frame"), "{stdout}");
+    let missing = molang().arg("bench").arg(&dir).args(["--entity", "t:nope"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
