@@ -1,0 +1,312 @@
+//! Every diagnostic code has a test that triggers it with a minimal expression and checks
+//! the code and the exact byte span.
+//!
+//! Table rows write the expected span inside the source with `«` and `»` (characters that
+//! cannot occur in Molang outside a string), so the byte range is checked, not just the
+//! text: `"1 + (2 «3»)"` expects a diagnostic on the `3`, `"1 +«»"` an empty span at the end.
+//! Codes only a pack can produce (broken JSON, unreadable file, a variable an entity never
+//! sets) are in [`PACK_ONLY`] and are exercised through the pack loader and linter.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use molang::ir::Names;
+use molang::{CheckOptions, Code, Diagnostic, Severity};
+
+/// Splits a marked source into the source and the expected span.
+fn unmark(marked: &str) -> (String, std::ops::Range<usize>) {
+    let start = marked.find('«').unwrap_or_else(|| panic!("no « in {marked:?}"));
+    let src = marked.replacen('«', "", 1);
+    let end = src.find('»').unwrap_or_else(|| panic!("no » in {marked:?}"));
+    (src.replacen('»', "", 1), start..end)
+}
+
+/// Checks `src` and returns the diagnostics.
+fn diagnose(src: &str, options: &CheckOptions) -> Vec<Diagnostic> {
+    molang::check(src, options, &mut Names::default()).diagnostics
+}
+
+/// Asserts that checking the marked source reports `code` on exactly the marked span.
+fn check_with(marked: &str, code: Code, options: &CheckOptions) {
+    let (src, want) = unmark(marked);
+    let diagnostics = diagnose(&src, options);
+    let found: Vec<_> = diagnostics.iter().filter(|d| d.code == code).collect();
+    let shown = || {
+        diagnostics
+            .iter()
+            .map(|d| format!("  {} {:?} {:?}: {}", d.code.as_str(), d.span.range(), src.get(d.span.range()), d.message))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(!found.is_empty(), "{} not reported for {src:?}; got:\n{}", code.as_str(), shown());
+    assert!(
+        found.iter().any(|d| d.span.range() == want),
+        "{} for {src:?} should cover {want:?} {:?}; got:\n{}",
+        code.as_str(),
+        &src[want.clone()],
+        shown()
+    );
+}
+
+fn check(marked: &str, code: Code) {
+    check_with(marked, code, &CheckOptions::default())
+}
+
+#[test]
+fn issue_examples() {
+    // The load errors the issue names, one by one.
+    check("«math.max(1, 2, 3)»", Code::MathArity);
+    check("«math.tan»(1)", Code::UnknownMathFunction);
+    check("«foo.x» + 1", Code::UnknownName);
+    check("«q.x» = 1;", Code::BadAssignTarget);
+    check("«c.x» = 1;", Code::BadAssignTarget);
+    check("«-v.x» = 1;", Code::BadAssignTarget);
+    check("«break»", Code::BreakOutsideLoop);
+    check("«return»;", Code::ReturnWithoutValue);
+    check("«'a'» * 2", Code::NonNumericOperand);
+    check("«texture.default» + 1", Code::NonNumericOperand);
+    check("«v.x + v.y» ?? 1", Code::CoalesceLhs);
+    check("1 + (2 «3»)", Code::MissingOperator);
+}
+
+/// Option sets some rows need.
+#[derive(Clone, Copy)]
+enum Opts {
+    Latest,
+    /// Molang version 4 (before right-grouping `?:`).
+    Version4,
+    /// An entity script: `variable.*` judged, `v.x` set later in `pre_animation`.
+    EntityXSetLater,
+}
+
+impl Opts {
+    fn get(self) -> CheckOptions {
+        match self {
+            Opts::Latest => CheckOptions::default(),
+            Opts::Version4 => CheckOptions { version: 4, ..CheckOptions::default() },
+            Opts::EntityXSetLater => CheckOptions {
+                judge_variables: true,
+                later_variables: vec!["x".to_string()],
+                ..CheckOptions::default()
+            },
+        }
+    }
+}
+
+/// `(marked source, code, options)`: one row per way a code is reached.
+fn table() -> Vec<(String, Code, Opts)> {
+    use Code::*;
+    use Opts::*;
+    let rows: Vec<(&str, Code, Opts)> = vec![
+        // Syntax.
+        ("«»", Empty, Latest),
+        ("«   »", Empty, Latest),
+        ("1 «%» 2", UnknownCharacter, Latest),
+        ("1 + «ż»", UnknownCharacter, Latest),
+        ("v.x = «'abc»", UnterminatedString, Latest),
+        ("1 + «)»", UnexpectedToken, Latest),
+        ("1 «,» 2", UnexpectedToken, Latest),
+        ("1 +«»", UnexpectedEnd, Latest),
+        ("1 + (2 «3»)", MissingOperator, Latest),
+        ("-62.5«(»2)", MissingOperator, Latest),
+        ("v.x = 1«»", MissingFinalSemicolon, Latest),
+        ("«;»1", LeadingSemicolon, Latest),
+        ("1 + «()»", EmptyGroup, Latest),
+        ("v.x = 1; «{}»;", EmptyGroup, Latest),
+        ("«{1}»", BraceWithoutSemicolon, Latest),
+        ("v.x = 1; «{v.x = 2}»;", BraceWithoutSemicolon, Latest),
+        ("1 ? «2 ? 3 : 4» : 5", NestedConditional, Version4),
+        ("«1e» + 2", ExponentWithoutDigits, Latest),
+        // Names.
+        ("«foo.bar» + 1", UnknownName, Latest),
+        ("«foo»", UnknownName, Latest),
+        ("«math.tan»(1)", UnknownMathFunction, Latest),
+        ("«math.lgo»", UnknownMathFunction, Latest),
+        ("1 + «math.max(1, 2, 3)»", MathArity, Latest),
+        ("«math.pi(1)»", MathArity, Latest),
+        ("«math.cos» * 2", MathWithoutCall, Latest),
+        ("«q.is_babby» ? 1 : 0", UnknownQuery, Latest),
+        ("«q.position()»", QueryArity, Latest),
+        ("«v.x»(1)", NotCallable, Latest),
+        ("«v.x»[0]", NotAnArray, Latest),
+        ("«q.get_name» == 'x'", DeprecatedQuery, Latest),
+        // Assignments.
+        ("«q.x» = 1;", BadAssignTarget, Latest),
+        ("«c.x» = 1;", BadAssignTarget, Latest),
+        ("«-v.x» = 1;", BadAssignTarget, Latest),
+        ("«(v.x)» = 1;", BadAssignTarget, Latest),
+        ("«t.a.b» = 1;", TempMemberAssign, Latest),
+        ("«c.x.y» = 1;", IneffectiveAssign, Latest),
+        ("«v.e->v.x» = 1;", AssignThroughArrow, Latest),
+        // Control flow.
+        ("«break»", BreakOutsideLoop, Latest),
+        ("v.x = 1; «continue»;", BreakOutsideLoop, Latest),
+        ("«return»;", ReturnWithoutValue, Latest),
+        ("«loop(1)»;", LoopArguments, Latest),
+        ("«loop(2, 1)»;", LoopArguments, Latest),
+        ("«for_each(t.x, 1)»;", ForEachArguments, Latest),
+        ("for_each(«q.x», q.y, {v.a = 1;});", ForEachVariable, Latest),
+        ("return 1; «v.x = 1»;", Unreachable, Latest),
+        ("loop(2, {break; «v.x = 1»;});", Unreachable, Latest),
+        ("{v.a = 1; «v.b = 2»};", NoFinalSemicolonInBlock, Latest),
+        // Operands.
+        ("«'a'» + 1", NonNumericOperand, Latest),
+        ("-«geometry.default»", NonNumericOperand, Latest),
+        ("«array.x[0]» + 1", ArrayElementArithmetic, Latest),
+        ("«1» ?? 2", CoalesceLhs, Latest),
+        ("«q.is_baby» ?? 2", CoalesceLhs, Latest),
+        ("v.e->«1»", ArrowRhs, Latest),
+        ("«(v.a->v.b)->v.c»", NestedArrow, Latest),
+        // Variables.
+        ("«t.x»", ReadBeforeSet, Latest),
+        ("t.y = «t.x»; return t.x;", ReadBeforeSet, Latest),
+        ("q.is_baby ? {t.x = 1;}; return «t.x»;", MaybeReadBeforeSet, Latest),
+        ("loop(2, {t.x = 1;}); return «t.x»;", MaybeReadBeforeSet, Latest),
+        ("v.y = «v.x»; v.x = 1;", ReadBeforeSetFirstFrame, EntityXSetLater),
+    ];
+    let mut rows: Vec<(String, Code, Opts)> = rows.into_iter().map(|(s, c, o)| (s.to_string(), c, o)).collect();
+    // Too deep: the grammar stops at the 257th bracket, the checker at node depth 256.
+    rows.push((format!("{}«(»1{}", "(".repeat(256), ")".repeat(257)), Code::TooDeep, Opts::Latest));
+    rows.push((format!("{}«{}1»", "!".repeat(255), "!".repeat(45)), Code::TooDeep, Opts::Latest));
+    rows
+}
+
+/// Codes that a lone expression cannot produce; the pack tests below reach them.
+const PACK_ONLY: &[Code] = &[
+    // A JSON file the lenient reader cannot parse.
+    Code::BrokenJson,
+    // A path that cannot be read.
+    Code::Io,
+    // An animation reads a `variable.*` that no script of the entity using it sets.
+    Code::NeverSet,
+];
+
+/// Codes the grammar defines but no input reaches yet, with the reason.
+const UNREACHABLE_CODES: &[(Code, &str)] = &[
+    (Code::BadPath, "the lexer only forms well-shaped paths (`a.b.c`); a malformed one is an unknown character or token"),
+];
+
+#[test]
+fn every_row_reports_its_code_on_its_span() {
+    for (marked, code, opts) in table() {
+        check_with(&marked, code, &opts.get());
+    }
+}
+
+#[test]
+fn every_code_is_tested() {
+    let tested: BTreeSet<Code> = table().iter().map(|r| r.1).collect();
+    let mut missing = Vec::new();
+    for &code in Code::ALL {
+        let pack = PACK_ONLY.contains(&code);
+        let unreachable = UNREACHABLE_CODES.iter().any(|(c, _)| *c == code);
+        assert!(!(pack && tested.contains(&code)), "{} is in PACK_ONLY and in the table", code.as_str());
+        if !tested.contains(&code) && !pack && !unreachable {
+            missing.push(code.as_str());
+        }
+    }
+    assert!(missing.is_empty(), "codes with no test: {missing:?}");
+}
+
+#[test]
+fn unreachable_codes_stay_unreached() {
+    // If one of these starts firing, it needs a row in the table instead.
+    let samples = ["v.x.y = 1;", "v.a..b", "v.x = 1; v.y = 2", "a.b.", "(v.x = 1; 2)", "v.1", "q.x.y.z", "math.pi.x"];
+    for src in samples {
+        for d in diagnose(src, &CheckOptions::default()) {
+            assert!(!UNREACHABLE_CODES.iter().any(|(c, _)| *c == d.code), "{} reached by {src:?}", d.code.as_str());
+        }
+    }
+}
+
+#[test]
+fn severities() {
+    // Same code, different severity by context: the game refuses a statement-level `break`
+    // outside a loop but only logs one inside an expression.
+    let sev = |src: &str, code: Code| {
+        diagnose(src, &CheckOptions::default()).into_iter().find(|d| d.code == code).map(|d| d.severity)
+    };
+    assert_eq!(sev("break", Code::BreakOutsideLoop), Some(Severity::Error));
+    assert_eq!(sev("v.x = 1; continue;", Code::BreakOutsideLoop), Some(Severity::Warning));
+    assert_eq!(sev("return 1; v.x = 1;", Code::Unreachable), Some(Severity::Error));
+    assert_eq!(sev("loop(2, {break; v.x = 1;});", Code::Unreachable), Some(Severity::Warning));
+    assert_eq!(sev("t.x", Code::ReadBeforeSet), Some(Severity::Error));
+    assert_eq!(sev("q.is_baby ? {t.x = 1;}; return t.x;", Code::MaybeReadBeforeSet), Some(Severity::Warning));
+    assert_eq!(sev("array.x[0] + 1", Code::ArrayElementArithmetic), Some(Severity::Error));
+    assert_eq!(sev("v.x = array.x[0] + 1;", Code::ArrayElementArithmetic), Some(Severity::Warning));
+}
+
+#[test]
+fn messages_name_the_problem() {
+    let msg = |src: &str| diagnose(src, &CheckOptions::default()).into_iter().next().map(|d| d.message).unwrap_or_default();
+    assert_eq!(msg("math.max(1, 2, 3)"), "math.max takes exactly 2 arguments, found 3");
+    assert_eq!(msg("1 + )"), "unexpected `)`");
+    assert!(msg("q.is_babby").contains("is_babby"));
+    let help = diagnose("q.is_babby", &CheckOptions::default())[0].help.clone().unwrap_or_default();
+    assert!(help.contains("did you mean `query.is_baby`"), "{help}");
+}
+
+// ---- Pack-only codes, through the pack loader and linter ----------------------------
+
+fn pack_codes(files: &[(&str, &str)]) -> Vec<(Code, String, usize, usize, Option<String>)> {
+    let sources = files.iter().map(|(p, s)| (PathBuf::from(p), s.to_string())).collect();
+    let pack = molang::pack::load_sources(sources);
+    let (diagnostics, _) = molang::lint::check_pack(&pack);
+    diagnostics
+        .into_iter()
+        .map(|d| {
+            let text = d.site.map(|s| pack.sites[s].text[d.diagnostic.span.range()].to_string());
+            (d.diagnostic.code, d.path.display().to_string(), d.line, d.column, text)
+        })
+        .collect()
+}
+
+#[test]
+fn pack_broken_json() {
+    let got = pack_codes(&[("rp/animations/a.json", "{\n  \"animations\": {\n    \"x\": [1 2]\n  }\n}")]);
+    let d = got.iter().find(|d| d.0 == Code::BrokenJson).unwrap_or_else(|| panic!("no E0701 in {got:?}"));
+    assert_eq!(d.1, "rp/animations/a.json");
+    assert_eq!(d.2, 3, "line of the error: {got:?}");
+}
+
+#[test]
+fn pack_io() {
+    let missing = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/no-such-pack-folder");
+    let pack = molang::pack::load(&[missing]);
+    let (diagnostics, _) = molang::lint::check_pack(&pack);
+    assert!(diagnostics.iter().any(|d| d.diagnostic.code == Code::Io), "no E0702: {diagnostics:?}");
+}
+
+#[test]
+fn pack_never_set() {
+    let entity = r#"{
+  "format_version": "1.10.0",
+  "minecraft:client_entity": {
+    "description": {
+      "identifier": "test:thing",
+      "scripts": { "pre_animation": ["v.speed = 1;"] },
+      "animations": { "walk": "animation.thing.walk" }
+    }
+  }
+}"#;
+    let animation = r#"{
+  "format_version": "1.8.0",
+  "animations": {
+    "animation.thing.walk": {
+      "bones": { "leg": { "rotation": ["v.speed * v.sped", 0, 0] } }
+    }
+  }
+}"#;
+    let got = pack_codes(&[("rp/entity/thing.json", entity), ("rp/animations/thing.json", animation)]);
+    let d = got.iter().find(|d| d.0 == Code::NeverSet).unwrap_or_else(|| panic!("no W0604 in {got:?}"));
+    assert_eq!(d.1, "rp/animations/thing.json");
+    assert_eq!(d.4.as_deref(), Some("v.sped"));
+    assert_eq!((d.2, d.3), (5, 51), "line and column of `v.sped` in the file");
+    assert!(!got.iter().any(|d| d.0 == Code::NeverSet && d.4.as_deref() == Some("v.speed")), "{got:?}");
+}
+
+#[test]
+fn pack_only_codes_are_covered_by_pack_tests() {
+    // The three tests above exercise exactly PACK_ONLY; keep the list in step.
+    assert_eq!(PACK_ONLY, &[Code::BrokenJson, Code::Io, Code::NeverSet]);
+}

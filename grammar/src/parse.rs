@@ -49,6 +49,9 @@ pub enum ParseErrorKind {
     MissingOperator,
     /// More than [`MAX_BRACKET_NESTING`] nested brackets.
     TooDeep,
+    /// Before version 5, an else-if chain of more than [`MAX_BRACKET_NESTING`] conditionals
+    /// (regrouped to the left, it nests past the game's limit).
+    ConditionalChainTooDeep,
     /// Before version 5 `a ? b ? c : d : e` does not load (the conditional groups left).
     NestedConditionalInThen,
 }
@@ -247,8 +250,23 @@ impl Builder<'_> {
         }
         // `c ? t : (x ? y : z)` parsed right-grouped: rotate so that `c ? t : x` becomes the
         // condition of the leftmost conditional in the else chain.
+        //
+        // Each rotation walks the chain, so an else-if chain of n conditionals costs n^2/2
+        // steps. A chain longer than the nesting limit nests past it once regrouped, which
+        // the game refuses, so stop there: 100,000 `?:` stay linear.
         let mut node = e;
+        let mut steps = 0;
         loop {
+            steps += 1;
+            if steps > MAX_BRACKET_NESTING {
+                let mut inner = self.inner.borrow_mut();
+                if !inner.diagnostics.iter().any(|d| d.kind == ParseErrorKind::ConditionalChainTooDeep) {
+                    let d = ParseDiagnostic { kind: ParseErrorKind::ConditionalChainTooDeep, span: Span::new(l, r) };
+                    inner.diagnostics.push(d);
+                }
+                drop(inner);
+                return self.push(Expr::Conditional { cond: c, then: t, otherwise: Some(e) }, Span::new(l, r));
+            }
             let Expr::Conditional { cond, .. } = self.get(node) else { unreachable!() };
             if matches!(self.get(cond), Expr::Conditional { .. }) {
                 node = cond;
@@ -392,7 +410,7 @@ pub(crate) fn number_value(text: &str) -> (f32, bool) {
             return (parse_mantissa(mantissa), false);
         }
     }
-    let t = if t.ends_with('.') { &t[..t.len() - 1] } else { t };
+    let t = t.strip_suffix('.').unwrap_or(t);
     (t.parse::<f32>().unwrap_or_else(|_| parse_mantissa(t)), false)
 }
 
@@ -429,5 +447,44 @@ impl Builder<'_> {
     pub(crate) fn index(&self, l: usize, pr: usize, index: ExprId, r: usize) -> ExprId {
         let array = self.src[l..pr].to_ascii_lowercase().into();
         self.push(Expr::Index { array, array_span: Span::new(l, pr), index }, Span::new(l, r))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str, version: i16) -> Vec<ParseErrorKind> {
+        parse(src, ParseOptions { version }).diagnostics.into_iter().map(|d| d.kind).collect()
+    }
+
+    #[test]
+    fn legacy_conditional_chains_group_left() {
+        // `a ? b : c ? d : e` before version 5 is `(a ? b : c) ? d : e`.
+        let parsed = parse("1 ? 2 : 3 ? 4 : 5", ParseOptions { version: 4 });
+        let root = parsed.ast.root.as_ref().unwrap().statements[0];
+        let Expr::Conditional { cond, .. } = parsed.ast.expr(root) else { panic!() };
+        assert!(matches!(parsed.ast.expr(*cond), Expr::Conditional { .. }));
+        assert_eq!(parsed.ast.span(*cond), Span::new(0, 9));
+        let parsed = parse("1 ? 2 : 3 ? 4 : 5", ParseOptions::default());
+        let root = parsed.ast.root.as_ref().unwrap().statements[0];
+        let Expr::Conditional { otherwise: Some(o), .. } = parsed.ast.expr(root) else { panic!() };
+        assert!(matches!(parsed.ast.expr(*o), Expr::Conditional { .. }));
+    }
+
+    #[test]
+    fn long_legacy_chain_stops_at_the_limit() {
+        let chain = |n: usize| format!("{}0", "v.a ? 1 : ".repeat(n));
+        assert!(kinds(&chain(200), 4).is_empty());
+        assert_eq!(kinds(&chain(300), 4), vec![ParseErrorKind::ConditionalChainTooDeep]);
+        assert!(kinds(&chain(300), LATEST_VERSION).is_empty(), "right-grouped chains are the checker's business");
+    }
+
+    #[test]
+    fn too_many_brackets() {
+        let src = format!("{}1{}", "(".repeat(MAX_BRACKET_NESTING + 1), ")".repeat(MAX_BRACKET_NESTING + 1));
+        assert_eq!(kinds(&src, LATEST_VERSION), vec![ParseErrorKind::TooDeep]);
+        let src = format!("{}1{}", "(".repeat(MAX_BRACKET_NESTING), ")".repeat(MAX_BRACKET_NESTING));
+        assert!(kinds(&src, LATEST_VERSION).is_empty());
     }
 }

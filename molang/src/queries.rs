@@ -46,7 +46,7 @@ pub struct QueryInfo {
 impl QueryInfo {
     /// Whether a call with `n` arguments is within the registered bounds.
     pub fn accepts(&self, n: usize) -> bool {
-        n >= self.min_args as usize && self.max_args.map_or(true, |m| n <= m as usize)
+        n >= self.min_args as usize && self.max_args.is_none_or(|m| n <= m as usize)
     }
 }
 
@@ -601,7 +601,7 @@ pub fn suggest(name: &str) -> Option<&'static str> {
         } else {
             levenshtein(&lower, info.name)
         };
-        if d <= allowed && d < len && best.map_or(true, |(bd, _)| d < bd) {
+        if d <= allowed && d < len && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, info.name));
         }
     }

@@ -112,7 +112,7 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
     };
     let top_depth = if root.is_complex() { 1 } else { 0 };
     let ctx = Ctx { depth: top_depth, in_loop: false, value_ctx: false };
-    let (root_id, _) = lower.block(root, GroupKind::Brace, ctx, true);
+    let (root_id, _) = lower.block(root, GroupKind::Brace, ctx, true, root.span);
     lower.resolve_copies();
     let Lower { nodes, spans, diagnostics: more, .. } = lower;
     diagnostics.extend(more);
@@ -149,8 +149,15 @@ fn parse_diagnostic(d: &grammar::ParseDiagnostic, src: &str) -> Diagnostic {
             format!("`{text}` has an exponent with no digits; the game reads it as 0"),
         ),
         ParseErrorKind::UnexpectedToken { found, expected } => {
-            let mut diag =
-                Diagnostic::new(Code::UnexpectedToken, d.span, format!("unexpected {} `{}`", found.describe(), text));
+            // Punctuation describes itself (`` `)` ``); names, numbers and strings are quoted.
+            let message = match found {
+                TokenKind::Number | TokenKind::String | TokenKind::Path => {
+                    let what = found.describe().trim_start_matches("a ");
+                    format!("unexpected {what} `{text}`")
+                }
+                _ => format!("unexpected {}", found.describe()),
+            };
+            let mut diag = Diagnostic::new(Code::UnexpectedToken, d.span, message);
             if !expected.is_empty() && expected.len() <= 8 {
                 diag = diag.with_help(format!("expected one of: {}", expected.join(" ")));
             }
@@ -170,6 +177,12 @@ fn parse_diagnostic(d: &grammar::ParseDiagnostic, src: &str) -> Diagnostic {
         )
         .with_help("Molang has no implicit multiplication: write `a * (b)`"),
         ParseErrorKind::TooDeep => Diagnostic::new(Code::TooDeep, d.span, "brackets nested deeper than 256 levels"),
+        ParseErrorKind::ConditionalChainTooDeep => Diagnostic::new(
+            Code::TooDeep,
+            d.span,
+            "before Molang version 5 this `?:` chain groups to the left and nests deeper than 256 levels",
+        )
+        .with_help("split the chain with parentheses or temp variables, or raise min_engine_version"),
         ParseErrorKind::NestedConditionalInThen => Diagnostic::new(
             Code::NestedConditional,
             d.span,
@@ -286,23 +299,40 @@ impl<'a> Lower<'a> {
         Some(Ctx { depth, ..ctx })
     }
 
-    fn block(&mut self, block: &Block, kind: GroupKind, ctx: Ctx, top: bool) -> (NodeId, Ty) {
+    /// `group_span` covers the brackets too (the whole program at top level); diagnostics
+    /// about the group point at it rather than at its possibly empty inside.
+    fn block(&mut self, block: &Block, kind: GroupKind, ctx: Ctx, top: bool, group_span: Span) -> (NodeId, Ty) {
         let statement_level = kind != GroupKind::Paren && kind != GroupKind::Bracket || block.semicolons > 0;
         if !top && block.statements.is_empty() {
-            self.report(Diagnostic::new(Code::EmptyGroup, block.span, "empty group").with_help("put an expression inside"));
-            return self.dummy(block.span);
+            self.report(Diagnostic::new(Code::EmptyGroup, group_span, "empty group").with_help("put an expression inside"));
+            return self.dummy(group_span);
         }
         if kind == GroupKind::Brace && !top && block.semicolons == 0 {
             let nested_block = block.statements.len() == 1
                 && matches!(self.ast.expr(block.statements[0]), Expr::Group { kind: GroupKind::Brace, body } if body.semicolons > 0);
             if !nested_block {
+                let mut d = Diagnostic::new(
+                    Code::BraceWithoutSemicolon,
+                    group_span,
+                    "a `{}` block must contain `;`-terminated statements, even when it holds one",
+                )
+                .with_help("add `;` after the statement");
+                if let Some(&last) = block.statements.last() {
+                    let end = self.ast.span(last).end as usize;
+                    d = d.with_label(Span::new(end, end), "`;` missing here");
+                }
+                self.report(d);
+            }
+        }
+        if kind == GroupKind::Brace && !top && block.semicolons > 0 && !block.trailing_semicolon {
+            // `{v.a = 1; v.b = 2}` loads, but the last statement is easy to lose when the
+            // block grows; every other statement in a block ends with `;`.
+            if let Some(&last) = block.statements.last() {
+                let span = self.ast.span(last);
                 self.report(
-                    Diagnostic::new(
-                        Code::BraceWithoutSemicolon,
-                        block.span,
-                        "a `{}` block must contain `;`-terminated statements, even when it holds one",
-                    )
-                    .with_help("add `;` after the statement"),
+                    Diagnostic::new(Code::NoFinalSemicolonInBlock, span, "this statement is not ended by `;`")
+                        .with_label(Span::new(span.end as usize, span.end as usize), "add `;` here")
+                        .with_help("end every statement of a `{}` block with `;`"),
                 );
             }
         }
@@ -412,7 +442,12 @@ impl<'a> Lower<'a> {
                         Diagnostic::new(Code::BreakOutsideLoop, span, format!("`{kw}` outside a loop"))
                             .with_severity(Severity::Warning)
                             .with_help(format!(
-                                "`{kw}` only means something inside `loop` or `for_each`; the game logs an error and ignores it"
+                                "`{kw}` only means something inside `loop` or `for_each`; {}",
+                                if is_break {
+                                    "the game logs an error and ignores it"
+                                } else {
+                                    "the game accepts it silently and it does nothing"
+                                }
                             )),
                     );
                     return (self.push(Node::Const(0.0), span), Ty::Unknown);
@@ -553,9 +588,10 @@ impl<'a> Lower<'a> {
                 self.arrow(*lhs, *rhs, span, ctx)
             }
             Expr::Group { kind, body } => {
-                let weight = if *kind == GroupKind::Brace && body.semicolons > 0 || body.semicolons > 0 { 2 } else { 1 };
+                // A group holding statements costs the game two levels (section and block).
+                let weight = if body.semicolons > 0 { 2 } else { 1 };
                 let Some(ctx) = self.enter(ctx, weight, span) else { return self.dummy(span) };
-                self.block(body, *kind, ctx, false)
+                self.block(body, *kind, ctx, false, span)
             }
             Expr::Return { .. } => {
                 // The grammar only produces `return` in statement position.
@@ -913,35 +949,45 @@ impl<'a> Lower<'a> {
     }
 
     /// The game folds `v.x * 2 + 1`-style expressions into one node over the variable and
-    /// then accepts them on the left of `??`.
+    /// then accepts them on the left of `??`. Both walks stop at the game's depth limit
+    /// (deeper input is refused anyway), so a million-term operand cannot overflow the stack.
     fn linear_var(&self, e: ExprId) -> Option<(Scope, String)> {
-        let e = self.ast.unparen(e);
-        match self.ast.expr(e) {
-            Expr::Path(p) => match resolve(p) {
-                Name::Var(scope, name) if !name.contains('.') => Some((scope, name.to_string())),
-                _ => None,
-            },
-            Expr::Unary { op: UnaryOp::Neg, operand } => self.linear_var(*operand),
-            Expr::Binary { op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, lhs, rhs } => {
-                if self.is_const(*rhs) {
-                    self.linear_var(*lhs)
-                } else if self.is_const(*lhs) {
-                    self.linear_var(*rhs)
-                } else {
-                    None
+        let mut e = e;
+        for _ in 0..MAX_DEPTH {
+            e = self.ast.unparen(e);
+            match self.ast.expr(e) {
+                Expr::Path(p) => {
+                    return match resolve(p) {
+                        Name::Var(scope, name) if !name.contains('.') => Some((scope, name.to_string())),
+                        _ => None,
+                    }
                 }
+                Expr::Unary { op: UnaryOp::Neg, operand } => e = *operand,
+                Expr::Binary { op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, lhs, rhs } => {
+                    if self.is_const(*rhs, 0) {
+                        e = *lhs;
+                    } else if self.is_const(*lhs, 0) {
+                        e = *rhs;
+                    } else {
+                        return None;
+                    }
+                }
+                _ => return None,
             }
-            _ => None,
         }
+        None
     }
 
-    fn is_const(&self, e: ExprId) -> bool {
+    fn is_const(&self, e: ExprId, depth: u32) -> bool {
+        if depth >= MAX_DEPTH {
+            return false;
+        }
         let e = self.ast.unparen(e);
         match self.ast.expr(e) {
             Expr::Number(_) | Expr::True | Expr::False => true,
             Expr::Path(p) => &**p == "math.pi",
-            Expr::Unary { operand, .. } => self.is_const(*operand),
-            Expr::Binary { lhs, rhs, .. } => self.is_const(*lhs) && self.is_const(*rhs),
+            Expr::Unary { operand, .. } => self.is_const(*operand, depth + 1),
+            Expr::Binary { lhs, rhs, .. } => self.is_const(*lhs, depth + 1) && self.is_const(*rhs, depth + 1),
             _ => false,
         }
     }
