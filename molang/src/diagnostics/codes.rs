@@ -60,7 +60,6 @@ codes! {
     NotCallable = "E0207", Error, "only math functions and queries take arguments";
     NotAnArray = "E0208", Error, "only `array.*` can be indexed";
     DeprecatedQuery = "W0209", Warning, "deprecated query";
-    BadPath = "E0210", Error, "malformed name";
     // Assignments: E03xx.
     /// Game E28.
     BadAssignTarget = "E0301", Error, "assignment to something that is not a variable";
