@@ -1,0 +1,188 @@
+//! `doggoyle`: generate, run and check the Doggoyle rig.
+
+use clap::{Parser, Subcommand};
+use ik_gait::checks::{run_checks, Plan};
+use ik_gait::runner::Backend;
+use ik_gait::scenarios;
+use ik_gait::RigParams;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "doggoyle", about = "The Doggoyle procedural dog rig: Molang generator, runner and checks")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the §10 checks and print one row per check; exit 1 on any failure.
+    Check {
+        /// Scenario name, or `all`.
+        #[arg(long, default_value = "all")]
+        scenario: String,
+        /// Frame rates, comma-separated.
+        #[arg(long, default_value = "20,60,240")]
+        fps: String,
+        #[arg(long, default_value = "jit")]
+        backend: String,
+        /// Number of random 60 s soak runs.
+        #[arg(long, default_value_t = 0)]
+        soak: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Drive the rig from a CSV instead of the named scenarios (column `t` in seconds,
+        /// then `q.ground_speed`, `q.is_on_ground`, ...; interpolated to frame times).
+        #[arg(long)]
+        inputs: Option<std::path::PathBuf>,
+        /// Print progress.
+        #[arg(long)]
+        verbose: bool,
+    },
+    /// Print the generated Molang (initialize, then pre_animation entries) and its lint result.
+    Molang,
+    /// Write a resource pack (manifest, client entity, geometry, animation) to OUT_DIR.
+    Emit { out_dir: std::path::PathBuf },
+    /// Run one scenario and write a per-frame CSV trace.
+    Run {
+        #[arg(long)]
+        scenario: String,
+        #[arg(long, default_value_t = 60.0)]
+        fps: f32,
+        #[arg(long, default_value = "jit")]
+        backend: String,
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
+    /// List the named scenarios.
+    Scenarios,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let p = RigParams::default();
+    match cli.cmd {
+        Cmd::Check { scenario, fps, backend, soak, seed, inputs, verbose } => {
+            let Some(backend) = Backend::parse(&backend) else {
+                eprintln!("unknown backend `{backend}` (jit, interp, reference)");
+                return ExitCode::from(2);
+            };
+            let fps: Result<Vec<f32>, _> = fps.split(',').map(|s| s.trim().parse::<f32>()).collect();
+            let Ok(fps) = fps else {
+                eprintln!("--fps: expected numbers like 20,60,240");
+                return ExitCode::from(2);
+            };
+            let scenarios = if let Some(path) = inputs {
+                let text = match std::fs::read_to_string(&path) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        eprintln!("{}: {e}", path.display());
+                        return ExitCode::from(2);
+                    }
+                };
+                let name: &'static str = Box::leak(path.display().to_string().into_boxed_str());
+                match scenarios::Scenario::from_csv(name, &text) {
+                    Ok(s) => vec![s],
+                    Err(e) => {
+                        eprintln!("{}: {e}", path.display());
+                        return ExitCode::from(2);
+                    }
+                }
+            } else if scenario == "all" {
+                scenarios::named()
+            } else {
+                match scenarios::find(&scenario) {
+                    Some(s) => vec![s],
+                    None => {
+                        eprintln!("unknown scenario `{scenario}`; see `doggoyle scenarios`");
+                        return ExitCode::from(2);
+                    }
+                }
+            };
+            let plan = Plan { scenarios, fps, backend, soak_runs: soak, soak_seed: seed };
+            let mut log = |s: &str| {
+                if verbose {
+                    eprintln!("{s}")
+                }
+            };
+            match run_checks(&p, &plan, &mut log) {
+                Ok(rows) => {
+                    let w = rows.iter().map(|r| r.check.len()).max().unwrap_or(10);
+                    let wt = rows.iter().map(|r| r.threshold.len()).max().unwrap_or(10);
+                    println!("{:w$}  {:wt$}  {}  pass", "check", "threshold", "measured");
+                    for r in &rows {
+                        println!("{:w$}  {:wt$}  {}  {}", r.check, r.threshold, r.measured, if r.pass { "PASS" } else { "FAIL" });
+                    }
+                    if rows.iter().all(|r| r.pass) {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::from(1)
+                    }
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Cmd::Molang => {
+            let g = ik_gait::generate::generate(&p);
+            println!("// initialize");
+            for e in &g.initialize {
+                println!("{e}");
+            }
+            for (i, e) in g.pre_animation.iter().enumerate() {
+                println!("// pre_animation entry {}", i + 1);
+                println!("{e}");
+            }
+            let lint = ik_gait::generate::lint(&p, &g);
+            eprintln!("{} statements; lint: {} findings", g.statement_count(), lint.len());
+            for l in &lint {
+                eprintln!("  {l}");
+            }
+            if lint.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Cmd::Emit { out_dir } => match ik_gait::emit::emit(&p, &out_dir) {
+            Ok(files) => {
+                for f in files {
+                    println!("{}", f.display());
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        },
+        Cmd::Run { scenario, fps, backend, out } => {
+            let Some(backend) = Backend::parse(&backend) else {
+                eprintln!("unknown backend `{backend}`");
+                return ExitCode::from(2);
+            };
+            let Some(sc) = scenarios::find(&scenario) else {
+                eprintln!("unknown scenario `{scenario}`");
+                return ExitCode::from(2);
+            };
+            match ik_gait::trace::write_csv(&p, &sc, fps, backend, &out) {
+                Ok(n) => {
+                    eprintln!("{n} frames -> {}", out.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Cmd::Scenarios => {
+            for s in scenarios::named() {
+                println!("{:28} {:5.1} s  {:?}", s.name, s.duration, s.kind);
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}

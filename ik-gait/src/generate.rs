@@ -1,0 +1,617 @@
+//! The generator: writes spec §7 as Molang `initialize` and `pre_animation` entries (§12
+//! order), the per-leg templates expanded four times with each leg's constants baked in.
+//!
+//! Every expression mirrors `reference::step`, including the arithmetic order, so that the
+//! `f32` results agree (check 13). Temps (`t.*`) are used only inside the entry that sets them;
+//! anything needed later is carried in `v.*` (§12).
+
+use crate::params::{LegParams, RigParams};
+
+/// A Molang number literal: shortest round-trip `f32` decimal (Rust's `Display` never uses an
+/// exponent), negatives bracketed.
+pub fn lit(x: f32) -> String {
+    let s = format!("{x}");
+    let s = if s.contains('.') { s } else { format!("{s}.0") };
+    if x < 0.0 || (x == 0.0 && x.is_sign_negative()) {
+        format!("({s})")
+    } else {
+        s
+    }
+}
+
+fn hb(x: &str) -> String {
+    format!("math.hermite_blend(math.clamp({x}, 0.0, 1.0))")
+}
+fn rc(x: &str) -> String {
+    format!("(0.5 - 0.5 * math.cos(180.0 * math.clamp({x}, 0.0, 1.0)))")
+}
+fn drop(l: &LegParams, tau: &str) -> String {
+    format!("({} * math.sin({tau}) + {} * math.cos({tau}) - {})", lit(l.lp), lit(l.sd), lit(l.sd))
+}
+fn lerp(a: &str, b: &str, t: &str) -> String {
+    format!("{a} + ({b} - {a}) * {t}")
+}
+/// `sel(g, [x0, x1, x2])`: a value chosen by gait index expression `g`.
+fn by_gait(g: &str, x: [f32; 3]) -> String {
+    format!("(({g} == 0.0) ? {} : (({g} == 1.0) ? {} : {}))", lit(x[0]), lit(x[1]), lit(x[2]))
+}
+
+/// The generated scripts.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    pub initialize: Vec<String>,
+    pub pre_animation: Vec<String>,
+}
+
+impl Generated {
+    pub fn statement_count(&self) -> usize {
+        self.initialize.iter().chain(&self.pre_animation).map(|e| e.matches(';').count()).sum()
+    }
+}
+
+/// Collects the statements of one entry.
+struct Entry(Vec<String>);
+impl Entry {
+    fn new() -> Self {
+        Entry(Vec::new())
+    }
+    fn s(&mut self, stmt: impl Into<String>) {
+        let mut st: String = stmt.into();
+        if !st.ends_with(';') {
+            st.push(';');
+        }
+        self.0.push(st);
+    }
+    fn done(self) -> String {
+        self.0.join("\n")
+    }
+}
+
+/// Every `variable.*` the scripts use, with its initial value expression (§5).
+pub fn initial_values(p: &RigParams) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = Vec::new();
+    let mut add = |name: &str, val: String| v.push((name.to_string(), val));
+    add("vf", lit(0.0));
+    add("gait", lit(0.0));
+    add("gait_t", lit(99.0));
+    add("gw0", lit(1.0));
+    add("gw1", lit(0.0));
+    add("gw2", lit(0.0));
+    add("idle_t", lit(0.0));
+    add("settle", lit(0.0));
+    add("settle_prog", lit(0.0));
+    add("wlift", lit(0.0));
+    for k in ["w_sit", "w_lie", "w_leap", "w_land", "w_swim"] {
+        add(k, lit(0.0));
+    }
+    add("swim_ph", lit(0.0));
+    add("mdm_prev", "q.modified_distance_moved".to_string());
+    for l in &p.legs {
+        let ph = crate::reference::init_phase(l);
+        let n = &l.name;
+        add(&format!("{n}_ph"), lit(ph));
+        add(&format!("{n}_sw"), lit(0.0));
+        add(&format!("{n}_bt"), lit(crate::math::max(p.beta[0], ph + 0.02)));
+        add(&format!("{n}_bl"), lit(p.beta[0]));
+        add(&format!("{n}_cx"), lit(l.neutral_toe()));
+        add(&format!("{n}_wl"), lit(l.n));
+        add(&format!("{n}_tl"), lit(0.0));
+        add(&format!("{n}_tm"), lit(0.0));
+        add(&format!("{n}_cl"), lit(0.0));
+        add(&format!("{n}_sm"), lit(0.0));
+        add(&format!("{n}_td"), lit(l.n));
+        add(&format!("{n}_rem"), lit(0.0));
+        // Gait targets handed from entry 5 to entry 8.
+        add(&format!("{n}_gf"), lit(l.n));
+        add(&format!("{n}_gh"), lit(l.sd));
+        add(&format!("{n}_gtau"), lit(0.0));
+    }
+    // Per-frame values carried between entries (temps do not cross entries, §12).
+    for k in [
+        "dt", "spd", "vpx", "hg", "beta_b", "stride", "omega", "dphi", "w", "e_sit", "e_lie", "e_leap", "e_land",
+        "e_swim", "gdry", "body_h", "fr_f", "fr_h", "hr_f", "hr_h",
+    ] {
+        add(k, lit(0.0));
+    }
+    // Outputs (§4): animation channels never read unset variables.
+    for k in ["body_p", "body_roll", "body_dy", "neck_x", "head_x"] {
+        add(k, lit(0.0));
+    }
+    for l in &p.legs {
+        let nr = if l.fore { 3 } else { 4 };
+        for j in 1..=nr {
+            add(&format!("{}_r{j}", l.name), lit(0.0));
+        }
+    }
+    v
+}
+
+pub fn generate(p: &RigParams) -> Generated {
+    let init: Vec<String> =
+        initial_values(p).into_iter().map(|(n, val)| format!("v.{n} = {val};")).collect();
+    // One initialize entry per group of lines keeps the JSON readable.
+    let initialize = init.chunks(16).map(|c| c.join("\n")).collect();
+    let mut pre = vec![entry_time(p), entry_gait(p), entry_weights(p), entry_settle(p)];
+    for l in &p.legs {
+        pre.push(entry_leg_gait(p, l));
+    }
+    pre.push(entry_pose(p));
+    pre.push(entry_body(p));
+    for l in &p.legs {
+        pre.push(entry_leg_ik(p, l));
+    }
+    pre.push(entry_head(p));
+    Generated { initialize, pre_animation: pre }
+}
+
+/// 1. time and speed (§7.1).
+fn entry_time(p: &RigParams) -> String {
+    let mut e = Entry::new();
+    e.s(format!("v.dt = math.clamp(q.delta_time, 0.0, {})", lit(p.dt_max)));
+    e.s("t.dm = q.modified_distance_moved - v.mdm_prev");
+    e.s("v.spd = math.max(q.ground_speed, 0.0)");
+    e.s(format!(
+        "v.spd = (q.ground_speed == 0.0 && t.dm > 0.0) ? math.clamp(t.dm / ({} * math.max(v.dt, 0.001)), 0.0, 10.0) : v.spd",
+        lit(p.k_mdm)
+    ));
+    e.s("v.mdm_prev = q.modified_distance_moved");
+    e.s("v.vpx = 16.0 * v.spd");
+    e.s(format!("v.vf = v.vf + (v.spd - v.vf) * (1.0 - math.exp(-v.dt / {}))", lit(p.tau_v)));
+    e.done()
+}
+
+/// 2. gait selection and forward-only shifts (§7.2, §7.2b).
+fn entry_gait(p: &RigParams) -> String {
+    let mut e = Entry::new();
+    e.s("v.gait_t = v.gait_t + v.dt");
+    let (wt, tg, tw, gt) = (lit(p.up_walk_trot), lit(p.up_trot_gallop), lit(p.down_trot_walk), lit(p.down_gallop_trot));
+    e.s(format!(
+        "t.ng = (v.gait_t >= {dw}) ? ((v.gait == 0.0) ? ((v.vf > {wt}) ? ((v.vf > {tg}) ? 2.0 : 1.0) : 0.0) \
+         : ((v.gait == 1.0) ? ((v.vf > {tg}) ? 2.0 : ((v.vf < {tw}) ? 0.0 : 1.0)) \
+         : ((v.vf < {gt}) ? ((v.vf < {tw}) ? 0.0 : 1.0) : 2.0))) : v.gait",
+        dw = lit(p.dwell)
+    ));
+    e.s("t.chg = t.ng != v.gait");
+    for (i, l) in p.legs.iter().enumerate() {
+        e.s(format!("t.o{i} = {}", by_gait("t.ng", l.offsets)));
+    }
+    let snap = lit(1.0f32 - 1e-6);
+    for k in 0..4 {
+        let nk = p.legs[k].name;
+        e.s(format!("t.c = t.o{k} + v.{nk}_ph"));
+        e.s("t.c = t.c - math.floor(t.c)");
+        for (i, l) in p.legs.iter().enumerate() {
+            e.s(format!("t.x = t.c - t.o{i} - v.{}_ph", l.name));
+            e.s("t.x = t.x - math.floor(t.x)");
+            e.s(format!("t.s{k}{i} = (t.x > {snap}) ? 0.0 : t.x"));
+        }
+        e.s(format!("t.m{k} = math.max(math.max(t.s{k}0, t.s{k}1), math.max(t.s{k}2, t.s{k}3))"));
+    }
+    let tie = lit(p.shift_tie);
+    e.s("t.k = 0.0");
+    e.s("t.mb = t.m0");
+    for k in 1..4 {
+        e.s(format!("t.k = (t.m{k} < t.mb - {tie}) ? {k}.0 : t.k"));
+        e.s(format!("t.mb = (t.m{k} < t.mb - {tie}) ? t.m{k} : t.mb"));
+    }
+    for (i, l) in p.legs.iter().enumerate() {
+        e.s(format!(
+            "v.{n}_rem = t.chg ? ((t.k == 0.0) ? t.s0{i} : ((t.k == 1.0) ? t.s1{i} : ((t.k == 2.0) ? t.s2{i} : t.s3{i}))) : v.{n}_rem",
+            n = l.name
+        ));
+    }
+    e.s("v.gait_t = t.chg ? 0.0 : v.gait_t");
+    e.s("v.gait = t.ng");
+    e.done()
+}
+
+/// 3. gait weights, body height, stride, free-running ω (§7.3).
+fn entry_weights(p: &RigParams) -> String {
+    let mut e = Entry::new();
+    e.s(format!("t.kg = 1.0 - math.exp(-v.dt / {})", lit(p.tau_g)));
+    for j in 0..3 {
+        e.s(format!("v.gw{j} = v.gw{j} + (((v.gait == {j}.0) ? 1.0 : 0.0) - v.gw{j}) * t.kg"));
+    }
+    let sum3 = |x: [f32; 3]| format!("v.gw0 * {} + v.gw1 * {} + v.gw2 * {}", lit(x[0]), lit(x[1]), lit(x[2]));
+    e.s(format!("v.hg = {} - ({})", lit(p.h0), sum3(p.body_drop)));
+    e.s(format!("v.beta_b = {}", sum3(p.beta)));
+    e.s(format!("t.lcap = {}", sum3(p.stride_cap)));
+    e.s(format!(
+        "v.stride = math.clamp({} * math.pow((v.vf * v.vf) / {}, 0.3), {}, t.lcap)",
+        lit(p.stride_k()),
+        lit(p.froude_gh()),
+        lit(p.stride_min)
+    ));
+    e.done()
+}
+
+/// 4. idle, settle, lift weight, ω (§7.4, §7.5 clock).
+fn entry_settle(p: &RigParams) -> String {
+    let mut e = Entry::new();
+    e.s("t.ip = v.idle_t");
+    e.s("v.idle_t = (v.spd > 0.0001) ? 0.0 : v.idle_t + v.dt");
+    e.s("v.settle = (v.settle > 0.5 && v.spd > 0.0001) ? 0.0 : v.settle");
+    let names: Vec<&str> = p.legs.iter().map(|l| l.name).collect();
+    e.s(format!("t.anysw = {}", names.iter().map(|n| format!("v.{n}_sw > 0.5")).collect::<Vec<_>>().join(" || ")));
+    e.s(format!(
+        "t.off = {}",
+        p.legs
+            .iter()
+            .map(|l| format!("math.abs(v.{}_cx - {}) > {}", l.name, lit(l.neutral_toe()), lit(p.settle_dist)))
+            .collect::<Vec<_>>()
+            .join(" || ")
+    ));
+    let it = lit(p.idle_time);
+    e.s(format!("t.start = v.settle < 0.5 && t.ip < {it} && v.idle_t >= {it} && (t.anysw || t.off)"));
+    e.s("v.settle_prog = t.start ? 0.0 : v.settle_prog");
+    e.s("v.settle = t.start ? 1.0 : v.settle");
+    e.s("v.settle = (v.settle > 0.5 && v.settle_prog >= 1.0 && !t.anysw) ? 0.0 : v.settle");
+    e.s(format!(
+        "t.tg = (v.settle > 0.5) ? {} : ((v.vf > {}) ? 1.0 : 0.0)",
+        lit(p.settle_lift),
+        lit(p.lift_speed)
+    ));
+    e.s(format!("t.sl = {} * v.dt", lit(p.lift_slew)));
+    e.s("v.wlift = v.wlift + math.clamp(t.tg - v.wlift, -t.sl, t.sl)");
+    e.s(format!("v.w = {}", hb("v.wlift")));
+    e.s(format!(
+        "v.omega = (v.settle > 0.5) ? {} : math.min(v.vpx / v.stride, {})",
+        lit(p.settle_omega),
+        lit(p.f_max)
+    ));
+    e.s("v.dphi = v.omega * v.dt");
+    e.s("v.settle_prog = (v.settle > 0.5) ? v.settle_prog + v.dphi : v.settle_prog");
+    e.done()
+}
+
+/// 5. per leg: clock, stance, lift-off, wrap, touchdown, swing (§7.5–7.8).
+fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
+    let mut e = Entry::new();
+    let n = l.name;
+    let v = |f: &str| format!("v.{n}_{f}");
+    let (lp, sd) = (lit(l.lp), lit(l.sd));
+    let lim2 = lit(p.lim2(l));
+    let (rootf, off) = (lit(l.root_f), lit(l.hock_off()));
+    // 7.5
+    e.s(format!(
+        "t.ex = ({sw} > 0.5 && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, {} * v.omega * v.dt) : 0.0",
+        lit(p.catchup),
+        sw = v("sw"),
+        rem = v("rem")
+    ));
+    e.s(format!("{r} = {r} - t.ex", r = v("rem")));
+    e.s(format!("{ph} = {ph} + v.dphi + t.ex", ph = v("ph")));
+    // 7.6
+    e.s(format!("t.st = {} < 0.5", v("sw")));
+    e.s(format!("{cx} = t.st ? {cx} - v.vpx * v.dt : {cx}", cx = v("cx")));
+    let peel = |ta: &str, e: &mut Entry| {
+        e.s(format!("{ta} = {} * v.w * {}", lit(l.tpeel), rc(&format!("({} / {} - 0.75) / 0.25", v("ph"), v("bt")))));
+    };
+    peel("t.ta", &mut e);
+    e.s(format!("t.wf = {} - {lp} * math.cos(t.ta) + {sd} * math.sin(t.ta)", v("cx")));
+    e.s(format!("t.wh = {lp} * math.sin(t.ta) + {sd} * math.cos(t.ta)"));
+    if l.fore {
+        e.s("t.dy = v.hg - t.wh");
+    } else {
+        e.s(format!("t.dy = v.hg - (t.wh + {})", lit(l.hock_h())));
+    }
+    e.s(format!("t.rear = {rootf} - math.sqrt(math.max({lim2} - t.dy * t.dy, 0.0)) + {off}"));
+    e.s("t.early = (t.wf - v.vpx * v.dt < t.rear) && v.settle < 0.5");
+    e.s(format!("t.lift = t.st && ({ph} >= {bt} || t.early) && {ph} < 1.0", ph = v("ph"), bt = v("bt")));
+    e.s(format!("{sw} = t.lift ? 1.0 : {sw}", sw = v("sw")));
+    e.s(format!("{bl} = t.lift ? math.min({}, 0.999) : {bl}", v("ph"), bl = v("bl")));
+    e.s(format!("{x} = t.lift ? t.wf : {x}", x = v("wl")));
+    e.s(format!("{x} = t.lift ? t.ta : {x}", x = v("tl")));
+    e.s(format!("{x} = t.lift ? {} : {x}", by_gait("v.gait", l.tau_max), x = v("tm")));
+    e.s(format!("{x} = t.lift ? {} : {x}", by_gait("v.gait", l.clearance), x = v("cl")));
+    e.s(format!("{x} = t.lift ? v.settle : {x}", x = v("sm")));
+    // 7.7
+    e.s(format!("t.wrap = {} >= 1.0", v("ph")));
+    e.s(format!("{ph} = t.wrap ? {ph} - 1.0 : {ph}", ph = v("ph")));
+    e.s(format!("t.tdn = t.wrap && {} > 0.5", v("sw")));
+    e.s(format!("{cx} = t.tdn ? {} + {lp} : {cx}", v("td"), cx = v("cx")));
+    e.s(format!("{sw} = t.tdn ? 0.0 : {sw}", sw = v("sw")));
+    e.s(format!(
+        "{bt} = t.wrap ? ((v.settle > 0.5) ? {} : {}) : {bt}",
+        lit(p.settle_duty),
+        by_gait("v.gait", p.beta),
+        bt = v("bt")
+    ));
+    // 7.8
+    e.s(format!(
+        "t.u = math.clamp(({ph} - {bl}) / math.max(1.0 - {bl}, 0.001), 0.0, 1.0)",
+        ph = v("ph"),
+        bl = v("bl")
+    ));
+    e.s(format!("t.tmw = {} * v.w", v("tm")));
+    e.s(format!(
+        "t.tas = (t.u < 0.35) ? ({tl} + (t.tmw - {tl}) * {}) : ((t.u < 0.85) ? (t.tmw * (1.0 - {})) : 0.0)",
+        rc("t.u / 0.35"),
+        rc("(t.u - 0.35) / 0.5"),
+        tl = v("tl")
+    ));
+    e.s(format!("t.dyf = v.hg - {}", lit(l.sd + l.hock_h())));
+    e.s(format!("t.front = {rootf} + math.sqrt(math.max({lim2} - t.dyf * t.dyf, 0.0)) + {off}"));
+    e.s(format!(
+        "{td} = math.min(({sm} > 0.5) ? {nn} : ({nn} + (math.clamp(v.vf / {}, 0.0, 1.0) * v.beta_b * v.stride) / 2.0), t.front)",
+        lit(p.td_ramp),
+        td = v("td"),
+        sm = v("sm"),
+        nn = lit(l.n)
+    ));
+    e.s(format!("t.m = ({} > 0.5) ? 0.0 : ((1.0 - {}) * v.stride)", v("sm"), v("bl")));
+    e.s(format!(
+        "t.swf = {wl} + ({td} - {wl} + t.m) * {} - t.m * t.u",
+        hb("t.u"),
+        wl = v("wl"),
+        td = v("td")
+    ));
+    e.s(format!("t.bump = (t.u < 0.45) ? {} : {}", rc("t.u / 0.45"), rc("(1.0 - t.u) / 0.55")));
+    e.s(format!("t.swh = {sd} + {} + {} * v.w * t.bump", drop(l, "t.tas"), v("cl")));
+    peel("t.tb", &mut e);
+    e.s(format!("t.stf = {} - {lp} * math.cos(t.tb) + {sd} * math.sin(t.tb)", v("cx")));
+    e.s(format!("t.sth = {lp} * math.sin(t.tb) + {sd} * math.cos(t.tb)"));
+    e.s(format!("t.sw = {} > 0.5", v("sw")));
+    e.s(format!("{} = t.sw ? t.swf : t.stf", v("gf")));
+    e.s(format!("{} = t.sw ? t.swh : t.sth", v("gh")));
+    e.s(format!("{} = t.sw ? t.tas : t.tb", v("gtau")));
+    e.done()
+}
+
+/// 6. pose weights (§7.9).
+fn entry_pose(p: &RigParams) -> String {
+    let mut e = Entry::new();
+    e.s("v.gdry = q.is_on_ground && !q.is_in_water");
+    e.s("t.g0 = q.is_sitting && v.gdry && !q.is_sleeping");
+    e.s("t.g1 = q.is_sleeping && v.gdry");
+    e.s("t.g2 = !q.is_on_ground && q.vertical_speed > 0.5");
+    e.s("t.g3 = !q.is_on_ground && q.vertical_speed < -0.5");
+    e.s("t.g4 = q.is_in_water");
+    for (k, name) in ["sit", "lie", "leap", "land", "swim"].iter().enumerate() {
+        let [on, off] = p.ramps[k];
+        e.s(format!(
+            "v.w_{name} = math.clamp(v.w_{name} + (t.g{k} ? v.dt / {} : -v.dt / {}), 0.0, 1.0)",
+            lit(on),
+            lit(off)
+        ));
+        e.s(format!("v.e_{name} = {}", hb(&format!("v.w_{name}"))));
+    }
+    e.s(format!("t.x = v.swim_ph + {} * v.dt", lit(p.swim_rate)));
+    e.s("v.swim_ph = (v.w_swim > 0.0) ? (t.x - math.floor(t.x)) : v.swim_ph");
+    e.done()
+}
+
+/// 7. body pose and leg roots (§7.10, roll disabled).
+fn entry_body(p: &RigParams) -> String {
+    let mut e = Entry::new();
+    let r = &p.rest;
+    e.s("t.h = v.hg");
+    e.s("t.p = 0.0");
+    e.s(format!("t.h = {}", lerp("t.h", &lit(r.h_sit), "v.e_sit")));
+    e.s(format!("t.p = {}", lerp("t.p", &lit(r.p_sit), "v.e_sit")));
+    e.s(format!("t.h = {}", lerp("t.h", &lit(r.h_lie), "v.e_lie")));
+    e.s(format!("t.p = {}", lerp("t.p", "0.0", "v.e_lie")));
+    e.s(format!("t.p = {}", lerp("t.p", &lit(p.p_leap), "v.e_leap")));
+    e.s(format!("t.p = {}", lerp("t.p", &lit(p.p_land), "v.e_land")));
+    e.s(format!("t.p = {}", lerp("t.p", &lit(p.p_swim), "v.e_swim")));
+    e.s("v.body_h = t.h");
+    e.s("v.body_p = t.p");
+    // Turn lean ships disabled (k = 0, §7.10): the Z sign is unconfirmed in game.
+    e.s("v.body_roll = 0.0");
+    e.s("t.c = math.cos(t.p)");
+    e.s("t.s = math.sin(t.p)");
+    let fore = p.legs.iter().find(|l| l.fore).unwrap();
+    let hind = p.legs.iter().find(|l| !l.fore).unwrap();
+    for (pre, l) in [("fr", fore), ("hr", hind)] {
+        e.s(format!("v.{pre}_f = {} * t.c", lit(l.root_f)));
+        e.s(format!("v.{pre}_h = t.h - {} * t.s", lit(l.root_f)));
+    }
+    e.done()
+}
+
+/// 8. per leg: target blending, floor guard, two-bone IK (§7.11–7.13).
+fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
+    let mut e = Entry::new();
+    let n = l.name;
+    let rt = if l.fore { "fr" } else { "hr" };
+    let (rf, rh) = (format!("v.{rt}_f"), format!("v.{rt}_h"));
+    e.s(format!("t.f = v.{n}_gf"));
+    e.s(format!("t.h = v.{n}_gh"));
+    e.s(format!("t.ta = v.{n}_gtau"));
+    let blend = |var: &str, target: String, w: &str, e: &mut Entry| e.s(format!("{var} = {}", lerp(var, &target, w)));
+    blend("t.f", lit(l.sit[0]), "v.e_sit", &mut e);
+    blend("t.h", lit(l.sit[1]), "v.e_sit", &mut e);
+    blend("t.ta", lit(0.0), "v.e_sit", &mut e);
+    blend("t.f", lit(l.lie[0]), "v.e_lie", &mut e);
+    blend("t.h", lit(l.lie[1]), "v.e_lie", &mut e);
+    blend("t.ta", lit(0.0), "v.e_lie", &mut e);
+    blend("t.f", format!("({rf} + {})", lit(l.leap[0])), "v.e_leap", &mut e);
+    blend("t.h", format!("({rh} + {})", lit(l.leap[1])), "v.e_leap", &mut e);
+    blend("t.ta", lit(l.leap_tau), "v.e_leap", &mut e);
+    blend("t.f", format!("({rf} + {})", lit(l.land[0])), "v.e_land", &mut e);
+    blend("t.h", format!("({rh} + {})", lit(l.land[1])), "v.e_land", &mut e);
+    blend("t.ta", lit(0.0), "v.e_land", &mut e);
+    // Paddle.
+    let [pa, pb, f0, h0] = l.paddle;
+    let sp = p.swim_power;
+    e.s(format!("t.q = v.swim_ph - {}", lit(l.swim_offset)));
+    e.s("t.q = t.q - math.floor(t.q)");
+    e.s(format!("t.pw = t.q < {}", lit(sp)));
+    e.s(format!("t.x1 = t.q / {}", lit(sp)));
+    e.s(format!("t.x2 = (t.q - {}) / {}", lit(sp), lit(1.0 - sp)));
+    e.s(format!(
+        "t.pf = t.pw ? ({} + {} * (1.0 - 2.0 * {})) : ({} + {} * {})",
+        lit(f0),
+        lit(pa),
+        hb("t.x1"),
+        lit(f0 - pa),
+        lit(2.0 * pa),
+        hb("t.x2")
+    ));
+    e.s(format!(
+        "t.ph = t.pw ? ({} - {} * math.sin(180.0 * t.x1)) : ({} + {} * math.sin(180.0 * t.x2))",
+        lit(h0),
+        lit(pb),
+        lit(h0),
+        lit(0.6 * pb)
+    ));
+    e.s(format!("t.pt = t.pw ? 0.0 : ({} * math.sin(180.0 * t.x2))", lit(l.swim_fold)));
+    blend("t.f", format!("({rf} + t.pf)"), "v.e_swim", &mut e);
+    blend("t.h", format!("({rh} + t.ph)"), "v.e_swim", &mut e);
+    blend("t.ta", "t.pt".to_string(), "v.e_swim", &mut e);
+    if !l.fore {
+        e.s(format!("t.mt = {}", lit(l.theta_mt)));
+        for (k, w) in ["v.e_sit", "v.e_lie", "v.e_leap", "v.e_land", "v.e_swim"].iter().enumerate() {
+            blend("t.mt", lit(l.mt_pose[k]), w, &mut e);
+        }
+    }
+    // 7.12 floor guard.
+    e.s(format!("t.gh = math.max(t.h, {} + {})", lit(l.sd), drop(l, "math.max(t.ta, 0.0)")));
+    e.s("t.gw = v.gdry ? 1.0 : 1.0 - v.e_swim");
+    e.s("t.h = t.h + (t.gh - t.h) * t.gw");
+    // 7.13 IK.
+    if l.fore {
+        e.s(format!("t.dx = t.f - {rf}"));
+        e.s(format!("t.dy = t.h - {rh}"));
+    } else {
+        e.s(format!("t.dx = t.f - {} * math.cos(t.mt) - {rf}", lit(l.mt)));
+        e.s(format!("t.dy = t.h - {} * math.sin(t.mt) - {rh}", lit(l.mt)));
+    }
+    let dmax = l.dmax();
+    let da = dmax - p.softness;
+    e.s("t.d = math.sqrt(t.dx * t.dx + t.dy * t.dy)");
+    e.s(format!(
+        "t.r = (t.d < {da}) ? t.d : ({} - {} * math.exp(({da} - t.d) / {}))",
+        lit(dmax),
+        lit(p.softness),
+        lit(p.softness),
+        da = lit(da)
+    ));
+    e.s(format!("t.r = math.max(t.r, {})", lit((l.a - l.b).abs() + 0.05)));
+    e.s("t.al = math.atan2(t.dy, t.dx)");
+    let (a2, b2) = (l.a * l.a, l.b * l.b);
+    e.s(format!(
+        "t.be = math.acos(math.clamp(({} + t.r * t.r - {}) / ({} * t.r), -1.0, 1.0))",
+        lit(a2),
+        lit(b2),
+        lit(2.0 * l.a)
+    ));
+    e.s(format!(
+        "t.ga = math.acos(math.clamp(({} - t.r * t.r) / {}, -1.0, 1.0))",
+        lit(a2 + b2),
+        lit(2.0 * l.a * l.b)
+    ));
+    if l.fore {
+        e.s("t.tu = t.al - t.be");
+        e.s("t.tl = t.tu + 180.0 - t.ga");
+    } else {
+        e.s("t.tu = t.al + t.be");
+        e.s("t.tl = t.tu - 180.0 + t.ga");
+    }
+    e.s(format!("v.{n}_r1 = -90.0 - t.tu - v.body_p"));
+    e.s(format!("v.{n}_r2 = t.tu - t.tl"));
+    if l.fore {
+        e.s(format!("v.{n}_r3 = t.ta + 90.0 + t.tl"));
+    } else {
+        e.s(format!("v.{n}_r3 = t.tl - t.mt"));
+        e.s(format!("v.{n}_r4 = t.ta + 90.0 + t.mt"));
+    }
+    e.done()
+}
+
+/// 9. neck, head and chin guard (§7.14).
+fn entry_head(p: &RigParams) -> String {
+    let mut e = Entry::new();
+    let r = &p.rest;
+    e.s("t.xn = 0.0");
+    e.s(format!("t.xn = {}", lerp("t.xn", &lit(r.neck_sit), "v.e_sit")));
+    e.s(format!("t.xn = {}", lerp("t.xn", &lit(r.neck_lie), "v.e_lie")));
+    e.s("t.xh = 0.0");
+    e.s(format!("t.xh = {}", lerp("t.xh", &lit(r.head_sit), "v.e_sit")));
+    e.s(format!("t.xh = {}", lerp("t.xh", &lit(r.head_lie), "v.e_lie")));
+    e.s("t.xh = t.xh - v.body_p * 0.5 * (v.e_leap + v.e_land)");
+    // Rcw(a)·(x, y) = (x·cos a + y·sin a, −x·sin a + y·cos a).
+    let rot = |a: &str, x: f32, y: f32, pre: &str, e: &mut Entry| {
+        e.s(format!("t.c = math.cos({a})"));
+        e.s(format!("t.s = math.sin({a})"));
+        e.s(format!("t.{pre}f = {} * t.c + {} * t.s", lit(x), lit(y)));
+        e.s(format!("t.{pre}h = {} * t.s + {} * t.c", lit(-x), lit(y)));
+    };
+    rot("v.body_p", p.neck[0], p.neck[1], "n", &mut e);
+    e.s("t.nh = v.body_h + t.nh");
+    e.s("t.a1 = v.body_p + t.xn");
+    rot("t.a1", p.head[0], p.head[1], "d", &mut e);
+    rot("t.a1 + t.xh", p.chin[0], p.chin[1], "k", &mut e);
+    e.s("t.qf = t.df + t.kf");
+    e.s("t.qh = t.dh + t.kh");
+    let cc = lit(p.chin_clear);
+    e.s(format!("t.low = t.nh + t.qh < {cc}"));
+    e.s("t.ql = math.sqrt(t.qf * t.qf + t.qh * t.qh)");
+    e.s("t.psi = math.atan2(t.qh, t.qf)");
+    e.s(format!("t.k = ({cc} - t.nh) / math.max(t.ql, 0.001)"));
+    e.s("t.xn = t.low ? ((t.k <= 1.0) ? (t.xn - math.max(math.asin(math.max(t.k, -1.0)) - t.psi, 0.0)) : (t.xn - (90.0 - t.psi))) : t.xn");
+    e.s(format!(
+        "v.body_dy = v.body_h - {} + ((t.low && t.k > 1.0) ? ({cc} - (t.nh + t.ql)) : 0.0)",
+        lit(p.h0)
+    ));
+    e.s("v.neck_x = t.xn");
+    e.s("v.head_x = t.xh");
+    e.done()
+}
+
+/// Per-frame values: written every frame before any read, so they are *not* treated as set
+/// when `pre_animation` starts in the strict lint (a read before the write would be a bug even
+/// though `initialize` sets them).
+pub fn per_frame_variables(p: &RigParams) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "dt", "spd", "vpx", "hg", "beta_b", "stride", "omega", "dphi", "w", "e_sit", "e_lie", "e_leap", "e_land",
+        "e_swim", "gdry", "body_h", "fr_f", "fr_h", "hr_f", "hr_h", "body_p", "body_roll", "body_dy", "neck_x",
+        "head_x",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for l in &p.legs {
+        for f in ["gf", "gh", "gtau", "r1", "r2", "r3"] {
+            v.push(format!("{}_{f}", l.name));
+        }
+        if !l.fore {
+            v.push(format!("{}_r4", l.name));
+        }
+    }
+    v
+}
+
+/// Lints the generated scripts with our checker (§12):
+/// * the entity compiles through `molang::entity` with 0 errors and 0 warnings;
+/// * `initialize` sets every variable `pre_animation` reads;
+/// * strict order: `pre_animation` checked with only the carried state preset (per-frame
+///   values must be written before they are read, in evaluation order);
+/// * each entry checked alone with every variable preset, so a temp read in an entry other
+///   than the one that sets it is reported (temps are entry-local, §12).
+///
+/// Returns every diagnostic message (empty = clean).
+pub fn lint(p: &RigParams, g: &Generated) -> Vec<String> {
+    use molang::entity::{join_entries, EntityScripts, ScriptSource};
+    use molang::{check, CheckOptions};
+    let mut out = Vec::new();
+    let src = ScriptSource { initialize: g.initialize.clone(), pre_animation: g.pre_animation.clone(), ..Default::default() };
+    match EntityScripts::compile(&src) {
+        Ok(s) => out.extend(s.warnings.iter().map(|d| format!("entity: {:?}: {}", d.code, d.message))),
+        Err(errs) => out.extend(errs.iter().map(|d| format!("entity error: {:?}: {}", d.code, d.message))),
+    }
+    let all: Vec<String> = initial_values(p).into_iter().map(|(n, _)| n).collect();
+    let per_frame = per_frame_variables(p);
+    let carried: Vec<String> = all.iter().filter(|n| !per_frame.contains(n)).cloned().collect();
+    let strict = CheckOptions { judge_variables: true, preset_variables: carried, ..CheckOptions::default() };
+    let mut names = molang::ir::Names::default();
+    let c = check(&join_entries(&g.pre_animation), &strict, &mut names);
+    out.extend(c.diagnostics.iter().map(|d| format!("strict order: {:?}: {}", d.code, d.message)));
+    let loose = CheckOptions { judge_variables: true, preset_variables: all, ..CheckOptions::default() };
+    for (i, entry) in g.pre_animation.iter().enumerate() {
+        let mut names = molang::ir::Names::default();
+        let c = check(entry, &loose, &mut names);
+        out.extend(c.diagnostics.iter().map(|d| format!("entry {}: {:?}: {}", i + 1, d.code, d.message)));
+    }
+    out
+}

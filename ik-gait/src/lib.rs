@@ -1,0 +1,21 @@
+//! The Doggoyle: a procedural dog gait rig written in Molang (spec `shared/rig/rig-spec.md`).
+//!
+//! * [`params`]: `RigParams` (model §2, parameters §6) and the rest-pose bisections (§8).
+//! * [`reference`]: the Rust reference `step` (§7) in `f32`.
+//! * [`generate`]: the same maths written as Molang `initialize` / `pre_animation` entries.
+//! * [`runner`]: runs the generated scripts through `molang::entity` (interpreter or JIT).
+//! * [`fk`], [`scenarios`], [`checks`]: forward kinematics, the §10 scenarios and checks.
+
+pub mod math;
+pub mod params;
+pub mod reference;
+pub mod generate;
+
+pub use params::{RigParams, LEG_NAMES};
+pub use reference::{step, Inputs, Outputs, RigState};
+pub mod runner;
+pub mod model;
+pub mod scenarios;
+pub mod checks;
+pub mod trace;
+pub mod emit;

@@ -1,0 +1,409 @@
+//! `RigParams`: the model of spec §2 and the parameters of §6, plus the rest poses of §8.
+//!
+//! One value feeds both the Rust reference and the Molang generator, so the two cannot drift.
+//! Runtime numbers are `f32` (Molang's number type); derived constants (for example
+//! `4.5·sin 78°`) are computed once in `f64` and rounded, and both implementations read that
+//! rounded value.
+
+use crate::math::f64d;
+
+/// Leg order everywhere: LF, RF, LH, RH (also the tie order of §7.2b).
+pub const LEG_NAMES: [&str; 4] = ["lf", "rf", "lh", "rh"];
+pub const LF: usize = 0;
+pub const RF: usize = 1;
+pub const LH: usize = 2;
+pub const RH: usize = 3;
+
+#[derive(Clone, Debug)]
+pub struct LegParams {
+    pub name: &'static str,
+    pub fore: bool,
+    /// Geometry x of the leg (left +3.5, right −3.5; vanilla right limbs at −X).
+    pub x: f32,
+    /// Upper and lower IK segments.
+    pub a: f32,
+    pub b: f32,
+    /// Metatarsus length (hind only, 0 for fore).
+    pub mt: f32,
+    /// Standing metatarsus direction θ_mt (hind), degrees.
+    pub theta_mt: f32,
+    /// Paw length ahead of the wrist/MTP pivot and sole depth below it.
+    pub lp: f32,
+    pub sd: f32,
+    /// Heel behind the pivot (negative f).
+    pub heel: f32,
+    /// Neutral wrist / MTP f.
+    pub n: f32,
+    /// IK root f at P = 0 (shoulder +10, hip −10).
+    pub root_f: f32,
+    /// Touchdown phase offsets: walk, trot, gallop; and the swim stroke offset.
+    pub offsets: [f32; 3],
+    pub swim_offset: f32,
+    /// Heel peel at the end of stance, degrees.
+    pub tpeel: f32,
+    /// Swing fold τmax and clearance per gait.
+    pub tau_max: [f32; 3],
+    pub clearance: [f32; 3],
+    /// Paddle (A, B, f0, h0) and recovery fold amplitude.
+    pub paddle: [f32; 4],
+    pub swim_fold: f32,
+    /// Pose targets (§7.11). Sit/lie: fixed floor-frame points; leap/land: root-relative.
+    pub sit: [f32; 2],
+    pub lie: [f32; 2],
+    pub leap: [f32; 2],
+    pub leap_tau: f32,
+    pub land: [f32; 2],
+    /// θ_mt per pose (hind only): sit, lie, leap, land, swim.
+    pub mt_pose: [f32; 5],
+}
+
+impl LegParams {
+    pub fn dmax(&self) -> f32 {
+        self.a + self.b
+    }
+    /// Hock height above the MTP at the standing metatarsus angle, `mt·sin(−θ_mt)` (0 fore).
+    pub fn hock_h(&self) -> f32 {
+        (self.mt as f64 * f64d::sin_d(-(self.theta_mt as f64))) as f32
+    }
+    /// f offset MTP → hock reach limit, `mt·cos θ_mt` (0 fore).
+    pub fn hock_off(&self) -> f32 {
+        (self.mt as f64 * f64d::cos_d(self.theta_mt as f64)) as f32
+    }
+    /// Neutral toe f.
+    pub fn neutral_toe(&self) -> f32 {
+        self.n + self.lp
+    }
+}
+
+/// Rest poses solved by the §8 bisections, rounded to 4 decimals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RestPoses {
+    pub h_sit: f32,
+    pub p_sit: f32,
+    pub neck_sit: f32,
+    pub head_sit: f32,
+    pub h_lie: f32,
+    pub neck_lie: f32,
+    pub head_lie: f32,
+    /// Flat metatarsus angle of sit and lie: atan2(1, √(4.5² − 1)).
+    pub theta_mt_flat: f32,
+}
+
+/// The baked constants (what the generator writes into the Molang and the Rust tables).
+/// Check 11 re-runs [`bake_rest_poses`] and compares.
+pub const REST_POSES: RestPoses = RestPoses {
+    h_sit: 10.8394,
+    p_sit: -28.9428,
+    neck_sit: 14.4714,
+    head_sit: 19.4714,
+    h_lie: 7.5496,
+    neck_lie: 79.7026,
+    head_lie: -64.7026,
+    theta_mt_flat: 12.8396,
+};
+
+#[derive(Clone, Debug)]
+pub struct RigParams {
+    pub legs: [LegParams; 4],
+    /// Standing body pivot height H0.
+    pub h0: f32,
+    /// Neck pivot from body pivot, head pivot from neck, chin from head (f, h).
+    pub neck: [f32; 2],
+    pub head: [f32; 2],
+    pub chin: [f32; 2],
+    pub belly: f32,
+    pub softness: f32,
+    pub reach_margin: f32,
+    // §6 gait parameters.
+    pub beta: [f32; 3],
+    pub up_walk_trot: f32,
+    pub up_trot_gallop: f32,
+    pub down_trot_walk: f32,
+    pub down_gallop_trot: f32,
+    pub dwell: f32,
+    /// §7.2b: reference-leg candidates whose largest shift differs by less than this are
+    /// ties (decided by leg order). Not in the spec, which leaves f32 rounding to break
+    /// exact ties (see `reference::step`).
+    pub shift_tie: f32,
+    pub stride_h: f32,
+    pub gravity: f32,
+    pub stride_min: f32,
+    pub stride_cap: [f32; 3],
+    pub f_max: f32,
+    pub tau_v: f32,
+    pub tau_g: f32,
+    pub body_drop: [f32; 3],
+    pub catchup: f32,
+    pub td_ramp: f32,
+    pub idle_time: f32,
+    pub settle_dist: f32,
+    pub settle_omega: f32,
+    pub settle_duty: f32,
+    pub settle_lift: f32,
+    pub lift_speed: f32,
+    pub lift_slew: f32,
+    pub k_mdm: f32,
+    pub dt_max: f32,
+    /// Pose ramps (on, off) seconds: sit, lie, leap, land, swim.
+    pub ramps: [[f32; 2]; 5],
+    pub p_leap: f32,
+    pub p_land: f32,
+    pub p_swim: f32,
+    pub chin_clear: f32,
+    pub swim_rate: f32,
+    pub swim_power: f32,
+    pub rest: RestPoses,
+}
+
+impl Default for RigParams {
+    fn default() -> Self {
+        let r = REST_POSES;
+        let fore = |name, x: f32, offsets: [f32; 3], swim_offset| LegParams {
+            name,
+            fore: true,
+            x,
+            a: 7.5,
+            b: 7.5,
+            mt: 0.0,
+            theta_mt: 0.0,
+            lp: 7.0,
+            sd: 2.5,
+            heel: -1.0,
+            n: 10.0,
+            root_f: 10.0,
+            offsets,
+            swim_offset,
+            tpeel: 20.0,
+            tau_max: [35.0, 45.0, 50.0],
+            clearance: [1.5, 1.5, 1.5],
+            paddle: [4.0, 2.0, 2.0, -10.0],
+            swim_fold: 40.0,
+            sit: [9.5, 2.5],
+            lie: [13.0, 2.5],
+            leap: [6.0, -10.0],
+            leap_tau: 40.0,
+            land: [4.0, -11.5],
+            mt_pose: [0.0; 5],
+        };
+        let hind = |name, x: f32, offsets: [f32; 3], swim_offset| LegParams {
+            name,
+            fore: false,
+            x,
+            a: 5.0,
+            b: 5.5,
+            mt: 4.5,
+            theta_mt: -78.0,
+            lp: 6.0,
+            sd: 2.5,
+            heel: -1.0,
+            n: -10.0,
+            root_f: -10.0,
+            offsets,
+            swim_offset,
+            tpeel: 10.0,
+            tau_max: [8.0, 10.0, 10.0],
+            clearance: [0.4, 0.4, 0.3],
+            paddle: [2.5, 1.0, 0.0, -9.5],
+            swim_fold: 10.0,
+            sit: [-5.5, 2.5],
+            lie: [-5.0, 2.5],
+            leap: [-8.0, -8.5],
+            leap_tau: 20.0,
+            land: [2.0, -9.0],
+            mt_pose: [r.theta_mt_flat, r.theta_mt_flat, -110.0, -80.0, -80.0],
+        };
+        RigParams {
+            // Offsets: walk LH 0, LF .25, RH .5, RF .75; trot LH 0, RF 0, RH .5, LF .5;
+            // gallop LH 0, RH .12, RF .45, LF .57; swim LF 0, RH .25, RF .5, LH .75.
+            legs: [
+                fore("lf", 3.5, [0.25, 0.5, 0.57], 0.0),
+                fore("rf", -3.5, [0.75, 0.0, 0.45], 0.5),
+                hind("lh", 3.5, [0.0, 0.0, 0.0], 0.75),
+                hind("rh", -3.5, [0.5, 0.5, 0.12], 0.25),
+            ],
+            h0: 15.0,
+            neck: [12.0, 3.0],
+            head: [4.5, 3.0],
+            chin: [7.0, -4.5],
+            belly: 3.5,
+            softness: 1.0,
+            reach_margin: 0.3,
+            beta: [0.65, 0.45, 0.30],
+            up_walk_trot: 1.4,
+            up_trot_gallop: 4.0,
+            down_trot_walk: 1.2,
+            down_gallop_trot: 3.5,
+            dwell: 0.4,
+            shift_tie: 1e-4,
+            stride_h: 0.6,
+            gravity: 9.81,
+            stride_min: 8.0,
+            stride_cap: [16.0, 24.0, 36.0],
+            f_max: 3.2,
+            tau_v: 0.12,
+            tau_g: 0.25,
+            body_drop: [0.0, 0.5, 0.5],
+            catchup: 0.5,
+            td_ramp: 0.3,
+            idle_time: 0.5,
+            settle_dist: 1.5,
+            settle_omega: 1.25,
+            settle_duty: 0.8,
+            settle_lift: 0.6,
+            lift_speed: 0.15,
+            lift_slew: 4.0,
+            k_mdm: 4.0,
+            dt_max: 0.1,
+            ramps: [[0.4, 0.4], [0.6, 0.6], [0.15, 0.25], [0.10, 0.30], [0.3, 0.3]],
+            p_leap: -10.0,
+            p_land: 8.0,
+            p_swim: -6.0,
+            chin_clear: 0.5,
+            swim_rate: 1.5,
+            swim_power: 0.34,
+            rest: r,
+        }
+    }
+}
+
+impl RigParams {
+    /// `16·2.3·h` of the stride formula, px.
+    pub fn stride_k(&self) -> f32 {
+        (16.0 * 2.3 * self.stride_h as f64) as f32
+    }
+    /// `g·h` of the Froude number.
+    pub fn froude_gh(&self) -> f32 {
+        (self.gravity as f64 * self.stride_h as f64) as f32
+    }
+    /// Reach limit `dmax − softness − margin` and its square.
+    pub fn lim(&self, leg: &LegParams) -> f32 {
+        leg.dmax() - self.softness - self.reach_margin
+    }
+    pub fn lim2(&self, leg: &LegParams) -> f32 {
+        let l = self.lim(leg) as f64;
+        (l * l) as f32
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// §8 bisections (f64, 60 iterations, chained unrounded; emitted rounded to 4 decimals).
+// ---------------------------------------------------------------------------------------------
+
+/// Two-bone IK of §7.13 in f64: (θu, θl, γ, r).
+pub fn ik_f64(root: (f64, f64), target: (f64, f64), a: f64, b: f64, fore: bool, softness: f64) -> (f64, f64, f64, f64) {
+    let (dx, dy) = (target.0 - root.0, target.1 - root.1);
+    let d = (dx * dx + dy * dy).sqrt();
+    let dmax = a + b;
+    let mut r = if d < dmax - softness { d } else { dmax - softness * ((dmax - softness - d) / softness).exp() };
+    r = r.max((a - b).abs() + 0.05);
+    let al = f64d::atan2_d(dy, dx);
+    let be = f64d::acos_d((a * a + r * r - b * b) / (2.0 * a * r));
+    let ga = f64d::acos_d((a * a + b * b - r * r) / (2.0 * a * b));
+    if fore {
+        let tu = al - be;
+        (tu, tu + 180.0 - ga, ga, r)
+    } else {
+        let tu = al + be;
+        (tu, tu - 180.0 + ga, ga, r)
+    }
+}
+
+/// Chin point (f, h) in the floor frame for body (H, P), neck X and head X (§7.14).
+pub fn chin_f64(p: &RigParams, h: f64, pitch: f64, xn: f64, xh: f64) -> (f64, f64) {
+    let n = f64d::rot_cw(pitch, p.neck[0] as f64, p.neck[1] as f64);
+    let hd = f64d::rot_cw(pitch + xn, p.head[0] as f64, p.head[1] as f64);
+    let c = f64d::rot_cw(pitch + xn + xh, p.chin[0] as f64, p.chin[1] as f64);
+    (n.0 + hd.0 + c.0, h + n.1 + hd.1 + c.1)
+}
+
+/// Unrounded results of the bisections.
+#[derive(Clone, Copy, Debug)]
+pub struct RestBake {
+    pub h_lie: f64,
+    pub neck_lie: f64,
+    pub head_lie: f64,
+    pub p_sit: f64,
+    pub h_sit: f64,
+    pub neck_sit: f64,
+    pub head_sit: f64,
+    pub theta_mt_flat: f64,
+}
+
+fn bisect(mut lo: f64, mut hi: f64, hi_side: impl Fn(f64) -> bool) -> f64 {
+    // `hi_side(x)` is true on `hi`'s side of the root.
+    for _ in 0..60 {
+        let m = 0.5 * (lo + hi);
+        if hi_side(m) {
+            hi = m
+        } else {
+            lo = m
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// Lie elbow pivot height above the floor for body height `h` (P = 0, wrist at the lie target).
+pub fn lie_elbow_h(p: &RigParams, h: f64) -> f64 {
+    let leg = &p.legs[LF];
+    let (tu, _, _, _) = ik_f64(
+        (leg.root_f as f64, h),
+        (leg.lie[0] as f64, leg.lie[1] as f64),
+        leg.a as f64,
+        leg.b as f64,
+        true,
+        p.softness as f64,
+    );
+    h + leg.a as f64 * f64d::sin_d(tu)
+}
+
+/// Sit shoulder-to-wrist distance and body height for pitch `pitch` (hips at h = 6).
+pub fn sit_reach(p: &RigParams, pitch: f64) -> (f64, f64) {
+    let leg = &p.legs[LF];
+    let hip_h = 6.0;
+    let h = hip_h - 10.0 * f64d::sin_d(pitch);
+    let sh = (10.0 * f64d::cos_d(pitch), h - 10.0 * f64d::sin_d(pitch));
+    let (dx, dy) = (sh.0 - leg.sit[0] as f64, sh.1 - leg.sit[1] as f64);
+    ((dx * dx + dy * dy).sqrt(), h)
+}
+
+pub fn bake_rest_poses(p: &RigParams) -> RestBake {
+    let mt = p.legs[LH].mt as f64;
+    let theta_mt_flat = f64d::atan2_d(1.0, (mt * mt - 1.0).sqrt());
+    let belly = p.belly as f64;
+    // Lowest H with the elbow ≥ 1.5 (forearm half-thickness) and the belly ≥ 0.3.
+    let h_lie = bisect(2.0, 15.0, |h| lie_elbow_h(p, h) >= 1.5 && h - belly >= 0.3);
+    // Head world pitch held at +15°; neck X so that the chin is 0.5 above the floor.
+    let neck_lie = bisect(0.0, 90.0, |xn| chin_f64(p, h_lie, 0.0, xn, 15.0 - xn).1 <= 0.5);
+    let p_sit = bisect(-60.0, 0.0, |pp| sit_reach(p, pp).0 <= 13.2);
+    let h_sit = sit_reach(p, p_sit).1;
+    let neck_sit = -0.5 * p_sit;
+    RestBake {
+        h_lie,
+        neck_lie,
+        head_lie: 15.0 - neck_lie,
+        p_sit,
+        h_sit,
+        neck_sit,
+        head_sit: 5.0 - p_sit - neck_sit,
+        theta_mt_flat,
+    }
+}
+
+fn r4(x: f64) -> f32 {
+    ((x * 1e4).round() / 1e4) as f32
+}
+
+impl RestBake {
+    pub fn rounded(&self) -> RestPoses {
+        RestPoses {
+            h_sit: r4(self.h_sit),
+            p_sit: r4(self.p_sit),
+            neck_sit: r4(self.neck_sit),
+            head_sit: r4(self.head_sit),
+            h_lie: r4(self.h_lie),
+            neck_lie: r4(self.neck_lie),
+            head_lie: r4(self.head_lie),
+            theta_mt_flat: r4(self.theta_mt_flat),
+        }
+    }
+}

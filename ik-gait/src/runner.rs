@@ -1,0 +1,181 @@
+//! Runs the rig frame by frame on one of three back ends: the Rust reference, or the generated
+//! Molang through `molang::entity` on the interpreter or the JIT.
+
+use crate::generate::{generate, Generated};
+use crate::params::RigParams;
+use crate::reference::{step, Inputs, Outputs, RigState};
+use molang::entity::{EntityInstance, EntityScripts, ScriptSource};
+use molang::ir::Slot;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Reference,
+    Interp,
+    Jit,
+}
+
+impl Backend {
+    pub fn parse(s: &str) -> Option<Backend> {
+        match s {
+            "reference" | "ref" | "rust" => Some(Backend::Reference),
+            "interp" | "interpreter" => Some(Backend::Interp),
+            "jit" => Some(Backend::Jit),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Reference => "reference",
+            Backend::Interp => "interp",
+            Backend::Jit => "jit",
+        }
+    }
+}
+
+/// Compiled Molang rig (one entity type).
+pub struct MolangRig {
+    pub scripts: EntityScripts,
+    slots: OutputSlots,
+}
+
+struct OutputSlots {
+    body: [Slot; 5],
+    legs: [[Option<Slot>; 4]; 4],
+    gait: Slot,
+    ph: [Slot; 4],
+    sw: [Slot; 4],
+    rem: [Slot; 4],
+    omega: Slot,
+    settle: Slot,
+    epose: [Slot; 5],
+    dt: Slot,
+    spd: Slot,
+}
+
+impl MolangRig {
+    pub fn new(p: &RigParams, jit: bool) -> Result<MolangRig, String> {
+        Self::from_generated(p, &generate(p), jit)
+    }
+
+    pub fn from_generated(p: &RigParams, g: &Generated, jit: bool) -> Result<MolangRig, String> {
+        let src = ScriptSource { initialize: g.initialize.clone(), pre_animation: g.pre_animation.clone(), ..Default::default() };
+        let mut scripts = EntityScripts::compile(&src)
+            .map_err(|e| format!("generated Molang does not load: {:?}", e.iter().map(|d| &d.message).collect::<Vec<_>>()))?;
+        if jit {
+            scripts.enable_jit().map_err(|e| format!("JIT refused the rig: {e:?}"))?;
+        }
+        let sl = |n: &str| scripts.variable_slot(n).ok_or_else(|| format!("no variable v.{n}"));
+        let leg_slot = |i: usize, j: usize| scripts.variable_slot(&format!("{}_r{}", p.legs[i].name, j + 1));
+        let per_leg = |f: &str| -> Result<[Slot; 4], String> {
+            Ok([sl(&format!("lf_{f}"))?, sl(&format!("rf_{f}"))?, sl(&format!("lh_{f}"))?, sl(&format!("rh_{f}"))?])
+        };
+        let slots = OutputSlots {
+            body: [sl("body_p")?, sl("body_roll")?, sl("body_dy")?, sl("neck_x")?, sl("head_x")?],
+            legs: std::array::from_fn(|i| std::array::from_fn(|j| leg_slot(i, j))),
+            gait: sl("gait")?,
+            ph: per_leg("ph")?,
+            sw: per_leg("sw")?,
+            rem: per_leg("rem")?,
+            omega: sl("omega")?,
+            settle: sl("settle")?,
+            epose: [sl("e_sit")?, sl("e_lie")?, sl("e_leap")?, sl("e_land")?, sl("e_swim")?],
+            dt: sl("dt")?,
+            spd: sl("spd")?,
+        };
+        Ok(MolangRig { scripts, slots })
+    }
+
+    pub fn instantiate(&self) -> EntityInstance {
+        self.scripts.instantiate(0)
+    }
+
+    /// Sets this frame's queries, runs `initialize` (first frame) and `pre_animation`, and reads
+    /// the outputs back.
+    pub fn frame(&self, e: &mut EntityInstance, inp: &Inputs) -> Result<Outputs, String> {
+        let s = &self.scripts;
+        e.set_query(s, "delta_time", inp.dt);
+        e.set_query(s, "ground_speed", inp.ground_speed);
+        e.set_query(s, "modified_distance_moved", inp.mdm);
+        e.set_query(s, "is_on_ground", inp.on_ground);
+        e.set_query(s, "vertical_speed", inp.vertical_speed);
+        e.set_query(s, "is_in_water", inp.in_water);
+        e.set_query(s, "is_sitting", inp.sit);
+        e.set_query(s, "is_sleeping", inp.lie);
+        e.set_query(s, "body_y_rotation", inp.body_yaw);
+        let aborts = e.run_frame(s);
+        if let Some(a) = aborts.first() {
+            return Err(format!("frame {}: {}", a.frame, a.message));
+        }
+        let rd = |slot: Slot| e.variable_by_slot(s, slot).map(|v| v.as_num()).unwrap_or(f32::NAN);
+        let sl = &self.slots;
+        let mut o = Outputs {
+            body_p: rd(sl.body[0]),
+            body_roll: rd(sl.body[1]),
+            body_dy: rd(sl.body[2]),
+            neck_x: rd(sl.body[3]),
+            head_x: rd(sl.body[4]),
+            gait: rd(sl.gait),
+            omega: rd(sl.omega),
+            settle: rd(sl.settle),
+            dt: rd(sl.dt),
+            speed: rd(sl.spd),
+            ..Outputs::default()
+        };
+        for i in 0..4 {
+            for j in 0..4 {
+                if let Some(slot) = sl.legs[i][j] {
+                    o.legs[i][j] = rd(slot);
+                }
+            }
+            o.ph[i] = rd(sl.ph[i]);
+            o.sw[i] = rd(sl.sw[i]);
+            o.rem[i] = rd(sl.rem[i]);
+        }
+        for k in 0..5 {
+            o.epose[k] = rd(sl.epose[k]);
+        }
+        Ok(o)
+    }
+}
+
+/// Runs a whole input trace on one back end.
+pub fn run(p: &RigParams, backend: Backend, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
+    match backend {
+        Backend::Reference => {
+            let mut s = RigState::new(p, inputs.first().map_or(0.0, |i| i.mdm));
+            Ok(inputs.iter().map(|i| step(&mut s, i, p)).collect())
+        }
+        Backend::Interp | Backend::Jit => {
+            let rig = MolangRig::new(p, backend == Backend::Jit)?;
+            run_molang(&rig, inputs)
+        }
+    }
+}
+
+pub fn run_molang(rig: &MolangRig, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
+    let mut e = rig.instantiate();
+    inputs.iter().map(|i| rig.frame(&mut e, i)).collect()
+}
+
+/// A back end compiled once and run many times.
+#[allow(clippy::large_enum_variant)] // one per run; boxing buys nothing
+pub enum Engine {
+    Reference,
+    Molang(MolangRig),
+}
+
+impl Engine {
+    pub fn new(p: &RigParams, backend: Backend) -> Result<Engine, String> {
+        Ok(match backend {
+            Backend::Reference => Engine::Reference,
+            Backend::Interp => Engine::Molang(MolangRig::new(p, false)?),
+            Backend::Jit => Engine::Molang(MolangRig::new(p, true)?),
+        })
+    }
+    pub fn run(&self, p: &RigParams, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
+        match self {
+            Engine::Reference => run(p, Backend::Reference, inputs),
+            Engine::Molang(rig) => run_molang(rig, inputs),
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! The §10 scenarios as per-frame input traces, the hitch modifier and the random soak.
+
+use crate::reference::Inputs;
+
+/// What the host reports at time t (s).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sample {
+    pub speed: f32,
+    pub on_ground: bool,
+    pub vy: f32,
+    pub in_water: bool,
+    pub sit: bool,
+    pub lie: bool,
+}
+
+fn ground(speed: f32) -> Sample {
+    Sample { speed, on_ground: true, ..Sample::default() }
+}
+
+/// Linear interpolation helper over (t, value) knots.
+fn knots(t: f32, k: &[(f32, f32)]) -> f32 {
+    if t <= k[0].0 {
+        return k[0].1;
+    }
+    for w in k.windows(2) {
+        let ((t0, v0), (t1, v1)) = (w[0], w[1]);
+        if t <= t1 {
+            return v0 + (v1 - v0) * (t - t0) / (t1 - t0);
+        }
+    }
+    k[k.len() - 1].1
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Constant speed (steady-gait checks apply after warm-up).
+    Steady,
+    Transition,
+    Pose,
+}
+
+pub struct Scenario {
+    pub name: &'static str,
+    pub duration: f32,
+    pub kind: Kind,
+    /// Per-frame random speed jitter amplitude (m/s).
+    pub jitter: f32,
+    pub sample: fn(f32) -> Sample,
+    /// Rows of a user's CSV (t, speed, on_ground, vy, in_water, sit, lie, yaw); when set it
+    /// replaces `sample`.
+    pub table: Option<Vec<[f32; 8]>>,
+}
+
+impl Scenario {
+    /// Inputs at time t (and the body yaw, which only a CSV supplies).
+    pub fn at(&self, t: f32) -> (Sample, f32) {
+        let Some(rows) = &self.table else { return ((self.sample)(t), 0.0) };
+        let k = rows.partition_point(|r| r[0] <= t);
+        let r = if k == 0 {
+            rows[0]
+        } else if k >= rows.len() {
+            rows[rows.len() - 1]
+        } else {
+            let (a, b) = (rows[k - 1], rows[k]);
+            let w = if b[0] > a[0] { (t - a[0]) / (b[0] - a[0]) } else { 0.0 };
+            std::array::from_fn(|i| a[i] + (b[i] - a[i]) * w)
+        };
+        // Flags are interpolated too, then read as set from 0.5 (a Molang flag is 0 or 1).
+        let flag = |x: f32| x >= 0.5;
+        (Sample { speed: r[1], on_ground: flag(r[2]), vy: r[3], in_water: flag(r[4]), sit: flag(r[5]), lie: flag(r[6]) }, r[7])
+    }
+
+    /// A scenario from CSV text: header with `t` then the query columns in any order
+    /// (`q.ground_speed`, `q.is_on_ground`, `q.vertical_speed`, `q.is_in_water`,
+    /// `q.is_sitting`, `q.is_sleeping`, `q.body_y_rotation`; `query.` also accepted).
+    /// Missing columns default to 0 (`is_on_ground` to 1).
+    pub fn from_csv(name: &'static str, text: &str) -> Result<Scenario, String> {
+        let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+        let header: Vec<String> = lines
+            .next()
+            .ok_or("empty CSV")?
+            .split(',')
+            .map(|h| h.trim().to_ascii_lowercase().replace("query.", "q."))
+            .collect();
+        let cols = ["t", "q.ground_speed", "q.is_on_ground", "q.vertical_speed", "q.is_in_water", "q.is_sitting", "q.is_sleeping", "q.body_y_rotation"];
+        let idx: Vec<Option<usize>> = cols.iter().map(|c| header.iter().position(|h| h == c)).collect();
+        if idx[0].is_none() {
+            return Err("CSV needs a `t` column".into());
+        }
+        let mut rows = Vec::new();
+        for (n, line) in lines.enumerate() {
+            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+            let mut r = [0.0f32, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+            for (i, ix) in idx.iter().enumerate() {
+                if let Some(ix) = ix {
+                    let c = cells.get(*ix).ok_or_else(|| format!("row {}: missing column {}", n + 2, cols[i]))?;
+                    r[i] = c.parse().map_err(|_| format!("row {}: `{c}` is not a number", n + 2))?;
+                }
+            }
+            rows.push(r);
+        }
+        if rows.is_empty() {
+            return Err("CSV has no rows".into());
+        }
+        rows.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        let duration = rows[rows.len() - 1][0];
+        Ok(Scenario { name, duration, kind: Kind::Transition, jitter: 0.0, sample: |_| Sample::default(), table: Some(rows) })
+    }
+}
+
+pub fn named() -> Vec<Scenario> {
+    let s = |name, duration, kind, sample: fn(f32) -> Sample| Scenario { name, duration, kind, jitter: 0.0, sample, table: None };
+    vec![
+        s("walk-1.0", 8.0, Kind::Steady, |_| ground(1.0)),
+        s("walk-1.5", 8.0, Kind::Steady, |_| ground(1.5)),
+        s("trot-2.5", 8.0, Kind::Steady, |_| ground(2.5)),
+        s("trot-3.8", 8.0, Kind::Steady, |_| ground(3.8)),
+        s("gallop-5.0", 8.0, Kind::Steady, |_| ground(5.0)),
+        s("gallop-7.5", 8.0, Kind::Steady, |_| ground(7.5)),
+        s("accel-decel", 8.0, Kind::Transition, |t| ground(knots(t, &[(0.0, 0.0), (2.0, 7.5), (4.0, 7.5), (5.5, 0.0)]))),
+        s("sine-gaits", 9.0, Kind::Transition, |t| {
+            ground(2.8 + 1.6 * (std::f32::consts::TAU * t / 3.0).sin())
+        }),
+        s("sine-walk-trot", 9.0, Kind::Transition, |t| {
+            ground(1.5 + 0.3 * (std::f32::consts::TAU * t / 3.0).sin())
+        }),
+        s("ramp-20s", 20.0, Kind::Transition, |t| ground(knots(t, &[(0.0, 0.0), (20.0, 8.0)]))),
+        Scenario { name: "jitter", duration: 8.0, kind: Kind::Transition, jitter: 0.6, sample: |_| ground(2.0), table: None },
+        s("walk-stop-sit-stand-walk", 12.0, Kind::Pose, |t| {
+            let mut x = ground(if !(3.0..9.0).contains(&t) { 1.0 } else { 0.0 });
+            x.sit = (4.5..7.5).contains(&t);
+            x
+        }),
+        s("walk-stop-lie-stand", 10.0, Kind::Pose, |t| {
+            let mut x = ground(if t < 3.0 { 1.0 } else { 0.0 });
+            x.lie = (4.5..8.0).contains(&t);
+            x
+        }),
+        s("run-jump", 7.0, Kind::Pose, |t| {
+            let mut x = ground(5.0);
+            if (3.0..3.6).contains(&t) {
+                x.on_ground = false;
+                x.vy = 5.0 + (-4.6 - 5.0) * (t - 3.0) / 0.6;
+            }
+            x
+        }),
+        s("trot-stop-sit-lie", 11.0, Kind::Pose, |t| {
+            let mut x = ground(if t < 3.0 { 2.5 } else { 0.0 });
+            x.sit = (3.5..6.5).contains(&t);
+            x.lie = (5.0..8.5).contains(&t);
+            x
+        }),
+        s("swim-walk-out", 8.0, Kind::Pose, |t| {
+            if t < 4.0 {
+                Sample { speed: 0.8, in_water: true, ..Sample::default() }
+            } else {
+                ground(1.0)
+            }
+        }),
+        s("swim-sit-lie", 9.0, Kind::Pose, |t| {
+            let mut x = if t < 5.0 { Sample { speed: 0.6, in_water: true, ..Sample::default() } } else { ground(0.0) };
+            x.sit = (1.0..3.0).contains(&t);
+            x.lie = (2.0..7.0).contains(&t);
+            x
+        }),
+    ]
+}
+
+pub fn find(name: &str) -> Option<Scenario> {
+    named().into_iter().find(|s| s.name == name)
+}
+
+/// Small deterministic generator (SplitMix64) for jitter and soaks.
+pub struct Rng(u64);
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+fn to_inputs(x: Sample, dt: f32, mdm: f32) -> Inputs {
+    to_inputs_yaw(x, dt, mdm, 0.0)
+}
+
+fn to_inputs_yaw(x: Sample, dt: f32, mdm: f32, yaw: f32) -> Inputs {
+    let f = |b: bool| if b { 1.0 } else { 0.0 };
+    Inputs {
+        dt,
+        ground_speed: x.speed.max(0.0),
+        mdm,
+        on_ground: f(x.on_ground),
+        vertical_speed: x.vy,
+        in_water: f(x.in_water),
+        sit: f(x.sit),
+        lie: f(x.lie),
+        body_yaw: yaw,
+    }
+}
+
+/// Frame inputs at a fixed frame rate; `hitch` inserts a 0.25 s frame every 37 frames.
+pub fn inputs(sc: &Scenario, fps: f32, hitch: bool) -> Vec<Inputs> {
+    let mut out = Vec::new();
+    let mut t = 0.0f32;
+    let mut mdm = 0.0f32;
+    let mut rng = Rng::new(0x5eed ^ fps as u64);
+    let mut k = 0usize;
+    while t < sc.duration {
+        let dt = if hitch && k % 37 == 36 { 0.25 } else { 1.0 / fps };
+        t += dt;
+        let (mut x, yaw) = sc.at(t);
+        if sc.jitter > 0.0 {
+            x.speed = (x.speed + sc.jitter * (2.0 * rng.unit() - 1.0)).max(0.0);
+        }
+        // The counter runs at about 4× distance [W]; the rig reads it only as a fallback.
+        mdm += 4.0 * x.speed * dt;
+        out.push(to_inputs_yaw(x, dt, mdm, yaw));
+        k += 1;
+    }
+    out
+}
+
+/// One soak run: 60 s of random 0.3–2.5 s segments (speed from {0, 0.6, …, 7.5}, random
+/// sit/lie/swim/jump flags), frame times random in {1/144, 1/120, 1/60, 1/30, 1/20}.
+pub fn soak(seed: u64, duration: f32) -> Vec<Inputs> {
+    let mut rng = Rng::new(seed);
+    let dts = [1.0 / 144.0, 1.0 / 120.0, 1.0 / 60.0, 1.0 / 30.0, 1.0 / 20.0f32];
+    let mut out = Vec::new();
+    let (mut t, mut mdm) = (0.0f32, 0.0f32);
+    while t < duration {
+        let seg = 0.3 + 2.2 * rng.unit();
+        let speed = 0.6 * rng.below(13) as f32 * if rng.unit() < 0.25 { 0.0 } else { 1.0 };
+        let r = rng.unit();
+        // One state per segment: plain, sit, lie, swim or jump.
+        let (sit, lie, swim, jump) = (r < 0.12, (0.12..0.22).contains(&r), (0.22..0.32).contains(&r), (0.32..0.42).contains(&r));
+        let t0 = t;
+        let jump_len = seg.min(0.6);
+        while t < t0 + seg && t < duration {
+            let dt = dts[rng.below(dts.len())];
+            t += dt;
+            let mut x = Sample { speed, on_ground: !swim, in_water: swim, sit, lie, ..Sample::default() };
+            if sit || lie {
+                x.speed = 0.0;
+            }
+            if jump && t - t0 < jump_len {
+                x.on_ground = false;
+                x.vy = 5.0 + (-4.6 - 5.0) * (t - t0) / jump_len;
+            }
+            mdm += 4.0 * x.speed * dt;
+            out.push(to_inputs(x, dt, mdm));
+        }
+    }
+    out
+}
