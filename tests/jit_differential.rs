@@ -76,6 +76,7 @@ fn expr() -> impl Strategy<Value = String> {
             inner.clone().prop_map(|a| format!("!({a})")),
             (prop::sample::select(MATH1), inner.clone()).prop_map(|(f, a)| format!("math.{f}({a})")),
             (prop::sample::select(MATH2), inner.clone(), inner.clone()).prop_map(|(f, a, b)| format!("math.{f}({a}, {b})")),
+            inner.clone().prop_map(|a| format!("math.pow({a}, 2)")),
             (prop::sample::select(MATH3), inner.clone(), inner.clone(), inner.clone())
                 .prop_map(|(f, a, b, c)| format!("math.{f}({a}, {b}, {c})")),
             (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, a, b)| format!("(({c}) ? ({a}) : ({b}))")),
@@ -180,4 +181,24 @@ fn jit_budget_stops_endless_loops() {
     let r = expr.eval_native(&native, &[], 0, &options);
     assert!(matches!(r.abort.map(|a| a.kind), Some(molang::interp::AbortKind::Budget)));
     assert_eq!(r.variable("x"), Some(Value::Num(100_000.0)));
+}
+
+/// The JIT lowers `math.pow(x, 2)` to `x * x`; that is only sound if the builtin gives the same
+/// bits for every f32, which this checks over a spread of bit patterns and the special values.
+#[test]
+fn pow_two_is_the_rounded_square() {
+    use molang::builtins::math::{eval, MathFn};
+    let mut bits: u32 = 0x9e37_79b9;
+    let specials = [0.0f32, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MIN_POSITIVE, f32::MAX, 1e-45, -3.5];
+    let samples = specials.into_iter().chain((0..2_000_000).map(|_| {
+        bits ^= bits << 13;
+        bits ^= bits >> 17;
+        bits ^= bits << 5;
+        f32::from_bits(bits)
+    }));
+    for x in samples {
+        let p = eval(MathFn::Pow, &[x, 2.0]);
+        let m = x * x;
+        assert!(p.to_bits() == m.to_bits() || (p.is_nan() && m.is_nan()), "pow({x:e}, 2) = {p:e} but x*x = {m:e}");
+    }
 }
