@@ -77,6 +77,8 @@ fn expr() -> impl Strategy<Value = String> {
             (prop::sample::select(MATH1), inner.clone()).prop_map(|(f, a)| format!("math.{f}({a})")),
             (prop::sample::select(MATH2), inner.clone(), inner.clone()).prop_map(|(f, a, b)| format!("math.{f}({a}, {b})")),
             inner.clone().prop_map(|a| format!("math.pow({a}, 2)")),
+            inner.clone().prop_map(|a| format!("q.f({a})")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("q.g({a}, {b})")),
             (prop::sample::select(MATH3), inner.clone(), inner.clone(), inner.clone())
                 .prop_map(|(f, a, b, c)| format!("math.{f}({a}, {b}, {c})")),
             (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, a, b)| format!("(({c}) ? ({a}) : ({b}))")),
@@ -201,4 +203,41 @@ fn pow_two_is_the_rounded_square() {
         let m = x * x;
         assert!(p.to_bits() == m.to_bits() || (p.is_nan() && m.is_nan()), "pow({x:e}, 2) = {p:e} but x*x = {m:e}");
     }
+}
+
+/// Queries with arguments: native code passes the evaluated arguments to the host, as the
+/// interpreter does.
+#[test]
+fn jit_queries_with_arguments_reach_the_host() {
+    use molang::builtins::math::{DefaultRng, MolangRng};
+    use molang::interp::Host;
+    use molang::ir::Slot;
+    use molang::jit::{JitStorage, QueryArgs};
+
+    struct Sum;
+    impl QueryArgs for Sum {
+        fn query(&mut self, q: Slot, args: &[f32]) -> f32 {
+            q.0 as f32 * 100.0 + args.iter().sum::<f32>()
+        }
+    }
+    struct InterpSum(DefaultRng);
+    impl Host for InterpSum {
+        fn query(&mut self, q: Slot, args: &[Value]) -> Value {
+            Value::Num(q.0 as f32 * 100.0 + args.iter().map(|a| a.as_num()).sum::<f32>())
+        }
+        fn rng(&mut self) -> &mut dyn MolangRng {
+            &mut self.0
+        }
+    }
+    let src = "t.a = q.position_delta(0) * 2; return t.a + q.position_delta(2) + q.in_range(1, 2, 0);";
+    let expr = molang::compile(src, &CheckOptions::default()).unwrap();
+    let options = EvalOptions::default();
+    let native = expr.compile_native(&options).unwrap();
+    let want = expr.eval_in(&mut InterpSum(DefaultRng::new(0)), &[], &options).value;
+    let mut storage = JitStorage::for_names(expr.names());
+    let queries = vec![0.0; expr.names().queries.len()];
+    let got = native.run_with_queries(&mut storage, &queries, 0.0, &mut DefaultRng::new(0), 1000, &mut Sum);
+    assert_eq!(got, molang::jit::JitOutcome::Value(want.as_num()));
+    // position_delta is slot 0, in_range slot 1: (0 + 0)·2 + (0 + 2) + (100 + 1 + 2 + 0).
+    assert_eq!(want.as_num(), 105.0);
 }

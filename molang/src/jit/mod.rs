@@ -8,7 +8,7 @@
 //! ([`crate::builtins::math::MathFn::native`]); random draws go through [`jit_random`].
 //!
 //! Programs that use values other than numbers (strings, resources, arrays, `->`,
-//! `for_each`, queries with arguments) are not compiled: [`compile`] says so with
+//! `for_each`) are not compiled: [`compile`] says so with
 //! [`JitError::Unsupported`] and the caller keeps the interpreter, visibly.
 //!
 //! # Safety invariants
@@ -45,6 +45,8 @@ pub struct Frame {
     ctx_set: *const u8,
     queries: *const f32,
     rng: *mut RngRef<'static>,
+    /// Answers queries with arguments; null means "the value of the query's slot".
+    query_host: *mut QueryHostRef<'static>,
     iterations: u64,
     budget: u64,
     this: f32,
@@ -54,6 +56,14 @@ pub struct Frame {
 
 /// A `&mut dyn MolangRng` behind a thin pointer, for [`jit_random`].
 pub struct RngRef<'a>(&'a mut dyn MolangRng);
+
+/// A host for queries with arguments (`q.position_delta(0)`), called from native code.
+pub trait QueryArgs {
+    fn query(&mut self, query: Slot, args: &[f32]) -> f32;
+}
+
+/// A `&mut dyn QueryArgs` behind a thin pointer, for [`jit_query`].
+pub struct QueryHostRef<'a>(&'a mut dyn QueryArgs);
 
 /// Storage in the JIT's layout: an f32 and a "set" flag per slot.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -188,6 +198,19 @@ extern "C" fn jit_random(frame: *mut Frame, func: u32, a: f32, b: f32, c: f32) -
     math::eval_random(f, &args[..f.arity()], rng.0)
 }
 
+/// Called by generated code for a query with arguments.
+extern "C" fn jit_query(frame: *mut Frame, query: u32, args: *const f32, n: u32) -> f32 {
+    // SAFETY: `frame` is the live frame of this run; `args` points at `n` f32s in the
+    // caller's stack slot; `query_host`, when set, points at a live `QueryHostRef`.
+    let frame = unsafe { &mut *frame };
+    if frame.query_host.is_null() {
+        return unsafe { *frame.queries.add(query as usize) };
+    }
+    let args = unsafe { std::slice::from_raw_parts(args, n as usize) };
+    let host = unsafe { &mut *frame.query_host };
+    host.0.query(Slot(query), args)
+}
+
 /// Whether the JIT compiles `program`; `Err` names the first construct it leaves to the
 /// interpreter.
 pub fn supports(program: &Program) -> Result<(), JitError> {
@@ -197,7 +220,6 @@ pub fn supports(program: &Program) -> Result<(), JitError> {
             Node::Resource { .. } | Node::Array { .. } | Node::Index { .. } => "resources and arrays",
             Node::Arrow { .. } => "`->`",
             Node::ForEach { .. } => "`for_each`",
-            Node::Query { args, .. } if !args.is_empty() => "queries with arguments",
             _ => continue,
         };
         return Err(JitError::Unsupported(what));
@@ -273,6 +295,21 @@ impl JitProgram {
         self.run_keep_temps(storage, queries, this, rng, budget)
     }
 
+    /// Like [`run`](Self::run), with a host answering queries that take arguments.
+    pub fn run_with_queries(
+        &self,
+        storage: &mut JitStorage,
+        queries: &[f32],
+        this: f32,
+        rng: &mut dyn MolangRng,
+        budget: u64,
+        host: &mut dyn QueryArgs,
+    ) -> JitOutcome {
+        storage.clear_temps();
+        let mut href = QueryHostRef(host);
+        self.call(storage, queries, this, rng, budget, (&mut href as *mut QueryHostRef<'_>).cast())
+    }
+
     /// Like [`run`](Self::run) but keeps the temps already in `storage`.
     pub fn run_keep_temps(
         &self,
@@ -281,6 +318,18 @@ impl JitProgram {
         this: f32,
         rng: &mut dyn MolangRng,
         budget: u64,
+    ) -> JitOutcome {
+        self.call(storage, queries, this, rng, budget, std::ptr::null_mut())
+    }
+
+    fn call(
+        &self,
+        storage: &mut JitStorage,
+        queries: &[f32],
+        this: f32,
+        rng: &mut dyn MolangRng,
+        budget: u64,
+        query_host: *mut QueryHostRef<'static>,
     ) -> JitOutcome {
         // The bounds the generated code relies on (see the module's safety invariants).
         assert!(storage.vars.len() >= self.vars && storage.vars_set.len() >= self.vars, "variable storage too small");
@@ -298,6 +347,7 @@ impl JitProgram {
             queries: queries.as_ptr(),
             // The reference only lives for this call; the erased lifetime never escapes.
             rng: (&mut rng_ref as *mut RngRef<'_>).cast(),
+            query_host,
             iterations: 0,
             budget,
             this,
@@ -507,9 +557,34 @@ impl Translator<'_> {
         match program.node(id) {
             Node::Const(c) => self.f32c(*c),
             Node::This => self.field(offset_of!(Frame, this), types::F32),
-            Node::Query { query, .. } => {
+            Node::Query { query, args } if args.is_empty() => {
                 let base = self.field(offset_of!(Frame, queries), self.ptr);
                 self.b.ins().load(types::F32, Self::flags(), base, query.index() as i32 * 4)
+            }
+            Node::Query { query, args } => {
+                // Arguments go to a stack slot; the host callback reads them from there.
+                let vals: Vec<CValue> = args.iter().map(|&a| self.node(a)).collect();
+                let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                    cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                    (vals.len() * 4) as u32,
+                    2,
+                ));
+                for (i, v) in vals.iter().enumerate() {
+                    self.b.ins().stack_store(self.ptr, *v, slot, (i * 4) as i32);
+                }
+                let addr = self.b.ins().stack_addr(self.ptr, slot, 0);
+                let mut sig = Signature::new(self.call_conv);
+                sig.params.push(AbiParam::new(self.ptr));
+                sig.params.push(AbiParam::new(types::I32));
+                sig.params.push(AbiParam::new(self.ptr));
+                sig.params.push(AbiParam::new(types::I32));
+                sig.returns.push(AbiParam::new(types::F32));
+                let sigref = self.b.import_signature(sig);
+                let callee = self.b.ins().iconst(self.ptr, jit_query as *const () as i64);
+                let q = self.b.ins().iconst(types::I32, query.index() as i64);
+                let n = self.b.ins().iconst(types::I32, vals.len() as i64);
+                let call = self.b.ins().call_indirect(sigref, callee, &[self.frame, q, addr, n]);
+                self.b.inst_results(call)[0]
             }
             Node::Read { scope, slot } => {
                 let (scope, slot) = (*scope, *slot);
