@@ -14,8 +14,18 @@
 //! * `compile_corpus/{check,jit}`: every vanilla string (as in `benches/parse_check.rs`) checked;
 //!   and every one the JIT supports compiled to native code (checked beforehand, not timed).
 //!   Throughput is per string, so criterion's time / n is the µs per string.
+//! * `doggoyle_frame/{jit,interp,rust}`: one frame of the Doggoyle rig (`ik-gait`) in a steady
+//!   trot (`trot-2.5` at 60 fps). `jit` and `interp` run the generated `pre_animation` through
+//!   `molang::entity` (one `EntityScripts`, one reused `EntityInstance`; the nine queries are
+//!   written by slot, then `run_frame`); `rust` is the reference `ik_gait::step` on its own
+//!   `RigState`. All three start from the same state after 2 s of warm-up and then cycle over
+//!   the same 6 s of frame inputs. Beforehand the whole trace runs on all three and the
+//!   outputs are compared (the largest difference is printed).
+//! * `doggoyle_compile/{check,check_jit}`: `EntityScripts::compile` of the generated scripts,
+//!   and that plus `enable_jit` (the rig's whole compile latency; generation is not timed).
 //!
-//! Run: `cargo bench --bench backends -- --warm-up-time 1 --measurement-time 3`.
+//! Run: `cargo bench --bench backends -- --warm-up-time 1 --measurement-time 3`
+//! (append a filter such as `doggoyle` to run only some groups).
 //! Results and the machine they came from: BENCHMARKS.md.
 
 use std::hint::black_box;
@@ -28,7 +38,7 @@ use molang::builtins::math::{
 };
 use molang::interp::{self, Storage, DIVISION_EPSILON};
 use molang::ir::{Scope, Slot};
-use molang::jit::{JitOutcome, JitProgram, JitStorage};
+use molang::jit::{JitOutcome, JitProgram, JitStorage, QueryArgs};
 use molang::{CheckOptions, EvalOptions, Expression, Host, Value};
 
 // ---------------------------------------------------------------------------------------------
@@ -96,6 +106,14 @@ impl Host for BenchHost {
     }
     fn rng(&mut self) -> &mut dyn MolangRng {
         &mut self.rng
+    }
+}
+
+/// The same tables for the JIT's queries with arguments.
+impl QueryArgs for BenchHost {
+    fn query(&mut self, query: Slot, args: &[f32]) -> f32 {
+        let first = args.first().map(|&a| Value::Num(a));
+        Host::query(self, query, first.as_slice()).as_num()
     }
 }
 
@@ -389,7 +407,12 @@ fn assert_same_bits(w: &Workload, p: &Prepared) {
 
     if let Ok(native) = &p.native {
         let mut js = p.jit_storage.clone();
-        let out = native.run(&mut js, &p.queries, 0.0, &mut DefaultRng::new(0), p.options.iteration_budget);
+        let mut qh = BenchHost { queries: p.host.queries.clone(), calls: p.host.calls.clone(), rng: DefaultRng::new(0) };
+        let out = if w.query_calls.is_empty() {
+            native.run(&mut js, &p.queries, 0.0, &mut DefaultRng::new(0), p.options.iteration_budget)
+        } else {
+            native.run_with_queries(&mut js, &p.queries, 0.0, &mut DefaultRng::new(0), p.options.iteration_budget, &mut qh)
+        };
         let JitOutcome::Value(v) = out else { panic!("{}: the JIT ended with {out:?}", w.name) };
         check("jit", v, &|s| js.get(Scope::Variable, s));
     }
@@ -443,9 +466,25 @@ fn bench_eval(c: &mut Criterion) {
             Ok(native) => {
                 let mut s = jit_storage.clone();
                 let mut rng = DefaultRng::new(0);
-                group.bench_function("jit", |b| {
-                    b.iter(|| black_box(native.run(&mut s, black_box(&queries), 0.0, &mut rng, options.iteration_budget)))
-                });
+                if w.query_calls.is_empty() {
+                    group.bench_function("jit", |b| {
+                        b.iter(|| black_box(native.run(&mut s, black_box(&queries), 0.0, &mut rng, options.iteration_budget)))
+                    });
+                } else {
+                    // Queries with arguments go through the host callback, like `interp`'s.
+                    group.bench_function("jit", |b| {
+                        b.iter(|| {
+                            black_box(native.run_with_queries(
+                                &mut s,
+                                black_box(&queries),
+                                0.0,
+                                &mut rng,
+                                options.iteration_budget,
+                                &mut host,
+                            ))
+                        })
+                    });
+                }
             }
             Err(e) => eprintln!("backends: {}: no JIT measurement: {e}", w.name),
         }
@@ -517,5 +556,140 @@ fn bench_compile(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_eval, bench_compile);
+// ---------------------------------------------------------------------------------------------
+// The Doggoyle rig: one frame, and the whole rig's compile latency
+// ---------------------------------------------------------------------------------------------
+
+/// Frames of `trot-2.5` at 60 fps run before timing (2 s): the gait has settled by then.
+const DOGGOYLE_WARM_FRAMES: usize = 120;
+
+/// The nine per-frame queries of the rig, in the order of `ik_gait::Inputs`.
+const DOGGOYLE_QUERIES: [&str; 9] = [
+    "delta_time",
+    "ground_speed",
+    "modified_distance_moved",
+    "is_on_ground",
+    "vertical_speed",
+    "is_in_water",
+    "is_sitting",
+    "is_sleeping",
+    "body_y_rotation",
+];
+
+fn doggoyle_query_values(i: &ik_gait::Inputs) -> [f32; 9] {
+    [i.dt, i.ground_speed, i.mdm, i.on_ground, i.vertical_speed, i.in_water, i.sit, i.lie, i.body_yaw]
+}
+
+/// One Molang frame as the benchmark times it: the queries by slot, then `run_frame`.
+#[inline(always)]
+fn doggoyle_molang_frame(
+    scripts: &molang::entity::EntityScripts,
+    e: &mut molang::entity::EntityInstance,
+    slots: &[Option<Slot>; 9],
+    values: &[f32; 9],
+) -> usize {
+    for (slot, v) in slots.iter().zip(values) {
+        if let Some(slot) = slot {
+            e.queries[slot.index()] = Value::Num(*v);
+        }
+    }
+    e.run_frame(scripts).len()
+}
+
+fn bench_doggoyle(c: &mut Criterion) {
+    use ik_gait::generate::generate;
+    use ik_gait::runner::{run, Backend, MolangRig};
+    use ik_gait::scenarios;
+    use molang::entity::{EntityScripts, ScriptSource};
+
+    let p = ik_gait::RigParams::default();
+    let g = generate(&p);
+    let sc = scenarios::find("trot-2.5").expect("scenario trot-2.5");
+    let inputs = scenarios::inputs(&sc, 60.0, false);
+    assert!(inputs.len() > DOGGOYLE_WARM_FRAMES + 60, "trot-2.5 is too short");
+    let src = ScriptSource { initialize: g.initialize.clone(), pre_animation: g.pre_animation.clone(), ..Default::default() };
+    eprintln!(
+        "backends: doggoyle: {} initialize + {} pre_animation entries, {} statements, {} characters of pre_animation",
+        g.initialize.len(),
+        g.pre_animation.len(),
+        g.statement_count(),
+        g.pre_animation.iter().map(|e| e.len()).sum::<usize>()
+    );
+
+    // Agreement over the whole trace: the three back ends through the rig crate's own runner.
+    let want = run(&p, Backend::Reference, &inputs).expect("reference run");
+    for backend in [Backend::Interp, Backend::Jit] {
+        let got = run(&p, backend, &inputs).unwrap_or_else(|e| panic!("doggoyle {}: {e}", backend.name()));
+        let (mut worst, mut bits_equal) = (0.0f32, true);
+        for (a, b) in got.iter().zip(&want) {
+            for (x, y) in a.channels(&p).iter().zip(b.channels(&p)) {
+                bits_equal &= x.to_bits() == y.to_bits();
+                let d = (x - y).abs();
+                assert!(d.is_finite() || x.to_bits() == y.to_bits(), "doggoyle {}: {x} vs {y}", backend.name());
+                worst = worst.max(d);
+            }
+        }
+        assert!(worst < 1e-3, "doggoyle {}: outputs differ from the reference by {worst}", backend.name());
+        eprintln!(
+            "backends: doggoyle {:<6} vs Rust reference over {} frames: {}",
+            backend.name(),
+            inputs.len(),
+            if bits_equal { "bit for bit".to_string() } else { format!("largest channel difference {worst:e}") }
+        );
+    }
+
+    // The timed loop cycles over the frames after the warm-up.
+    let timed: Vec<(ik_gait::Inputs, [f32; 9])> =
+        inputs[DOGGOYLE_WARM_FRAMES..].iter().map(|i| (*i, doggoyle_query_values(i))).collect();
+
+    let mut group = c.benchmark_group("doggoyle_frame");
+    for jit in [true, false] {
+        let rig = MolangRig::from_generated(&p, &g, jit).expect("the rig compiles");
+        let scripts = &rig.scripts;
+        assert_eq!(scripts.is_native(), jit);
+        let slots: [Option<Slot>; 9] = std::array::from_fn(|k| scripts.query_slot(DOGGOYLE_QUERIES[k]));
+        let mut e = rig.instantiate();
+        for i in &inputs[..DOGGOYLE_WARM_FRAMES] {
+            rig.frame(&mut e, i).expect("warm-up frame");
+        }
+        let mut k = 0usize;
+        group.bench_function(if jit { "jit" } else { "interp" }, |b| {
+            b.iter(|| {
+                let (_, q) = &timed[k];
+                k = if k + 1 == timed.len() { 0 } else { k + 1 };
+                black_box(doggoyle_molang_frame(scripts, &mut e, black_box(&slots), black_box(q)))
+            })
+        });
+        assert_eq!(e.run_frame(scripts).len(), 0, "doggoyle: a timed frame aborted");
+    }
+    {
+        let mut s = ik_gait::RigState::new(&p, inputs[0].mdm);
+        for i in &inputs[..DOGGOYLE_WARM_FRAMES] {
+            ik_gait::step(&mut s, i, &p);
+        }
+        let mut k = 0usize;
+        group.bench_function("rust", |b| {
+            b.iter(|| {
+                let (i, _) = &timed[k];
+                k = if k + 1 == timed.len() { 0 } else { k + 1 };
+                black_box(ik_gait::step(&mut s, black_box(i), &p))
+            })
+        });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("doggoyle_compile");
+    group.sample_size(20); // ~100 ms per compile with the JIT
+    group.bench_function("check", |b| b.iter(|| black_box(EntityScripts::compile(black_box(&src)).unwrap())));
+    group.bench_function("check_jit", |b| {
+        b.iter(|| {
+            let mut s = EntityScripts::compile(black_box(&src)).unwrap();
+            s.enable_jit().unwrap();
+            black_box(s)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_eval, bench_compile, bench_doggoyle);
 criterion_main!(benches);
