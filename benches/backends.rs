@@ -33,8 +33,8 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use molang::builtins::math::{
-    molang_abs, molang_clamp, molang_cos, molang_floor, molang_lerp, molang_max, molang_min, molang_mod, molang_pow,
-    molang_sin, molang_sqrt, DefaultRng, MolangRng,
+    molang_abs, molang_clamp, molang_cos, molang_floor, molang_lerp, molang_max, molang_min,
+    molang_mod, molang_pow, molang_sin, molang_sqrt, DefaultRng, MolangRng,
 };
 use molang::interp::{self, Storage, DIVISION_EPSILON};
 use molang::ir::{Scope, Slot};
@@ -58,9 +58,14 @@ struct Workload {
 fn workloads() -> Vec<Workload> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bench/js/workloads.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let json: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let num_map = |v: &serde_json::Value| -> Vec<(String, f32)> {
-        v.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_f64().unwrap() as f32)).collect()
+        v.as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_f64().unwrap() as f32))
+            .collect()
     };
     json["workloads"]
         .as_array()
@@ -74,7 +79,16 @@ fn workloads() -> Vec<Workload> {
                 .as_object()
                 .unwrap()
                 .iter()
-                .map(|(k, v)| (k.clone(), v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect()))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|x| x.as_f64().unwrap() as f32)
+                            .collect(),
+                    )
+                })
                 .collect(),
             variables: num_map(&w["variables"]),
         })
@@ -82,7 +96,10 @@ fn workloads() -> Vec<Workload> {
 }
 
 fn check_options() -> CheckOptions {
-    CheckOptions { warn_unknown_queries: false, ..CheckOptions::default() }
+    CheckOptions {
+        warn_unknown_queries: false,
+        ..CheckOptions::default()
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -102,7 +119,10 @@ impl Host for BenchHost {
             let i = first.as_num() as usize;
             return Value::Num(table.get(i).copied().unwrap_or(0.0));
         }
-        self.queries.get(query.index()).copied().unwrap_or(Value::Num(0.0))
+        self.queries
+            .get(query.index())
+            .copied()
+            .unwrap_or(Value::Num(0.0))
     }
     fn rng(&mut self) -> &mut dyn MolangRng {
         &mut self.rng
@@ -136,23 +156,44 @@ fn prepare(w: &Workload) -> Prepared {
     let mut queries = vec![0.0f32; names.queries.len()];
     let mut calls = vec![None; names.queries.len()];
     for (n, v) in &w.queries {
-        let slot = names.queries.get(n).unwrap_or_else(|| panic!("{}: no query {n}", w.name));
+        let slot = names
+            .queries
+            .get(n)
+            .unwrap_or_else(|| panic!("{}: no query {n}", w.name));
         queries[slot.index()] = *v;
     }
     for (n, table) in &w.query_calls {
-        let slot = names.queries.get(n).unwrap_or_else(|| panic!("{}: no query {n}", w.name));
+        let slot = names
+            .queries
+            .get(n)
+            .unwrap_or_else(|| panic!("{}: no query {n}", w.name));
         calls[slot.index()] = Some(table.clone());
     }
     let mut storage = Storage::default();
     let mut jit_storage = JitStorage::for_names(names);
     for (n, v) in &w.variables {
-        let slot = names.variables.get(n).unwrap_or_else(|| panic!("{}: no variable {n}", w.name));
+        let slot = names
+            .variables
+            .get(n)
+            .unwrap_or_else(|| panic!("{}: no variable {n}", w.name));
         storage.set(Scope::Variable, slot, Value::Num(*v));
         jit_storage.set(Scope::Variable, slot, *v);
     }
-    let host = BenchHost { queries: queries.iter().map(|&q| Value::Num(q)).collect(), calls, rng: DefaultRng::new(0) };
+    let host = BenchHost {
+        queries: queries.iter().map(|&q| Value::Num(q)).collect(),
+        calls,
+        rng: DefaultRng::new(0),
+    };
     let native = expr.compile_native(&options);
-    Prepared { expr, options, host, storage, queries, jit_storage, native }
+    Prepared {
+        expr,
+        options,
+        host,
+        storage,
+        queries,
+        jit_storage,
+        native,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -201,7 +242,11 @@ fn rust_hand_bob(q: &HandBobIn, hand_bob: &mut f32) -> f32 {
         0.0
     } else {
         let target = if truth(b(truth(q.is_on_ground) && truth(q.is_alive))) {
-            molang_clamp(molang_sqrt(molang_pow(q.delta[0], 2.0) + molang_pow(q.delta[2], 2.0)), 0.0, 0.1)
+            molang_clamp(
+                molang_sqrt(molang_pow(q.delta[0], 2.0) + molang_pow(q.delta[2], 2.0)),
+                0.0,
+                0.1,
+            )
         } else {
             0.0
         };
@@ -262,7 +307,11 @@ fn rust_statements20(q: &S20In, v: &mut S20Vars) -> f32 {
     v.head_pitch = molang_clamp(q.target_x_rotation, -60.0, 90.0);
     let angry = b(q.anger_level > 40.0);
     let hurt = 1.0 - div(q.health, q.max_health);
-    v.tail_angle = if truth(angry) { 45.0 + swing * 0.2 } else { molang_lerp(10.0, 30.0, speed) };
+    v.tail_angle = if truth(angry) {
+        45.0 + swing * 0.2
+    } else {
+        molang_lerp(10.0, 30.0, speed)
+    };
     v.arm_left = swing * (if truth(q.is_on_ground) { 1.0 } else { 0.35 });
     v.arm_right = -v.arm_left;
     let breath = molang_sin(q.anim_time * 72.0) * 2.0 + hurt * 4.0;
@@ -283,10 +332,18 @@ trait Reference {
 }
 
 fn lookup(w: &Workload, name: &str) -> f32 {
-    w.queries.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap_or(0.0)
+    w.queries
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| *v)
+        .unwrap_or(0.0)
 }
 fn variable(w: &Workload, name: &str) -> f32 {
-    w.variables.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap_or(0.0)
+    w.variables
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| *v)
+        .unwrap_or(0.0)
 }
 
 struct HandBob {
@@ -348,7 +405,11 @@ fn reference(w: &Workload) -> Box<dyn Reference> {
         "hand_bob" | "hand_bob_flat" => {
             let delta = match w.query_calls.iter().find(|(n, _)| n == "position_delta") {
                 Some((_, t)) => [t[0], t[1], t[2]],
-                None => [lookup(w, "position_delta_x"), 0.0, lookup(w, "position_delta_z")],
+                None => [
+                    lookup(w, "position_delta_x"),
+                    0.0,
+                    lookup(w, "position_delta_z"),
+                ],
             };
             Box::new(HandBob {
                 q: HandBobIn {
@@ -391,36 +452,83 @@ fn assert_same_bits(w: &Workload, p: &Prepared) {
     let want = reference.run();
     let want_vars = reference.variables();
     let check = |backend: &str, value: f32, get: &dyn Fn(Slot) -> Option<f32>| {
-        assert_eq!(value.to_bits(), want.to_bits(), "{}: {backend} gives {value}, Rust {want}", w.name);
+        assert_eq!(
+            value.to_bits(),
+            want.to_bits(),
+            "{}: {backend} gives {value}, Rust {want}",
+            w.name
+        );
         for (name, rust) in &want_vars {
-            let slot = names.variables.get(name).unwrap_or_else(|| panic!("{}: no variable {name}", w.name));
-            let got = get(slot).unwrap_or_else(|| panic!("{}: {backend} left v.{name} unset", w.name));
-            assert_eq!(got.to_bits(), rust.to_bits(), "{}: {backend} v.{name} = {got}, Rust {rust}", w.name);
+            let slot = names
+                .variables
+                .get(name)
+                .unwrap_or_else(|| panic!("{}: no variable {name}", w.name));
+            let got =
+                get(slot).unwrap_or_else(|| panic!("{}: {backend} left v.{name} unset", w.name));
+            assert_eq!(
+                got.to_bits(),
+                rust.to_bits(),
+                "{}: {backend} v.{name} = {got}, Rust {rust}",
+                w.name
+            );
         }
     };
 
     let mut storage = p.storage.clone();
-    let mut host = BenchHost { queries: p.host.queries.clone(), calls: p.host.calls.clone(), rng: DefaultRng::new(0) };
+    let mut host = BenchHost {
+        queries: p.host.queries.clone(),
+        calls: p.host.calls.clone(),
+        rng: DefaultRng::new(0),
+    };
     let out = interp::run(p.expr.program(), &mut storage, &mut host, &p.options);
-    assert!(out.abort.is_none(), "{}: the interpreter aborted: {:?}", w.name, out.abort);
-    check("interp", out.value.as_num(), &|s| storage.get(Scope::Variable, s).map(Value::as_num));
+    assert!(
+        out.abort.is_none(),
+        "{}: the interpreter aborted: {:?}",
+        w.name,
+        out.abort
+    );
+    check("interp", out.value.as_num(), &|s| {
+        storage.get(Scope::Variable, s).map(Value::as_num)
+    });
 
     if let Ok(native) = &p.native {
         let mut js = p.jit_storage.clone();
-        let mut qh = BenchHost { queries: p.host.queries.clone(), calls: p.host.calls.clone(), rng: DefaultRng::new(0) };
-        let out = if w.query_calls.is_empty() {
-            native.run(&mut js, &p.queries, 0.0, &mut DefaultRng::new(0), p.options.iteration_budget)
-        } else {
-            native.run_with_queries(&mut js, &p.queries, 0.0, &mut DefaultRng::new(0), p.options.iteration_budget, &mut qh)
+        let mut qh = BenchHost {
+            queries: p.host.queries.clone(),
+            calls: p.host.calls.clone(),
+            rng: DefaultRng::new(0),
         };
-        let JitOutcome::Value(v) = out else { panic!("{}: the JIT ended with {out:?}", w.name) };
+        let out = if w.query_calls.is_empty() {
+            native.run(
+                &mut js,
+                &p.queries,
+                0.0,
+                &mut DefaultRng::new(0),
+                p.options.iteration_budget,
+            )
+        } else {
+            native.run_with_queries(
+                &mut js,
+                &p.queries,
+                0.0,
+                &mut DefaultRng::new(0),
+                p.options.iteration_budget,
+                &mut qh,
+            )
+        };
+        let JitOutcome::Value(v) = out else {
+            panic!("{}: the JIT ended with {out:?}", w.name)
+        };
         check("jit", v, &|s| js.get(Scope::Variable, s));
     }
     eprintln!(
         "backends: {:<14} interp{} and hand-written Rust agree bit for bit (value {want}{})",
         w.name,
         if p.native.is_ok() { ", JIT" } else { "" },
-        want_vars.iter().map(|(n, v)| format!(", v.{n} = {v}")).collect::<String>()
+        want_vars
+            .iter()
+            .map(|(n, v)| format!(", v.{n} = {v}"))
+            .collect::<String>()
     );
 }
 
@@ -433,16 +541,26 @@ fn corpus() -> Vec<String> {
     let read = |name: &str| -> Vec<serde_json::Value> {
         let path = dir.join(name);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-            panic!("benchmark corpus file {} is missing or unreadable ({e})", path.display())
+            panic!(
+                "benchmark corpus file {} is missing or unreadable ({e})",
+                path.display()
+            )
         });
-        text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     };
     let mut strings: Vec<String> = read("bedrock-samples-molang.jsonl")
         .iter()
         .filter(|r| r.get("fragment").and_then(|f| f.as_bool()) != Some(true))
         .map(|r| r["expr"].as_str().unwrap().to_owned())
         .collect();
-    strings.extend(read("bedrock-samples-molang-scripts.jsonl").iter().map(|r| r["expr"].as_str().unwrap().to_owned()));
+    strings.extend(
+        read("bedrock-samples-molang-scripts.jsonl")
+            .iter()
+            .map(|r| r["expr"].as_str().unwrap().to_owned()),
+    );
     strings
 }
 
@@ -454,7 +572,15 @@ fn bench_eval(c: &mut Criterion) {
     for w in workloads() {
         let p = prepare(&w);
         assert_same_bits(&w, &p);
-        let Prepared { expr, options, mut host, storage, queries, jit_storage, native } = p;
+        let Prepared {
+            expr,
+            options,
+            mut host,
+            storage,
+            queries,
+            jit_storage,
+            native,
+        } = p;
         let mut group = c.benchmark_group(format!("eval/{}", w.name));
 
         let mut s = storage.clone();
@@ -468,7 +594,15 @@ fn bench_eval(c: &mut Criterion) {
                 let mut rng = DefaultRng::new(0);
                 if w.query_calls.is_empty() {
                     group.bench_function("jit", |b| {
-                        b.iter(|| black_box(native.run(&mut s, black_box(&queries), 0.0, &mut rng, options.iteration_budget)))
+                        b.iter(|| {
+                            black_box(native.run(
+                                &mut s,
+                                black_box(&queries),
+                                0.0,
+                                &mut rng,
+                                options.iteration_budget,
+                            ))
+                        })
                     });
                 } else {
                     // Queries with arguments go through the host callback, like `interp`'s.
@@ -499,8 +633,13 @@ fn bench_compile(c: &mut Criterion) {
     let options = EvalOptions::default();
     for w in workloads() {
         let mut group = c.benchmark_group(format!("compile/{}", w.name));
-        group.bench_function("check", |b| b.iter(|| black_box(molang::compile(black_box(&w.expr), &check_options()))));
-        let jit_ok = molang::compile(&w.expr, &check_options()).unwrap().compile_native(&options).is_ok();
+        group.bench_function("check", |b| {
+            b.iter(|| black_box(molang::compile(black_box(&w.expr), &check_options())))
+        });
+        let jit_ok = molang::compile(&w.expr, &check_options())
+            .unwrap()
+            .compile_native(&options)
+            .is_ok();
         if jit_ok {
             group.bench_function("check_jit", |b| {
                 b.iter(|| {
@@ -513,7 +652,10 @@ fn bench_compile(c: &mut Criterion) {
     }
 
     let strings = corpus();
-    let checked: Vec<Expression> = strings.iter().filter_map(|s| molang::compile(s, &CheckOptions::default()).ok()).collect();
+    let checked: Vec<Expression> = strings
+        .iter()
+        .filter_map(|s| molang::compile(s, &CheckOptions::default()).ok())
+        .collect();
     let mut unsupported: std::collections::BTreeMap<String, usize> = Default::default();
     let supported: Vec<&Expression> = checked
         .iter()
@@ -577,7 +719,17 @@ const DOGGOYLE_QUERIES: [&str; 9] = [
 ];
 
 fn doggoyle_query_values(i: &ik_gait::Inputs) -> [f32; 9] {
-    [i.dt, i.ground_speed, i.mdm, i.on_ground, i.vertical_speed, i.in_water, i.sit, i.lie, i.body_yaw]
+    [
+        i.dt,
+        i.ground_speed,
+        i.mdm,
+        i.on_ground,
+        i.vertical_speed,
+        i.in_water,
+        i.sit,
+        i.lie,
+        i.body_yaw,
+    ]
 }
 
 /// One Molang frame as the benchmark times it: the queries by slot, then `run_frame`.
@@ -606,8 +758,15 @@ fn bench_doggoyle(c: &mut Criterion) {
     let g = generate(&p);
     let sc = scenarios::find("trot-2.5").expect("scenario trot-2.5");
     let inputs = scenarios::inputs(&sc, 60.0, false);
-    assert!(inputs.len() > DOGGOYLE_WARM_FRAMES + 60, "trot-2.5 is too short");
-    let src = ScriptSource { initialize: g.initialize.clone(), pre_animation: g.pre_animation.clone(), ..Default::default() };
+    assert!(
+        inputs.len() > DOGGOYLE_WARM_FRAMES + 60,
+        "trot-2.5 is too short"
+    );
+    let src = ScriptSource {
+        initialize: g.initialize.clone(),
+        pre_animation: g.pre_animation.clone(),
+        ..Default::default()
+    };
     eprintln!(
         "backends: doggoyle: {} initialize + {} pre_animation entries, {} statements, {} characters of pre_animation",
         g.initialize.len(),
@@ -619,35 +778,51 @@ fn bench_doggoyle(c: &mut Criterion) {
     // Agreement over the whole trace: the three back ends through the rig crate's own runner.
     let want = run(&p, Backend::Reference, &inputs).expect("reference run");
     for backend in [Backend::Interp, Backend::Jit] {
-        let got = run(&p, backend, &inputs).unwrap_or_else(|e| panic!("doggoyle {}: {e}", backend.name()));
+        let got = run(&p, backend, &inputs)
+            .unwrap_or_else(|e| panic!("doggoyle {}: {e}", backend.name()));
         let (mut worst, mut bits_equal) = (0.0f32, true);
         for (a, b) in got.iter().zip(&want) {
             for (x, y) in a.channels(&p).iter().zip(b.channels(&p)) {
                 bits_equal &= x.to_bits() == y.to_bits();
                 let d = (x - y).abs();
-                assert!(d.is_finite() || x.to_bits() == y.to_bits(), "doggoyle {}: {x} vs {y}", backend.name());
+                assert!(
+                    d.is_finite() || x.to_bits() == y.to_bits(),
+                    "doggoyle {}: {x} vs {y}",
+                    backend.name()
+                );
                 worst = worst.max(d);
             }
         }
-        assert!(worst < 1e-3, "doggoyle {}: outputs differ from the reference by {worst}", backend.name());
+        assert!(
+            worst < 1e-3,
+            "doggoyle {}: outputs differ from the reference by {worst}",
+            backend.name()
+        );
         eprintln!(
             "backends: doggoyle {:<6} vs Rust reference over {} frames: {}",
             backend.name(),
             inputs.len(),
-            if bits_equal { "bit for bit".to_string() } else { format!("largest channel difference {worst:e}") }
+            if bits_equal {
+                "bit for bit".to_string()
+            } else {
+                format!("largest channel difference {worst:e}")
+            }
         );
     }
 
     // The timed loop cycles over the frames after the warm-up.
-    let timed: Vec<(ik_gait::Inputs, [f32; 9])> =
-        inputs[DOGGOYLE_WARM_FRAMES..].iter().map(|i| (*i, doggoyle_query_values(i))).collect();
+    let timed: Vec<(ik_gait::Inputs, [f32; 9])> = inputs[DOGGOYLE_WARM_FRAMES..]
+        .iter()
+        .map(|i| (*i, doggoyle_query_values(i)))
+        .collect();
 
     let mut group = c.benchmark_group("doggoyle_frame");
     for jit in [true, false] {
         let rig = MolangRig::from_generated(&p, &g, jit).expect("the rig compiles");
         let scripts = &rig.scripts;
         assert_eq!(scripts.is_native(), jit);
-        let slots: [Option<Slot>; 9] = std::array::from_fn(|k| scripts.query_slot(DOGGOYLE_QUERIES[k]));
+        let slots: [Option<Slot>; 9] =
+            std::array::from_fn(|k| scripts.query_slot(DOGGOYLE_QUERIES[k]));
         let mut e = rig.instantiate();
         for i in &inputs[..DOGGOYLE_WARM_FRAMES] {
             rig.frame(&mut e, i).expect("warm-up frame");
@@ -657,10 +832,19 @@ fn bench_doggoyle(c: &mut Criterion) {
             b.iter(|| {
                 let (_, q) = &timed[k];
                 k = if k + 1 == timed.len() { 0 } else { k + 1 };
-                black_box(doggoyle_molang_frame(scripts, &mut e, black_box(&slots), black_box(q)))
+                black_box(doggoyle_molang_frame(
+                    scripts,
+                    &mut e,
+                    black_box(&slots),
+                    black_box(q),
+                ))
             })
         });
-        assert_eq!(e.run_frame(scripts).len(), 0, "doggoyle: a timed frame aborted");
+        assert_eq!(
+            e.run_frame(scripts).len(),
+            0,
+            "doggoyle: a timed frame aborted"
+        );
     }
     {
         let mut s = ik_gait::RigState::new(&p, inputs[0].mdm);
@@ -680,7 +864,9 @@ fn bench_doggoyle(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("doggoyle_compile");
     group.sample_size(20); // ~100 ms per compile with the JIT
-    group.bench_function("check", |b| b.iter(|| black_box(EntityScripts::compile(black_box(&src)).unwrap())));
+    group.bench_function("check", |b| {
+        b.iter(|| black_box(EntityScripts::compile(black_box(&src)).unwrap()))
+    });
     group.bench_function("check_jit", |b| {
         b.iter(|| {
             let mut s = EntityScripts::compile(black_box(&src)).unwrap();

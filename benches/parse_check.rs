@@ -34,13 +34,17 @@ fn read_jsonl(name: &str) -> Vec<serde_json::Value> {
         .filter(|l| !l.trim().is_empty())
         .enumerate()
         .map(|(i, l)| {
-            serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: line {} is not JSON: {e}", path.display(), i + 1))
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("{}: line {} is not JSON: {e}", path.display(), i + 1))
         })
         .collect()
 }
 
 fn expr_of(record: &serde_json::Value, file: &str) -> String {
-    record["expr"].as_str().unwrap_or_else(|| panic!("{file}: a record has no string `expr`: {record}")).to_owned()
+    record["expr"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{file}: a record has no string `expr`: {record}"))
+        .to_owned()
 }
 
 /// Every vanilla string the benchmark runs over.
@@ -62,15 +66,25 @@ fn ours_parse(s: &str) -> grammar::Parsed {
 }
 
 fn ours_check(s: &str) -> molang::Checked {
-    molang::check(s, &molang::CheckOptions::default(), &mut molang::ir::Names::default())
+    molang::check(
+        s,
+        &molang::CheckOptions::default(),
+        &mut molang::ir::Names::default(),
+    )
 }
 
 /// How many strings each side accepts; printed once so the report can quote it.
 fn report_acceptance(strings: &[String]) {
     let n = strings.len();
-    let parsed = strings.iter().filter(|s| !ours_parse(s).has_errors()).count();
+    let parsed = strings
+        .iter()
+        .filter(|s| !ours_parse(s).has_errors())
+        .count();
     let loads = strings.iter().filter(|s| ours_check(s).loads()).count();
-    let no_errors = strings.iter().filter(|s| !ours_check(s).has_errors()).count();
+    let no_errors = strings
+        .iter()
+        .filter(|s| !ours_check(s).has_errors())
+        .count();
 
     let allocator = Allocator::default();
     let mut nolana_ok = 0;
@@ -84,7 +98,13 @@ fn report_acceptance(strings: &[String]) {
                 nolana_semantic_ok += 1;
             }
         } else {
-            rejected.push((s, ret.errors.first().map(|e| e.to_string()).unwrap_or_default()));
+            rejected.push((
+                s,
+                ret.errors
+                    .first()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default(),
+            ));
         }
     }
 
@@ -99,16 +119,26 @@ fn report_acceptance(strings: &[String]) {
         for (_, e) in &rejected {
             *by_error.entry(e.as_str()).or_default() += 1;
         }
-        eprintln!("  nolana rejected {} strings; first error of each:", rejected.len());
+        eprintln!(
+            "  nolana rejected {} strings; first error of each:",
+            rejected.len()
+        );
         for (e, count) in &by_error {
             eprintln!("    {count:4}  {e}");
         }
         // PARSE_CHECK_ALL_REJECTED=1 lists every string nolana rejects.
-        let shown = if std::env::var_os("PARSE_CHECK_ALL_REJECTED").is_some() { rejected.len() } else { 8 };
+        let shown = if std::env::var_os("PARSE_CHECK_ALL_REJECTED").is_some() {
+            rejected.len()
+        } else {
+            8
+        };
         eprintln!("  examples:");
         for (s, e) in rejected.iter().take(shown) {
-            let short: String =
-                s.chars().take(if shown > 8 { 400 } else { 90 }).collect::<String>().replace('\n', "\\n");
+            let short: String = s
+                .chars()
+                .take(if shown > 8 { 400 } else { 90 })
+                .collect::<String>()
+                .replace('\n', "\\n");
             eprintln!("    {e}: {short}");
         }
     }
@@ -123,7 +153,12 @@ fn report_interleaved(strings: &[String]) {
     const ROUNDS: usize = 40;
     let n = strings.len() as f64;
     let mut allocator = Allocator::default();
-    let names = ["ours_parse", "ours_check", "nolana_parse", "nolana_parse_semantic"];
+    let names = [
+        "ours_parse",
+        "ours_check",
+        "nolana_parse",
+        "nolana_parse_semantic",
+    ];
     let mut times: [Vec<f64>; 4] = Default::default();
     for round in 0..ROUNDS {
         for k in 0..4 {
@@ -163,7 +198,12 @@ fn report_interleaved(strings: &[String]) {
     for k in 0..4 {
         times[k].sort_by(|a, b| a.total_cmp(b));
         min[k] = times[k][0];
-        eprintln!("  {:<22} min {:7.3}   median {:7.3}", names[k], times[k][0], times[k][ROUNDS / 2]);
+        eprintln!(
+            "  {:<22} min {:7.3}   median {:7.3}",
+            names[k],
+            times[k][0],
+            times[k][ROUNDS / 2]
+        );
     }
     eprintln!("  ratios of minima: ours_parse/nolana_parse {:.2}, ours_check/nolana_parse {:.2}, ours_check/nolana_parse_semantic {:.2}",
         min[0] / min[2], min[1] / min[2], min[1] / min[3]);

@@ -15,9 +15,13 @@ use molang::{CheckOptions, Code, Diagnostic, Severity};
 
 /// Splits a marked source into the source and the expected span.
 fn unmark(marked: &str) -> (String, std::ops::Range<usize>) {
-    let start = marked.find('«').unwrap_or_else(|| panic!("no « in {marked:?}"));
+    let start = marked
+        .find('«')
+        .unwrap_or_else(|| panic!("no « in {marked:?}"));
     let src = marked.replacen('«', "", 1);
-    let end = src.find('»').unwrap_or_else(|| panic!("no » in {marked:?}"));
+    let end = src
+        .find('»')
+        .unwrap_or_else(|| panic!("no » in {marked:?}"));
     (src.replacen('»', "", 1), start..end)
 }
 
@@ -34,11 +38,24 @@ fn check_with(marked: &str, code: Code, options: &CheckOptions) {
     let shown = || {
         diagnostics
             .iter()
-            .map(|d| format!("  {} {:?} {:?}: {}", d.code.as_str(), d.span.range(), src.get(d.span.range()), d.message))
+            .map(|d| {
+                format!(
+                    "  {} {:?} {:?}: {}",
+                    d.code.as_str(),
+                    d.span.range(),
+                    src.get(d.span.range()),
+                    d.message
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
-    assert!(!found.is_empty(), "{} not reported for {src:?}; got:\n{}", code.as_str(), shown());
+    assert!(
+        !found.is_empty(),
+        "{} not reported for {src:?}; got:\n{}",
+        code.as_str(),
+        shown()
+    );
     assert!(
         found.iter().any(|d| d.span.range() == want),
         "{} for {src:?} should cover {want:?} {:?}; got:\n{}",
@@ -83,7 +100,10 @@ impl Opts {
     fn get(self) -> CheckOptions {
         match self {
             Opts::Latest => CheckOptions::default(),
-            Opts::Version4 => CheckOptions { version: 4, ..CheckOptions::default() },
+            Opts::Version4 => CheckOptions {
+                version: 4,
+                ..CheckOptions::default()
+            },
             Opts::EntityXSetLater => CheckOptions {
                 judge_variables: true,
                 later_variables: vec!["x".to_string()],
@@ -160,14 +180,37 @@ fn table() -> Vec<(String, Code, Opts)> {
         // Variables.
         ("«t.x»", ReadBeforeSet, Latest),
         ("t.y = «t.x»; return t.x;", ReadBeforeSet, Latest),
-        ("q.is_baby ? {t.x = 1;}; return «t.x»;", MaybeReadBeforeSet, Latest),
-        ("loop(2, {t.x = 1;}); return «t.x»;", MaybeReadBeforeSet, Latest),
-        ("v.y = «v.x»; v.x = 1;", ReadBeforeSetFirstFrame, EntityXSetLater),
+        (
+            "q.is_baby ? {t.x = 1;}; return «t.x»;",
+            MaybeReadBeforeSet,
+            Latest,
+        ),
+        (
+            "loop(2, {t.x = 1;}); return «t.x»;",
+            MaybeReadBeforeSet,
+            Latest,
+        ),
+        (
+            "v.y = «v.x»; v.x = 1;",
+            ReadBeforeSetFirstFrame,
+            EntityXSetLater,
+        ),
     ];
-    let mut rows: Vec<(String, Code, Opts)> = rows.into_iter().map(|(s, c, o)| (s.to_string(), c, o)).collect();
+    let mut rows: Vec<(String, Code, Opts)> = rows
+        .into_iter()
+        .map(|(s, c, o)| (s.to_string(), c, o))
+        .collect();
     // Too deep: the grammar stops at the 257th bracket, the checker at node depth 256.
-    rows.push((format!("{}«(»1{}", "(".repeat(256), ")".repeat(257)), Code::TooDeep, Opts::Latest));
-    rows.push((format!("{}«{}1»", "!".repeat(255), "!".repeat(45)), Code::TooDeep, Opts::Latest));
+    rows.push((
+        format!("{}«(»1{}", "(".repeat(256), ")".repeat(257)),
+        Code::TooDeep,
+        Opts::Latest,
+    ));
+    rows.push((
+        format!("{}«{}1»", "!".repeat(255), "!".repeat(45)),
+        Code::TooDeep,
+        Opts::Latest,
+    ));
     rows
 }
 
@@ -199,7 +242,11 @@ fn every_code_is_tested() {
     for &code in Code::ALL {
         let pack = PACK_ONLY.contains(&code);
         let unreachable = UNREACHABLE_CODES.iter().any(|(c, _)| *c == code);
-        assert!(!(pack && tested.contains(&code)), "{} is in PACK_ONLY and in the table", code.as_str());
+        assert!(
+            !(pack && tested.contains(&code)),
+            "{} is in PACK_ONLY and in the table",
+            code.as_str()
+        );
         if !tested.contains(&code) && !pack && !unreachable {
             missing.push(code.as_str());
         }
@@ -210,10 +257,23 @@ fn every_code_is_tested() {
 #[test]
 fn unreachable_codes_stay_unreached() {
     // If one of these starts firing, it needs a row in the table instead.
-    let samples = ["v.x.y = 1;", "v.a..b", "v.x = 1; v.y = 2", "a.b.", "(v.x = 1; 2)", "v.1", "q.x.y.z", "math.pi.x"];
+    let samples = [
+        "v.x.y = 1;",
+        "v.a..b",
+        "v.x = 1; v.y = 2",
+        "a.b.",
+        "(v.x = 1; 2)",
+        "v.1",
+        "q.x.y.z",
+        "math.pi.x",
+    ];
     for src in samples {
         for d in diagnose(src, &CheckOptions::default()) {
-            assert!(!UNREACHABLE_CODES.iter().any(|(c, _)| *c == d.code), "{} reached by {src:?}", d.code.as_str());
+            assert!(
+                !UNREACHABLE_CODES.iter().any(|(c, _)| *c == d.code),
+                "{} reached by {src:?}",
+                d.code.as_str()
+            );
         }
     }
 }
@@ -223,47 +283,100 @@ fn severities() {
     // Same code, different severity by context: the game refuses a statement-level `break`
     // outside a loop but only logs one inside an expression.
     let sev = |src: &str, code: Code| {
-        diagnose(src, &CheckOptions::default()).into_iter().find(|d| d.code == code).map(|d| d.severity)
+        diagnose(src, &CheckOptions::default())
+            .into_iter()
+            .find(|d| d.code == code)
+            .map(|d| d.severity)
     };
     assert_eq!(sev("break", Code::BreakOutsideLoop), Some(Severity::Error));
-    assert_eq!(sev("v.x = 1; continue;", Code::BreakOutsideLoop), Some(Severity::Warning));
-    assert_eq!(sev("return 1; v.x = 1;", Code::Unreachable), Some(Severity::Error));
-    assert_eq!(sev("loop(2, {break; v.x = 1;});", Code::Unreachable), Some(Severity::Warning));
+    assert_eq!(
+        sev("v.x = 1; continue;", Code::BreakOutsideLoop),
+        Some(Severity::Warning)
+    );
+    assert_eq!(
+        sev("return 1; v.x = 1;", Code::Unreachable),
+        Some(Severity::Error)
+    );
+    assert_eq!(
+        sev("loop(2, {break; v.x = 1;});", Code::Unreachable),
+        Some(Severity::Warning)
+    );
     assert_eq!(sev("t.x", Code::ReadBeforeSet), Some(Severity::Error));
-    assert_eq!(sev("q.is_baby ? {t.x = 1;}; return t.x;", Code::MaybeReadBeforeSet), Some(Severity::Warning));
-    assert_eq!(sev("array.x[0] + 1", Code::ArrayElementArithmetic), Some(Severity::Error));
-    assert_eq!(sev("v.x = array.x[0] + 1;", Code::ArrayElementArithmetic), Some(Severity::Warning));
+    assert_eq!(
+        sev(
+            "q.is_baby ? {t.x = 1;}; return t.x;",
+            Code::MaybeReadBeforeSet
+        ),
+        Some(Severity::Warning)
+    );
+    assert_eq!(
+        sev("array.x[0] + 1", Code::ArrayElementArithmetic),
+        Some(Severity::Error)
+    );
+    assert_eq!(
+        sev("v.x = array.x[0] + 1;", Code::ArrayElementArithmetic),
+        Some(Severity::Warning)
+    );
 }
 
 #[test]
 fn messages_name_the_problem() {
-    let msg = |src: &str| diagnose(src, &CheckOptions::default()).into_iter().next().map(|d| d.message).unwrap_or_default();
-    assert_eq!(msg("math.max(1, 2, 3)"), "math.max takes exactly 2 arguments, found 3");
+    let msg = |src: &str| {
+        diagnose(src, &CheckOptions::default())
+            .into_iter()
+            .next()
+            .map(|d| d.message)
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        msg("math.max(1, 2, 3)"),
+        "math.max takes exactly 2 arguments, found 3"
+    );
     assert_eq!(msg("1 + )"), "unexpected `)`");
     assert!(msg("q.is_babby").contains("is_babby"));
-    let help = diagnose("q.is_babby", &CheckOptions::default())[0].help.clone().unwrap_or_default();
+    let help = diagnose("q.is_babby", &CheckOptions::default())[0]
+        .help
+        .clone()
+        .unwrap_or_default();
     assert!(help.contains("did you mean `query.is_baby`"), "{help}");
 }
 
 // ---- Pack-only codes, through the pack loader and linter ----------------------------
 
 fn pack_codes(files: &[(&str, &str)]) -> Vec<(Code, String, usize, usize, Option<String>)> {
-    let sources = files.iter().map(|(p, s)| (PathBuf::from(p), s.to_string())).collect();
+    let sources = files
+        .iter()
+        .map(|(p, s)| (PathBuf::from(p), s.to_string()))
+        .collect();
     let pack = molang::pack::load_sources(sources);
     let (diagnostics, _) = molang::lint::check_pack(&pack);
     diagnostics
         .into_iter()
         .map(|d| {
-            let text = d.site.map(|s| pack.sites[s].text[d.diagnostic.span.range()].to_string());
-            (d.diagnostic.code, d.path.display().to_string(), d.line, d.column, text)
+            let text = d
+                .site
+                .map(|s| pack.sites[s].text[d.diagnostic.span.range()].to_string());
+            (
+                d.diagnostic.code,
+                d.path.display().to_string(),
+                d.line,
+                d.column,
+                text,
+            )
         })
         .collect()
 }
 
 #[test]
 fn pack_broken_json() {
-    let got = pack_codes(&[("rp/animations/a.json", "{\n  \"animations\": {\n    \"x\": [1 2]\n  }\n}")]);
-    let d = got.iter().find(|d| d.0 == Code::BrokenJson).unwrap_or_else(|| panic!("no E0701 in {got:?}"));
+    let got = pack_codes(&[(
+        "rp/animations/a.json",
+        "{\n  \"animations\": {\n    \"x\": [1 2]\n  }\n}",
+    )]);
+    let d = got
+        .iter()
+        .find(|d| d.0 == Code::BrokenJson)
+        .unwrap_or_else(|| panic!("no E0701 in {got:?}"));
     assert_eq!(d.1, "rp/animations/a.json");
     assert_eq!(d.2, 3, "line of the error: {got:?}");
 }
@@ -273,7 +386,10 @@ fn pack_io() {
     let missing = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/no-such-pack-folder");
     let pack = molang::pack::load(&[missing]);
     let (diagnostics, _) = molang::lint::check_pack(&pack);
-    assert!(diagnostics.iter().any(|d| d.diagnostic.code == Code::Io), "no E0702: {diagnostics:?}");
+    assert!(
+        diagnostics.iter().any(|d| d.diagnostic.code == Code::Io),
+        "no E0702: {diagnostics:?}"
+    );
 }
 
 #[test]
@@ -296,12 +412,26 @@ fn pack_never_set() {
     }
   }
 }"#;
-    let got = pack_codes(&[("rp/entity/thing.json", entity), ("rp/animations/thing.json", animation)]);
-    let d = got.iter().find(|d| d.0 == Code::NeverSet).unwrap_or_else(|| panic!("no W0604 in {got:?}"));
+    let got = pack_codes(&[
+        ("rp/entity/thing.json", entity),
+        ("rp/animations/thing.json", animation),
+    ]);
+    let d = got
+        .iter()
+        .find(|d| d.0 == Code::NeverSet)
+        .unwrap_or_else(|| panic!("no W0604 in {got:?}"));
     assert_eq!(d.1, "rp/animations/thing.json");
     assert_eq!(d.4.as_deref(), Some("v.sped"));
-    assert_eq!((d.2, d.3), (5, 51), "line and column of `v.sped` in the file");
-    assert!(!got.iter().any(|d| d.0 == Code::NeverSet && d.4.as_deref() == Some("v.speed")), "{got:?}");
+    assert_eq!(
+        (d.2, d.3),
+        (5, 51),
+        "line and column of `v.sped` in the file"
+    );
+    assert!(
+        !got.iter()
+            .any(|d| d.0 == Code::NeverSet && d.4.as_deref() == Some("v.speed")),
+        "{got:?}"
+    );
 }
 
 #[test]

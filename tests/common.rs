@@ -21,14 +21,19 @@ pub fn shared_dir() -> PathBuf {
 
 pub fn read_json(rel: &str) -> serde_json::Value {
     let path = shared_dir().join(rel);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("bad JSON in {}: {e}", path.display()))
 }
 
 pub fn read_lines(rel: &str) -> Vec<serde_json::Value> {
     let path = shared_dir().join(rel);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("bad JSON line")).collect()
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("bad JSON line"))
+        .collect()
 }
 
 /// The conformance README's comparison rule.
@@ -52,10 +57,15 @@ pub fn matches(got: f32, want: Option<f64>, special: Option<&str>, tol: Option<f
 
 /// Known divergences, one per line in a file of `tests/divergences/`: `key<TAB>reason`.
 pub fn divergences(file: &str) -> std::collections::BTreeMap<String, String> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/divergences").join(file);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/divergences")
+        .join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     text.lines()
         .filter(|l| !l.starts_with("# ") && !l.trim().is_empty())
-        .filter_map(|l| l.split_once('\t').map(|(k, r)| (k.to_string(), r.to_string())))
+        .filter_map(|l| {
+            l.split_once('\t')
+                .map(|(k, r)| (k.to_string(), r.to_string()))
+        })
         .collect()
 }

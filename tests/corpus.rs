@@ -21,7 +21,11 @@ use molang::ir::Names;
 use molang::{CheckOptions, Code, Severity};
 
 /// Read-before-set codes: none of them may fire on vanilla.
-const READ_BEFORE_SET: [Code; 3] = [Code::ReadBeforeSet, Code::MaybeReadBeforeSet, Code::ReadBeforeSetFirstFrame];
+const READ_BEFORE_SET: [Code; 3] = [
+    Code::ReadBeforeSet,
+    Code::MaybeReadBeforeSet,
+    Code::ReadBeforeSetFirstFrame,
+];
 
 #[derive(Default)]
 struct Tally {
@@ -50,7 +54,8 @@ fn entry_only_strings() -> HashSet<String> {
         let ptr = o["ptr"].as_str()?;
         let (head, last) = ptr.rsplit_once('/')?;
         let file = o["file"].as_str()?;
-        (joined_slot(o) && last.parse::<u32>().is_ok()).then(|| (file.to_string(), head.to_string()))
+        (joined_slot(o) && last.parse::<u32>().is_ok())
+            .then(|| (file.to_string(), head.to_string()))
     };
     let mut entries: HashMap<(String, String), usize> = HashMap::new();
     for o in &occurrences {
@@ -62,11 +67,16 @@ fn entry_only_strings() -> HashSet<String> {
     let mut seen: HashMap<String, (usize, usize)> = HashMap::new();
     for o in &occurrences {
         let multi = parent(o).is_some_and(|p| entries[&p] >= 2);
-        let e = seen.entry(o["expr"].as_str().unwrap().to_string()).or_default();
+        let e = seen
+            .entry(o["expr"].as_str().unwrap().to_string())
+            .or_default();
         e.0 += usize::from(multi);
         e.1 += 1;
     }
-    seen.into_iter().filter(|(_, (m, all))| m == all).map(|(k, _)| k).collect()
+    seen.into_iter()
+        .filter(|(_, (m, all))| m == all)
+        .map(|(k, _)| k)
+        .collect()
 }
 
 impl Tally {
@@ -88,7 +98,10 @@ impl Tally {
                 }
                 Severity::Warning => {
                     *self.warnings.entry(d.code.as_str()).or_default() += 1;
-                    *self.warning_messages.entry(format!("{} {}", d.code.as_str(), d.message)).or_default() += 1;
+                    *self
+                        .warning_messages
+                        .entry(format!("{} {}", d.code.as_str(), d.message))
+                        .or_default() += 1;
                 }
             }
             if bad {
@@ -110,7 +123,11 @@ impl Tally {
 fn vanilla_corpus_checks_clean() {
     let strings = common::read_lines("corpus/bedrock-samples-molang.jsonl");
     let scripts = common::read_lines("corpus/bedrock-samples-molang-scripts.jsonl");
-    assert!(strings.len() >= 3000, "corpus looks truncated: {} strings", strings.len());
+    assert!(
+        strings.len() >= 3000,
+        "corpus looks truncated: {} strings",
+        strings.len()
+    );
 
     let entry_only = entry_only_strings();
     let mut tally = Tally::default();
@@ -121,17 +138,28 @@ fn vanilla_corpus_checks_clean() {
             continue;
         }
         let src = r["expr"].as_str().expect("expr");
-        let what = format!("{}{}", r["file"].as_str().unwrap_or("?"), r["ptr"].as_str().unwrap_or("?"));
+        let what = format!(
+            "{}{}",
+            r["file"].as_str().unwrap_or("?"),
+            r["ptr"].as_str().unwrap_or("?")
+        );
         tally.check(&what, src, entry_only.contains(src));
     }
     let lone = tally.checked;
     for r in &scripts {
         let src = r["expr"].as_str().expect("expr");
-        let what = format!("joined {}{}", r["file"].as_str().unwrap_or("?"), r["ptr"].as_str().unwrap_or("?"));
+        let what = format!(
+            "joined {}{}",
+            r["file"].as_str().unwrap_or("?"),
+            r["ptr"].as_str().unwrap_or("?")
+        );
         tally.check(&what, src, false);
     }
 
-    println!("vanilla corpus: {lone} strings checked ({fragments} fragments skipped), {} joined scripts", scripts.len());
+    println!(
+        "vanilla corpus: {lone} strings checked ({fragments} fragments skipped), {} joined scripts",
+        scripts.len()
+    );
     println!(
         "{} strings only occur as entries of multi-entry scripts; {} read-before-set reports on them alone are judged in their joined script",
         entry_only.len(),

@@ -44,7 +44,11 @@ fn a_hundred_frames_accumulate_variables_but_not_temps() {
         entity.set_query(&scripts, "ground_speed", speed(f));
         distance += speed(f);
         let aborts = entity.run_frame(&scripts);
-        assert!(aborts.is_empty(), "frame {f}: {:?}", aborts.iter().map(|a| &a.message).collect::<Vec<_>>());
+        assert!(
+            aborts.is_empty(),
+            "frame {f}: {:?}",
+            aborts.iter().map(|a| &a.message).collect::<Vec<_>>()
+        );
     }
     assert_eq!(entity.frame(), 100);
     assert_eq!(num(entity.variable(&scripts, "frames")), 100.0);
@@ -65,11 +69,17 @@ const FIRST_FRAME_BUG: &[&str] = &[
 
 #[test]
 fn a_first_frame_abort_disappears_on_the_second_frame() {
-    let scripts = EntityScripts::compile(&source(&["v.frames = 0;", "v.total_accel = 0;"], FIRST_FRAME_BUG))
-        .unwrap_or_else(|e| panic!("the game loads these scripts: {e:?}"));
+    let scripts = EntityScripts::compile(&source(
+        &["v.frames = 0;", "v.total_accel = 0;"],
+        FIRST_FRAME_BUG,
+    ))
+    .unwrap_or_else(|e| panic!("the game loads these scripts: {e:?}"));
     // The checker sees that only some paths set `v.prev_speed` before the read.
     assert!(
-        scripts.warnings.iter().any(|d| d.message.contains("prev_speed")),
+        scripts
+            .warnings
+            .iter()
+            .any(|d| d.message.contains("prev_speed")),
         "expected a diagnostic on v.prev_speed: {:?}",
         scripts.warnings
     );
@@ -80,8 +90,13 @@ fn a_first_frame_abort_disappears_on_the_second_frame() {
     assert_eq!(aborts.len(), 1, "frame 1 must abort once");
     assert_eq!(aborts[0].script, "pre_animation");
     assert_eq!(aborts[0].frame, 0);
-    assert!(aborts[0].message.contains("variable.prev_speed"), "{}", aborts[0].message);
-    let read_at = &FIRST_FRAME_BUG.join("\n")[aborts[0].span.start as usize..aborts[0].span.end as usize];
+    assert!(
+        aborts[0].message.contains("variable.prev_speed"),
+        "{}",
+        aborts[0].message
+    );
+    let read_at =
+        &FIRST_FRAME_BUG.join("\n")[aborts[0].span.start as usize..aborts[0].span.end as usize];
     assert_eq!(read_at, "v.prev_speed");
     // Statements before the read ran; the ones after it did not.
     assert_eq!(num(entity.variable(&scripts, "frames")), 1.0);
@@ -91,7 +106,11 @@ fn a_first_frame_abort_disappears_on_the_second_frame() {
 
     entity.set_query(&scripts, "ground_speed", 3.5);
     let aborts = entity.run_frame(&scripts);
-    assert!(aborts.is_empty(), "frame 2 must not abort: {:?}", aborts.iter().map(|a| &a.message).collect::<Vec<_>>());
+    assert!(
+        aborts.is_empty(),
+        "frame 2 must not abort: {:?}",
+        aborts.iter().map(|a| &a.message).collect::<Vec<_>>()
+    );
     assert_eq!(num(entity.variable(&scripts, "prev_speed")), 2.0);
     assert_eq!(num(entity.variable(&scripts, "accel")), 1.5);
     assert_eq!(num(entity.variable(&scripts, "total_accel")), 1.5);
@@ -101,7 +120,10 @@ fn a_first_frame_abort_disappears_on_the_second_frame() {
         assert!(entity.run_frame(&scripts).is_empty(), "frame {}", f + 1);
     }
     // Frame n ≥ 2 adds speed(n) − speed(n−1); the sum telescopes to speed(100) − speed(1).
-    assert_eq!(num(entity.variable(&scripts, "total_accel")), (3.5 + 99.0) - 2.0);
+    assert_eq!(
+        num(entity.variable(&scripts, "total_accel")),
+        (3.5 + 99.0) - 2.0
+    );
     assert_eq!(num(entity.variable(&scripts, "frames")), 100.0);
 }
 
@@ -125,17 +147,34 @@ fn coalescing_guards_never_abort() {
         ],
     ))
     .unwrap();
-    assert!(!scripts.warnings.iter().any(|d| d.code == Code::ReadBeforeSet), "{:?}", scripts.warnings);
+    assert!(
+        !scripts
+            .warnings
+            .iter()
+            .any(|d| d.code == Code::ReadBeforeSet),
+        "{:?}",
+        scripts.warnings
+    );
     let mut entity = scripts.instantiate(0);
     let mut seen = Vec::new();
     for f in 0..100u32 {
         entity.set_query(&scripts, "ground_speed", f as f32);
         let aborts = entity.run_frame(&scripts);
-        assert!(aborts.is_empty(), "frame {f}: {:?}", aborts.iter().map(|a| &a.message).collect::<Vec<_>>());
+        assert!(
+            aborts.is_empty(),
+            "frame {f}: {:?}",
+            aborts.iter().map(|a| &a.message).collect::<Vec<_>>()
+        );
         seen.push(num(entity.variable(&scripts, "last_frame_seen")));
     }
     assert_eq!(seen[0], -1.0);
-    assert!(seen.iter().skip(1).enumerate().all(|(i, &s)| s == (i + 1) as f32), "{seen:?}");
+    assert!(
+        seen.iter()
+            .skip(1)
+            .enumerate()
+            .all(|(i, &s)| s == (i + 1) as f32),
+        "{seen:?}"
+    );
     assert_eq!(num(entity.variable(&scripts, "accel")), 1.0);
     assert_eq!(num(entity.variable(&scripts, "total_accel")), 99.0);
     assert_eq!(num(entity.variable(&scripts, "home")), 0.0);
@@ -146,12 +185,25 @@ fn coalescing_guards_never_abort() {
 fn initialize_runs_once_so_its_abort_is_a_first_frame_abort() {
     // `initialize` runs before any `pre_animation`, so its read of `v.late` always fails; the
     // game still loads it, and the abort is reported on the first frame only.
-    let scripts = EntityScripts::compile(&source(&["v.a = 1;", "v.b = v.late;", "v.c = 1;"], &["v.late = v.a;"]))
-        .unwrap_or_else(|e| panic!("the game loads these scripts: {e:?}"));
-    assert!(scripts.warnings.iter().any(|d| d.code == Code::ReadBeforeSet), "{:?}", scripts.warnings);
+    let scripts = EntityScripts::compile(&source(
+        &["v.a = 1;", "v.b = v.late;", "v.c = 1;"],
+        &["v.late = v.a;"],
+    ))
+    .unwrap_or_else(|e| panic!("the game loads these scripts: {e:?}"));
+    assert!(
+        scripts
+            .warnings
+            .iter()
+            .any(|d| d.code == Code::ReadBeforeSet),
+        "{:?}",
+        scripts.warnings
+    );
     let mut entity = scripts.instantiate(0);
     let aborts = entity.run_frame(&scripts);
-    assert_eq!(aborts.iter().map(|a| a.script).collect::<Vec<_>>(), ["initialize"]);
+    assert_eq!(
+        aborts.iter().map(|a| a.script).collect::<Vec<_>>(),
+        ["initialize"]
+    );
     assert_eq!(entity.variable(&scripts, "c"), None);
     assert_eq!(num(entity.variable(&scripts, "late")), 1.0);
     assert!(entity.run_frame(&scripts).is_empty());
@@ -163,7 +215,12 @@ fn entries_are_joined_into_one_program() {
     // Vanilla splits one conditional block over several entries (piglin, zombie, husk).
     let scripts = EntityScripts::compile(&source(
         &["v.n = 0;"],
-        &["(q.is_angry) ? {", "v.n = v.n + 1;", "v.angry_frames = (v.angry_frames ?? 0) + 1;", "};"],
+        &[
+            "(q.is_angry) ? {",
+            "v.n = v.n + 1;",
+            "v.angry_frames = (v.angry_frames ?? 0) + 1;",
+            "};",
+        ],
     ))
     .unwrap();
     let mut entity = scripts.instantiate(0);

@@ -84,50 +84,97 @@ fn game_logged(code: Code) -> bool {
 
 fn options(version: i16) -> molang::CheckOptions {
     // As molangx: no queries registered, so unknown queries are expected and not worth a lint.
-    molang::CheckOptions { version, warn_unknown_queries: false, ..Default::default() }
+    molang::CheckOptions {
+        version,
+        warn_unknown_queries: false,
+        ..Default::default()
+    }
 }
 
 /// Runs one row; `Err` says why it failed.
 fn run(row: &Row) -> Result<(), String> {
-    let checked = molang::check(&row.expr, &options(row.version), &mut molang::ir::Names::default());
+    let checked = molang::check(
+        &row.expr,
+        &options(row.version),
+        &mut molang::ir::Names::default(),
+    );
     let loads = checked.loads();
-    let codes = || checked.diagnostics.iter().map(|d| d.code.as_str()).collect::<Vec<_>>().join(",");
+    let codes = || {
+        checked
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     match &row.expect {
         Expect::Reject => {
-            return if loads { Err(format!("game rejects; we load [{}]", codes())) } else { Ok(()) };
+            return if loads {
+                Err(format!("game rejects; we load [{}]", codes()))
+            } else {
+                Ok(())
+            };
         }
         Expect::Error => {
-            let logged = checked.diagnostics.iter().any(|d| d.severity == Severity::Error || game_logged(d.code));
+            let logged = checked
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error || game_logged(d.code));
             return if !loads || logged {
                 Ok(())
             } else {
-                Err(format!("game logs an error; we report nothing [{}]", codes()))
+                Err(format!(
+                    "game logs an error; we report nothing [{}]",
+                    codes()
+                ))
             };
         }
         Expect::Accept => {
-            return if loads { Ok(()) } else { Err(format!("game loads; we reject [{}]", codes())) };
+            return if loads {
+                Ok(())
+            } else {
+                Err(format!("game loads; we reject [{}]", codes()))
+            };
         }
         _ => {}
     }
     let expr = match compile(&row.expr, &options(row.version)) {
         Ok(e) => e,
         Err(e) => {
-            let d =
-                e.diagnostics.iter().find(|d| d.refuses_load()).map(|d| format!("{} {}", d.code.as_str(), d.message));
+            let d = e
+                .diagnostics
+                .iter()
+                .find(|d| d.refuses_load())
+                .map(|d| format!("{} {}", d.code.as_str(), d.message));
             return Err(format!("game loads; we reject: {}", d.unwrap_or_default()));
         }
     };
-    let inputs: Vec<(String, Value)> = row.setup.iter().map(|(n, v)| (n.clone(), Value::Num(*v))).collect();
-    let res = expr.eval(&inputs, 0, &EvalOptions { version: row.version, ..EvalOptions::default() });
+    let inputs: Vec<(String, Value)> = row
+        .setup
+        .iter()
+        .map(|(n, v)| (n.clone(), Value::Num(*v)))
+        .collect();
+    let res = expr.eval(
+        &inputs,
+        0,
+        &EvalOptions {
+            version: row.version,
+            ..EvalOptions::default()
+        },
+    );
     let got = res.value;
     match &row.expect {
         Expect::Value { want, special, tol } => {
-            let Value::Num(g) = got else { return Err(format!("want a number, got {}", got.display())) };
+            let Value::Num(g) = got else {
+                return Err(format!("want a number, got {}", got.display()));
+            };
             if !common::matches(g, *want, special.as_deref(), *tol) {
                 return Err(format!(
                     "got {}, want {}",
                     got.display(),
-                    special.clone().unwrap_or_else(|| format!("{}", want.unwrap() as f32))
+                    special
+                        .clone()
+                        .unwrap_or_else(|| format!("{}", want.unwrap() as f32))
                 ));
             }
         }
@@ -169,7 +216,11 @@ fn run(row: &Row) -> Result<(), String> {
 
 fn scope_values(v: Option<&Json>) -> Vec<(String, f32)> {
     v.and_then(Json::as_object)
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_f64().unwrap() as f32)).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_f64().unwrap() as f32))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -184,7 +235,9 @@ fn folded_matches(got: f64, tree: f64, digits: i32) -> bool {
 
 /// A molangx tree that is one bare number (a folded constant or a string hash).
 fn bare_number(tree: &str) -> bool {
-    !tree.is_empty() && tree.parse::<f64>().is_ok() && !tree.chars().any(|c| c.is_ascii_alphabetic() && c != 'e')
+    !tree.is_empty()
+        && tree.parse::<f64>().is_ok()
+        && !tree.chars().any(|c| c.is_ascii_alphabetic() && c != 'e')
 }
 
 struct Molangx {
@@ -212,8 +265,12 @@ fn molangx() -> Molangx {
         if version >= 13 && v.get("input_bytes_hex").is_none() {
             by_expr.insert(expr.clone(), (i, v.clone(), d));
         }
-        let Some(tree) = v["tree"].as_str().filter(|t| bare_number(t)) else { continue };
-        if v.get("tree_value_unchecked").and_then(Json::as_bool) == Some(true) || ARM64_ONLY.contains(&i) {
+        let Some(tree) = v["tree"].as_str().filter(|t| bare_number(t)) else {
+            continue;
+        };
+        if v.get("tree_value_unchecked").and_then(Json::as_bool) == Some(true)
+            || ARM64_ONLY.contains(&i)
+        {
             skipped += 1;
             continue;
         }
@@ -221,17 +278,27 @@ fn molangx() -> Molangx {
             key: format!("#{i}"),
             expr,
             version,
-            expect: Expect::Folded { tree: tree.to_string(), digits: d },
+            expect: Expect::Folded {
+                tree: tree.to_string(),
+                digits: d,
+            },
             setup: Vec::new(),
             after: Vec::new(),
         });
     }
-    Molangx { rows, skipped, by_expr }
+    Molangx {
+        rows,
+        skipped,
+        by_expr,
+    }
 }
 
 /// The molang-go rows of one file, with molangx settling disagreements. Returns the rows, the
 /// skip counts by kind, and how many rows molangx settled, by old and new expectation.
-fn go_rows(file: &str, mx: &Molangx) -> (Vec<Row>, BTreeMap<String, usize>, BTreeMap<String, usize>) {
+fn go_rows(
+    file: &str,
+    mx: &Molangx,
+) -> (Vec<Row>, BTreeMap<String, usize>, BTreeMap<String, usize>) {
     let data = common::read_json(&format!("conformance/{file}.json"));
     let mut rows = Vec::new();
     let mut skipped = BTreeMap::new();
@@ -242,7 +309,10 @@ fn go_rows(file: &str, mx: &Molangx) -> (Vec<Row>, BTreeMap<String, usize>, BTre
         let mut expect = match kind {
             "eval" => Expect::Value {
                 want: r["want"].as_f64(),
-                special: r.get("want_special").and_then(Json::as_str).map(String::from),
+                special: r
+                    .get("want_special")
+                    .and_then(Json::as_str)
+                    .map(String::from),
                 tol: r.get("tol").and_then(Json::as_f64),
             },
             "error" => Expect::Error,
@@ -252,7 +322,10 @@ fn go_rows(file: &str, mx: &Molangx) -> (Vec<Row>, BTreeMap<String, usize>, BTre
                 Expect::Range {
                     lo: range[0].as_f64().unwrap(),
                     hi: range[1].as_f64().unwrap(),
-                    nonzero: r.get("note").and_then(Json::as_str).is_some_and(|n| n.contains("not be exactly 0")),
+                    nonzero: r
+                        .get("note")
+                        .and_then(Json::as_str)
+                        .is_some_and(|n| n.contains("not be exactly 0")),
                 }
             }
             other => {
@@ -261,21 +334,35 @@ fn go_rows(file: &str, mx: &Molangx) -> (Vec<Row>, BTreeMap<String, usize>, BTre
             }
         };
         if let Some((j, v, digits)) = mx.by_expr.get(&expr) {
-            let settled = match (&expect, v["result"].as_str().unwrap(), v["outcome"].as_str().unwrap()) {
-                (Expect::Value { .. } | Expect::Accept | Expect::Range { .. } | Expect::Error, "FAIL", _) => {
-                    Some(Expect::Reject)
-                }
+            let settled = match (
+                &expect,
+                v["result"].as_str().unwrap(),
+                v["outcome"].as_str().unwrap(),
+            ) {
+                (
+                    Expect::Value { .. } | Expect::Accept | Expect::Range { .. } | Expect::Error,
+                    "FAIL",
+                    _,
+                ) => Some(Expect::Reject),
                 (Expect::Error, "OK", "ok") => Some(Expect::Accept),
                 (Expect::Value { want: Some(w), .. }, "OK", _) => v["tree"]
                     .as_str()
                     .filter(|t| bare_number(t) && !ARM64_ONLY.contains(j))
                     .filter(|_| v.get("tree_value_unchecked").and_then(Json::as_bool) != Some(true))
-                    .filter(|t| t.parse::<f64>().is_ok_and(|t| !folded_matches(*w as f32 as f64, t, *digits)))
-                    .map(|t| Expect::Folded { tree: t.to_string(), digits: *digits }),
+                    .filter(|t| {
+                        t.parse::<f64>()
+                            .is_ok_and(|t| !folded_matches(*w as f32 as f64, t, *digits))
+                    })
+                    .map(|t| Expect::Folded {
+                        tree: t.to_string(),
+                        digits: *digits,
+                    }),
                 _ => None,
             };
             if let Some(s) = settled {
-                *settled_as.entry(format!("{} -> {}", expect.kind(), s.kind())).or_default() += 1;
+                *settled_as
+                    .entry(format!("{} -> {}", expect.kind(), s.kind()))
+                    .or_default() += 1;
                 expect = s;
             }
         }
@@ -297,11 +384,17 @@ fn conformance_values() {
     let mut sets: Vec<(String, Vec<Row>, String)> = Vec::new();
     for file in GO_FILES {
         let (rows, skipped, settled) = go_rows(file, &mx);
-        let mut note = skipped.iter().map(|(k, n)| format!("{n} {k} skipped")).collect::<Vec<_>>();
+        let mut note = skipped
+            .iter()
+            .map(|(k, n)| format!("{n} {k} skipped"))
+            .collect::<Vec<_>>();
         note.extend(settled.iter().map(|(k, n)| format!("{n} {k} per molangx")));
         sets.push((file.to_string(), rows, note.join(", ")));
     }
-    let mx_note = format!("{} unchecked constants skipped (tree_value_unchecked, arm64)", mx.skipped);
+    let mx_note = format!(
+        "{} unchecked constants skipped (tree_value_unchecked, arm64)",
+        mx.skipped
+    );
     sets.push(("molangx-parse-vectors".to_string(), mx.rows, mx_note));
 
     let (mut pass_all, mut total_all) = (0, 0);
@@ -334,8 +427,19 @@ fn conformance_values() {
         pass_all += pass;
         total_all += rows.len();
     }
-    println!("overall: {pass_all}/{total_all} ({:.2}%)", 100.0 * pass_all as f64 / total_all as f64);
-    assert!(fixed.is_empty(), "divergences now pass, remove them from the list: {fixed:?}");
-    assert!(unexpected.is_empty(), "{} unlisted failures:\n{}", unexpected.len(), unexpected.join("\n"));
+    println!(
+        "overall: {pass_all}/{total_all} ({:.2}%)",
+        100.0 * pass_all as f64 / total_all as f64
+    );
+    assert!(
+        fixed.is_empty(),
+        "divergences now pass, remove them from the list: {fixed:?}"
+    );
+    assert!(
+        unexpected.is_empty(),
+        "{} unlisted failures:\n{}",
+        unexpected.len(),
+        unexpected.join("\n")
+    );
     assert!(pass_all * 100 >= total_all * 99, "below 99%");
 }

@@ -15,9 +15,19 @@ fn same(a: &Value, b: &Value) -> bool {
 }
 
 /// Compares everything observable: value, how the run ended, and the final variables.
-fn agree(src: &str, inputs: &[(String, Value)], seed: u64, options: &EvalOptions) -> Result<bool, String> {
-    let check = CheckOptions { warn_unknown_queries: false, ..CheckOptions::default() };
-    let Ok(expr) = molang::compile(src, &check) else { return Ok(false) };
+fn agree(
+    src: &str,
+    inputs: &[(String, Value)],
+    seed: u64,
+    options: &EvalOptions,
+) -> Result<bool, String> {
+    let check = CheckOptions {
+        warn_unknown_queries: false,
+        ..CheckOptions::default()
+    };
+    let Ok(expr) = molang::compile(src, &check) else {
+        return Ok(false);
+    };
     let native = match expr.compile_native(options) {
         Ok(n) => n,
         Err(molang::jit::JitError::Unsupported(_)) => return Ok(false),
@@ -26,7 +36,10 @@ fn agree(src: &str, inputs: &[(String, Value)], seed: u64, options: &EvalOptions
     let a: EvalResult = expr.eval(inputs, seed, options);
     let b: EvalResult = expr.eval_native(&native, inputs, seed, options);
     let vars_agree = a.variables.len() == b.variables.len()
-        && a.variables.iter().zip(&b.variables).all(|((n1, v1), (n2, v2))| n1 == n2 && same(v1, v2));
+        && a.variables
+            .iter()
+            .zip(&b.variables)
+            .all(|((n1, v1), (n2, v2))| n1 == n2 && same(v1, v2));
     if !same(&a.value, &b.value) || a.abort != b.abort || !vars_agree {
         return Err(format!(
             "{src}\n  interp: {:?} abort {:?} vars {:?}\n  jit:    {:?} abort {:?} vars {:?}",
@@ -37,14 +50,52 @@ fn agree(src: &str, inputs: &[(String, Value)], seed: u64, options: &EvalOptions
 }
 
 const MATH1: &[&str] = &[
-    "abs", "acos", "asin", "atan", "ceil", "cos", "exp", "floor", "hermite_blend", "ln", "min_angle", "round", "sign",
-    "sin", "sqrt", "trunc",
+    "abs",
+    "acos",
+    "asin",
+    "atan",
+    "ceil",
+    "cos",
+    "exp",
+    "floor",
+    "hermite_blend",
+    "ln",
+    "min_angle",
+    "round",
+    "sign",
+    "sin",
+    "sqrt",
+    "trunc",
 ];
-const MATH2: &[&str] = &["atan2", "copy_sign", "max", "min", "mod", "pow", "random", "random_integer"];
+const MATH2: &[&str] = &[
+    "atan2",
+    "copy_sign",
+    "max",
+    "min",
+    "mod",
+    "pow",
+    "random",
+    "random_integer",
+];
 const MATH3: &[&str] = &[
-    "clamp", "die_roll", "die_roll_integer", "inverse_lerp", "lerp", "lerprotate", "ease_in_quad", "ease_out_cubic",
-    "ease_in_out_quart", "ease_in_quint", "ease_in_out_sine", "ease_out_expo", "ease_in_circ", "ease_in_out_back",
-    "ease_out_elastic", "ease_in_out_bounce", "ease_in_sine", "ease_in_elastic",
+    "clamp",
+    "die_roll",
+    "die_roll_integer",
+    "inverse_lerp",
+    "lerp",
+    "lerprotate",
+    "ease_in_quad",
+    "ease_out_cubic",
+    "ease_in_out_quart",
+    "ease_in_quint",
+    "ease_in_out_sine",
+    "ease_out_expo",
+    "ease_in_circ",
+    "ease_in_out_back",
+    "ease_out_elastic",
+    "ease_in_out_bounce",
+    "ease_in_sine",
+    "ease_in_elastic",
 ];
 
 fn number() -> impl Strategy<Value = String> {
@@ -62,38 +113,64 @@ fn number() -> impl Strategy<Value = String> {
 fn leaf() -> impl Strategy<Value = String> {
     prop_oneof![
         number(),
-        prop::sample::select(vec!["q.a", "q.b", "q.c", "v.x", "v.y", "t.t", "this", "math.pi", "true", "false"])
-            .prop_map(str::to_string),
+        prop::sample::select(vec![
+            "q.a", "q.b", "q.c", "v.x", "v.y", "t.t", "this", "math.pi", "true", "false"
+        ])
+        .prop_map(str::to_string),
     ]
 }
 
 fn expr() -> impl Strategy<Value = String> {
     leaf().prop_recursive(5, 48, 3, |inner| {
-        let bin = prop::sample::select(vec!["+", "-", "*", "/", "<", "<=", ">", ">=", "==", "!=", "&&", "||"]);
+        let bin = prop::sample::select(vec![
+            "+", "-", "*", "/", "<", "<=", ">", ">=", "==", "!=", "&&", "||",
+        ]);
         prop_oneof![
             (inner.clone(), bin, inner.clone()).prop_map(|(a, o, b)| format!("({a} {o} {b})")),
             inner.clone().prop_map(|a| format!("-({a})")),
             inner.clone().prop_map(|a| format!("!({a})")),
-            (prop::sample::select(MATH1), inner.clone()).prop_map(|(f, a)| format!("math.{f}({a})")),
-            (prop::sample::select(MATH2), inner.clone(), inner.clone()).prop_map(|(f, a, b)| format!("math.{f}({a}, {b})")),
+            (prop::sample::select(MATH1), inner.clone())
+                .prop_map(|(f, a)| format!("math.{f}({a})")),
+            (prop::sample::select(MATH2), inner.clone(), inner.clone())
+                .prop_map(|(f, a, b)| format!("math.{f}({a}, {b})")),
             inner.clone().prop_map(|a| format!("math.pow({a}, 2)")),
             inner.clone().prop_map(|a| format!("q.f({a})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("q.g({a}, {b})")),
-            (prop::sample::select(MATH3), inner.clone(), inner.clone(), inner.clone())
+            (
+                prop::sample::select(MATH3),
+                inner.clone(),
+                inner.clone(),
+                inner.clone()
+            )
                 .prop_map(|(f, a, b, c)| format!("math.{f}({a}, {b}, {c})")),
-            (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, a, b)| format!("(({c}) ? ({a}) : ({b}))")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(c, a, b)| format!("(({c}) ? ({a}) : ({b}))")),
             (inner.clone(), inner.clone()).prop_map(|(c, a)| format!("(({c}) ? ({a}))")),
-            (prop::sample::select(vec!["v.x", "v.y", "t.t", "v.s.m"]), inner.clone())
+            (
+                prop::sample::select(vec!["v.x", "v.y", "t.t", "v.s.m"]),
+                inner.clone()
+            )
                 .prop_map(|(v, b)| format!("({v} ?? ({b}))")),
-            (prop::sample::select(vec!["v.x", "v.y", "t.t"]), inner.clone()).prop_map(|(v, b)| format!("({v} = {b})")),
+            (
+                prop::sample::select(vec!["v.x", "v.y", "t.t"]),
+                inner.clone()
+            )
+                .prop_map(|(v, b)| format!("({v} = {b})")),
         ]
     })
 }
 
 fn statement() -> impl Strategy<Value = String> {
     let simple = prop_oneof![
-        (prop::sample::select(vec!["v.x", "v.y", "t.t", "v.s.m", "v.z"]), expr()).prop_map(|(v, e)| format!("{v} = {e};")),
-        (prop::sample::select(vec!["v.w", "v.q"]), prop::sample::select(vec!["v.s", "v.x"]))
+        (
+            prop::sample::select(vec!["v.x", "v.y", "t.t", "v.s.m", "v.z"]),
+            expr()
+        )
+            .prop_map(|(v, e)| format!("{v} = {e};")),
+        (
+            prop::sample::select(vec!["v.w", "v.q"]),
+            prop::sample::select(vec!["v.s", "v.x"])
+        )
             .prop_map(|(d, s)| format!("{d} = {s};")),
         expr().prop_map(|e| format!("return {e};")),
         (expr(), expr()).prop_map(|(c, e)| format!("({c}) ? {{ v.y = {e}; }};")),
@@ -110,7 +187,10 @@ fn statement() -> impl Strategy<Value = String> {
 }
 
 fn program() -> impl Strategy<Value = String> {
-    prop_oneof![expr(), prop::collection::vec(statement(), 1..6).prop_map(|s| s.join(" "))]
+    prop_oneof![
+        expr(),
+        prop::collection::vec(statement(), 1..6).prop_map(|s| s.join(" "))
+    ]
 }
 
 fn input_value() -> impl Strategy<Value = f32> {
@@ -125,13 +205,21 @@ fn input_value() -> impl Strategy<Value = f32> {
 }
 
 fn inputs() -> impl Strategy<Value = Vec<(String, Value)>> {
-    let names = vec!["q.a", "q.b", "q.c", "v.x", "v.y", "v.s.m", "this", "c.unused"];
-    prop::collection::vec((prop::sample::select(names), input_value()), 0..6)
-        .prop_map(|v| v.into_iter().map(|(n, x)| (n.to_string(), Value::Num(x))).collect())
+    let names = vec![
+        "q.a", "q.b", "q.c", "v.x", "v.y", "v.s.m", "this", "c.unused",
+    ];
+    prop::collection::vec((prop::sample::select(names), input_value()), 0..6).prop_map(|v| {
+        v.into_iter()
+            .map(|(n, x)| (n.to_string(), Value::Num(x)))
+            .collect()
+    })
 }
 
 fn cases() -> u32 {
-    std::env::var("JIT_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(5_000)
+    std::env::var("JIT_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5_000)
 }
 
 proptest! {
@@ -150,7 +238,13 @@ fn jit_matches_interpreter_on_conformance_values() {
     let mut compiled = 0;
     let mut total = 0;
     let mut rows: Vec<String> = Vec::new();
-    for file in ["molang-go-vanilla.json", "molang-go-language.json", "molang-go-parity.json", "molang-go-mathlib.json", "molang-go-grouping.json"] {
+    for file in [
+        "molang-go-vanilla.json",
+        "molang-go-language.json",
+        "molang-go-parity.json",
+        "molang-go-mathlib.json",
+        "molang-go-grouping.json",
+    ] {
         let data = common::read_json(&format!("conformance/{file}"));
         for row in data.as_array().unwrap() {
             if let Some(e) = row["expr"].as_str() {
@@ -161,14 +255,32 @@ fn jit_matches_interpreter_on_conformance_values() {
     for version in [13i16, 6, 4] {
         for src in &rows {
             total += 1;
-            let options = EvalOptions { version, ..EvalOptions::default() };
-            let check = CheckOptions { version, warn_unknown_queries: false, ..CheckOptions::default() };
-            let Ok(expr) = molang::compile(src, &check) else { continue };
-            let Ok(native) = expr.compile_native(&options) else { continue };
+            let options = EvalOptions {
+                version,
+                ..EvalOptions::default()
+            };
+            let check = CheckOptions {
+                version,
+                warn_unknown_queries: false,
+                ..CheckOptions::default()
+            };
+            let Ok(expr) = molang::compile(src, &check) else {
+                continue;
+            };
+            let Ok(native) = expr.compile_native(&options) else {
+                continue;
+            };
             compiled += 1;
             let a = expr.eval(&[], 1, &options);
             let b = expr.eval_native(&native, &[], 1, &options);
-            assert!(same(&a.value, &b.value) && a.abort == b.abort, "v{version} {src}: interp {:?} {:?}, jit {:?} {:?}", a.value, a.abort, b.value, b.abort);
+            assert!(
+                same(&a.value, &b.value) && a.abort == b.abort,
+                "v{version} {src}: interp {:?} {:?}, jit {:?} {:?}",
+                a.value,
+                a.abort,
+                b.value,
+                b.abort
+            );
         }
     }
     println!("conformance expressions through the JIT: {compiled} of {total} compiled natively, all bit-identical to the interpreter");
@@ -177,11 +289,21 @@ fn jit_matches_interpreter_on_conformance_values() {
 
 #[test]
 fn jit_budget_stops_endless_loops() {
-    let expr = molang::compile("loop(1e9, { v.x = (v.x ?? 0) + 1; });", &CheckOptions::default()).unwrap();
-    let options = EvalOptions { iteration_budget: 100_000, ..EvalOptions::default() };
+    let expr = molang::compile(
+        "loop(1e9, { v.x = (v.x ?? 0) + 1; });",
+        &CheckOptions::default(),
+    )
+    .unwrap();
+    let options = EvalOptions {
+        iteration_budget: 100_000,
+        ..EvalOptions::default()
+    };
     let native = expr.compile_native(&options).unwrap();
     let r = expr.eval_native(&native, &[], 0, &options);
-    assert!(matches!(r.abort.map(|a| a.kind), Some(molang::interp::AbortKind::Budget)));
+    assert!(matches!(
+        r.abort.map(|a| a.kind),
+        Some(molang::interp::AbortKind::Budget)
+    ));
     assert_eq!(r.variable("x"), Some(Value::Num(100_000.0)));
 }
 
@@ -191,7 +313,17 @@ fn jit_budget_stops_endless_loops() {
 fn pow_two_is_the_rounded_square() {
     use molang::builtins::math::{eval, MathFn};
     let mut bits: u32 = 0x9e37_79b9;
-    let specials = [0.0f32, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MIN_POSITIVE, f32::MAX, 1e-45, -3.5];
+    let specials = [
+        0.0f32,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        1e-45,
+        -3.5,
+    ];
     let samples = specials.into_iter().chain((0..2_000_000).map(|_| {
         bits ^= bits << 13;
         bits ^= bits >> 17;
@@ -201,7 +333,10 @@ fn pow_two_is_the_rounded_square() {
     for x in samples {
         let p = eval(MathFn::Pow, &[x, 2.0]);
         let m = x * x;
-        assert!(p.to_bits() == m.to_bits() || (p.is_nan() && m.is_nan()), "pow({x:e}, 2) = {p:e} but x*x = {m:e}");
+        assert!(
+            p.to_bits() == m.to_bits() || (p.is_nan() && m.is_nan()),
+            "pow({x:e}, 2) = {p:e} but x*x = {m:e}"
+        );
     }
 }
 
@@ -229,14 +364,24 @@ fn jit_queries_with_arguments_reach_the_host() {
             &mut self.0
         }
     }
-    let src = "t.a = q.position_delta(0) * 2; return t.a + q.position_delta(2) + q.in_range(1, 2, 0);";
+    let src =
+        "t.a = q.position_delta(0) * 2; return t.a + q.position_delta(2) + q.in_range(1, 2, 0);";
     let expr = molang::compile(src, &CheckOptions::default()).unwrap();
     let options = EvalOptions::default();
     let native = expr.compile_native(&options).unwrap();
-    let want = expr.eval_in(&mut InterpSum(DefaultRng::new(0)), &[], &options).value;
+    let want = expr
+        .eval_in(&mut InterpSum(DefaultRng::new(0)), &[], &options)
+        .value;
     let mut storage = JitStorage::for_names(expr.names());
     let queries = vec![0.0; expr.names().queries.len()];
-    let got = native.run_with_queries(&mut storage, &queries, 0.0, &mut DefaultRng::new(0), 1000, &mut Sum);
+    let got = native.run_with_queries(
+        &mut storage,
+        &queries,
+        0.0,
+        &mut DefaultRng::new(0),
+        1000,
+        &mut Sum,
+    );
     assert_eq!(got, molang::jit::JitOutcome::Value(want.as_num()));
     // position_delta is slot 0, in_range slot 1: (0 + 0)·2 + (0 + 2) + (100 + 1 + 2 + 0).
     assert_eq!(want.as_num(), 105.0);

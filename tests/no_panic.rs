@@ -17,11 +17,17 @@ const DEFAULT_TEST_STACK: usize = 2 * 1024 * 1024;
 
 /// Checks `src`; when it loads, also compiles and runs it. Returns the diagnostic codes.
 fn check_and_run(src: &str, version: i16) -> Vec<Code> {
-    let options = CheckOptions { version, ..CheckOptions::default() };
+    let options = CheckOptions {
+        version,
+        ..CheckOptions::default()
+    };
     let checked = molang::check(src, &options, &mut Names::default());
     if checked.loads() {
         let expr = molang::compile(src, &options).expect("check said it loads, compile must agree");
-        let eval = EvalOptions { version, ..EvalOptions::default() };
+        let eval = EvalOptions {
+            version,
+            ..EvalOptions::default()
+        };
         let result = expr.eval(&[], 7, &eval);
         let _ = result.value.as_num();
     }
@@ -29,7 +35,11 @@ fn check_and_run(src: &str, version: i16) -> Vec<Code> {
 }
 
 /// Runs `f` on a thread with the default test stack and a time limit.
-fn on_small_stack<T: Send + 'static>(what: &str, limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
+fn on_small_stack<T: Send + 'static>(
+    what: &str,
+    limit: Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
     let start = Instant::now();
     let out = std::thread::Builder::new()
         .name(what.to_string())
@@ -54,7 +64,10 @@ fn refused_with(what: &'static str, src: String, codes: &'static [Code]) {
         drop(src);
         got
     });
-    assert!(got.iter().any(|c| codes.contains(c)), "{what}: expected one of {codes:?}, got {got:?}");
+    assert!(
+        got.iter().any(|c| codes.contains(c)),
+        "{what}: expected one of {codes:?}, got {got:?}"
+    );
 }
 
 #[test]
@@ -71,13 +84,21 @@ fn nested_mixed_brackets_100k() {
 
 #[test]
 fn unclosed_parentheses_100k() {
-    refused_with("100,000 unclosed parentheses", "(".repeat(100_000), &[Code::TooDeep, Code::UnexpectedEnd]);
+    refused_with(
+        "100,000 unclosed parentheses",
+        "(".repeat(100_000),
+        &[Code::TooDeep, Code::UnexpectedEnd],
+    );
 }
 
 #[test]
 fn ten_megabyte_expression() {
     // "1+1+...+1+" is 10 MB and ends in an operator: a syntax error at the end.
-    refused_with("10 MB of `1+`", "1+".repeat(5 * 1024 * 1024), &[Code::UnexpectedEnd]);
+    refused_with(
+        "10 MB of `1+`",
+        "1+".repeat(5 * 1024 * 1024),
+        &[Code::UnexpectedEnd],
+    );
 }
 
 #[test]
@@ -99,12 +120,20 @@ fn million_term_chains_of_every_operator() {
 
 #[test]
 fn bangs_100k() {
-    refused_with("100,000 `!`", format!("{}1", "!".repeat(100_000)), &[Code::TooDeep]);
+    refused_with(
+        "100,000 `!`",
+        format!("{}1", "!".repeat(100_000)),
+        &[Code::TooDeep],
+    );
 }
 
 #[test]
 fn negations_100k() {
-    refused_with("100,000 `-!`", format!("{}1", "-!".repeat(50_000)), &[Code::TooDeep]);
+    refused_with(
+        "100,000 `-!`",
+        format!("{}1", "-!".repeat(50_000)),
+        &[Code::TooDeep],
+    );
 }
 
 #[test]
@@ -121,7 +150,11 @@ fn coalesce_over_long_constant_sum() {
     let src = format!("(v.x{}) ?? 1", " + 1".repeat(1_000_000));
     refused_with("`??` over a million-term sum", src, &[Code::TooDeep]);
     let src = format!("({}v.x) ?? 1", "1 + ".repeat(1_000_000));
-    refused_with("`??` over a million-term right sum", src, &[Code::TooDeep, Code::CoalesceLhs]);
+    refused_with(
+        "`??` over a million-term right sum",
+        src,
+        &[Code::TooDeep, Code::CoalesceLhs],
+    );
 }
 
 #[test]
@@ -130,11 +163,19 @@ fn conditional_chains_100k() {
     // where the grammar regroups them to the left.
     for version in [grammar::LATEST_VERSION, 4, -1] {
         let src = format!("{}0", "v.a ? 1 : ".repeat(100_000));
-        let what: &'static str = Box::leak(format!("100,000 `?:` at version {version}").into_boxed_str());
+        let what: &'static str =
+            Box::leak(format!("100,000 `?:` at version {version}").into_boxed_str());
         let got = on_small_stack(what, Duration::from_secs(20), move || {
-            let options = CheckOptions { version, ..CheckOptions::default() };
+            let options = CheckOptions {
+                version,
+                ..CheckOptions::default()
+            };
             let checked = molang::check(&src, &options, &mut Names::default());
-            checked.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>()
+            checked
+                .diagnostics
+                .iter()
+                .map(|d| d.code)
+                .collect::<Vec<_>>()
         });
         assert!(got.contains(&Code::TooDeep), "{what}: {got:?}");
         let src = format!("{}1{}", "v.a ? (".repeat(100), ")".repeat(100));
@@ -169,19 +210,34 @@ fn deepest_loadable_expression_runs() {
     for shape in [
         format!("{}1{}", "(".repeat(n), ")".repeat(n)),
         format!("{}1", "!".repeat(250)),
-        format!("t.x = 1; return {};", format!("{}t.x{}", "math.abs(".repeat(120), ")".repeat(120))),
-        format!("v.x = 0; {}; return v.x;", "loop(2, {".repeat(60) + "v.x = v.x + 1;" + &"});".repeat(60)),
+        format!(
+            "t.x = 1; return {};",
+            format!("{}t.x{}", "math.abs(".repeat(120), ")".repeat(120))
+        ),
+        format!(
+            "v.x = 0; {}; return v.x;",
+            "loop(2, {".repeat(60) + "v.x = v.x + 1;" + &"});".repeat(60)
+        ),
         format!("t.x = 1; return {}t.x;", "t.x + ".repeat(250)),
     ] {
-        on_small_stack("deep loadable expression", Duration::from_secs(20), move || check_and_run(&shape, grammar::LATEST_VERSION));
+        on_small_stack(
+            "deep loadable expression",
+            Duration::from_secs(20),
+            move || check_and_run(&shape, grammar::LATEST_VERSION),
+        );
     }
 }
 
 #[test]
 fn hostile_runtime() {
     // Loads, but would run for ever without the interpreter's iteration budget.
-    for src in ["loop(1e9, {t.x = 1;});", "loop(1000, {loop(1000, {loop(1000, {loop(1000, {t.x = 1;});});});});"] {
-        on_small_stack("unbounded loop", Duration::from_secs(60), move || check_and_run(src, grammar::LATEST_VERSION));
+    for src in [
+        "loop(1e9, {t.x = 1;});",
+        "loop(1000, {loop(1000, {loop(1000, {loop(1000, {t.x = 1;});});});});",
+    ] {
+        on_small_stack("unbounded loop", Duration::from_secs(60), move || {
+            check_and_run(src, grammar::LATEST_VERSION)
+        });
     }
 }
 
@@ -189,13 +245,89 @@ fn hostile_runtime() {
 
 /// Pieces of Molang, valid and not, that random sequences are built from.
 const FRAGMENTS: &[&str] = &[
-    "0", "1", "2.5", ".5", "5.", "1e3", "1e", "1.0f", "-", "+", "*", "/", "!", "&&", "||", "<", "<=", ">", ">=",
-    "==", "!=", "?", ":", "??", "->", "=", "(", ")", "{", "}", "[", "]", ",", ";", "v.x", "v.y", "variable.a.b",
-    "t.x", "t.y", "temp.z", "c.other", "context.item", "q.anim_time", "query.is_baby", "q.position", "q.is_babby",
-    "q.get_name", "math.cos", "math.max", "math.pi", "math.tan", "math.random", "math.die_roll", "geometry.default",
-    "texture.default", "material.default", "array.skins", "this", "true", "false", "return", "loop", "for_each",
-    "break", "continue", "'str'", "'", "'unterminated", "%", "#", "\"", ".", "ż", " ", "\n", "\t", "xyz", "foo.bar",
-    "q.get_nearby_entities", "1000000", "-1", "1e38", "0.0000001",
+    "0",
+    "1",
+    "2.5",
+    ".5",
+    "5.",
+    "1e3",
+    "1e",
+    "1.0f",
+    "-",
+    "+",
+    "*",
+    "/",
+    "!",
+    "&&",
+    "||",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "==",
+    "!=",
+    "?",
+    ":",
+    "??",
+    "->",
+    "=",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ";",
+    "v.x",
+    "v.y",
+    "variable.a.b",
+    "t.x",
+    "t.y",
+    "temp.z",
+    "c.other",
+    "context.item",
+    "q.anim_time",
+    "query.is_baby",
+    "q.position",
+    "q.is_babby",
+    "q.get_name",
+    "math.cos",
+    "math.max",
+    "math.pi",
+    "math.tan",
+    "math.random",
+    "math.die_roll",
+    "geometry.default",
+    "texture.default",
+    "material.default",
+    "array.skins",
+    "this",
+    "true",
+    "false",
+    "return",
+    "loop",
+    "for_each",
+    "break",
+    "continue",
+    "'str'",
+    "'",
+    "'unterminated",
+    "%",
+    "#",
+    "\"",
+    ".",
+    "ż",
+    " ",
+    "\n",
+    "\t",
+    "xyz",
+    "foo.bar",
+    "q.get_nearby_entities",
+    "1000000",
+    "-1",
+    "1e38",
+    "0.0000001",
 ];
 
 fn fragment_soup() -> impl Strategy<Value = String> {
@@ -215,38 +347,76 @@ fn fragment_soup() -> impl Strategy<Value = String> {
 /// Token soups shaped like programs: statements of balanced pieces, so that most of them
 /// get past the parser into the checker and the interpreter.
 fn statement_soup() -> impl Strategy<Value = String> {
-    let leaf = prop::sample::select(&["1", "0", "2.5", "v.x", "t.x", "t.y", "q.anim_time", "math.pi", "this", "c.x"][..])
-        .prop_map(str::to_string);
+    let leaf = prop::sample::select(
+        &[
+            "1",
+            "0",
+            "2.5",
+            "v.x",
+            "t.x",
+            "t.y",
+            "q.anim_time",
+            "math.pi",
+            "this",
+            "c.x",
+        ][..],
+    )
+    .prop_map(str::to_string);
     let expr = leaf.prop_recursive(6, 48, 3, |inner| {
         prop_oneof![
-            (inner.clone(), prop::sample::select(&["+", "-", "*", "/", "<", ">=", "==", "!=", "&&", "||"][..]), inner.clone())
+            (
+                inner.clone(),
+                prop::sample::select(&["+", "-", "*", "/", "<", ">=", "==", "!=", "&&", "||"][..]),
+                inner.clone()
+            )
                 .prop_map(|(a, op, b)| format!("{a} {op} {b}")),
-            (prop::sample::select(&["v.x", "t.x", "t.y", "c.x"][..]), inner.clone()).prop_map(|(a, b)| format!("{a} ?? {b}")),
+            (
+                prop::sample::select(&["v.x", "t.x", "t.y", "c.x"][..]),
+                inner.clone()
+            )
+                .prop_map(|(a, b)| format!("{a} ?? {b}")),
             inner.clone().prop_map(|a| format!("({a})")),
             inner.clone().prop_map(|a| format!("-({a})")),
             inner.clone().prop_map(|a| format!("!{a}")),
-            (inner.clone(), inner.clone(), inner.clone()).prop_map(|(a, b, c)| format!("({a}) ? ({b}) : ({c})")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(a, b, c)| format!("({a}) ? ({b}) : ({c})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}) ? ({b})")),
-            (prop::sample::select(&["math.abs", "math.sin", "math.sqrt", "math.floor", "math.ln"][..]), inner.clone())
+            (
+                prop::sample::select(
+                    &["math.abs", "math.sin", "math.sqrt", "math.floor", "math.ln"][..]
+                ),
+                inner.clone()
+            )
                 .prop_map(|(f, a)| format!("{f}({a})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("math.mod({a}, {b})")),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("math.random({a}, {b})")),
-            (inner.clone(), prop::sample::select(&["'a'", "'b'"][..])).prop_map(|(a, b)| format!("({a}) == {b}")),
-            (prop::sample::select(&["t.x", "t.y", "v.x"][..]), inner.clone()).prop_map(|(t, a)| format!("{{{t} = {a};}}")),
-            (inner.clone(), inner.clone()).prop_map(|(n, a)| format!("loop({n}, {{t.x = {a}; (t.x > 3) ? break;}})")),
+            (inner.clone(), prop::sample::select(&["'a'", "'b'"][..]))
+                .prop_map(|(a, b)| format!("({a}) == {b}")),
+            (
+                prop::sample::select(&["t.x", "t.y", "v.x"][..]),
+                inner.clone()
+            )
+                .prop_map(|(t, a)| format!("{{{t} = {a};}}")),
+            (inner.clone(), inner.clone())
+                .prop_map(|(n, a)| format!("loop({n}, {{t.x = {a}; (t.x > 3) ? break;}})")),
             prop::sample::select(&["c.x->v.x", "c.x->q.anim_time"][..]).prop_map(str::to_string),
         ]
     });
-    let statement = (prop::sample::select(&["", "t.x = ", "t.y = ", "v.x = "][..]), expr.clone())
+    let statement = (
+        prop::sample::select(&["", "t.x = ", "t.y = ", "v.x = "][..]),
+        expr.clone(),
+    )
         .prop_map(|(lhs, e)| format!("{lhs}{e}; "));
-    (prop::collection::vec(statement, 0..5), expr, any::<bool>()).prop_map(|(stmts, last, complex)| {
-        if stmts.is_empty() && !complex {
-            return last;
-        }
-        let mut s: String = stmts.concat();
-        s.push_str(&format!("return {last};"));
-        s
-    })
+    (prop::collection::vec(statement, 0..5), expr, any::<bool>()).prop_map(
+        |(stmts, last, complex)| {
+            if stmts.is_empty() && !complex {
+                return last;
+            }
+            let mut s: String = stmts.concat();
+            s.push_str(&format!("return {last};"));
+            s
+        },
+    )
 }
 
 fn version() -> impl Strategy<Value = i16> {
@@ -305,9 +475,16 @@ fn many_temps_with_branches() {
     // state at each fork would be quadratic.
     let mut src = String::new();
     for i in 0..20_000u32 {
-        src.push_str(&format!("t.a{i} = q.is_baby && t.a{} > 1 ? 1 : 2; ", i.saturating_sub(1)));
+        src.push_str(&format!(
+            "t.a{i} = q.is_baby && t.a{} > 1 ? 1 : 2; ",
+            i.saturating_sub(1)
+        ));
     }
     src.insert_str(0, "t.a0 = 0; ");
     src.push_str("return t.a19999;");
-    on_small_stack("20,000 temps with branches", Duration::from_secs(20), move || check_and_run(&src, grammar::LATEST_VERSION));
+    on_small_stack(
+        "20,000 temps with branches",
+        Duration::from_secs(20),
+        move || check_and_run(&src, grammar::LATEST_VERSION),
+    );
 }

@@ -18,15 +18,21 @@ fn molangx_parse_vectors_accept_reject() {
     for (i, v) in vectors.iter().enumerate() {
         let src = match v.get("input_bytes_hex").and_then(|h| h.as_str()) {
             Some(hex) => {
-                let bytes: Vec<u8> =
-                    (0..hex.len()).step_by(2).map(|j| u8::from_str_radix(&hex[j..j + 2], 16).unwrap()).collect();
+                let bytes: Vec<u8> = (0..hex.len())
+                    .step_by(2)
+                    .map(|j| u8::from_str_radix(&hex[j..j + 2], 16).unwrap())
+                    .collect();
                 String::from_utf8(bytes).unwrap()
             }
             None => v["expr"].as_str().unwrap().to_string(),
         };
         let version = v["version"].as_i64().unwrap() as i16;
         let want_ok = v["result"] == "OK";
-        let options = CheckOptions { version, warn_unknown_queries: false, ..CheckOptions::default() };
+        let options = CheckOptions {
+            version,
+            warn_unknown_queries: false,
+            ..CheckOptions::default()
+        };
         let checked = molang::check(&src, &options, &mut Names::default());
         let got_ok = checked.loads();
         let key = format!("#{i}");
@@ -36,21 +42,41 @@ fn molangx_parse_vectors_accept_reject() {
                 fixed.push(key);
             }
         } else if !known.contains_key(&key) {
-            let first = checked.diagnostics.iter().find(|d| d.refuses_load()).map(|d| d.message.clone());
+            let first = checked
+                .diagnostics
+                .iter()
+                .find(|d| d.refuses_load())
+                .map(|d| d.message.clone());
             unexpected.push(format!(
                 "{key} v{version} {:?}: game {} ({:?}), we {} {:?}",
                 src.chars().take(80).collect::<String>(),
                 v["result"],
-                v["messages"].as_array().unwrap().iter().map(|m| m["error_id"].as_str().unwrap()).collect::<Vec<_>>(),
+                v["messages"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| m["error_id"].as_str().unwrap())
+                    .collect::<Vec<_>>(),
                 if got_ok { "accept" } else { "reject" },
                 first
             ));
         }
     }
     let total = vectors.len();
-    println!("molangx parse vectors: {pass}/{total} accept/reject decisions match the game ({:.2}%)", 100.0 * pass as f64 / total as f64);
+    println!(
+        "molangx parse vectors: {pass}/{total} accept/reject decisions match the game ({:.2}%)",
+        100.0 * pass as f64 / total as f64
+    );
     println!("known divergences listed: {}", known.len());
-    assert!(fixed.is_empty(), "divergences now pass, remove them from the list: {fixed:?}");
-    assert!(unexpected.is_empty(), "{} unlisted divergences:\n{}", unexpected.len(), unexpected.join("\n"));
+    assert!(
+        fixed.is_empty(),
+        "divergences now pass, remove them from the list: {fixed:?}"
+    );
+    assert!(
+        unexpected.is_empty(),
+        "{} unlisted divergences:\n{}",
+        unexpected.len(),
+        unexpected.join("\n")
+    );
     assert!(pass * 100 >= total * 99, "below 99%");
 }

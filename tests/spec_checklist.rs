@@ -10,8 +10,16 @@ use molang::ir::Slot;
 use molang::{compile, CheckOptions, EvalOptions, EvalResult, Expression, Host, Value};
 
 fn compiled(src: &str, version: i16) -> Expression {
-    let options = CheckOptions { version, ..CheckOptions::default() };
-    compile(src, &options).unwrap_or_else(|e| panic!("{src:?} should load at version {version}: {:?}", e.diagnostics))
+    let options = CheckOptions {
+        version,
+        ..CheckOptions::default()
+    };
+    compile(src, &options).unwrap_or_else(|e| {
+        panic!(
+            "{src:?} should load at version {version}: {:?}",
+            e.diagnostics
+        )
+    })
 }
 
 fn run_at(src: &str, version: i16) -> EvalResult {
@@ -43,7 +51,9 @@ fn check(src: &str, want: f32) {
 
 #[track_caller]
 fn variable(r: &EvalResult, name: &str) -> f32 {
-    r.variable(name).unwrap_or_else(|| panic!("v.{name} unset")).as_num()
+    r.variable(name)
+        .unwrap_or_else(|| panic!("v.{name} unset"))
+        .as_num()
 }
 
 /// Answers every array with three elements.
@@ -84,14 +94,22 @@ fn checklist_rows_1_to_14() {
 fn checklist_row_8_as_written_does_not_load() {
     // The game refuses statements after a top-level `return` (molangx #598 `return 0; return 0;`
     // is FAIL), so §10's `…; return temp.t; return 5;` never runs; tested above without the tail.
-    assert!(compile("temp.t = 4; return temp.t; return 5;", &CheckOptions::default()).is_err());
+    assert!(compile(
+        "temp.t = 4; return temp.t; return 5;",
+        &CheckOptions::default()
+    )
+    .is_err());
 }
 
 #[test]
 fn checklist_row_11_as_written_needs_its_final_semicolon() {
     // §10 writes it without the final `;`; the game requires one in a complex expression
     // (molangx E07), so the row is tested above with it.
-    assert!(compile("t.l = 10; 10 * t.l + (t.l * t.l * 4)", &CheckOptions::default()).is_err());
+    assert!(compile(
+        "t.l = 10; 10 * t.l + (t.l * t.l * 4)",
+        &CheckOptions::default()
+    )
+    .is_err());
 }
 
 #[test]
@@ -111,8 +129,15 @@ fn checklist_rows_17_to_25() {
     check("math.lerprotate(20, 10, 0.1)", 19.0);
     let atan2 = value_at("math.atan2(1, 1)", grammar::LATEST_VERSION);
     assert!((atan2 - 45.0).abs() <= 1e-4, "math.atan2(1, 1) = {atan2}");
-    let err = compile("math.max(1, 2, 3)", &CheckOptions::default()).expect_err("wrong arity must not load");
-    assert!(err.diagnostics.iter().any(|d| d.code == molang::Code::MathArity), "{:?}", err.diagnostics);
+    let err = compile("math.max(1, 2, 3)", &CheckOptions::default())
+        .expect_err("wrong arity must not load");
+    assert!(
+        err.diagnostics
+            .iter()
+            .any(|d| d.code == molang::Code::MathArity),
+        "{:?}",
+        err.diagnostics
+    );
     check("MATH.COS(0) + Math.Sin(90)", 2.0);
     check("'a' == 'A'", 0.0);
 }
@@ -120,8 +145,16 @@ fn checklist_rows_17_to_25() {
 #[test]
 fn checklist_row_26_array_index() {
     let expr = compiled("array.a[4.7]", grammar::LATEST_VERSION);
-    let r = expr.eval_in(&mut ThreeElementArrays(DefaultRng::new(0)), &[], &EvalOptions::default());
-    assert!(matches!(r.value, Value::ArrayElement(_, 1)), "array.a[4.7] of 3 = {:?}", r.value);
+    let r = expr.eval_in(
+        &mut ThreeElementArrays(DefaultRng::new(0)),
+        &[],
+        &EvalOptions::default(),
+    );
+    assert!(
+        matches!(r.value, Value::ArrayElement(_, 1)),
+        "array.a[4.7] of 3 = {:?}",
+        r.value
+    );
     // The rest of the §3.10 index table.
     for (index, want) in [("0", 0), ("1.9", 1), ("2.999", 2), ("3", 0), ("-2", 0)] {
         let src = format!("array.a[{index}]");
@@ -149,13 +182,25 @@ fn checklist_row_27_division_by_a_runtime_negative() {
 
 #[test]
 fn checklist_row_28_the_official_loop_programs() {
-    let r = run_at("v.x = 1; v.y = 1; loop(10, { t.x = v.x + v.y; v.x = v.y; v.y = t.x; });", 13);
+    let r = run_at(
+        "v.x = 1; v.y = 1; loop(10, { t.x = v.x + v.y; v.x = v.y; v.y = t.x; });",
+        13,
+    );
     assert_eq!((variable(&r, "x"), variable(&r, "y")), (89.0, 144.0));
-    let r = run_at("v.x = 1; v.y = 1; loop(10, {t.x = v.x + v.y; v.x = v.y; v.y = t.x; (v.y > 20) ? break;});", 13);
+    let r = run_at(
+        "v.x = 1; v.y = 1; loop(10, {t.x = v.x + v.y; v.x = v.y; v.y = t.x; (v.y > 20) ? break;});",
+        13,
+    );
     assert_eq!((variable(&r, "x"), variable(&r, "y")), (13.0, 21.0));
-    let r = run_at("v.x = 0; loop(10, {loop(10, {v.x = v.x + 1; (v.x > 5) ? break;});});", 13);
+    let r = run_at(
+        "v.x = 0; loop(10, {loop(10, {v.x = v.x + 1; (v.x > 5) ? break;});});",
+        13,
+    );
     assert_eq!(variable(&r, "x"), 15.0);
-    let r = run_at("v.x = 0; loop(10, { (v.x > 5) ? continue; v.x = v.x + 1; });", 13);
+    let r = run_at(
+        "v.x = 0; loop(10, { (v.x > 5) ? continue; v.x = v.x + 1; });",
+        13,
+    );
     assert_eq!(variable(&r, "x"), 6.0);
 }
 
@@ -175,13 +220,24 @@ fn evaluation_table_4_8() {
 #[test]
 fn evaluation_table_4_8_rows_the_preface_overrides() {
     // `(v.y = 4) + 1`: arithmetic on an assignment does not load (preface; molangx #581).
-    assert!(compile("v.x = (v.y = 4) + 1; return v.x + v.y;", &CheckOptions::default()).is_err());
+    assert!(compile(
+        "v.x = (v.y = 4) + 1; return v.x + v.y;",
+        &CheckOptions::default()
+    )
+    .is_err());
     // Fractional counts round up (preface; molang-go `loop(2.9, …)` = 3), not truncate.
     check("v.n = 0; loop(3.9, { v.n = v.n + 1; }); return v.n;", 4.0);
     // The shipped game does not cap loops at 1024; the cap is a setting, off by default.
     let src = "v.n = 0; loop(5000, { v.n = v.n + 1; }); return v.n;";
     check(src, 5000.0);
-    let capped = compiled(src, 13).eval(&[], 0, &EvalOptions { loop_cap: Some(1024), ..EvalOptions::default() });
+    let capped = compiled(src, 13).eval(
+        &[],
+        0,
+        &EvalOptions {
+            loop_cap: Some(1024),
+            ..EvalOptions::default()
+        },
+    );
     assert_eq!(capped.value, Value::Num(1024.0));
 }
 

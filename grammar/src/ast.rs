@@ -104,26 +104,63 @@ pub enum Expr {
     Break,
     Continue,
     /// `name(args)`: a math function or a query with arguments.
-    Call { callee: Box<str>, callee_span: Span, args: Vec<ExprId> },
+    Call {
+        callee: Box<str>,
+        callee_span: Span,
+        args: Vec<ExprId>,
+    },
     /// `array.name[index]`.
-    Index { array: Box<str>, array_span: Span, index: ExprId },
+    Index {
+        array: Box<str>,
+        array_span: Span,
+        index: ExprId,
+    },
     /// `loop(args)`; the checker wants exactly a count and a `{}` body.
-    Loop { args: Vec<ExprId> },
+    Loop {
+        args: Vec<ExprId>,
+    },
     /// `for_each(args)`; the checker wants a variable, an array and a `{}` body.
-    ForEach { args: Vec<ExprId> },
-    Unary { op: UnaryOp, operand: ExprId },
-    Binary { op: BinaryOp, lhs: ExprId, rhs: ExprId },
+    ForEach {
+        args: Vec<ExprId>,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: ExprId,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: ExprId,
+        rhs: ExprId,
+    },
     /// `cond ? then : otherwise`, or the binary `cond ? then` (value 0 when false).
-    Conditional { cond: ExprId, then: ExprId, otherwise: Option<ExprId> },
+    Conditional {
+        cond: ExprId,
+        then: ExprId,
+        otherwise: Option<ExprId>,
+    },
     /// `lhs ?? rhs`.
-    Coalesce { lhs: ExprId, rhs: ExprId },
+    Coalesce {
+        lhs: ExprId,
+        rhs: ExprId,
+    },
     /// `target = value`; the parser accepts any target, the checker judges it.
-    Assign { target: ExprId, value: ExprId },
+    Assign {
+        target: ExprId,
+        value: ExprId,
+    },
     /// `lhs->rhs`: `rhs` evaluated on the entity `lhs` refers to.
-    Arrow { lhs: ExprId, rhs: ExprId },
-    Group { kind: GroupKind, body: Block },
+    Arrow {
+        lhs: ExprId,
+        rhs: ExprId,
+    },
+    Group {
+        kind: GroupKind,
+        body: Block,
+    },
     /// `return value;` (statement position only). `None` for a bare `return`.
-    Return { value: Option<ExprId> },
+    Return {
+        value: Option<ExprId>,
+    },
 }
 
 /// A parsed program.
@@ -153,7 +190,11 @@ impl Ast {
     }
     /// Looks through any number of `( )` groups that hold a single expression with no `;`.
     pub fn unparen(&self, mut id: ExprId) -> ExprId {
-        while let Expr::Group { kind: GroupKind::Paren, body } = self.expr(id) {
+        while let Expr::Group {
+            kind: GroupKind::Paren,
+            body,
+        } = self.expr(id)
+        {
             if body.statements.len() == 1 && body.semicolons == 0 {
                 id = body.statements[0];
             } else {

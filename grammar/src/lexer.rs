@@ -142,7 +142,17 @@ impl TokenKind {
         use TokenKind::*;
         matches!(
             self,
-            Number | String | Path | This | True | False | Loop | ForEach | LParen | LBrace | LBracket
+            Number
+                | String
+                | Path
+                | This
+                | True
+                | False
+                | Loop
+                | ForEach
+                | LParen
+                | LBrace
+                | LBracket
         )
     }
 
@@ -151,7 +161,17 @@ impl TokenKind {
         use TokenKind::*;
         matches!(
             self,
-            Number | String | Path | This | True | False | Break | Continue | RParen | RBrace | RBracket
+            Number
+                | String
+                | Path
+                | This
+                | True
+                | False
+                | Break
+                | Continue
+                | RParen
+                | RBrace
+                | RBracket
         )
     }
 }
@@ -179,10 +199,16 @@ pub fn lex(src: &str) -> Vec<Token> {
         if kind == TokenKind::Unknown {
             let text = &src[range.clone()];
             let first = text.chars().next().map(|c| c.len_utf8()).unwrap_or(0);
-            out.push(Token { kind, span: Span::new(range.start, range.start + first) });
+            out.push(Token {
+                kind,
+                span: Span::new(range.start, range.start + first),
+            });
             continue;
         }
-        out.push(Token { kind, span: Span::new(range.start, range.end) });
+        out.push(Token {
+            kind,
+            span: Span::new(range.start, range.end),
+        });
     }
     out
 }
@@ -198,7 +224,10 @@ mod tests {
     #[test]
     fn spec_vectors() {
         use TokenKind::*;
-        assert_eq!(kinds("Math.Cos(Q.Anim_Time*38.17)"), vec![Path, LParen, Path, Star, Number, RParen]);
+        assert_eq!(
+            kinds("Math.Cos(Q.Anim_Time*38.17)"),
+            vec![Path, LParen, Path, Star, Number, RParen]
+        );
         assert_eq!(kinds("v.a->v.b"), vec![Path, Arrow, Path]);
         assert_eq!(kinds("1-->0"), vec![Number, Minus, Arrow, Number]);
         assert_eq!(kinds("a??b"), vec![Path, Coalesce, Path]);
@@ -206,8 +235,10 @@ mod tests {
         assert_eq!(kinds("'Hello World'"), vec![String]);
         assert_eq!(kinds("0.5f+.5"), vec![Number, Plus, Number]);
         assert_eq!(kinds("1 5. 1e3 1E+2 2.5e-3 1.0F"), vec![Number; 6]);
-        assert_eq!(kinds("RETURN Loop for_each BREAK continue This TRUE false"),
-            vec![Return, Loop, ForEach, Break, Continue, This, True, False]);
+        assert_eq!(
+            kinds("RETURN Loop for_each BREAK continue This TRUE false"),
+            vec![Return, Loop, ForEach, Break, Continue, This, True, False]
+        );
         assert_eq!(kinds("returnx"), vec![Path]);
         assert_eq!(kinds("'abc"), vec![UnterminatedString]);
         assert_eq!(kinds("1 % 2"), vec![Number, Unknown, Number]);

@@ -23,5 +23,8 @@ pub mod span;
 
 pub use ast::{Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
 pub use lexer::{Token, TokenKind};
-pub use parse::{parse, ParseDiagnostic, ParseErrorKind, ParseOptions, Parsed, LATEST_VERSION, MAX_BRACKET_NESTING};
+pub use parse::{
+    parse, ParseDiagnostic, ParseErrorKind, ParseOptions, Parsed, LATEST_VERSION,
+    MAX_BRACKET_NESTING,
+};
 pub use span::Span;

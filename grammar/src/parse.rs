@@ -29,7 +29,9 @@ pub struct ParseOptions {
 
 impl Default for ParseOptions {
     fn default() -> Self {
-        ParseOptions { version: LATEST_VERSION }
+        ParseOptions {
+            version: LATEST_VERSION,
+        }
     }
 }
 
@@ -43,8 +45,13 @@ pub enum ParseErrorKind {
     UnterminatedString,
     /// An exponent with no digits (`1e`): the game logs it and reads the number as 0.
     ExponentWithoutDigits,
-    UnexpectedToken { found: TokenKind, expected: Vec<String> },
-    UnexpectedEnd { expected: Vec<String> },
+    UnexpectedToken {
+        found: TokenKind,
+        expected: Vec<String>,
+    },
+    UnexpectedEnd {
+        expected: Vec<String>,
+    },
     /// Two operands in a row, e.g. `1 + (2 3)` or `-62.5(2)`.
     MissingOperator,
     /// More than [`MAX_BRACKET_NESTING`] nested brackets.
@@ -93,26 +100,46 @@ pub fn parse(src: &str, options: ParseOptions) -> Parsed {
         match t.kind {
             TokenKind::Unknown => {
                 let c = src[t.span.range()].chars().next().unwrap_or('?');
-                diagnostics.push(ParseDiagnostic { kind: ParseErrorKind::UnknownCharacter(c), span: t.span });
+                diagnostics.push(ParseDiagnostic {
+                    kind: ParseErrorKind::UnknownCharacter(c),
+                    span: t.span,
+                });
             }
-            TokenKind::UnterminatedString => {
-                diagnostics.push(ParseDiagnostic { kind: ParseErrorKind::UnterminatedString, span: t.span })
-            }
+            TokenKind::UnterminatedString => diagnostics.push(ParseDiagnostic {
+                kind: ParseErrorKind::UnterminatedString,
+                span: t.span,
+            }),
             _ => {}
         }
     }
     if tokens.is_empty() {
-        diagnostics.push(ParseDiagnostic { kind: ParseErrorKind::Empty, span: Span::new(0, src.len()) });
+        diagnostics.push(ParseDiagnostic {
+            kind: ParseErrorKind::Empty,
+            span: Span::new(0, src.len()),
+        });
     }
     if let Some(span) = too_deep(&tokens) {
-        diagnostics.push(ParseDiagnostic { kind: ParseErrorKind::TooDeep, span });
+        diagnostics.push(ParseDiagnostic {
+            kind: ParseErrorKind::TooDeep,
+            span,
+        });
     }
     if !diagnostics.is_empty() {
-        return Parsed { ast: Ast::default(), diagnostics, tokens };
+        return Parsed {
+            ast: Ast::default(),
+            diagnostics,
+            tokens,
+        };
     }
 
-    let builder = Builder { src, version, inner: RefCell::new(Inner::default()) };
-    let stream = tokens.iter().map(|t| Ok::<_, ()>((t.span.start as usize, t.kind, t.span.end as usize)));
+    let builder = Builder {
+        src,
+        version,
+        inner: RefCell::new(Inner::default()),
+    };
+    let stream = tokens
+        .iter()
+        .map(|t| Ok::<_, ()>((t.span.start as usize, t.kind, t.span.end as usize)));
     let result = molang::ProgramParser::new().parse(&builder, stream);
     let inner = builder.inner.into_inner();
     diagnostics.extend(inner.diagnostics);
@@ -123,7 +150,11 @@ pub fn parse(src: &str, options: ParseOptions) -> Parsed {
             None
         }
     };
-    Parsed { ast: Ast::from_parts(inner.exprs, inner.spans, root), diagnostics, tokens }
+    Parsed {
+        ast: Ast::from_parts(inner.exprs, inner.spans, root),
+        diagnostics,
+        tokens,
+    }
 }
 
 fn too_deep(tokens: &[Token]) -> Option<Span> {
@@ -136,7 +167,9 @@ fn too_deep(tokens: &[Token]) -> Option<Span> {
                     return Some(t.span);
                 }
             }
-            TokenKind::RParen | TokenKind::RBrace | TokenKind::RBracket => depth = depth.saturating_sub(1),
+            TokenKind::RParen | TokenKind::RBrace | TokenKind::RBracket => {
+                depth = depth.saturating_sub(1)
+            }
             _ => {}
         }
     }
@@ -149,33 +182,57 @@ fn convert_error(
     len: usize,
 ) -> ParseDiagnostic {
     use lalrpop_util::ParseError::*;
-    let clean = |expected: Vec<String>| expected.into_iter().map(|e| e.trim_matches('"').to_string()).collect();
+    let clean = |expected: Vec<String>| {
+        expected
+            .into_iter()
+            .map(|e| e.trim_matches('"').to_string())
+            .collect()
+    };
     match err {
-        UnrecognizedToken { token: (l, found, r), expected } => {
+        UnrecognizedToken {
+            token: (l, found, r),
+            expected,
+        } => {
             let idx = tokens.iter().position(|t| t.span.start as usize == l);
             let prev = idx.and_then(|i| i.checked_sub(1)).map(|i| tokens[i].kind);
             if found.starts_operand() && prev.is_some_and(|p| p.ends_operand()) {
-                ParseDiagnostic { kind: ParseErrorKind::MissingOperator, span: Span::new(l, r) }
+                ParseDiagnostic {
+                    kind: ParseErrorKind::MissingOperator,
+                    span: Span::new(l, r),
+                }
             } else {
                 ParseDiagnostic {
-                    kind: ParseErrorKind::UnexpectedToken { found, expected: clean(expected) },
+                    kind: ParseErrorKind::UnexpectedToken {
+                        found,
+                        expected: clean(expected),
+                    },
                     span: Span::new(l, r),
                 }
             }
         }
         UnrecognizedEof { expected, .. } => ParseDiagnostic {
-            kind: ParseErrorKind::UnexpectedEnd { expected: clean(expected) },
+            kind: ParseErrorKind::UnexpectedEnd {
+                expected: clean(expected),
+            },
             span: Span::new(len, len),
         },
-        ExtraToken { token: (l, found, r) } => ParseDiagnostic {
-            kind: ParseErrorKind::UnexpectedToken { found, expected: Vec::new() },
+        ExtraToken {
+            token: (l, found, r),
+        } => ParseDiagnostic {
+            kind: ParseErrorKind::UnexpectedToken {
+                found,
+                expected: Vec::new(),
+            },
             span: Span::new(l, r),
         },
         InvalidToken { location } => ParseDiagnostic {
             kind: ParseErrorKind::UnknownCharacter('?'),
             span: Span::new(location, location + 1),
         },
-        User { .. } => ParseDiagnostic { kind: ParseErrorKind::Empty, span: Span::new(0, len) },
+        User { .. } => ParseDiagnostic {
+            kind: ParseErrorKind::Empty,
+            span: Span::new(0, len),
+        },
     }
 }
 
@@ -209,13 +266,25 @@ impl Builder<'_> {
         self.inner.borrow().exprs[id.index()].clone()
     }
 
-    pub(crate) fn block(&self, items: Vec<(Option<ExprId>, usize)>, last: Option<ExprId>, l: usize, r: usize) -> Block {
+    pub(crate) fn block(
+        &self,
+        items: Vec<(Option<ExprId>, usize)>,
+        last: Option<ExprId>,
+        l: usize,
+        r: usize,
+    ) -> Block {
         let leading_semicolon = matches!(items.first(), Some((None, _)));
         let semicolons = items.len() as u32;
         let trailing_semicolon = last.is_none() && !items.is_empty();
         let mut statements: Vec<ExprId> = items.into_iter().filter_map(|(s, _)| s).collect();
         statements.extend(last);
-        Block { statements, semicolons, trailing_semicolon, leading_semicolon, span: Span::new(l, r) }
+        Block {
+            statements,
+            semicolons,
+            trailing_semicolon,
+            leading_semicolon,
+            span: Span::new(l, r),
+        }
     }
 
     pub(crate) fn ret(&self, value: Option<ExprId>, l: usize, r: usize) -> ExprId {
@@ -230,23 +299,51 @@ impl Builder<'_> {
         self.push(Expr::Coalesce { lhs, rhs }, Span::new(l, r))
     }
 
-    pub(crate) fn cond(&self, c: ExprId, t: ExprId, e: Option<ExprId>, l: usize, r: usize) -> ExprId {
+    pub(crate) fn cond(
+        &self,
+        c: ExprId,
+        t: ExprId,
+        e: Option<ExprId>,
+        l: usize,
+        r: usize,
+    ) -> ExprId {
         if self.version >= 5 {
-            return self.push(Expr::Conditional { cond: c, then: t, otherwise: e }, Span::new(l, r));
+            return self.push(
+                Expr::Conditional {
+                    cond: c,
+                    then: t,
+                    otherwise: e,
+                },
+                Span::new(l, r),
+            );
         }
         // Before version 5 the conditional groups to the left.
         if matches!(self.get(t), Expr::Conditional { .. }) {
             let span = self.span(t);
-            self.inner
-                .borrow_mut()
-                .diagnostics
-                .push(ParseDiagnostic { kind: ParseErrorKind::NestedConditionalInThen, span });
+            self.inner.borrow_mut().diagnostics.push(ParseDiagnostic {
+                kind: ParseErrorKind::NestedConditionalInThen,
+                span,
+            });
         }
         let Some(e) = e else {
-            return self.push(Expr::Conditional { cond: c, then: t, otherwise: None }, Span::new(l, r));
+            return self.push(
+                Expr::Conditional {
+                    cond: c,
+                    then: t,
+                    otherwise: None,
+                },
+                Span::new(l, r),
+            );
         };
         if !matches!(self.get(e), Expr::Conditional { .. }) {
-            return self.push(Expr::Conditional { cond: c, then: t, otherwise: Some(e) }, Span::new(l, r));
+            return self.push(
+                Expr::Conditional {
+                    cond: c,
+                    then: t,
+                    otherwise: Some(e),
+                },
+                Span::new(l, r),
+            );
         }
         // `c ? t : (x ? y : z)` parsed right-grouped: rotate so that `c ? t : x` becomes the
         // condition of the leftmost conditional in the else chain.
@@ -260,19 +357,39 @@ impl Builder<'_> {
             steps += 1;
             if steps > MAX_BRACKET_NESTING {
                 let mut inner = self.inner.borrow_mut();
-                if !inner.diagnostics.iter().any(|d| d.kind == ParseErrorKind::ConditionalChainTooDeep) {
-                    let d = ParseDiagnostic { kind: ParseErrorKind::ConditionalChainTooDeep, span: Span::new(l, r) };
+                if !inner
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.kind == ParseErrorKind::ConditionalChainTooDeep)
+                {
+                    let d = ParseDiagnostic {
+                        kind: ParseErrorKind::ConditionalChainTooDeep,
+                        span: Span::new(l, r),
+                    };
                     inner.diagnostics.push(d);
                 }
                 drop(inner);
-                return self.push(Expr::Conditional { cond: c, then: t, otherwise: Some(e) }, Span::new(l, r));
+                return self.push(
+                    Expr::Conditional {
+                        cond: c,
+                        then: t,
+                        otherwise: Some(e),
+                    },
+                    Span::new(l, r),
+                );
             }
-            let Expr::Conditional { cond, .. } = self.get(node) else { unreachable!() };
+            let Expr::Conditional { cond, .. } = self.get(node) else {
+                unreachable!()
+            };
             if matches!(self.get(cond), Expr::Conditional { .. }) {
                 node = cond;
             } else {
                 let new_cond = self.push(
-                    Expr::Conditional { cond: c, then: t, otherwise: Some(cond) },
+                    Expr::Conditional {
+                        cond: c,
+                        then: t,
+                        otherwise: Some(cond),
+                    },
                     Span::new(l, self.span(cond).end as usize),
                 );
                 let mut inner = self.inner.borrow_mut();
@@ -288,7 +405,9 @@ impl Builder<'_> {
             let mut inner = self.inner.borrow_mut();
             let s = inner.spans[node.index()];
             inner.spans[node.index()] = Span::new(l, s.end as usize);
-            let Expr::Conditional { cond, .. } = inner.exprs[node.index()].clone() else { break };
+            let Expr::Conditional { cond, .. } = inner.exprs[node.index()].clone() else {
+                break;
+            };
             drop(inner);
             if cond == node || !matches!(self.get(cond), Expr::Conditional { .. }) {
                 break;
@@ -349,7 +468,14 @@ impl Builder<'_> {
         operands[0]
     }
 
-    pub(crate) fn binary(&self, op: BinaryOp, lhs: ExprId, rhs: ExprId, l: usize, r: usize) -> ExprId {
+    pub(crate) fn binary(
+        &self,
+        op: BinaryOp,
+        lhs: ExprId,
+        rhs: ExprId,
+        l: usize,
+        r: usize,
+    ) -> ExprId {
         self.push(Expr::Binary { op, lhs, rhs }, Span::new(l, r))
     }
 
@@ -360,7 +486,14 @@ impl Builder<'_> {
         for (op, operand) in rest {
             if op == BinaryOp::Div {
                 let span = self.span(current).to(self.span(operand));
-                current = self.push(Expr::Binary { op, lhs: current, rhs: operand }, span);
+                current = self.push(
+                    Expr::Binary {
+                        op,
+                        lhs: current,
+                        rhs: operand,
+                    },
+                    span,
+                );
             } else {
                 factors.push(current);
                 current = operand;
@@ -370,16 +503,35 @@ impl Builder<'_> {
         let mut acc = factors[0];
         for &f in &factors[1..] {
             let span = self.span(acc).to(self.span(f));
-            acc = self.push(Expr::Binary { op: BinaryOp::Mul, lhs: acc, rhs: f }, span);
+            acc = self.push(
+                Expr::Binary {
+                    op: BinaryOp::Mul,
+                    lhs: acc,
+                    rhs: f,
+                },
+                span,
+            );
         }
         acc
     }
 
     pub(crate) fn neg(&self, e: ExprId, l: usize, r: usize) -> ExprId {
-        self.push(Expr::Unary { op: UnaryOp::Neg, operand: e }, Span::new(l, r))
+        self.push(
+            Expr::Unary {
+                op: UnaryOp::Neg,
+                operand: e,
+            },
+            Span::new(l, r),
+        )
     }
     pub(crate) fn not(&self, e: ExprId, l: usize, r: usize) -> ExprId {
-        self.push(Expr::Unary { op: UnaryOp::Not, operand: e }, Span::new(l, r))
+        self.push(
+            Expr::Unary {
+                op: UnaryOp::Not,
+                operand: e,
+            },
+            Span::new(l, r),
+        )
     }
     pub(crate) fn arrow(&self, lhs: ExprId, rhs: ExprId, l: usize, r: usize) -> ExprId {
         self.push(Expr::Arrow { lhs, rhs }, Span::new(l, r))
@@ -391,7 +543,11 @@ impl Builder<'_> {
         self.push(Expr::Group { kind, body }, Span::new(l, r))
     }
     pub(crate) fn looping(&self, for_each: bool, args: Vec<ExprId>, l: usize, r: usize) -> ExprId {
-        let e = if for_each { Expr::ForEach { args } } else { Expr::Loop { args } };
+        let e = if for_each {
+            Expr::ForEach { args }
+        } else {
+            Expr::Loop { args }
+        };
         self.push(e, Span::new(l, r))
     }
 }
@@ -411,7 +567,10 @@ pub(crate) fn number_value(text: &str) -> (f32, bool) {
         }
     }
     let t = t.strip_suffix('.').unwrap_or(t);
-    (t.parse::<f32>().unwrap_or_else(|_| parse_mantissa(t)), false)
+    (
+        t.parse::<f32>().unwrap_or_else(|_| parse_mantissa(t)),
+        false,
+    )
 }
 
 fn parse_mantissa(m: &str) -> f32 {
@@ -426,10 +585,10 @@ impl Builder<'_> {
     pub(crate) fn number(&self, l: usize, r: usize) -> ExprId {
         let (value, exponent_warning) = number_value(&self.src[l..r]);
         if exponent_warning {
-            self.inner
-                .borrow_mut()
-                .diagnostics
-                .push(ParseDiagnostic { kind: ParseErrorKind::ExponentWithoutDigits, span: Span::new(l, r) });
+            self.inner.borrow_mut().diagnostics.push(ParseDiagnostic {
+                kind: ParseErrorKind::ExponentWithoutDigits,
+                span: Span::new(l, r),
+            });
         }
         self.push(Expr::Number(value), Span::new(l, r))
     }
@@ -438,15 +597,32 @@ impl Builder<'_> {
         self.push(Expr::String(text.into()), Span::new(l, r))
     }
     pub(crate) fn path(&self, l: usize, r: usize) -> ExprId {
-        self.push(Expr::Path(self.src[l..r].to_ascii_lowercase().into()), Span::new(l, r))
+        self.push(
+            Expr::Path(self.src[l..r].to_ascii_lowercase().into()),
+            Span::new(l, r),
+        )
     }
     pub(crate) fn call(&self, l: usize, pr: usize, args: Vec<ExprId>, r: usize) -> ExprId {
         let callee = self.src[l..pr].to_ascii_lowercase().into();
-        self.push(Expr::Call { callee, callee_span: Span::new(l, pr), args }, Span::new(l, r))
+        self.push(
+            Expr::Call {
+                callee,
+                callee_span: Span::new(l, pr),
+                args,
+            },
+            Span::new(l, r),
+        )
     }
     pub(crate) fn index(&self, l: usize, pr: usize, index: ExprId, r: usize) -> ExprId {
         let array = self.src[l..pr].to_ascii_lowercase().into();
-        self.push(Expr::Index { array, array_span: Span::new(l, pr), index }, Span::new(l, r))
+        self.push(
+            Expr::Index {
+                array,
+                array_span: Span::new(l, pr),
+                index,
+            },
+            Span::new(l, r),
+        )
     }
 }
 
@@ -455,7 +631,11 @@ mod tests {
     use super::*;
 
     fn kinds(src: &str, version: i16) -> Vec<ParseErrorKind> {
-        parse(src, ParseOptions { version }).diagnostics.into_iter().map(|d| d.kind).collect()
+        parse(src, ParseOptions { version })
+            .diagnostics
+            .into_iter()
+            .map(|d| d.kind)
+            .collect()
     }
 
     #[test]
@@ -463,12 +643,19 @@ mod tests {
         // `a ? b : c ? d : e` before version 5 is `(a ? b : c) ? d : e`.
         let parsed = parse("1 ? 2 : 3 ? 4 : 5", ParseOptions { version: 4 });
         let root = parsed.ast.root.as_ref().unwrap().statements[0];
-        let Expr::Conditional { cond, .. } = parsed.ast.expr(root) else { panic!() };
+        let Expr::Conditional { cond, .. } = parsed.ast.expr(root) else {
+            panic!()
+        };
         assert!(matches!(parsed.ast.expr(*cond), Expr::Conditional { .. }));
         assert_eq!(parsed.ast.span(*cond), Span::new(0, 9));
         let parsed = parse("1 ? 2 : 3 ? 4 : 5", ParseOptions::default());
         let root = parsed.ast.root.as_ref().unwrap().statements[0];
-        let Expr::Conditional { otherwise: Some(o), .. } = parsed.ast.expr(root) else { panic!() };
+        let Expr::Conditional {
+            otherwise: Some(o), ..
+        } = parsed.ast.expr(root)
+        else {
+            panic!()
+        };
         assert!(matches!(parsed.ast.expr(*o), Expr::Conditional { .. }));
     }
 
@@ -476,15 +663,29 @@ mod tests {
     fn long_legacy_chain_stops_at_the_limit() {
         let chain = |n: usize| format!("{}0", "v.a ? 1 : ".repeat(n));
         assert!(kinds(&chain(200), 4).is_empty());
-        assert_eq!(kinds(&chain(300), 4), vec![ParseErrorKind::ConditionalChainTooDeep]);
-        assert!(kinds(&chain(300), LATEST_VERSION).is_empty(), "right-grouped chains are the checker's business");
+        assert_eq!(
+            kinds(&chain(300), 4),
+            vec![ParseErrorKind::ConditionalChainTooDeep]
+        );
+        assert!(
+            kinds(&chain(300), LATEST_VERSION).is_empty(),
+            "right-grouped chains are the checker's business"
+        );
     }
 
     #[test]
     fn too_many_brackets() {
-        let src = format!("{}1{}", "(".repeat(MAX_BRACKET_NESTING + 1), ")".repeat(MAX_BRACKET_NESTING + 1));
+        let src = format!(
+            "{}1{}",
+            "(".repeat(MAX_BRACKET_NESTING + 1),
+            ")".repeat(MAX_BRACKET_NESTING + 1)
+        );
         assert_eq!(kinds(&src, LATEST_VERSION), vec![ParseErrorKind::TooDeep]);
-        let src = format!("{}1{}", "(".repeat(MAX_BRACKET_NESTING), ")".repeat(MAX_BRACKET_NESTING));
+        let src = format!(
+            "{}1{}",
+            "(".repeat(MAX_BRACKET_NESTING),
+            ")".repeat(MAX_BRACKET_NESTING)
+        );
         assert!(kinds(&src, LATEST_VERSION).is_empty());
     }
 }

@@ -26,7 +26,12 @@ impl Trace {
                 x
             })
             .collect();
-        Trace { inputs, outputs, poses, body_x }
+        Trace {
+            inputs,
+            outputs,
+            poses,
+            body_x,
+        }
     }
     pub fn len(&self) -> usize {
         self.outputs.len()
@@ -103,7 +108,12 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
     let chans: Vec<Vec<f32>> = tr.outputs.iter().map(|o| o.channels(p)).collect();
     // 12: no NaN or infinity.
     for (k, c) in chans.iter().enumerate() {
-        if c.iter().any(|x| !x.is_finite()) || tr.poses[k].toe.iter().any(|t| !t.0.is_finite() || !t.1.is_finite()) {
+        if c.iter().any(|x| !x.is_finite())
+            || tr.poses[k]
+                .toe
+                .iter()
+                .any(|t| !t.0.is_finite() || !t.1.is_finite())
+        {
             m.non_finite += 1;
         }
     }
@@ -111,7 +121,12 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
     for (k, (i, pose)) in tr.inputs.iter().zip(&tr.poses).enumerate() {
         let _ = k;
         if i.on_ground != 0.0 && i.in_water == 0.0 {
-            let lo = pose.paw_corners.iter().flatten().map(|c| c.1).fold(f64::INFINITY, f64::min);
+            let lo = pose
+                .paw_corners
+                .iter()
+                .flatten()
+                .map(|c| c.1)
+                .fold(f64::INFINITY, f64::min);
             if ctx.hitch {
                 upd_min(&mut m.hitch_floor_min, lo);
             } else {
@@ -128,7 +143,11 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
     for k in 1..tr.len() {
         let (o0, o1) = (&tr.outputs[k - 1], &tr.outputs[k]);
         let dt = o1.dt as f64;
-        let lim = if o1.settle > 0.5 { 1.25 * dt } else { 1.5 * p.f_max as f64 * dt };
+        let lim = if o1.settle > 0.5 {
+            1.25 * dt
+        } else {
+            1.5 * p.f_max as f64 * dt
+        };
         for i in 0..4 {
             let mut d = o1.ph[i] as f64 - o0.ph[i] as f64;
             if d < -0.5 {
@@ -186,9 +205,21 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
         }
     }
     // 4a/4b per-frame change; 4c jump excess.
-    let deltas: Vec<Vec<f64>> =
-        (1..chans.len()).map(|k| chans[k].iter().zip(&chans[k - 1]).map(|(a, b)| (*a as f64 - *b as f64).abs()).collect()).collect();
-    let maxd = |idx: &[usize]| deltas.iter().flat_map(|d| idx.iter().map(move |&c| d[c])).fold(0.0, f64::max);
+    let deltas: Vec<Vec<f64>> = (1..chans.len())
+        .map(|k| {
+            chans[k]
+                .iter()
+                .zip(&chans[k - 1])
+                .map(|(a, b)| (*a as f64 - *b as f64).abs())
+                .collect()
+        })
+        .collect();
+    let maxd = |idx: &[usize]| {
+        deltas
+            .iter()
+            .flat_map(|d| idx.iter().map(move |&c| d[c]))
+            .fold(0.0, f64::max)
+    };
     let (dl, da) = (maxd(&limbs), maxd(&axial));
     let upd_pair = |slot: &mut Option<(f64, f64)>| {
         let (a, b) = slot.unwrap_or((0.0, 0.0));
@@ -224,7 +255,11 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
             }
             since = Some(0.0);
             m.switches += 1;
-            cur = (tr.outputs[k - 1].gait, o.gait, o.rem.iter().fold(0.0f32, |a, &b| a.max(b)));
+            cur = (
+                tr.outputs[k - 1].gait,
+                o.gait,
+                o.rem.iter().fold(0.0f32, |a, &b| a.max(b)),
+            );
         }
         if let Some(c) = since.as_mut() {
             // Stride cycles: the settle shuffle (§7.4) runs the clock with catch-up disabled
@@ -242,7 +277,9 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
                 since = None;
                 // Relative timing: frac(ph_i + o_i) equal for all legs.
                 let g = o.gait as usize;
-                let t: Vec<f64> = (0..4).map(|i| (o.ph[i] as f64 + p.legs[i].offsets[g] as f64).rem_euclid(1.0)).collect();
+                let t: Vec<f64> = (0..4)
+                    .map(|i| (o.ph[i] as f64 + p.legs[i].offsets[g] as f64).rem_euclid(1.0))
+                    .collect();
                 let mut spread = 0.0f64;
                 for i in 1..4 {
                     let d = (t[i] - t[0]).rem_euclid(1.0);
@@ -309,7 +346,12 @@ pub struct Row {
 }
 
 fn row(check: &str, threshold: &str, measured: String, pass: bool) -> Row {
-    Row { check: check.to_string(), threshold: threshold.to_string(), measured, pass }
+    Row {
+        check: check.to_string(),
+        threshold: threshold.to_string(),
+        measured,
+        pass,
+    }
 }
 
 fn f(x: Option<f64>, prec: usize) -> String {
@@ -325,11 +367,19 @@ pub struct Plan {
 }
 
 /// Runs everything the plan asks for and returns the rows (checks 1–13).
-pub fn run_checks(p: &RigParams, plan: &Plan, log: &mut dyn FnMut(&str)) -> Result<Vec<Row>, String> {
+pub fn run_checks(
+    p: &RigParams,
+    plan: &Plan,
+    log: &mut dyn FnMut(&str),
+) -> Result<Vec<Row>, String> {
     let geo = Geometry::doggoyle(p);
     let mut m = Metrics::default();
     let mut ms = Metrics::default(); // soak
-    let parity_against = if plan.backend == Backend::Reference { Backend::Interp } else { Backend::Reference };
+    let parity_against = if plan.backend == Backend::Reference {
+        Backend::Interp
+    } else {
+        Backend::Reference
+    };
     let main = Engine::new(p, plan.backend)?;
     let other = Engine::new(p, parity_against)?;
     let mut extra_fps: Vec<f32> = plan.fps.clone();
@@ -351,7 +401,12 @@ pub fn run_checks(p: &RigParams, plan: &Plan, log: &mut dyn FnMut(&str)) -> Resu
                 upd_max(&mut m.parity_px, dp);
             }
             let tr = Trace::new(p, &geo, inputs, outputs);
-            let ctx = Context { fps, kind: sc.kind, hitch: false, soak: false };
+            let ctx = Context {
+                fps,
+                kind: sc.kind,
+                hitch: false,
+                soak: false,
+            };
             if plan.fps.contains(&fps) {
                 measure(p, &tr, ctx, &mut m);
             } else {
@@ -378,7 +433,17 @@ pub fn run_checks(p: &RigParams, plan: &Plan, log: &mut dyn FnMut(&str)) -> Resu
         let inputs = scenarios::inputs(sc, 60.0, true);
         let outputs = main.run(p, &inputs)?;
         let tr = Trace::new(p, &geo, inputs, outputs);
-        measure(p, &tr, Context { fps: 60.0, kind: sc.kind, hitch: true, soak: false }, &mut m);
+        measure(
+            p,
+            &tr,
+            Context {
+                fps: 60.0,
+                kind: sc.kind,
+                hitch: true,
+                soak: false,
+            },
+            &mut m,
+        );
     }
     for r in 0..plan.soak_runs {
         let inputs = scenarios::soak(plan.soak_seed.wrapping_add(r as u64), 60.0);
@@ -388,7 +453,17 @@ pub fn run_checks(p: &RigParams, plan: &Plan, log: &mut dyn FnMut(&str)) -> Resu
         upd_max(&mut m.parity_deg, dd);
         upd_max(&mut m.parity_px, dp);
         let tr = Trace::new(p, &geo, inputs, outputs);
-        measure(p, &tr, Context { fps: 0.0, kind: Kind::Transition, hitch: false, soak: true }, &mut ms);
+        measure(
+            p,
+            &tr,
+            Context {
+                fps: 0.0,
+                kind: Kind::Transition,
+                hitch: false,
+                soak: true,
+            },
+            &mut ms,
+        );
         log(&format!("  soak {r}: {} frames", tr.len()));
     }
     Ok(rows(p, plan, &m, &ms))
@@ -433,23 +508,47 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
     rows.push(row(
         "1 planted-paw slip (px/stance)",
         "< 0.4 (ours < 0.01)",
-        format!("{} over {} stances", f(slip, 6), m.slip_stances + ms.slip_stances),
+        format!(
+            "{} over {} stances",
+            f(slip, 6),
+            m.slip_stances + ms.slip_stances
+        ),
         slip.is_some_and(|s| s < 0.01),
     ));
     // 2
     let fl = both_min(m.floor_min, ms.floor_min);
-    rows.push(row("2 paw corners vs floor (px)", ">= -0.01", f(fl, 6), fl.is_some_and(|x| x >= -0.01)));
+    rows.push(row(
+        "2 paw corners vs floor (px)",
+        ">= -0.01",
+        f(fl, 6),
+        fl.is_some_and(|x| x >= -0.01),
+    ));
     // 3
     let ch = both_min(m.chin_min, ms.chin_min);
-    rows.push(row("3 chin height (px)", ">= 0.49", f(ch, 4), ch.is_some_and(|x| x >= 0.49)));
+    rows.push(row(
+        "3 chin height (px)",
+        ">= 0.49",
+        f(ch, 4),
+        ch.is_some_and(|x| x >= 0.49),
+    ));
     // 4a, 4b
     if plan.fps.contains(&20.0) {
         let (l, a) = m.d20.unwrap_or((f64::NAN, f64::NAN));
-        rows.push(row("4a joint change @20fps limb/axial (deg)", "<= 100 / <= 15", format!("{l:.2} / {a:.2}"), l <= 100.0 && a <= 15.0));
+        rows.push(row(
+            "4a joint change @20fps limb/axial (deg)",
+            "<= 100 / <= 15",
+            format!("{l:.2} / {a:.2}"),
+            l <= 100.0 && a <= 15.0,
+        ));
     }
     if plan.fps.contains(&60.0) {
         let (l, a) = m.d60.unwrap_or((f64::NAN, f64::NAN));
-        rows.push(row("4b joint change @60fps limb/axial (deg)", "<= 45 / <= 6", format!("{l:.2} / {a:.2}"), l <= 45.0 && a <= 6.0));
+        rows.push(row(
+            "4b joint change @60fps limb/axial (deg)",
+            "<= 45 / <= 6",
+            format!("{l:.2} / {a:.2}"),
+            l <= 45.0 && a <= 6.0,
+        ));
     }
     let (e240, e960) = (m.excess240, m.excess960);
     rows.push(row(
@@ -473,7 +572,9 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
     ));
     // 6 (scenarios and soak reported separately: the soak's abrupt speed steps chain switches)
     let worst = |w: Option<(f64, f32, f32, f32)>| {
-        w.map_or(String::new(), |w| format!(" (worst: gait {}->{}, shift {:.3})", w.1, w.2, w.3))
+        w.map_or(String::new(), |w| {
+            format!(" (worst: gait {}->{}, shift {:.3})", w.1, w.2, w.3)
+        })
     };
     for (label, mm) in [("scenarios", m), ("soak", ms)] {
         if label == "soak" && !soak {
@@ -495,21 +596,42 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
         ));
     }
     // 7
-    rows.push(row("7 fore elbow angle, scenarios (deg)", "<= 150", f(m.elbow_max, 2), m.elbow_max.is_some_and(|x| x <= 150.0)));
+    rows.push(row(
+        "7 fore elbow angle, scenarios (deg)",
+        "<= 150",
+        f(m.elbow_max, 2),
+        m.elbow_max.is_some_and(|x| x <= 150.0),
+    ));
     if soak {
-        rows.push(row("7 fore elbow angle, soak (deg)", "<= 172", f(ms.elbow_max, 2), ms.elbow_max.is_some_and(|x| x <= 172.0)));
+        rows.push(row(
+            "7 fore elbow angle, soak (deg)",
+            "<= 172",
+            f(ms.elbow_max, 2),
+            ms.elbow_max.is_some_and(|x| x <= 172.0),
+        ));
     }
     // 8
     rows.push(row(
         "8 thigh speed @240 steady (deg/s per Hz) / any (deg/s)",
         "<= 500*f / <= 2300",
         format!("{} / {}", f(m.thigh_steady_per_hz, 1), f(m.thigh_max, 1)),
-        m.thigh_steady_per_hz.is_none_or(|x| x <= 500.0) && m.thigh_max.is_some_and(|x| x <= 2300.0),
+        m.thigh_steady_per_hz.is_none_or(|x| x <= 500.0)
+            && m.thigh_max.is_some_and(|x| x <= 2300.0),
     ));
     // 9
-    rows.push(row("9 hind r/dmax, scenarios", ">= 0.40", f(m.hind_r_min, 4), m.hind_r_min.is_some_and(|x| x >= 0.40)));
+    rows.push(row(
+        "9 hind r/dmax, scenarios",
+        ">= 0.40",
+        f(m.hind_r_min, 4),
+        m.hind_r_min.is_some_and(|x| x >= 0.40),
+    ));
     if soak {
-        rows.push(row("9 hind r/dmax, soak", ">= 0.28", f(ms.hind_r_min, 4), ms.hind_r_min.is_some_and(|x| x >= 0.28)));
+        rows.push(row(
+            "9 hind r/dmax, soak",
+            ">= 0.28",
+            f(ms.hind_r_min, 4),
+            ms.hind_r_min.is_some_and(|x| x >= 0.28),
+        ));
     }
     // 10
     let ex = both_max(m.stance_reach_excess, ms.stance_reach_excess);
@@ -534,7 +656,11 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
         nf == 0 && hf.is_some_and(|x| x >= -0.01) && hc.is_some_and(|x| x >= 0.49) && hp == 0,
     ));
     // 13
-    let other = if plan.backend == Backend::Reference { "interp" } else { "reference" };
+    let other = if plan.backend == Backend::Reference {
+        "interp"
+    } else {
+        "reference"
+    };
     rows.push(row(
         &format!("13 parity {} vs {other} (deg / px)", plan.backend.name()),
         "<= 0.05 / <= 0.01",
@@ -553,20 +679,42 @@ pub fn check_rest(p: &RigParams, backend: Backend) -> Row {
     let chin = chin_f64(p, r.h_lie as f64, 0.0, r.neck_lie as f64, r.head_lie as f64).1;
     let elbow = lie_elbow_h(p, r.h_lie as f64);
     let (reach, _) = sit_reach(p, r.p_sit as f64);
-    let standing = Inputs { dt: 1.0 / 60.0, on_ground: 1.0, ..Inputs::default() };
+    let standing = Inputs {
+        dt: 1.0 / 60.0,
+        on_ground: 1.0,
+        ..Inputs::default()
+    };
     let stand_err = match run(p, backend, &[standing; 3]) {
         Ok(o) => {
             let o = o[2];
-            let got = [o.legs[0][0], o.legs[0][1], o.legs[0][2], o.legs[2][0], o.legs[2][1], o.legs[2][2], o.legs[2][3]];
-            got.iter().zip(STAND_VECTOR).map(|(a, b)| (a - b).abs() as f64).fold(0.0, f64::max)
+            let got = [
+                o.legs[0][0],
+                o.legs[0][1],
+                o.legs[0][2],
+                o.legs[2][0],
+                o.legs[2][1],
+                o.legs[2][2],
+                o.legs[2][3],
+            ];
+            got.iter()
+                .zip(STAND_VECTOR)
+                .map(|(a, b)| (a - b).abs() as f64)
+                .fold(0.0, f64::max)
         }
         Err(_) => f64::NAN,
     };
-    let pass = same && (chin - 0.5).abs() <= 0.01 && elbow >= 1.49 && (reach - 13.2).abs() <= 0.01 && stand_err <= 0.01;
+    let pass = same
+        && (chin - 0.5).abs() <= 0.01
+        && elbow >= 1.49
+        && (reach - 13.2).abs() <= 0.01
+        && stand_err <= 0.01;
     row(
         "11 rest bake: re-bake==baked, lie chin, lie elbow, sit reach, stand err",
         "equal, 0.50+-0.01, >=1.49, 13.20+-0.01, <=0.01deg",
-        format!("{}, {chin:.4}, {elbow:.4}, {reach:.4}, {stand_err:.4}", if same { "equal" } else { "DIFFERENT" }),
+        format!(
+            "{}, {chin:.4}, {elbow:.4}, {reach:.4}, {stand_err:.4}",
+            if same { "equal" } else { "DIFFERENT" }
+        ),
         pass,
     )
 }

@@ -16,7 +16,14 @@ fn uuid(label: &str) -> String {
         h = h.wrapping_mul(0x0000000001000000000000000000013B);
     }
     let s = format!("{h:032x}");
-    format!("{}-{}-4{}-a{}-{}", &s[0..8], &s[8..12], &s[13..16], &s[17..20], &s[20..32])
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &s[0..8],
+        &s[8..12],
+        &s[13..16],
+        &s[17..20],
+        &s[20..32]
+    )
 }
 
 pub fn manifest() -> Value {
@@ -102,7 +109,10 @@ pub fn animation(p: &RigParams) -> Value {
         if bone == "body" || chan.starts_with("body.") {
             continue;
         }
-        bones.insert(bone.to_string(), json!({ "rotation": [format!("v.{var}"), 0, 0] }));
+        bones.insert(
+            bone.to_string(),
+            json!({ "rotation": [format!("v.{var}"), 0, 0] }),
+        );
     }
     json!({
         "format_version": "1.8.0",

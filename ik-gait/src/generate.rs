@@ -26,14 +26,24 @@ fn rc(x: &str) -> String {
     format!("(0.5 - 0.5 * math.cos(180.0 * math.clamp({x}, 0.0, 1.0)))")
 }
 fn drop(l: &LegParams, tau: &str) -> String {
-    format!("({} * math.sin({tau}) + {} * math.cos({tau}) - {})", lit(l.lp), lit(l.sd), lit(l.sd))
+    format!(
+        "({} * math.sin({tau}) + {} * math.cos({tau}) - {})",
+        lit(l.lp),
+        lit(l.sd),
+        lit(l.sd)
+    )
 }
 fn lerp(a: &str, b: &str, t: &str) -> String {
     format!("{a} + ({b} - {a}) * {t}")
 }
 /// `sel(g, [x0, x1, x2])`: a value chosen by gait index expression `g`.
 fn by_gait(g: &str, x: [f32; 3]) -> String {
-    format!("(({g} == 0.0) ? {} : (({g} == 1.0) ? {} : {}))", lit(x[0]), lit(x[1]), lit(x[2]))
+    format!(
+        "(({g} == 0.0) ? {} : (({g} == 1.0) ? {} : {}))",
+        lit(x[0]),
+        lit(x[1]),
+        lit(x[2])
+    )
 }
 
 /// The generated scripts.
@@ -45,7 +55,11 @@ pub struct Generated {
 
 impl Generated {
     pub fn statement_count(&self) -> usize {
-        self.initialize.iter().chain(&self.pre_animation).map(|e| e.matches(';').count()).sum()
+        self.initialize
+            .iter()
+            .chain(&self.pre_animation)
+            .map(|e| e.matches(';').count())
+            .sum()
     }
 }
 
@@ -91,7 +105,10 @@ pub fn initial_values(p: &RigParams) -> Vec<(String, String)> {
         let n = &l.name;
         add(&format!("{n}_ph"), lit(ph));
         add(&format!("{n}_sw"), lit(0.0));
-        add(&format!("{n}_bt"), lit(crate::math::max(p.beta[0], ph + 0.02)));
+        add(
+            &format!("{n}_bt"),
+            lit(crate::math::max(p.beta[0], ph + 0.02)),
+        );
         add(&format!("{n}_bl"), lit(p.beta[0]));
         add(&format!("{n}_cx"), lit(l.neutral_toe()));
         add(&format!("{n}_wl"), lit(l.n));
@@ -108,8 +125,8 @@ pub fn initial_values(p: &RigParams) -> Vec<(String, String)> {
     }
     // Per-frame values carried between entries (temps do not cross entries, §12).
     for k in [
-        "dt", "spd", "vpx", "hg", "beta_b", "stride", "omega", "dphi", "w", "e_sit", "e_lie", "e_leap", "e_land",
-        "e_swim", "gdry", "body_h", "fr_f", "fr_h", "hr_f", "hr_h",
+        "dt", "spd", "vpx", "hg", "beta_b", "stride", "omega", "dphi", "w", "e_sit", "e_lie",
+        "e_leap", "e_land", "e_swim", "gdry", "body_h", "fr_f", "fr_h", "hr_f", "hr_h",
     ] {
         add(k, lit(0.0));
     }
@@ -127,11 +144,18 @@ pub fn initial_values(p: &RigParams) -> Vec<(String, String)> {
 }
 
 pub fn generate(p: &RigParams) -> Generated {
-    let init: Vec<String> =
-        initial_values(p).into_iter().map(|(n, val)| format!("v.{n} = {val};")).collect();
+    let init: Vec<String> = initial_values(p)
+        .into_iter()
+        .map(|(n, val)| format!("v.{n} = {val};"))
+        .collect();
     // One initialize entry per group of lines keeps the JSON readable.
     let initialize = init.chunks(16).map(|c| c.join("\n")).collect();
-    let mut pre = vec![entry_time(p), entry_gait(p), entry_weights(p), entry_settle(p)];
+    let mut pre = vec![
+        entry_time(p),
+        entry_gait(p),
+        entry_weights(p),
+        entry_settle(p),
+    ];
     for l in &p.legs {
         pre.push(entry_leg_gait(p, l));
     }
@@ -141,13 +165,19 @@ pub fn generate(p: &RigParams) -> Generated {
         pre.push(entry_leg_ik(p, l));
     }
     pre.push(entry_head(p));
-    Generated { initialize, pre_animation: pre }
+    Generated {
+        initialize,
+        pre_animation: pre,
+    }
 }
 
 /// 1. time and speed (§7.1).
 fn entry_time(p: &RigParams) -> String {
     let mut e = Entry::new();
-    e.s(format!("v.dt = math.clamp(q.delta_time, 0.0, {})", lit(p.dt_max)));
+    e.s(format!(
+        "v.dt = math.clamp(q.delta_time, 0.0, {})",
+        lit(p.dt_max)
+    ));
     e.s("t.dm = q.modified_distance_moved - v.mdm_prev");
     e.s("v.spd = math.max(q.ground_speed, 0.0)");
     e.s(format!(
@@ -156,7 +186,10 @@ fn entry_time(p: &RigParams) -> String {
     ));
     e.s("v.mdm_prev = q.modified_distance_moved");
     e.s("v.vpx = 16.0 * v.spd");
-    e.s(format!("v.vf = v.vf + (v.spd - v.vf) * (1.0 - math.exp(-v.dt / {}))", lit(p.tau_v)));
+    e.s(format!(
+        "v.vf = v.vf + (v.spd - v.vf) * (1.0 - math.exp(-v.dt / {}))",
+        lit(p.tau_v)
+    ));
     e.done()
 }
 
@@ -164,7 +197,12 @@ fn entry_time(p: &RigParams) -> String {
 fn entry_gait(p: &RigParams) -> String {
     let mut e = Entry::new();
     e.s("v.gait_t = v.gait_t + v.dt");
-    let (wt, tg, tw, gt) = (lit(p.up_walk_trot), lit(p.up_trot_gallop), lit(p.down_trot_walk), lit(p.down_gallop_trot));
+    let (wt, tg, tw, gt) = (
+        lit(p.up_walk_trot),
+        lit(p.up_trot_gallop),
+        lit(p.down_trot_walk),
+        lit(p.down_gallop_trot),
+    );
     e.s(format!(
         "t.ng = (v.gait_t >= {dw}) ? ((v.gait == 0.0) ? ((v.vf > {wt}) ? ((v.vf > {tg}) ? 2.0 : 1.0) : 0.0) \
          : ((v.gait == 1.0) ? ((v.vf > {tg}) ? 2.0 : ((v.vf < {tw}) ? 0.0 : 1.0)) \
@@ -185,7 +223,9 @@ fn entry_gait(p: &RigParams) -> String {
             e.s("t.x = t.x - math.floor(t.x)");
             e.s(format!("t.s{k}{i} = (t.x > {snap}) ? 0.0 : t.x"));
         }
-        e.s(format!("t.m{k} = math.max(math.max(t.s{k}0, t.s{k}1), math.max(t.s{k}2, t.s{k}3))"));
+        e.s(format!(
+            "t.m{k} = math.max(math.max(t.s{k}0, t.s{k}1), math.max(t.s{k}2, t.s{k}3))"
+        ));
     }
     let tie = lit(p.shift_tie);
     e.s("t.k = 0.0");
@@ -210,9 +250,18 @@ fn entry_weights(p: &RigParams) -> String {
     let mut e = Entry::new();
     e.s(format!("t.kg = 1.0 - math.exp(-v.dt / {})", lit(p.tau_g)));
     for j in 0..3 {
-        e.s(format!("v.gw{j} = v.gw{j} + (((v.gait == {j}.0) ? 1.0 : 0.0) - v.gw{j}) * t.kg"));
+        e.s(format!(
+            "v.gw{j} = v.gw{j} + (((v.gait == {j}.0) ? 1.0 : 0.0) - v.gw{j}) * t.kg"
+        ));
     }
-    let sum3 = |x: [f32; 3]| format!("v.gw0 * {} + v.gw1 * {} + v.gw2 * {}", lit(x[0]), lit(x[1]), lit(x[2]));
+    let sum3 = |x: [f32; 3]| {
+        format!(
+            "v.gw0 * {} + v.gw1 * {} + v.gw2 * {}",
+            lit(x[0]),
+            lit(x[1]),
+            lit(x[2])
+        )
+    };
     e.s(format!("v.hg = {} - ({})", lit(p.h0), sum3(p.body_drop)));
     e.s(format!("v.beta_b = {}", sum3(p.beta)));
     e.s(format!("t.lcap = {}", sum3(p.stride_cap)));
@@ -232,17 +281,31 @@ fn entry_settle(p: &RigParams) -> String {
     e.s("v.idle_t = (v.spd > 0.0001) ? 0.0 : v.idle_t + v.dt");
     e.s("v.settle = (v.settle > 0.5 && v.spd > 0.0001) ? 0.0 : v.settle");
     let names: Vec<&str> = p.legs.iter().map(|l| l.name).collect();
-    e.s(format!("t.anysw = {}", names.iter().map(|n| format!("v.{n}_sw > 0.5")).collect::<Vec<_>>().join(" || ")));
+    e.s(format!(
+        "t.anysw = {}",
+        names
+            .iter()
+            .map(|n| format!("v.{n}_sw > 0.5"))
+            .collect::<Vec<_>>()
+            .join(" || ")
+    ));
     e.s(format!(
         "t.off = {}",
         p.legs
             .iter()
-            .map(|l| format!("math.abs(v.{}_cx - {}) > {}", l.name, lit(l.neutral_toe()), lit(p.settle_dist)))
+            .map(|l| format!(
+                "math.abs(v.{}_cx - {}) > {}",
+                l.name,
+                lit(l.neutral_toe()),
+                lit(p.settle_dist)
+            ))
             .collect::<Vec<_>>()
             .join(" || ")
     ));
     let it = lit(p.idle_time);
-    e.s(format!("t.start = v.settle < 0.5 && t.ip < {it} && v.idle_t >= {it} && (t.anysw || t.off)"));
+    e.s(format!(
+        "t.start = v.settle < 0.5 && t.ip < {it} && v.idle_t >= {it} && (t.anysw || t.off)"
+    ));
     e.s("v.settle_prog = t.start ? 0.0 : v.settle_prog");
     e.s("v.settle = t.start ? 1.0 : v.settle");
     e.s("v.settle = (v.settle > 0.5 && v.settle_prog >= 1.0 && !t.anysw) ? 0.0 : v.settle");
@@ -283,33 +346,67 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("{ph} = {ph} + v.dphi + t.ex", ph = v("ph")));
     // 7.6
     e.s(format!("t.st = {} < 0.5", v("sw")));
-    e.s(format!("{cx} = t.st ? {cx} - v.vpx * v.dt : {cx}", cx = v("cx")));
+    e.s(format!(
+        "{cx} = t.st ? {cx} - v.vpx * v.dt : {cx}",
+        cx = v("cx")
+    ));
     let peel = |ta: &str, e: &mut Entry| {
-        e.s(format!("{ta} = {} * v.w * {}", lit(l.tpeel), rc(&format!("({} / {} - 0.75) / 0.25", v("ph"), v("bt")))));
+        e.s(format!(
+            "{ta} = {} * v.w * {}",
+            lit(l.tpeel),
+            rc(&format!("({} / {} - 0.75) / 0.25", v("ph"), v("bt")))
+        ));
     };
     peel("t.ta", &mut e);
-    e.s(format!("t.wf = {} - {lp} * math.cos(t.ta) + {sd} * math.sin(t.ta)", v("cx")));
-    e.s(format!("t.wh = {lp} * math.sin(t.ta) + {sd} * math.cos(t.ta)"));
+    e.s(format!(
+        "t.wf = {} - {lp} * math.cos(t.ta) + {sd} * math.sin(t.ta)",
+        v("cx")
+    ));
+    e.s(format!(
+        "t.wh = {lp} * math.sin(t.ta) + {sd} * math.cos(t.ta)"
+    ));
     if l.fore {
         e.s("t.dy = v.hg - t.wh");
     } else {
         e.s(format!("t.dy = v.hg - (t.wh + {})", lit(l.hock_h())));
     }
-    e.s(format!("t.rear = {rootf} - math.sqrt(math.max({lim2} - t.dy * t.dy, 0.0)) + {off}"));
+    e.s(format!(
+        "t.rear = {rootf} - math.sqrt(math.max({lim2} - t.dy * t.dy, 0.0)) + {off}"
+    ));
     e.s("t.early = (t.wf - v.vpx * v.dt < t.rear) && v.settle < 0.5");
-    e.s(format!("t.lift = t.st && ({ph} >= {bt} || t.early) && {ph} < 1.0", ph = v("ph"), bt = v("bt")));
+    e.s(format!(
+        "t.lift = t.st && ({ph} >= {bt} || t.early) && {ph} < 1.0",
+        ph = v("ph"),
+        bt = v("bt")
+    ));
     e.s(format!("{sw} = t.lift ? 1.0 : {sw}", sw = v("sw")));
-    e.s(format!("{bl} = t.lift ? math.min({}, 0.999) : {bl}", v("ph"), bl = v("bl")));
+    e.s(format!(
+        "{bl} = t.lift ? math.min({}, 0.999) : {bl}",
+        v("ph"),
+        bl = v("bl")
+    ));
     e.s(format!("{x} = t.lift ? t.wf : {x}", x = v("wl")));
     e.s(format!("{x} = t.lift ? t.ta : {x}", x = v("tl")));
-    e.s(format!("{x} = t.lift ? {} : {x}", by_gait("v.gait", l.tau_max), x = v("tm")));
-    e.s(format!("{x} = t.lift ? {} : {x}", by_gait("v.gait", l.clearance), x = v("cl")));
+    e.s(format!(
+        "{x} = t.lift ? {} : {x}",
+        by_gait("v.gait", l.tau_max),
+        x = v("tm")
+    ));
+    e.s(format!(
+        "{x} = t.lift ? {} : {x}",
+        by_gait("v.gait", l.clearance),
+        x = v("cl")
+    ));
     e.s(format!("{x} = t.lift ? v.settle : {x}", x = v("sm")));
     // 7.7
     e.s(format!("t.wrap = {} >= 1.0", v("ph")));
     e.s(format!("{ph} = t.wrap ? {ph} - 1.0 : {ph}", ph = v("ph")));
     e.s(format!("t.tdn = t.wrap && {} > 0.5", v("sw")));
-    e.s(format!("{cx} = t.tdn ? {} + {lp} : {cx}", v("td"), cx = v("cx")));
+    e.s(format!(
+        "{cx} = t.tdn ? {} + {lp} : {cx}",
+        v("td"),
+        cx = v("cx")
+    ));
     e.s(format!("{sw} = t.tdn ? 0.0 : {sw}", sw = v("sw")));
     e.s(format!(
         "{bt} = t.wrap ? ((v.settle > 0.5) ? {} : {}) : {bt}",
@@ -331,7 +428,9 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         tl = v("tl")
     ));
     e.s(format!("t.dyf = v.hg - {}", lit(l.sd + l.hock_h())));
-    e.s(format!("t.front = {rootf} + math.sqrt(math.max({lim2} - t.dyf * t.dyf, 0.0)) + {off}"));
+    e.s(format!(
+        "t.front = {rootf} + math.sqrt(math.max({lim2} - t.dyf * t.dyf, 0.0)) + {off}"
+    ));
     e.s(format!(
         "{td} = math.min(({sm} > 0.5) ? {nn} : ({nn} + (math.clamp(v.vf / {}, 0.0, 1.0) * v.beta_b * v.stride) / 2.0), t.front)",
         lit(p.td_ramp),
@@ -339,18 +438,35 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         sm = v("sm"),
         nn = lit(l.n)
     ));
-    e.s(format!("t.m = ({} > 0.5) ? 0.0 : ((1.0 - {}) * v.stride)", v("sm"), v("bl")));
+    e.s(format!(
+        "t.m = ({} > 0.5) ? 0.0 : ((1.0 - {}) * v.stride)",
+        v("sm"),
+        v("bl")
+    ));
     e.s(format!(
         "t.swf = {wl} + ({td} - {wl} + t.m) * {} - t.m * t.u",
         hb("t.u"),
         wl = v("wl"),
         td = v("td")
     ));
-    e.s(format!("t.bump = (t.u < 0.45) ? {} : {}", rc("t.u / 0.45"), rc("(1.0 - t.u) / 0.55")));
-    e.s(format!("t.swh = {sd} + {} + {} * v.w * t.bump", drop(l, "t.tas"), v("cl")));
+    e.s(format!(
+        "t.bump = (t.u < 0.45) ? {} : {}",
+        rc("t.u / 0.45"),
+        rc("(1.0 - t.u) / 0.55")
+    ));
+    e.s(format!(
+        "t.swh = {sd} + {} + {} * v.w * t.bump",
+        drop(l, "t.tas"),
+        v("cl")
+    ));
     peel("t.tb", &mut e);
-    e.s(format!("t.stf = {} - {lp} * math.cos(t.tb) + {sd} * math.sin(t.tb)", v("cx")));
-    e.s(format!("t.sth = {lp} * math.sin(t.tb) + {sd} * math.cos(t.tb)"));
+    e.s(format!(
+        "t.stf = {} - {lp} * math.cos(t.tb) + {sd} * math.sin(t.tb)",
+        v("cx")
+    ));
+    e.s(format!(
+        "t.sth = {lp} * math.sin(t.tb) + {sd} * math.cos(t.tb)"
+    ));
     e.s(format!("t.sw = {} > 0.5", v("sw")));
     e.s(format!("{} = t.sw ? t.swf : t.stf", v("gf")));
     e.s(format!("{} = t.sw ? t.swh : t.sth", v("gh")));
@@ -418,18 +534,40 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("t.f = v.{n}_gf"));
     e.s(format!("t.h = v.{n}_gh"));
     e.s(format!("t.ta = v.{n}_gtau"));
-    let blend = |var: &str, target: String, w: &str, e: &mut Entry| e.s(format!("{var} = {}", lerp(var, &target, w)));
+    let blend = |var: &str, target: String, w: &str, e: &mut Entry| {
+        e.s(format!("{var} = {}", lerp(var, &target, w)))
+    };
     blend("t.f", lit(l.sit[0]), "v.e_sit", &mut e);
     blend("t.h", lit(l.sit[1]), "v.e_sit", &mut e);
     blend("t.ta", lit(0.0), "v.e_sit", &mut e);
     blend("t.f", lit(l.lie[0]), "v.e_lie", &mut e);
     blend("t.h", lit(l.lie[1]), "v.e_lie", &mut e);
     blend("t.ta", lit(0.0), "v.e_lie", &mut e);
-    blend("t.f", format!("({rf} + {})", lit(l.leap[0])), "v.e_leap", &mut e);
-    blend("t.h", format!("({rh} + {})", lit(l.leap[1])), "v.e_leap", &mut e);
+    blend(
+        "t.f",
+        format!("({rf} + {})", lit(l.leap[0])),
+        "v.e_leap",
+        &mut e,
+    );
+    blend(
+        "t.h",
+        format!("({rh} + {})", lit(l.leap[1])),
+        "v.e_leap",
+        &mut e,
+    );
     blend("t.ta", lit(l.leap_tau), "v.e_leap", &mut e);
-    blend("t.f", format!("({rf} + {})", lit(l.land[0])), "v.e_land", &mut e);
-    blend("t.h", format!("({rh} + {})", lit(l.land[1])), "v.e_land", &mut e);
+    blend(
+        "t.f",
+        format!("({rf} + {})", lit(l.land[0])),
+        "v.e_land",
+        &mut e,
+    );
+    blend(
+        "t.h",
+        format!("({rh} + {})", lit(l.land[1])),
+        "v.e_land",
+        &mut e,
+    );
     blend("t.ta", lit(0.0), "v.e_land", &mut e);
     // Paddle.
     let [pa, pb, f0, h0] = l.paddle;
@@ -455,18 +593,28 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
         lit(h0),
         lit(0.6 * pb)
     ));
-    e.s(format!("t.pt = t.pw ? 0.0 : ({} * math.sin(180.0 * t.x2))", lit(l.swim_fold)));
+    e.s(format!(
+        "t.pt = t.pw ? 0.0 : ({} * math.sin(180.0 * t.x2))",
+        lit(l.swim_fold)
+    ));
     blend("t.f", format!("({rf} + t.pf)"), "v.e_swim", &mut e);
     blend("t.h", format!("({rh} + t.ph)"), "v.e_swim", &mut e);
     blend("t.ta", "t.pt".to_string(), "v.e_swim", &mut e);
     if !l.fore {
         e.s(format!("t.mt = {}", lit(l.theta_mt)));
-        for (k, w) in ["v.e_sit", "v.e_lie", "v.e_leap", "v.e_land", "v.e_swim"].iter().enumerate() {
+        for (k, w) in ["v.e_sit", "v.e_lie", "v.e_leap", "v.e_land", "v.e_swim"]
+            .iter()
+            .enumerate()
+        {
             blend("t.mt", lit(l.mt_pose[k]), w, &mut e);
         }
     }
     // 7.12 floor guard.
-    e.s(format!("t.gh = math.max(t.h, {} + {})", lit(l.sd), drop(l, "math.max(t.ta, 0.0)")));
+    e.s(format!(
+        "t.gh = math.max(t.h, {} + {})",
+        lit(l.sd),
+        drop(l, "math.max(t.ta, 0.0)")
+    ));
     e.s("t.gw = v.gdry ? 1.0 : 1.0 - v.e_swim");
     e.s("t.h = t.h + (t.gh - t.h) * t.gw");
     // 7.13 IK.
@@ -474,8 +622,14 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
         e.s(format!("t.dx = t.f - {rf}"));
         e.s(format!("t.dy = t.h - {rh}"));
     } else {
-        e.s(format!("t.dx = t.f - {} * math.cos(t.mt) - {rf}", lit(l.mt)));
-        e.s(format!("t.dy = t.h - {} * math.sin(t.mt) - {rh}", lit(l.mt)));
+        e.s(format!(
+            "t.dx = t.f - {} * math.cos(t.mt) - {rf}",
+            lit(l.mt)
+        ));
+        e.s(format!(
+            "t.dy = t.h - {} * math.sin(t.mt) - {rh}",
+            lit(l.mt)
+        ));
     }
     let dmax = l.dmax();
     let da = dmax - p.softness;
@@ -487,7 +641,10 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
         lit(p.softness),
         da = lit(da)
     ));
-    e.s(format!("t.r = math.max(t.r, {})", lit((l.a - l.b).abs() + 0.05)));
+    e.s(format!(
+        "t.r = math.max(t.r, {})",
+        lit((l.a - l.b).abs() + 0.05)
+    ));
     e.s("t.al = math.atan2(t.dy, t.dx)");
     let (a2, b2) = (l.a * l.a, l.b * l.b);
     e.s(format!(
@@ -524,11 +681,23 @@ fn entry_head(p: &RigParams) -> String {
     let mut e = Entry::new();
     let r = &p.rest;
     e.s("t.xn = 0.0");
-    e.s(format!("t.xn = {}", lerp("t.xn", &lit(r.neck_sit), "v.e_sit")));
-    e.s(format!("t.xn = {}", lerp("t.xn", &lit(r.neck_lie), "v.e_lie")));
+    e.s(format!(
+        "t.xn = {}",
+        lerp("t.xn", &lit(r.neck_sit), "v.e_sit")
+    ));
+    e.s(format!(
+        "t.xn = {}",
+        lerp("t.xn", &lit(r.neck_lie), "v.e_lie")
+    ));
     e.s("t.xh = 0.0");
-    e.s(format!("t.xh = {}", lerp("t.xh", &lit(r.head_sit), "v.e_sit")));
-    e.s(format!("t.xh = {}", lerp("t.xh", &lit(r.head_lie), "v.e_lie")));
+    e.s(format!(
+        "t.xh = {}",
+        lerp("t.xh", &lit(r.head_sit), "v.e_sit")
+    ));
+    e.s(format!(
+        "t.xh = {}",
+        lerp("t.xh", &lit(r.head_lie), "v.e_lie")
+    ));
     e.s("t.xh = t.xh - v.body_p * 0.5 * (v.e_leap + v.e_land)");
     // Rcw(a)·(x, y) = (x·cos a + y·sin a, −x·sin a + y·cos a).
     let rot = |a: &str, x: f32, y: f32, pre: &str, e: &mut Entry| {
@@ -564,8 +733,30 @@ fn entry_head(p: &RigParams) -> String {
 /// though `initialize` sets them).
 pub fn per_frame_variables(p: &RigParams) -> Vec<String> {
     let mut v: Vec<String> = [
-        "dt", "spd", "vpx", "hg", "beta_b", "stride", "omega", "dphi", "w", "e_sit", "e_lie", "e_leap", "e_land",
-        "e_swim", "gdry", "body_h", "fr_f", "fr_h", "hr_f", "hr_h", "body_p", "body_roll", "body_dy", "neck_x",
+        "dt",
+        "spd",
+        "vpx",
+        "hg",
+        "beta_b",
+        "stride",
+        "omega",
+        "dphi",
+        "w",
+        "e_sit",
+        "e_lie",
+        "e_leap",
+        "e_land",
+        "e_swim",
+        "gdry",
+        "body_h",
+        "fr_f",
+        "fr_h",
+        "hr_f",
+        "hr_h",
+        "body_p",
+        "body_roll",
+        "body_dy",
+        "neck_x",
         "head_x",
     ]
     .iter()
@@ -595,23 +786,54 @@ pub fn lint(p: &RigParams, g: &Generated) -> Vec<String> {
     use molang::entity::{join_entries, EntityScripts, ScriptSource};
     use molang::{check, CheckOptions};
     let mut out = Vec::new();
-    let src = ScriptSource { initialize: g.initialize.clone(), pre_animation: g.pre_animation.clone(), ..Default::default() };
+    let src = ScriptSource {
+        initialize: g.initialize.clone(),
+        pre_animation: g.pre_animation.clone(),
+        ..Default::default()
+    };
     match EntityScripts::compile(&src) {
-        Ok(s) => out.extend(s.warnings.iter().map(|d| format!("entity: {:?}: {}", d.code, d.message))),
-        Err(errs) => out.extend(errs.iter().map(|d| format!("entity error: {:?}: {}", d.code, d.message))),
+        Ok(s) => out.extend(
+            s.warnings
+                .iter()
+                .map(|d| format!("entity: {:?}: {}", d.code, d.message)),
+        ),
+        Err(errs) => out.extend(
+            errs.iter()
+                .map(|d| format!("entity error: {:?}: {}", d.code, d.message)),
+        ),
     }
     let all: Vec<String> = initial_values(p).into_iter().map(|(n, _)| n).collect();
     let per_frame = per_frame_variables(p);
-    let carried: Vec<String> = all.iter().filter(|n| !per_frame.contains(n)).cloned().collect();
-    let strict = CheckOptions { judge_variables: true, preset_variables: carried, ..CheckOptions::default() };
+    let carried: Vec<String> = all
+        .iter()
+        .filter(|n| !per_frame.contains(n))
+        .cloned()
+        .collect();
+    let strict = CheckOptions {
+        judge_variables: true,
+        preset_variables: carried,
+        ..CheckOptions::default()
+    };
     let mut names = molang::ir::Names::default();
     let c = check(&join_entries(&g.pre_animation), &strict, &mut names);
-    out.extend(c.diagnostics.iter().map(|d| format!("strict order: {:?}: {}", d.code, d.message)));
-    let loose = CheckOptions { judge_variables: true, preset_variables: all, ..CheckOptions::default() };
+    out.extend(
+        c.diagnostics
+            .iter()
+            .map(|d| format!("strict order: {:?}: {}", d.code, d.message)),
+    );
+    let loose = CheckOptions {
+        judge_variables: true,
+        preset_variables: all,
+        ..CheckOptions::default()
+    };
     for (i, entry) in g.pre_animation.iter().enumerate() {
         let mut names = molang::ir::Names::default();
         let c = check(entry, &loose, &mut names);
-        out.extend(c.diagnostics.iter().map(|d| format!("entry {}: {:?}: {}", i + 1, d.code, d.message)));
+        out.extend(
+            c.diagnostics
+                .iter()
+                .map(|d| format!("entry {}: {:?}: {}", i + 1, d.code, d.message)),
+        );
     }
     out
 }

@@ -6,16 +6,16 @@
 //! * [`runner`]: runs the generated scripts through `molang::entity` (interpreter or JIT).
 //! * [`fk`], [`scenarios`], [`checks`]: forward kinematics, the §10 scenarios and checks.
 
+pub mod generate;
 pub mod math;
 pub mod params;
 pub mod reference;
-pub mod generate;
 
 pub use params::{RigParams, LEG_NAMES};
 pub use reference::{step, Inputs, Outputs, RigState};
-pub mod runner;
-pub mod model;
-pub mod scenarios;
 pub mod checks;
-pub mod trace;
 pub mod emit;
+pub mod model;
+pub mod runner;
+pub mod scenarios;
+pub mod trace;

@@ -29,7 +29,10 @@ pub struct Geometry {
 
 fn cube(x0: f32, x1: f32, y0: f32, y1: f32, f0: f32, f1: f32) -> Cube {
     // f range → z range (z = −f).
-    Cube { origin: [x0, y0, -f1], size: [x1 - x0, y1 - y0, f1 - f0] }
+    Cube {
+        origin: [x0, y0, -f1],
+        size: [x1 - x0, y1 - y0, f1 - f0],
+    }
 }
 
 impl Geometry {
@@ -43,9 +46,19 @@ impl Geometry {
             cubes,
             locators: Vec::new(),
         };
-        bones.push(bone("body", None, [0.0, h0, 0.0], vec![cube(-4.5, 4.5, h0 - 3.5, h0 + 4.0, -12.0, 12.0)]));
+        bones.push(bone(
+            "body",
+            None,
+            [0.0, h0, 0.0],
+            vec![cube(-4.5, 4.5, h0 - 3.5, h0 + 4.0, -12.0, 12.0)],
+        ));
         let neck = [0.0, h0 + p.neck[1], -p.neck[0]];
-        bones.push(bone("neck", Some("body"), neck, vec![cube(-2.5, 2.5, neck[1] - 2.0, neck[1] + 4.0, 10.0, 16.0)]));
+        bones.push(bone(
+            "neck",
+            Some("body"),
+            neck,
+            vec![cube(-2.5, 2.5, neck[1] - 2.0, neck[1] + 4.0, 10.0, 16.0)],
+        ));
         let head = [0.0, neck[1] + p.head[1], neck[2] - p.head[0]];
         let chin = [0.0, head[1] + p.chin[1], head[2] - p.chin[0]];
         let mut hb = bone(
@@ -62,8 +75,16 @@ impl Geometry {
         for l in &p.legs {
             let x = l.x;
             let f = l.root_f;
-            let names: &[&str] = if l.fore { &["upper", "fore", "paw"] } else { &["thigh", "tibia", "meta", "paw"] };
-            let lens: Vec<f32> = if l.fore { vec![l.a, l.b] } else { vec![l.a, l.b, l.mt] };
+            let names: &[&str] = if l.fore {
+                &["upper", "fore", "paw"]
+            } else {
+                &["thigh", "tibia", "meta", "paw"]
+            };
+            let lens: Vec<f32> = if l.fore {
+                vec![l.a, l.b]
+            } else {
+                vec![l.a, l.b, l.mt]
+            };
             let mut y = h0;
             let mut parent = "body".to_string();
             for (j, nm) in names.iter().enumerate() {
@@ -110,7 +131,10 @@ impl Xf {
         let rp = rot_cw(x, pivot.0, pivot.1);
         let local_t = (pivot.0 + offset.0 - rp.0, pivot.1 + offset.1 - rp.1);
         let tw = rot_cw(self.a, local_t.0, local_t.1);
-        Xf { a: self.a + x, t: (tw.0 + self.t.0, tw.1 + self.t.1) }
+        Xf {
+            a: self.a + x,
+            t: (tw.0 + self.t.0, tw.1 + self.t.1),
+        }
     }
 }
 
@@ -134,15 +158,25 @@ fn fh(p: [f32; 3]) -> (f64, f64) {
 /// Forward kinematics from the output angles.
 pub fn forward(geo: &Geometry, p: &RigParams, o: &Outputs) -> Pose {
     let body = geo.bone("body").unwrap();
-    let root = Xf { a: 0.0, t: (0.0, 0.0) };
+    let root = Xf {
+        a: 0.0,
+        t: (0.0, 0.0),
+    };
     let xb = root.child(fh(body.pivot), o.body_p as f64, (0.0, o.body_dy as f64));
     let neck = geo.bone("neck").unwrap();
     let xn = xb.child(fh(neck.pivot), o.neck_x as f64, (0.0, 0.0));
     let head = geo.bone("head").unwrap();
     let xh = xn.child(fh(head.pivot), o.head_x as f64, (0.0, 0.0));
-    let mut pose = Pose { chin: xh.apply(fh(head.locators[0].1)), ..Pose::default() };
+    let mut pose = Pose {
+        chin: xh.apply(fh(head.locators[0].1)),
+        ..Pose::default()
+    };
     for (i, l) in p.legs.iter().enumerate() {
-        let names: &[&str] = if l.fore { &["upper", "fore", "paw"] } else { &["thigh", "tibia", "meta", "paw"] };
+        let names: &[&str] = if l.fore {
+            &["upper", "fore", "paw"]
+        } else {
+            &["thigh", "tibia", "meta", "paw"]
+        };
         let mut x = xb;
         let mut pivots = Vec::new();
         for (j, nm) in names.iter().enumerate() {
@@ -156,7 +190,12 @@ pub fn forward(geo: &Geometry, p: &RigParams, o: &Outputs) -> Pose {
                 let c = &b.cubes[0];
                 let (f0, f1) = (-(c.origin[2] + c.size[2]) as f64, -c.origin[2] as f64);
                 let (h0, h1) = (c.origin[1] as f64, (c.origin[1] + c.size[1]) as f64);
-                pose.paw_corners[i] = [x.apply((f0, h0)), x.apply((f1, h0)), x.apply((f0, h1)), x.apply((f1, h1))];
+                pose.paw_corners[i] = [
+                    x.apply((f0, h0)),
+                    x.apply((f1, h0)),
+                    x.apply((f0, h1)),
+                    x.apply((f1, h1)),
+                ];
                 pose.toe[i] = x.apply((f1, h0));
             }
         }

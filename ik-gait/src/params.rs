@@ -254,7 +254,13 @@ impl Default for RigParams {
             lift_slew: 4.0,
             k_mdm: 4.0,
             dt_max: 0.1,
-            ramps: [[0.4, 0.4], [0.6, 0.6], [0.15, 0.25], [0.10, 0.30], [0.3, 0.3]],
+            ramps: [
+                [0.4, 0.4],
+                [0.6, 0.6],
+                [0.15, 0.25],
+                [0.10, 0.30],
+                [0.3, 0.3],
+            ],
             p_leap: -10.0,
             p_land: 8.0,
             p_swim: -6.0,
@@ -290,11 +296,22 @@ impl RigParams {
 // ---------------------------------------------------------------------------------------------
 
 /// Two-bone IK of §7.13 in f64: (θu, θl, γ, r).
-pub fn ik_f64(root: (f64, f64), target: (f64, f64), a: f64, b: f64, fore: bool, softness: f64) -> (f64, f64, f64, f64) {
+pub fn ik_f64(
+    root: (f64, f64),
+    target: (f64, f64),
+    a: f64,
+    b: f64,
+    fore: bool,
+    softness: f64,
+) -> (f64, f64, f64, f64) {
     let (dx, dy) = (target.0 - root.0, target.1 - root.1);
     let d = (dx * dx + dy * dy).sqrt();
     let dmax = a + b;
-    let mut r = if d < dmax - softness { d } else { dmax - softness * ((dmax - softness - d) / softness).exp() };
+    let mut r = if d < dmax - softness {
+        d
+    } else {
+        dmax - softness * ((dmax - softness - d) / softness).exp()
+    };
     r = r.max((a - b).abs() + 0.05);
     let al = f64d::atan2_d(dy, dx);
     let be = f64d::acos_d((a * a + r * r - b * b) / (2.0 * a * r));
@@ -373,7 +390,9 @@ pub fn bake_rest_poses(p: &RigParams) -> RestBake {
     // Lowest H with the elbow ≥ 1.5 (forearm half-thickness) and the belly ≥ 0.3.
     let h_lie = bisect(2.0, 15.0, |h| lie_elbow_h(p, h) >= 1.5 && h - belly >= 0.3);
     // Head world pitch held at +15°; neck X so that the chin is 0.5 above the floor.
-    let neck_lie = bisect(0.0, 90.0, |xn| chin_f64(p, h_lie, 0.0, xn, 15.0 - xn).1 <= 0.5);
+    let neck_lie = bisect(0.0, 90.0, |xn| {
+        chin_f64(p, h_lie, 0.0, xn, 15.0 - xn).1 <= 0.5
+    });
     let p_sit = bisect(-60.0, 0.0, |pp| sit_reach(p, pp).0 <= 13.2);
     let h_sit = sit_reach(p, p_sit).1;
     let neck_sit = -0.5 * p_sit;

@@ -134,9 +134,16 @@ pub fn channel_names(p: &RigParams) -> Vec<(String, String)> {
         ("head.rx".to_string(), "head_x".to_string()),
     ];
     for l in &p.legs {
-        let bones: &[&str] = if l.fore { &["upper", "fore", "paw"] } else { &["thigh", "tibia", "meta", "paw"] };
+        let bones: &[&str] = if l.fore {
+            &["upper", "fore", "paw"]
+        } else {
+            &["thigh", "tibia", "meta", "paw"]
+        };
         for (j, b) in bones.iter().enumerate() {
-            v.push((format!("{}_{}.rx", l.name, b), format!("{}_r{}", l.name, j + 1)));
+            v.push((
+                format!("{}_{}.rx", l.name, b),
+                format!("{}_r{}", l.name, j + 1),
+            ));
         }
     }
     v
@@ -145,7 +152,13 @@ pub fn channel_names(p: &RigParams) -> Vec<(String, String)> {
 impl Outputs {
     /// Channel values in the order of [`channel_names`].
     pub fn channels(&self, p: &RigParams) -> Vec<f32> {
-        let mut v = vec![self.body_p, self.body_roll, self.body_dy, self.neck_x, self.head_x];
+        let mut v = vec![
+            self.body_p,
+            self.body_roll,
+            self.body_dy,
+            self.neck_x,
+            self.head_x,
+        ];
         for (i, l) in p.legs.iter().enumerate() {
             let n = if l.fore { 3 } else { 4 };
             v.extend_from_slice(&self.legs[i][..n]);
@@ -257,7 +270,11 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
     let hg = p.h0 - (gw[0] * p.body_drop[0] + gw[1] * p.body_drop[1] + gw[2] * p.body_drop[2]);
     let beta_b = gw[0] * p.beta[0] + gw[1] * p.beta[1] + gw[2] * p.beta[2];
     let lcap = gw[0] * p.stride_cap[0] + gw[1] * p.stride_cap[1] + gw[2] * p.stride_cap[2];
-    let stride = clamp(p.stride_k() * pow((vf * vf) / p.froude_gh(), 0.3), p.stride_min, lcap);
+    let stride = clamp(
+        p.stride_k() * pow((vf * vf) / p.froude_gh(), 0.3),
+        p.stride_min,
+        lcap,
+    );
 
     // 7.4 idle, settle, lift weight
     let idle_prev = s.idle_t;
@@ -266,8 +283,13 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
         s.settle = 0.0;
     }
     let anysw = s.legs.iter().any(|l| l.sw > 0.5);
-    let off = s.legs.iter().zip(&p.legs).any(|(l, lp)| abs(l.cx - lp.neutral_toe()) > p.settle_dist);
-    let start = s.settle < 0.5 && idle_prev < p.idle_time && s.idle_t >= p.idle_time && (anysw || off);
+    let off = s
+        .legs
+        .iter()
+        .zip(&p.legs)
+        .any(|(l, lp)| abs(l.cx - lp.neutral_toe()) > p.settle_dist);
+    let start =
+        s.settle < 0.5 && idle_prev < p.idle_time && s.idle_t >= p.idle_time && (anysw || off);
     if start {
         s.settle_prog = 0.0;
         s.settle = 1.0;
@@ -275,12 +297,22 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
     if s.settle > 0.5 && s.settle_prog >= 1.0 && !anysw {
         s.settle = 0.0;
     }
-    let tg = if s.settle > 0.5 { p.settle_lift } else if vf > p.lift_speed { 1.0 } else { 0.0 };
+    let tg = if s.settle > 0.5 {
+        p.settle_lift
+    } else if vf > p.lift_speed {
+        1.0
+    } else {
+        0.0
+    };
     let sl = p.lift_slew * dt;
     s.wlift = s.wlift + clamp(tg - s.wlift, -sl, sl);
     let w = hb(s.wlift);
     let settle = s.settle > 0.5;
-    let omega = if settle { p.settle_omega } else { min(vpx / stride, p.f_max) };
+    let omega = if settle {
+        p.settle_omega
+    } else {
+        min(vpx / stride, p.f_max)
+    };
     let dphi = omega * dt;
     if settle {
         s.settle_prog = s.settle_prog + dphi;
@@ -293,7 +325,11 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
         let lp = &p.legs[i];
         let l = &mut s.legs[i];
         // 7.5 clock and catch-up
-        let ex = if l.sw > 0.5 && l.rem > 0.0 && !settle { min(l.rem, p.catchup * omega * dt) } else { 0.0 };
+        let ex = if l.sw > 0.5 && l.rem > 0.0 && !settle {
+            min(l.rem, p.catchup * omega * dt)
+        } else {
+            0.0
+        };
         l.rem = l.rem - ex;
         l.ph = l.ph + dphi + ex;
         // 7.6 stance, lift-off (evaluated on the pre-event state)
@@ -304,7 +340,11 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
         let ta = lp.tpeel * w * rc((l.ph / l.bt - 0.75) / 0.25);
         let wf = l.cx - lp.lp * cos_d(ta) + lp.sd * sin_d(ta);
         let wh = lp.lp * sin_d(ta) + lp.sd * cos_d(ta);
-        let dy = if lp.fore { hg - wh } else { hg - (wh + lp.hock_h()) };
+        let dy = if lp.fore {
+            hg - wh
+        } else {
+            hg - (wh + lp.hock_h())
+        };
         let rear = lp.root_f - sqrt(max(p.lim2(lp) - dy * dy, 0.0)) + lp.hock_off();
         let early = wf - vpx * dt < rear && !settle;
         let lift = st && (l.ph >= l.bt || early) && l.ph < 1.0;
@@ -339,17 +379,41 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
         };
         let dyf = hg - (lp.sd + lp.hock_h());
         let front = lp.root_f + sqrt(max(p.lim2(lp) - dyf * dyf, 0.0)) + lp.hock_off();
-        let lead = if l.sm > 0.5 { lp.n } else { lp.n + (clamp(vf / p.td_ramp, 0.0, 1.0) * beta_b * stride) / 2.0 };
+        let lead = if l.sm > 0.5 {
+            lp.n
+        } else {
+            lp.n + (clamp(vf / p.td_ramp, 0.0, 1.0) * beta_b * stride) / 2.0
+        };
         l.td = min(lead, front);
-        let m = if l.sm > 0.5 { 0.0 } else { (1.0 - l.bl) * stride };
+        let m = if l.sm > 0.5 {
+            0.0
+        } else {
+            (1.0 - l.bl) * stride
+        };
         let swf = l.wl + (l.td - l.wl + m) * hb(u) - m * u;
-        let bump = if u < 0.45 { rc(u / 0.45) } else { rc((1.0 - u) / 0.55) };
+        let bump = if u < 0.45 {
+            rc(u / 0.45)
+        } else {
+            rc((1.0 - u) / 0.55)
+        };
         let swh = lp.sd + drop(lp.lp, lp.sd, tas) + l.cl * w * bump;
         // Stance target on the post-event state (a paw that touched down this frame).
         let ta2 = lp.tpeel * w * rc((l.ph / l.bt - 0.75) / 0.25);
         let stf = l.cx - lp.lp * cos_d(ta2) + lp.sd * sin_d(ta2);
         let sth = lp.lp * sin_d(ta2) + lp.sd * cos_d(ta2);
-        tgt[i] = if l.sw > 0.5 { Target { f: swf, h: swh, tau: tas } } else { Target { f: stf, h: sth, tau: ta2 } };
+        tgt[i] = if l.sw > 0.5 {
+            Target {
+                f: swf,
+                h: swh,
+                tau: tas,
+            }
+        } else {
+            Target {
+                f: stf,
+                h: sth,
+                tau: ta2,
+            }
+        };
     }
 
     // 7.9 pose weights
@@ -364,7 +428,11 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
     let mut e = [0.0f32; 5];
     for k in 0..5 {
         let [on, off] = p.ramps[k];
-        s.wpose[k] = clamp(s.wpose[k] + if targets[k] { dt / on } else { -dt / off }, 0.0, 1.0);
+        s.wpose[k] = clamp(
+            s.wpose[k] + if targets[k] { dt / on } else { -dt / off },
+            0.0,
+            1.0,
+        );
         e[k] = hb(s.wpose[k]);
     }
     if s.wpose[4] > 0.0 {
@@ -387,11 +455,18 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
     let root = |lp: &LegParams| (lp.root_f * cp, hh - lp.root_f * sp);
 
     // 7.11–7.13 per leg
-    let mut out = Outputs { body_p: pp, ..Outputs::default() };
+    let mut out = Outputs {
+        body_p: pp,
+        ..Outputs::default()
+    };
     for i in 0..4 {
         let lp = &p.legs[i];
         let (rf, rh) = root(lp);
-        let Target { mut f, mut h, tau: mut ta } = tgt[i];
+        let Target {
+            mut f,
+            mut h,
+            tau: mut ta,
+        } = tgt[i];
         let mut mt = lp.theta_mt;
         // sit, lie (fixed floor points)
         f = lerp(f, lp.sit[0], e_sit);
@@ -413,9 +488,21 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
         let pw = q < p.swim_power;
         let x1 = q / p.swim_power;
         let x2 = (q - p.swim_power) / (1.0 - p.swim_power);
-        let pf = if pw { f0 + pa * (1.0 - 2.0 * hb(x1)) } else { (f0 - pa) + (2.0 * pa) * hb(x2) };
-        let ph = if pw { h0 - pb * sin_d(180.0 * x1) } else { h0 + (0.6 * pb) * sin_d(180.0 * x2) };
-        let pt = if pw { 0.0 } else { lp.swim_fold * sin_d(180.0 * x2) };
+        let pf = if pw {
+            f0 + pa * (1.0 - 2.0 * hb(x1))
+        } else {
+            (f0 - pa) + (2.0 * pa) * hb(x2)
+        };
+        let ph = if pw {
+            h0 - pb * sin_d(180.0 * x1)
+        } else {
+            h0 + (0.6 * pb) * sin_d(180.0 * x2)
+        };
+        let pt = if pw {
+            0.0
+        } else {
+            lp.swim_fold * sin_d(180.0 * x2)
+        };
         f = lerp(f, rf + pf, e_swim);
         h = lerp(h, rh + ph, e_swim);
         ta = lerp(ta, pt, e_swim);
@@ -439,7 +526,11 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
         let d = sqrt(dx * dx + dy * dy);
         let dmax = lp.dmax();
         let da = dmax - p.softness;
-        let mut rr = if d < da { d } else { dmax - p.softness * exp((da - d) / p.softness) };
+        let mut rr = if d < da {
+            d
+        } else {
+            dmax - p.softness * exp((da - d) / p.softness)
+        };
         rr = max(rr, abs(lp.a - lp.b) + 0.05);
         let al = atan2_d(dy, dx);
         let (a2, b2) = (lp.a * lp.a, lp.b * lp.b);

@@ -58,19 +58,45 @@ impl MolangRig {
     }
 
     pub fn from_generated(p: &RigParams, g: &Generated, jit: bool) -> Result<MolangRig, String> {
-        let src = ScriptSource { initialize: g.initialize.clone(), pre_animation: g.pre_animation.clone(), ..Default::default() };
-        let mut scripts = EntityScripts::compile(&src)
-            .map_err(|e| format!("generated Molang does not load: {:?}", e.iter().map(|d| &d.message).collect::<Vec<_>>()))?;
+        let src = ScriptSource {
+            initialize: g.initialize.clone(),
+            pre_animation: g.pre_animation.clone(),
+            ..Default::default()
+        };
+        let mut scripts = EntityScripts::compile(&src).map_err(|e| {
+            format!(
+                "generated Molang does not load: {:?}",
+                e.iter().map(|d| &d.message).collect::<Vec<_>>()
+            )
+        })?;
         if jit {
-            scripts.enable_jit().map_err(|e| format!("JIT refused the rig: {e:?}"))?;
+            scripts
+                .enable_jit()
+                .map_err(|e| format!("JIT refused the rig: {e:?}"))?;
         }
-        let sl = |n: &str| scripts.variable_slot(n).ok_or_else(|| format!("no variable v.{n}"));
-        let leg_slot = |i: usize, j: usize| scripts.variable_slot(&format!("{}_r{}", p.legs[i].name, j + 1));
+        let sl = |n: &str| {
+            scripts
+                .variable_slot(n)
+                .ok_or_else(|| format!("no variable v.{n}"))
+        };
+        let leg_slot =
+            |i: usize, j: usize| scripts.variable_slot(&format!("{}_r{}", p.legs[i].name, j + 1));
         let per_leg = |f: &str| -> Result<[Slot; 4], String> {
-            Ok([sl(&format!("lf_{f}"))?, sl(&format!("rf_{f}"))?, sl(&format!("lh_{f}"))?, sl(&format!("rh_{f}"))?])
+            Ok([
+                sl(&format!("lf_{f}"))?,
+                sl(&format!("rf_{f}"))?,
+                sl(&format!("lh_{f}"))?,
+                sl(&format!("rh_{f}"))?,
+            ])
         };
         let slots = OutputSlots {
-            body: [sl("body_p")?, sl("body_roll")?, sl("body_dy")?, sl("neck_x")?, sl("head_x")?],
+            body: [
+                sl("body_p")?,
+                sl("body_roll")?,
+                sl("body_dy")?,
+                sl("neck_x")?,
+                sl("head_x")?,
+            ],
             legs: std::array::from_fn(|i| std::array::from_fn(|j| leg_slot(i, j))),
             gait: sl("gait")?,
             ph: per_leg("ph")?,
@@ -78,7 +104,13 @@ impl MolangRig {
             rem: per_leg("rem")?,
             omega: sl("omega")?,
             settle: sl("settle")?,
-            epose: [sl("e_sit")?, sl("e_lie")?, sl("e_leap")?, sl("e_land")?, sl("e_swim")?],
+            epose: [
+                sl("e_sit")?,
+                sl("e_lie")?,
+                sl("e_leap")?,
+                sl("e_land")?,
+                sl("e_swim")?,
+            ],
             dt: sl("dt")?,
             spd: sl("spd")?,
         };
@@ -106,7 +138,11 @@ impl MolangRig {
         if let Some(a) = aborts.first() {
             return Err(format!("frame {}: {}", a.frame, a.message));
         }
-        let rd = |slot: Slot| e.variable_by_slot(s, slot).map(|v| v.as_num()).unwrap_or(f32::NAN);
+        let rd = |slot: Slot| {
+            e.variable_by_slot(s, slot)
+                .map(|v| v.as_num())
+                .unwrap_or(f32::NAN)
+        };
         let sl = &self.slots;
         let mut o = Outputs {
             body_p: rd(sl.body[0]),

@@ -14,7 +14,11 @@ pub struct Sample {
 }
 
 fn ground(speed: f32) -> Sample {
-    Sample { speed, on_ground: true, ..Sample::default() }
+    Sample {
+        speed,
+        on_ground: true,
+        ..Sample::default()
+    }
 }
 
 /// Linear interpolation helper over (t, value) knots.
@@ -54,7 +58,9 @@ pub struct Scenario {
 impl Scenario {
     /// Inputs at time t (and the body yaw, which only a CSV supplies).
     pub fn at(&self, t: f32) -> (Sample, f32) {
-        let Some(rows) = &self.table else { return ((self.sample)(t), 0.0) };
+        let Some(rows) = &self.table else {
+            return ((self.sample)(t), 0.0);
+        };
         let k = rows.partition_point(|r| r[0] <= t);
         let r = if k == 0 {
             rows[0]
@@ -62,12 +68,26 @@ impl Scenario {
             rows[rows.len() - 1]
         } else {
             let (a, b) = (rows[k - 1], rows[k]);
-            let w = if b[0] > a[0] { (t - a[0]) / (b[0] - a[0]) } else { 0.0 };
+            let w = if b[0] > a[0] {
+                (t - a[0]) / (b[0] - a[0])
+            } else {
+                0.0
+            };
             std::array::from_fn(|i| a[i] + (b[i] - a[i]) * w)
         };
         // Flags are interpolated too, then read as set from 0.5 (a Molang flag is 0 or 1).
         let flag = |x: f32| x >= 0.5;
-        (Sample { speed: r[1], on_ground: flag(r[2]), vy: r[3], in_water: flag(r[4]), sit: flag(r[5]), lie: flag(r[6]) }, r[7])
+        (
+            Sample {
+                speed: r[1],
+                on_ground: flag(r[2]),
+                vy: r[3],
+                in_water: flag(r[4]),
+                sit: flag(r[5]),
+                lie: flag(r[6]),
+            },
+            r[7],
+        )
     }
 
     /// A scenario from CSV text: header with `t` then the query columns in any order
@@ -82,8 +102,20 @@ impl Scenario {
             .split(',')
             .map(|h| h.trim().to_ascii_lowercase().replace("query.", "q."))
             .collect();
-        let cols = ["t", "q.ground_speed", "q.is_on_ground", "q.vertical_speed", "q.is_in_water", "q.is_sitting", "q.is_sleeping", "q.body_y_rotation"];
-        let idx: Vec<Option<usize>> = cols.iter().map(|c| header.iter().position(|h| h == c)).collect();
+        let cols = [
+            "t",
+            "q.ground_speed",
+            "q.is_on_ground",
+            "q.vertical_speed",
+            "q.is_in_water",
+            "q.is_sitting",
+            "q.is_sleeping",
+            "q.body_y_rotation",
+        ];
+        let idx: Vec<Option<usize>> = cols
+            .iter()
+            .map(|c| header.iter().position(|h| h == c))
+            .collect();
         if idx[0].is_none() {
             return Err("CSV needs a `t` column".into());
         }
@@ -93,8 +125,12 @@ impl Scenario {
             let mut r = [0.0f32, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
             for (i, ix) in idx.iter().enumerate() {
                 if let Some(ix) = ix {
-                    let c = cells.get(*ix).ok_or_else(|| format!("row {}: missing column {}", n + 2, cols[i]))?;
-                    r[i] = c.parse().map_err(|_| format!("row {}: `{c}` is not a number", n + 2))?;
+                    let c = cells
+                        .get(*ix)
+                        .ok_or_else(|| format!("row {}: missing column {}", n + 2, cols[i]))?;
+                    r[i] = c
+                        .parse()
+                        .map_err(|_| format!("row {}: `{c}` is not a number", n + 2))?;
                 }
             }
             rows.push(r);
@@ -104,12 +140,26 @@ impl Scenario {
         }
         rows.sort_by(|a, b| a[0].total_cmp(&b[0]));
         let duration = rows[rows.len() - 1][0];
-        Ok(Scenario { name, duration, kind: Kind::Transition, jitter: 0.0, sample: |_| Sample::default(), table: Some(rows) })
+        Ok(Scenario {
+            name,
+            duration,
+            kind: Kind::Transition,
+            jitter: 0.0,
+            sample: |_| Sample::default(),
+            table: Some(rows),
+        })
     }
 }
 
 pub fn named() -> Vec<Scenario> {
-    let s = |name, duration, kind, sample: fn(f32) -> Sample| Scenario { name, duration, kind, jitter: 0.0, sample, table: None };
+    let s = |name, duration, kind, sample: fn(f32) -> Sample| Scenario {
+        name,
+        duration,
+        kind,
+        jitter: 0.0,
+        sample,
+        table: None,
+    };
     vec![
         s("walk-1.0", 8.0, Kind::Steady, |_| ground(1.0)),
         s("walk-1.5", 8.0, Kind::Steady, |_| ground(1.5)),
@@ -117,15 +167,26 @@ pub fn named() -> Vec<Scenario> {
         s("trot-3.8", 8.0, Kind::Steady, |_| ground(3.8)),
         s("gallop-5.0", 8.0, Kind::Steady, |_| ground(5.0)),
         s("gallop-7.5", 8.0, Kind::Steady, |_| ground(7.5)),
-        s("accel-decel", 8.0, Kind::Transition, |t| ground(knots(t, &[(0.0, 0.0), (2.0, 7.5), (4.0, 7.5), (5.5, 0.0)]))),
+        s("accel-decel", 8.0, Kind::Transition, |t| {
+            ground(knots(t, &[(0.0, 0.0), (2.0, 7.5), (4.0, 7.5), (5.5, 0.0)]))
+        }),
         s("sine-gaits", 9.0, Kind::Transition, |t| {
             ground(2.8 + 1.6 * (std::f32::consts::TAU * t / 3.0).sin())
         }),
         s("sine-walk-trot", 9.0, Kind::Transition, |t| {
             ground(1.5 + 0.3 * (std::f32::consts::TAU * t / 3.0).sin())
         }),
-        s("ramp-20s", 20.0, Kind::Transition, |t| ground(knots(t, &[(0.0, 0.0), (20.0, 8.0)]))),
-        Scenario { name: "jitter", duration: 8.0, kind: Kind::Transition, jitter: 0.6, sample: |_| ground(2.0), table: None },
+        s("ramp-20s", 20.0, Kind::Transition, |t| {
+            ground(knots(t, &[(0.0, 0.0), (20.0, 8.0)]))
+        }),
+        Scenario {
+            name: "jitter",
+            duration: 8.0,
+            kind: Kind::Transition,
+            jitter: 0.6,
+            sample: |_| ground(2.0),
+            table: None,
+        },
         s("walk-stop-sit-stand-walk", 12.0, Kind::Pose, |t| {
             let mut x = ground(if !(3.0..9.0).contains(&t) { 1.0 } else { 0.0 });
             x.sit = (4.5..7.5).contains(&t);
@@ -152,13 +213,25 @@ pub fn named() -> Vec<Scenario> {
         }),
         s("swim-walk-out", 8.0, Kind::Pose, |t| {
             if t < 4.0 {
-                Sample { speed: 0.8, in_water: true, ..Sample::default() }
+                Sample {
+                    speed: 0.8,
+                    in_water: true,
+                    ..Sample::default()
+                }
             } else {
                 ground(1.0)
             }
         }),
         s("swim-sit-lie", 9.0, Kind::Pose, |t| {
-            let mut x = if t < 5.0 { Sample { speed: 0.6, in_water: true, ..Sample::default() } } else { ground(0.0) };
+            let mut x = if t < 5.0 {
+                Sample {
+                    speed: 0.6,
+                    in_water: true,
+                    ..Sample::default()
+                }
+            } else {
+                ground(0.0)
+            };
             x.sit = (1.0..3.0).contains(&t);
             x.lie = (2.0..7.0).contains(&t);
             x
@@ -219,7 +292,11 @@ pub fn inputs(sc: &Scenario, fps: f32, hitch: bool) -> Vec<Inputs> {
     let mut rng = Rng::new(0x5eed ^ fps as u64);
     let mut k = 0usize;
     while t < sc.duration {
-        let dt = if hitch && k % 37 == 36 { 0.25 } else { 1.0 / fps };
+        let dt = if hitch && k % 37 == 36 {
+            0.25
+        } else {
+            1.0 / fps
+        };
         t += dt;
         let (mut x, yaw) = sc.at(t);
         if sc.jitter > 0.0 {
@@ -237,7 +314,13 @@ pub fn inputs(sc: &Scenario, fps: f32, hitch: bool) -> Vec<Inputs> {
 /// sit/lie/swim/jump flags), frame times random in {1/144, 1/120, 1/60, 1/30, 1/20}.
 pub fn soak(seed: u64, duration: f32) -> Vec<Inputs> {
     let mut rng = Rng::new(seed);
-    let dts = [1.0 / 144.0, 1.0 / 120.0, 1.0 / 60.0, 1.0 / 30.0, 1.0 / 20.0f32];
+    let dts = [
+        1.0 / 144.0,
+        1.0 / 120.0,
+        1.0 / 60.0,
+        1.0 / 30.0,
+        1.0 / 20.0f32,
+    ];
     let mut out = Vec::new();
     let (mut t, mut mdm) = (0.0f32, 0.0f32);
     while t < duration {
@@ -245,13 +328,25 @@ pub fn soak(seed: u64, duration: f32) -> Vec<Inputs> {
         let speed = 0.6 * rng.below(13) as f32 * if rng.unit() < 0.25 { 0.0 } else { 1.0 };
         let r = rng.unit();
         // One state per segment: plain, sit, lie, swim or jump.
-        let (sit, lie, swim, jump) = (r < 0.12, (0.12..0.22).contains(&r), (0.22..0.32).contains(&r), (0.32..0.42).contains(&r));
+        let (sit, lie, swim, jump) = (
+            r < 0.12,
+            (0.12..0.22).contains(&r),
+            (0.22..0.32).contains(&r),
+            (0.32..0.42).contains(&r),
+        );
         let t0 = t;
         let jump_len = seg.min(0.6);
         while t < t0 + seg && t < duration {
             let dt = dts[rng.below(dts.len())];
             t += dt;
-            let mut x = Sample { speed, on_ground: !swim, in_water: swim, sit, lie, ..Sample::default() };
+            let mut x = Sample {
+                speed,
+                on_ground: !swim,
+                in_water: swim,
+                sit,
+                lie,
+                ..Sample::default()
+            };
             if sit || lie {
                 x.speed = 0.0;
             }

@@ -9,10 +9,22 @@ use crate::scenarios::{inputs, Scenario};
 
 pub fn csv(p: &RigParams, tr: &Trace) -> String {
     let mut s = String::new();
-    let mut head = vec!["frame", "t", "q.delta_time", "q.ground_speed", "q.is_on_ground", "q.vertical_speed", "q.is_in_water", "q.is_sitting", "q.is_sleeping", "q.body_y_rotation", "gait"]
-        .into_iter()
-        .map(String::from)
-        .collect::<Vec<_>>();
+    let mut head = vec![
+        "frame",
+        "t",
+        "q.delta_time",
+        "q.ground_speed",
+        "q.is_on_ground",
+        "q.vertical_speed",
+        "q.is_in_water",
+        "q.is_sitting",
+        "q.is_sleeping",
+        "q.body_y_rotation",
+        "gait",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
     for l in &p.legs {
         head.push(format!("{}_ph", l.name));
         head.push(format!("{}_stance", l.name));
@@ -31,7 +43,17 @@ pub fn csv(p: &RigParams, tr: &Trace) -> String {
         let (i, o, pose) = (&tr.inputs[k], &tr.outputs[k], &tr.poses[k]);
         t += i.dt as f64;
         let mut row: Vec<String> = vec![k.to_string(), format!("{t:.6}")];
-        for x in [i.dt, i.ground_speed, i.on_ground, i.vertical_speed, i.in_water, i.sit, i.lie, i.body_yaw, o.gait] {
+        for x in [
+            i.dt,
+            i.ground_speed,
+            i.on_ground,
+            i.vertical_speed,
+            i.in_water,
+            i.sit,
+            i.lie,
+            i.body_yaw,
+            o.gait,
+        ] {
             row.push(format!("{x}"));
         }
         for j in 0..4 {
@@ -54,7 +76,13 @@ pub fn csv(p: &RigParams, tr: &Trace) -> String {
     s
 }
 
-pub fn write_csv(p: &RigParams, sc: &Scenario, fps: f32, backend: Backend, out: &std::path::Path) -> Result<usize, String> {
+pub fn write_csv(
+    p: &RigParams,
+    sc: &Scenario,
+    fps: f32,
+    backend: Backend,
+    out: &std::path::Path,
+) -> Result<usize, String> {
     let inp = inputs(sc, fps, false);
     let o = run(p, backend, &inp)?;
     let tr = Trace::new(p, &Geometry::doggoyle(p), inp, o);

@@ -13,7 +13,14 @@ fn emitted_pack_checks_clean() {
     assert_eq!(pack.animations.len(), 1);
     let (diags, summary) = molang::lint::check_pack(&pack);
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(diags.is_empty(), "{:#?}", diags.iter().map(|d| &d.diagnostic.message).collect::<Vec<_>>());
+    assert!(
+        diags.is_empty(),
+        "{:#?}",
+        diags
+            .iter()
+            .map(|d| &d.diagnostic.message)
+            .collect::<Vec<_>>()
+    );
     assert_eq!((summary.errors, summary.warnings), (0, 0));
     assert!(summary.expressions > 0);
 }

@@ -31,7 +31,13 @@ fn compare(p: &RigParams, label: &str, inp: &[ik_gait::Inputs]) {
 #[test]
 fn molang_matches_reference_on_named_scenarios() {
     let p = RigParams::default();
-    for name in ["sine-gaits", "walk-stop-sit-stand-walk", "run-jump", "swim-sit-lie", "trot-stop-sit-lie"] {
+    for name in [
+        "sine-gaits",
+        "walk-stop-sit-stand-walk",
+        "run-jump",
+        "swim-sit-lie",
+        "trot-stop-sit-lie",
+    ] {
         let sc = find(name).unwrap();
         compare(&p, name, &inputs(&sc, 60.0, false));
     }

@@ -72,27 +72,28 @@ impl EntityScripts {
         let mut names = Names::default();
         let mut warnings = Vec::new();
         let mut errors = Vec::new();
-        let mut compile_one = |text: &[String], preset: Vec<String>, later: Vec<String>, names: &mut Names| {
-            if text.is_empty() {
-                return None;
-            }
-            let options = CheckOptions {
-                version: src.version,
-                judge_variables: true,
-                preset_variables: preset,
-                later_variables: later,
-                warn_unknown_queries: true,
-            };
-            let checked = check(&join_entries(text), &options, names);
-            for d in checked.diagnostics {
-                if d.refuses_load() {
-                    errors.push(d);
-                } else {
-                    warnings.push(d);
+        let mut compile_one =
+            |text: &[String], preset: Vec<String>, later: Vec<String>, names: &mut Names| {
+                if text.is_empty() {
+                    return None;
                 }
-            }
-            checked.program
-        };
+                let options = CheckOptions {
+                    version: src.version,
+                    judge_variables: true,
+                    preset_variables: preset,
+                    later_variables: later,
+                    warn_unknown_queries: true,
+                };
+                let checked = check(&join_entries(text), &options, names);
+                for d in checked.diagnostics {
+                    if d.refuses_load() {
+                        errors.push(d);
+                    } else {
+                        warnings.push(d);
+                    }
+                }
+                checked.program
+            };
         let init_sets = assigned_names(&src.initialize);
         let pre_sets = assigned_names(&src.pre_animation);
         // `initialize` runs once, before any `pre_animation`: nothing is set "later" for it.
@@ -103,7 +104,14 @@ impl EntityScripts {
         if !errors.is_empty() {
             return Err(errors);
         }
-        Ok(EntityScripts { native: None, names, initialize, pre_animation, warnings, version: src.version })
+        Ok(EntityScripts {
+            native: None,
+            names,
+            initialize,
+            pre_animation,
+            warnings,
+            version: src.version,
+        })
     }
 
     pub fn names(&self) -> &Names {
@@ -123,9 +131,14 @@ impl EntityScripts {
     /// Compiles both scripts to native code. On `Err` (something the JIT leaves to the
     /// interpreter) nothing changes and the interpreter keeps running them.
     pub fn enable_jit(&mut self) -> Result<(), JitError> {
-        let options = EvalOptions { version: self.version, ..EvalOptions::default() };
+        let options = EvalOptions {
+            version: self.version,
+            ..EvalOptions::default()
+        };
         let compile = |p: &Option<Program>| -> Result<Option<Arc<JitProgram>>, JitError> {
-            p.as_ref().map(|p| jit::compile(p, &self.names, &options).map(Arc::new)).transpose()
+            p.as_ref()
+                .map(|p| jit::compile(p, &self.names, &options).map(Arc::new))
+                .transpose()
         };
         let init = compile(&self.initialize)?;
         let pre = compile(&self.pre_animation)?;
@@ -172,7 +185,10 @@ struct FrameHost<'a> {
 
 impl Host for FrameHost<'_> {
     fn query(&mut self, query: Slot, _args: &[Value]) -> Value {
-        self.queries.get(query.index()).copied().unwrap_or(Value::Num(0.0))
+        self.queries
+            .get(query.index())
+            .copied()
+            .unwrap_or(Value::Num(0.0))
     }
     fn rng(&mut self) -> &mut dyn MolangRng {
         self.rng
@@ -195,7 +211,9 @@ impl EntityInstance {
     }
 
     pub fn variable(&self, scripts: &EntityScripts, name: &str) -> Option<Value> {
-        scripts.variable_slot(name).and_then(|s| self.variable_in(scripts, s))
+        scripts
+            .variable_slot(name)
+            .and_then(|s| self.variable_in(scripts, s))
     }
 
     fn variable_in(&self, scripts: &EntityScripts, slot: Slot) -> Option<Value> {
@@ -218,24 +236,48 @@ impl EntityInstance {
     /// Runs `initialize` (first call only) and then `pre_animation` once. Returns the aborts
     /// of this frame, like the game's content log.
     pub fn run_frame(&mut self, scripts: &EntityScripts) -> Vec<ScriptAbort> {
-        let options = EvalOptions { version: scripts.version, ..EvalOptions::default() };
+        let options = EvalOptions {
+            version: scripts.version,
+            ..EvalOptions::default()
+        };
         let mut aborts = Vec::new();
         if let Some((init, pre)) = &scripts.native {
             for (q, v) in self.query_values.iter_mut().zip(&self.queries) {
                 *q = v.as_num();
             }
-            let mut run = |p: &Option<Arc<JitProgram>>, src: &Option<Program>, name: &'static str, jit: &mut JitStorage| {
-                let (Some(native), Some(program)) = (p, src) else { return };
-                let out = native.run(jit, &self.query_values, 0.0, &mut self.rng, options.iteration_budget);
+            let mut run = |p: &Option<Arc<JitProgram>>,
+                           src: &Option<Program>,
+                           name: &'static str,
+                           jit: &mut JitStorage| {
+                let (Some(native), Some(program)) = (p, src) else {
+                    return;
+                };
+                let out = native.run(
+                    jit,
+                    &self.query_values,
+                    0.0,
+                    &mut self.rng,
+                    options.iteration_budget,
+                );
                 let abort = match out {
                     JitOutcome::Value(_) => None,
                     JitOutcome::UnsetRead(node) => match program.node(node) {
-                        crate::ir::Node::Read { scope, slot } => {
-                            Some(Abort { kind: interp::AbortKind::UnsetRead { scope: *scope, slot: *slot }, node })
-                        }
-                        _ => Some(Abort { kind: interp::AbortKind::Budget, node }),
+                        crate::ir::Node::Read { scope, slot } => Some(Abort {
+                            kind: interp::AbortKind::UnsetRead {
+                                scope: *scope,
+                                slot: *slot,
+                            },
+                            node,
+                        }),
+                        _ => Some(Abort {
+                            kind: interp::AbortKind::Budget,
+                            node,
+                        }),
                     },
-                    JitOutcome::Budget(node) => Some(Abort { kind: interp::AbortKind::Budget, node }),
+                    JitOutcome::Budget(node) => Some(Abort {
+                        kind: interp::AbortKind::Budget,
+                        node,
+                    }),
                 };
                 if let Some(a) = abort {
                     aborts.push(describe(scripts, name, self.frame, program, a));
@@ -249,7 +291,10 @@ impl EntityInstance {
             self.frame += 1;
             return aborts;
         }
-        let mut host = FrameHost { queries: &self.queries, rng: &mut self.rng };
+        let mut host = FrameHost {
+            queries: &self.queries,
+            rng: &mut self.rng,
+        };
         if !self.initialized {
             self.initialized = true;
             if let Some(p) = &scripts.initialize {
@@ -270,7 +315,13 @@ impl EntityInstance {
     }
 }
 
-fn describe(scripts: &EntityScripts, script: &'static str, frame: u64, p: &Program, a: Abort) -> ScriptAbort {
+fn describe(
+    scripts: &EntityScripts,
+    script: &'static str,
+    frame: u64,
+    p: &Program,
+    a: Abort,
+) -> ScriptAbort {
     let message = match a.kind {
         interp::AbortKind::UnsetRead { scope, slot } => format!(
             "{script}: read of unset `{}.{}` ended the script",
@@ -279,20 +330,41 @@ fn describe(scripts: &EntityScripts, script: &'static str, frame: u64, p: &Progr
         ),
         interp::AbortKind::Budget => format!("{script}: iteration budget exhausted"),
     };
-    ScriptAbort { script, frame, abort: a, message, span: p.span(a.node) }
+    ScriptAbort {
+        script,
+        frame,
+        abort: a,
+        message,
+        span: p.span(a.node),
+    }
 }
 
 /// Names a script assigns anywhere (textual, used to know what a later script may read).
 fn assigned_names(entries: &[String]) -> Vec<String> {
     let mut names = Names::default();
     let text = join_entries(entries);
-    let checked = check(&text, &CheckOptions { warn_unknown_queries: false, ..CheckOptions::default() }, &mut names);
+    let checked = check(
+        &text,
+        &CheckOptions {
+            warn_unknown_queries: false,
+            ..CheckOptions::default()
+        },
+        &mut names,
+    );
     let mut out = Vec::new();
     if let Some(p) = checked.program {
         for i in 0..p.len() {
             match p.node(crate::ir::NodeId(i as u32)) {
-                crate::ir::Node::Assign { scope: Scope::Variable, slot, .. }
-                | crate::ir::Node::ForEach { scope: Scope::Variable, slot, .. } => {
+                crate::ir::Node::Assign {
+                    scope: Scope::Variable,
+                    slot,
+                    ..
+                }
+                | crate::ir::Node::ForEach {
+                    scope: Scope::Variable,
+                    slot,
+                    ..
+                } => {
                     out.push(names.variables.name(*slot).to_string());
                 }
                 _ => {}

@@ -39,7 +39,10 @@ impl EvalResult {
     /// A variable's value after the run, by name without prefix (`"x"` for `v.x`).
     pub fn variable(&self, name: &str) -> Option<Value> {
         let name = name.to_ascii_lowercase();
-        self.variables.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+        self.variables
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
     }
     /// A temp's value after the run, by name without prefix.
     pub fn temp(&self, name: &str) -> Option<Value> {
@@ -53,8 +56,15 @@ pub fn compile(src: &str, options: &CheckOptions) -> Result<Expression, CompileE
     let mut names = Names::default();
     let checked = check(src, options, &mut names);
     match checked.program {
-        Some(program) => Ok(Expression { program, names, warnings: checked.diagnostics, version: options.version }),
-        None => Err(CompileError { diagnostics: checked.diagnostics }),
+        Some(program) => Ok(Expression {
+            program,
+            names,
+            warnings: checked.diagnostics,
+            version: options.version,
+        }),
+        None => Err(CompileError {
+            diagnostics: checked.diagnostics,
+        }),
     }
 }
 
@@ -88,7 +98,10 @@ pub struct SimpleHost {
 
 impl Host for SimpleHost {
     fn query(&mut self, query: Slot, _args: &[Value]) -> Value {
-        self.queries.get(query.index()).copied().unwrap_or(Value::Num(0.0))
+        self.queries
+            .get(query.index())
+            .copied()
+            .unwrap_or(Value::Num(0.0))
     }
     fn this(&mut self) -> f32 {
         self.this
@@ -108,8 +121,18 @@ impl Expression {
 
     /// Evaluates with named inputs (`q.anim_time`, `v.x`, `c.x`), seed 0, default options.
     pub fn eval_with(&self, inputs: &[(&str, f32)]) -> EvalResult {
-        let inputs: Vec<(String, Value)> = inputs.iter().map(|(n, v)| (n.to_string(), Value::Num(*v))).collect();
-        self.eval(&inputs, 0, &EvalOptions { version: self.version, ..EvalOptions::default() })
+        let inputs: Vec<(String, Value)> = inputs
+            .iter()
+            .map(|(n, v)| (n.to_string(), Value::Num(*v)))
+            .collect();
+        self.eval(
+            &inputs,
+            0,
+            &EvalOptions {
+                version: self.version,
+                ..EvalOptions::default()
+            },
+        )
     }
 
     /// Evaluates with named inputs, a seed for the random functions, and options.
@@ -138,8 +161,16 @@ impl Expression {
     /// random draws (slots come from [`Expression::names`]). `inputs` preset `v.`, `t.` and `c.`
     /// names; other inputs are ignored. The run follows the Molang version the expression was
     /// compiled at, whatever `options.version` says: parse and run rules must agree.
-    pub fn eval_in(&self, host: &mut dyn Host, inputs: &[(String, Value)], options: &EvalOptions) -> EvalResult {
-        let options = &EvalOptions { version: self.version, ..options.clone() };
+    pub fn eval_in(
+        &self,
+        host: &mut dyn Host,
+        inputs: &[(String, Value)],
+        options: &EvalOptions,
+    ) -> EvalResult {
+        let options = &EvalOptions {
+            version: self.version,
+            ..options.clone()
+        };
         let mut storage = Storage::default();
         for (name, value) in inputs {
             if let Some((NameKind::Var(scope), n)) = split_name(name) {
@@ -178,12 +209,21 @@ impl Expression {
     /// Compiles this expression to native code. `Err(Unsupported)` names what the JIT leaves
     /// to the interpreter (strings, `->`, arrays, ...).
     pub fn compile_native(&self, options: &EvalOptions) -> Result<JitProgram, JitError> {
-        let options = EvalOptions { version: self.version, ..options.clone() };
+        let options = EvalOptions {
+            version: self.version,
+            ..options.clone()
+        };
         jit::compile(&self.program, &self.names, &options)
     }
 
     /// Evaluates with compiled code: the same inputs, seed and result shape as [`eval`](Self::eval).
-    pub fn eval_native(&self, native: &JitProgram, inputs: &[(String, Value)], seed: u64, options: &EvalOptions) -> EvalResult {
+    pub fn eval_native(
+        &self,
+        native: &JitProgram,
+        inputs: &[(String, Value)],
+        seed: u64,
+        options: &EvalOptions,
+    ) -> EvalResult {
         let mut storage = JitStorage::for_names(&self.names);
         let mut queries = vec![0.0f32; self.names.queries.len()];
         let mut this = 0.0;
@@ -204,26 +244,50 @@ impl Expression {
             }
         }
         let mut rng = DefaultRng::new(seed);
-        let out = native.run_keep_temps(&mut storage, &queries, this, &mut rng, options.iteration_budget);
+        let out = native.run_keep_temps(
+            &mut storage,
+            &queries,
+            this,
+            &mut rng,
+            options.iteration_budget,
+        );
         let (value, abort) = match out {
             JitOutcome::Value(v) => (Value::Num(v), None),
             JitOutcome::UnsetRead(node) => {
                 let kind = match self.program.node(node) {
-                    Node::Read { scope, slot } => AbortKind::UnsetRead { scope: *scope, slot: *slot },
+                    Node::Read { scope, slot } => AbortKind::UnsetRead {
+                        scope: *scope,
+                        slot: *slot,
+                    },
                     _ => AbortKind::Budget,
                 };
                 (Value::Num(0.0), Some(Abort { kind, node }))
             }
-            JitOutcome::Budget(node) => (Value::Num(0.0), Some(Abort { kind: AbortKind::Budget, node })),
+            JitOutcome::Budget(node) => (
+                Value::Num(0.0),
+                Some(Abort {
+                    kind: AbortKind::Budget,
+                    node,
+                }),
+            ),
         };
         let dump = |scope: Scope| -> Vec<(String, Value)> {
             self.names
                 .table(scope)
                 .iter()
-                .filter_map(|(slot, n)| storage.get(scope, slot).map(|v| (n.to_string(), Value::Num(v))))
+                .filter_map(|(slot, n)| {
+                    storage
+                        .get(scope, slot)
+                        .map(|v| (n.to_string(), Value::Num(v)))
+                })
                 .collect()
         };
-        EvalResult { value, abort, variables: dump(Scope::Variable), temps: dump(Scope::Temp) }
+        EvalResult {
+            value,
+            abort,
+            variables: dump(Scope::Variable),
+            temps: dump(Scope::Temp),
+        }
     }
 }
 
@@ -240,7 +304,13 @@ pub struct Tiered {
 
 impl Tiered {
     pub fn new(expr: Expression, options: EvalOptions, threshold: u32) -> Tiered {
-        Tiered { expr, options, threshold, runs: 0, native: None }
+        Tiered {
+            expr,
+            options,
+            threshold,
+            runs: 0,
+            native: None,
+        }
     }
     pub fn expression(&self) -> &Expression {
         &self.expr
@@ -263,8 +333,14 @@ impl Tiered {
         }
         self.runs = self.runs.saturating_add(1);
         match &self.native {
-            Some(Ok(n)) => (self.expr.eval_native(n, inputs, seed, &self.options), Backend::Jit),
-            _ => (self.expr.eval(inputs, seed, &self.options), Backend::Interpreter),
+            Some(Ok(n)) => (
+                self.expr.eval_native(n, inputs, seed, &self.options),
+                Backend::Jit,
+            ),
+            _ => (
+                self.expr.eval(inputs, seed, &self.options),
+                Backend::Interpreter,
+            ),
         }
     }
 }
@@ -279,19 +355,30 @@ pub struct Cache {
 
 impl Cache {
     pub fn new(threshold: u32) -> Cache {
-        Cache { entries: Default::default(), threshold }
+        Cache {
+            entries: Default::default(),
+            threshold,
+        }
     }
     /// The tiered expression for `src`, compiling (checking) it on first use.
-    pub fn get(&mut self, src: &str, check: &CheckOptions, eval: &EvalOptions) -> Result<&mut Tiered, CompileError> {
+    pub fn get(
+        &mut self,
+        src: &str,
+        check: &CheckOptions,
+        eval: &EvalOptions,
+    ) -> Result<&mut Tiered, CompileError> {
         let key = (src.to_string(), check.version, eval.loop_cap);
         if !self.entries.contains_key(&key) {
             let expr = compile(src, check)?;
-            self.entries.insert(key.clone(), Tiered::new(expr, eval.clone(), self.threshold));
+            self.entries
+                .insert(key.clone(), Tiered::new(expr, eval.clone(), self.threshold));
         }
         Ok(self.entries.get_mut(&key).expect("inserted above"))
     }
     pub fn remove(&mut self, src: &str, version: i16, loop_cap: Option<u32>) -> bool {
-        self.entries.remove(&(src.to_string(), version, loop_cap)).is_some()
+        self.entries
+            .remove(&(src.to_string(), version, loop_cap))
+            .is_some()
     }
     pub fn len(&self) -> usize {
         self.entries.len()

@@ -82,38 +82,96 @@ pub enum Node {
     Const(f32),
     /// A string literal, as the game keeps it: the 64-bit FNV-1 hash of its bytes.
     Str(u64),
-    Resource { kind: ResourceKind, name: Slot },
+    Resource {
+        kind: ResourceKind,
+        name: Slot,
+    },
     /// `array.name` without an index.
-    Array { name: Slot },
-    Index { array: Slot, index: NodeId },
+    Array {
+        name: Slot,
+    },
+    Index {
+        array: Slot,
+        index: NodeId,
+    },
     This,
     /// Read of a temp, variable or context slot; ends the program if the slot is unset.
-    Read { scope: Scope, slot: Slot },
+    Read {
+        scope: Scope,
+        slot: Slot,
+    },
     /// A query, with its arguments (empty for plain queries).
-    Query { query: Slot, args: Box<[NodeId]> },
-    Math { func: MathFn, args: Box<[NodeId]> },
+    Query {
+        query: Slot,
+        args: Box<[NodeId]>,
+    },
+    Math {
+        func: MathFn,
+        args: Box<[NodeId]>,
+    },
     Neg(NodeId),
     Not(NodeId),
-    Arith { op: ArithOp, lhs: NodeId, rhs: NodeId },
-    Compare { op: CmpOp, lhs: NodeId, rhs: NodeId },
+    Arith {
+        op: ArithOp,
+        lhs: NodeId,
+        rhs: NodeId,
+    },
+    Compare {
+        op: CmpOp,
+        lhs: NodeId,
+        rhs: NodeId,
+    },
     /// `==` (or `!=` when `negate`); compares numbers, strings and references.
-    Equal { negate: bool, lhs: NodeId, rhs: NodeId },
+    Equal {
+        negate: bool,
+        lhs: NodeId,
+        rhs: NodeId,
+    },
     And(NodeId, NodeId),
     Or(NodeId, NodeId),
-    Cond { cond: NodeId, then: NodeId, otherwise: Option<NodeId> },
+    Cond {
+        cond: NodeId,
+        then: NodeId,
+        otherwise: Option<NodeId>,
+    },
     /// `lhs ?? rhs` where `lhs` reads `(scope, slot)`: `rhs` when the slot is unset.
-    Coalesce { scope: Scope, slot: Slot, lhs: NodeId, rhs: NodeId },
+    Coalesce {
+        scope: Scope,
+        slot: Slot,
+        lhs: NodeId,
+        rhs: NodeId,
+    },
     /// Store into a temp or variable. `parents` are the struct paths that now exist
     /// (`v.a.b = 1` creates `v.a`); `copies` are member slots copied by a struct assignment.
-    Assign { scope: Scope, slot: Slot, value: NodeId, parents: Box<[Slot]>, copies: Box<[(Slot, Slot)]> },
+    Assign {
+        scope: Scope,
+        slot: Slot,
+        value: NodeId,
+        parents: Box<[Slot]>,
+        copies: Box<[(Slot, Slot)]>,
+    },
     /// An assignment the game accepts but does not perform (its value is still computed).
     Discard(NodeId),
-    Arrow { entity: NodeId, remote: Remote },
+    Arrow {
+        entity: NodeId,
+        remote: Remote,
+    },
     /// A statement list. `simple` lists (no `;`) yield their only statement's value;
     /// complex ones yield 0.
-    Block { stmts: Box<[NodeId]>, simple: bool },
-    Loop { count: NodeId, body: NodeId },
-    ForEach { scope: Scope, slot: Slot, array: NodeId, body: NodeId },
+    Block {
+        stmts: Box<[NodeId]>,
+        simple: bool,
+    },
+    Loop {
+        count: NodeId,
+        body: NodeId,
+    },
+    ForEach {
+        scope: Scope,
+        slot: Slot,
+        array: NodeId,
+        body: NodeId,
+    },
     Break,
     Continue,
     Return(NodeId),
@@ -177,7 +235,10 @@ impl Interner {
         self.names.is_empty()
     }
     pub fn iter(&self) -> impl Iterator<Item = (Slot, &str)> {
-        self.names.iter().enumerate().map(|(i, n)| (Slot(i as u32), &**n))
+        self.names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (Slot(i as u32), &**n))
     }
 }
 

@@ -15,13 +15,13 @@ pub mod builtins;
 pub mod check;
 pub mod diagnostics;
 pub mod entity;
+pub mod expression;
 pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod lint;
 pub mod pack;
 pub mod queries;
-pub mod expression;
 
 pub use check::{check, CheckOptions, Checked};
 pub use diagnostics::{Code, Diagnostic, Severity};

@@ -14,7 +14,9 @@ use grammar::Span;
 /// Molang version for a pack's `min_engine_version` (the version table of the
 /// conformance README). Packs without a manifest get the latest rules.
 pub fn molang_version(min_engine_version: Option<[u32; 3]>) -> i16 {
-    let Some(v) = min_engine_version else { return grammar::LATEST_VERSION };
+    let Some(v) = min_engine_version else {
+        return grammar::LATEST_VERSION;
+    };
     const TABLE: &[([u32; 3], i16)] = &[
         ([1, 21, 100], 13),
         ([1, 20, 70], 12),
@@ -29,7 +31,11 @@ pub fn molang_version(min_engine_version: Option<[u32; 3]>) -> i16 {
         ([1, 17, 30], 2),
         ([1, 17, 0], 1),
     ];
-    TABLE.iter().find(|(min, _)| v >= *min).map(|(_, m)| *m).unwrap_or(0)
+    TABLE
+        .iter()
+        .find(|(min, _)| v >= *min)
+        .map(|(_, m)| *m)
+        .unwrap_or(0)
 }
 
 /// A diagnostic in a pack: which file, and (for Molang problems) which site.
@@ -56,11 +62,21 @@ pub struct Summary {
 pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
     let mut out = Vec::new();
     for p in &pack.problems {
-        let code = if p.line == 0 { Code::Io } else { Code::BrokenJson };
+        let code = if p.line == 0 {
+            Code::Io
+        } else {
+            Code::BrokenJson
+        };
         let d = Diagnostic::new(code, Span::default(), p.message.clone()).with_help(
             "the game reads JSON with comments and trailing commas, nothing looser; this file is skipped whole",
         );
-        out.push(PackDiagnostic { path: p.file.clone(), site: None, diagnostic: d, line: p.line, column: p.column });
+        out.push(PackDiagnostic {
+            path: p.file.clone(),
+            site: None,
+            diagnostic: d,
+            line: p.line,
+            column: p.column,
+        });
     }
 
     // Which entity uses which sites, and which variables each entity sets anywhere.
@@ -87,7 +103,10 @@ pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
     for (si, site) in pack.sites.iter().enumerate() {
         expressions += 1;
         let version = molang_version(pack.files[site.file].min_engine_version);
-        let mut options = CheckOptions { version, ..CheckOptions::default() };
+        let mut options = CheckOptions {
+            version,
+            ..CheckOptions::default()
+        };
         let owners = entity_of_site.get(&si).cloned().unwrap_or_default();
         let script_owner = pack
             .entities
@@ -108,22 +127,53 @@ pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
         let mut diagnostics = checked.diagnostics;
         if script_owner.is_none() && !owners.is_empty() {
             if let Some(p) = &checked.program {
-                let known: BTreeSet<&str> =
-                    owners.iter().flat_map(|&o| entity_sets[o].iter().map(String::as_str)).collect();
-                let public: BTreeSet<String> =
-                    owners.iter().flat_map(|&o| pack.entities[o].public_variables.iter().cloned()).collect();
-                diagnostics.extend(never_set(p, &names, &known, &public, owners.iter().map(|&o| pack.entities[o].identifier.as_str())));
+                let known: BTreeSet<&str> = owners
+                    .iter()
+                    .flat_map(|&o| entity_sets[o].iter().map(String::as_str))
+                    .collect();
+                let public: BTreeSet<String> = owners
+                    .iter()
+                    .flat_map(|&o| pack.entities[o].public_variables.iter().cloned())
+                    .collect();
+                diagnostics.extend(never_set(
+                    p,
+                    &names,
+                    &known,
+                    &public,
+                    owners.iter().map(|&o| pack.entities[o].identifier.as_str()),
+                ));
             }
         }
         for d in diagnostics {
             let (line, column) = pack.locate(site, d.span.start as usize);
-            out.push(PackDiagnostic { path: pack.files[site.file].path.clone(), site: Some(si), diagnostic: d, line, column });
+            out.push(PackDiagnostic {
+                path: pack.files[site.file].path.clone(),
+                site: Some(si),
+                diagnostic: d,
+                line,
+                column,
+            });
         }
     }
-    let errors = out.iter().filter(|d| d.diagnostic.severity == Severity::Error).count();
+    let errors = out
+        .iter()
+        .filter(|d| d.diagnostic.severity == Severity::Error)
+        .count();
     let warnings = out.len() - errors;
-    let files = pack.files.iter().filter(|f| f.kind != crate::pack::FileKind::Other).count();
-    (out, Summary { files, expressions, errors, warnings })
+    let files = pack
+        .files
+        .iter()
+        .filter(|f| f.kind != crate::pack::FileKind::Other)
+        .count();
+    (
+        out,
+        Summary {
+            files,
+            expressions,
+            errors,
+            warnings,
+        },
+    )
 }
 
 /// Variables a site assigns. When the whole script does not load, its entries are tried
@@ -144,7 +194,10 @@ fn site_assignments(text: &str) -> BTreeSet<String> {
 }
 
 fn lenient() -> CheckOptions {
-    CheckOptions { warn_unknown_queries: false, ..CheckOptions::default() }
+    CheckOptions {
+        warn_unknown_queries: false,
+        ..CheckOptions::default()
+    }
 }
 
 /// Every site an entity runs: its scripts, animate conditions, and the animations,
@@ -173,7 +226,16 @@ pub fn assigned_variables(p: &Program, names: &Names) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for i in 0..p.len() {
         match p.node(NodeId(i as u32)) {
-            Node::Assign { scope: Scope::Variable, slot, .. } | Node::ForEach { scope: Scope::Variable, slot, .. } => {
+            Node::Assign {
+                scope: Scope::Variable,
+                slot,
+                ..
+            }
+            | Node::ForEach {
+                scope: Scope::Variable,
+                slot,
+                ..
+            } => {
                 let n = names.variables.name(*slot);
                 out.insert(n.to_string());
                 if let Some((root, _)) = n.split_once('.') {
@@ -200,19 +262,32 @@ fn never_set<'e>(
     let mut out = Vec::new();
     let guarded: BTreeSet<_> = (0..p.len())
         .filter_map(|i| match p.node(NodeId(i as u32)) {
-            Node::Coalesce { scope: Scope::Variable, slot, .. } => Some(*slot),
+            Node::Coalesce {
+                scope: Scope::Variable,
+                slot,
+                ..
+            } => Some(*slot),
             _ => None,
         })
         .collect();
     for i in 0..p.len() {
         let id = NodeId(i as u32);
-        let Node::Read { scope: Scope::Variable, slot } = p.node(id) else { continue };
+        let Node::Read {
+            scope: Scope::Variable,
+            slot,
+        } = p.node(id)
+        else {
+            continue;
+        };
         let name = names.variables.name(*slot);
         let root = name.split('.').next().unwrap_or(name);
         if known.contains(name) || known.contains(root) || guarded.contains(slot) {
             continue;
         }
-        if queries::is_engine_variable(name) || queries::is_engine_variable(root) || public.contains(root) {
+        if queries::is_engine_variable(name)
+            || queries::is_engine_variable(root)
+            || public.contains(root)
+        {
             continue;
         }
         if !seen.insert(name.to_string()) {

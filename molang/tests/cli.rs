@@ -13,37 +13,70 @@ fn example_pack() -> std::path::PathBuf {
 
 #[test]
 fn check_example_pack_reports_every_mistake_and_exits_1() {
-    let out = molang().args(["check", "--format", "json"]).arg(example_pack()).output().unwrap();
+    let out = molang()
+        .args(["check", "--format", "json"])
+        .arg(example_pack())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let codes: Vec<&str> = lines.iter().map(|l| l["code"].as_str().unwrap()).collect();
-    for want in ["E0108", "E0202", "E0102", "E0203", "W0205", "E0601", "E0105", "W0604"] {
+    for want in [
+        "E0108", "E0202", "E0102", "E0203", "W0205", "E0601", "E0105", "W0604",
+    ] {
         assert!(codes.contains(&want), "missing {want} in {codes:?}");
     }
     // Positions point into the JSON file: math.max(...) in the entity's pre_animation.
     let arity = lines.iter().find(|l| l["code"] == "E0203").unwrap();
-    assert!(arity["file"].as_str().unwrap().ends_with("walker.entity.json"));
-    assert_eq!((arity["line"].as_u64(), arity["column"].as_u64()), (Some(16), Some(21)));
-    assert_eq!(arity["message"], "math.max takes exactly 2 arguments, found 3");
+    assert!(arity["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("walker.entity.json"));
+    assert_eq!(
+        (arity["line"].as_u64(), arity["column"].as_u64()),
+        (Some(16), Some(21))
+    );
+    assert_eq!(
+        arity["message"],
+        "math.max takes exactly 2 arguments, found 3"
+    );
 }
 
 #[test]
 fn check_human_output_has_summary_line() {
     let out = molang().arg("check").arg(example_pack()).output().unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("4 files, 13 expressions: 7 errors, 2 warnings"), "{stderr}");
+    assert!(
+        stderr.contains("4 files, 13 expressions: 7 errors, 2 warnings"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn check_expr_and_usage_errors() {
-    let ok = molang().args(["check", "--expr", "math.cos(q.anim_time * 38.17) * 80"]).output().unwrap();
+    let ok = molang()
+        .args(["check", "--expr", "math.cos(q.anim_time * 38.17) * 80"])
+        .output()
+        .unwrap();
     assert_eq!(ok.status.code(), Some(0));
-    let bad = molang().args(["check", "--expr", "math.max(1, 2, 3)"]).output().unwrap();
+    let bad = molang()
+        .args(["check", "--expr", "math.max(1, 2, 3)"])
+        .output()
+        .unwrap();
     assert_eq!(bad.status.code(), Some(1));
-    let legacy = molang().args(["check", "--expr", "v.a ? v.b ? 1 : 2 : 3", "--version", "4"]).output().unwrap();
+    let legacy = molang()
+        .args(["check", "--expr", "v.a ? v.b ? 1 : 2 : 3", "--version", "4"])
+        .output()
+        .unwrap();
     assert_eq!(legacy.status.code(), Some(1));
-    let missing = molang().args(["check", "/nonexistent/pack"]).output().unwrap();
+    let missing = molang()
+        .args(["check", "/nonexistent/pack"])
+        .output()
+        .unwrap();
     assert_eq!(missing.status.code(), Some(2));
 }
 
@@ -51,15 +84,25 @@ fn check_expr_and_usage_errors() {
 fn eval_prints_shortest_f32() {
     let run = |args: &[&str]| {
         let out = molang().arg("eval").args(args).output().unwrap();
-        (out.status.code(), String::from_utf8(out.stdout).unwrap().trim().to_string())
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap().trim().to_string(),
+        )
     };
     assert_eq!(run(&["7 * 3 / 9"]), (Some(0), "2.3333335".into()));
     assert_eq!(
-        run(&["math.clamp(q.anger_level / 80 * 1.5, 0, 1.5)", "--set", "query.anger_level=40"]),
+        run(&[
+            "math.clamp(q.anger_level / 80 * 1.5, 0, 1.5)",
+            "--set",
+            "query.anger_level=40"
+        ]),
         (Some(0), "0.75".into())
     );
     assert_eq!(run(&["v.x * 2", "--set", "v.x=2.5"]), (Some(0), "5".into()));
-    assert_eq!(run(&["1 || 0 && 0", "--version", "5"]), (Some(0), "0".into()));
+    assert_eq!(
+        run(&["1 || 0 && 0", "--version", "5"]),
+        (Some(0), "0".into())
+    );
     assert_eq!(run(&["math.max(1, 2, 3)"]).0, Some(1));
 }
 
@@ -78,8 +121,11 @@ fn eval_batch_keeps_going_after_bad_lines() {
         .write_all(b"{\"expr\": \"v.x = 2; return v.x * q.a;\", \"set\": {\"q.a\": 1.5}}\nnot json\n{\"expr\": \"math.sqrt(-1)\"}\n{\"expr\": \"t.x\"}\n")
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    let lines: Vec<serde_json::Value> =
-        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["value"], 3.0);
     assert!(lines[1]["value"].is_null());
@@ -90,7 +136,15 @@ fn eval_batch_keeps_going_after_bad_lines() {
 #[test]
 fn bench_prints_one_line_per_backend() {
     let out = molang()
-        .args(["bench", "--expr", "math.clamp(q.anger_level / 80 * 1.5, 0, 1.5)", "--set", "q.anger_level=40", "--iterations", "2000"])
+        .args([
+            "bench",
+            "--expr",
+            "math.clamp(q.anger_level / 80 * 1.5, 0, 1.5)",
+            "--set",
+            "q.anger_level=40",
+            "--iterations",
+            "2000",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -115,13 +169,28 @@ fn bench_entity_times_per_frame_scripts() {
     let out = molang()
         .arg("bench")
         .arg(&dir)
-        .args(["--entity", "t:e", "--iterations", "1000", "--set", "q.delta_time=0.05"])
+        .args([
+            "--entity",
+            "t:e",
+            "--iterations",
+            "1000",
+            "--set",
+            "q.delta_time=0.05",
+        ])
         .output()
         .unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{stdout}");
-    assert!(stdout.contains("interp: ") && stdout.contains("jit: ") && stdout.contains(" ns/frame"), "{stdout}");
-    let missing = molang().arg("bench").arg(&dir).args(["--entity", "t:nope"]).output().unwrap();
+    assert!(
+        stdout.contains("interp: ") && stdout.contains("jit: ") && stdout.contains(" ns/frame"),
+        "{stdout}"
+    );
+    let missing = molang()
+        .arg("bench")
+        .arg(&dir)
+        .args(["--entity", "t:nope"])
+        .output()
+        .unwrap();
     assert_eq!(missing.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }

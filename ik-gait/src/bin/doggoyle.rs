@@ -8,7 +8,10 @@ use ik_gait::RigParams;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "doggoyle", about = "The Doggoyle procedural dog rig: Molang generator, runner and checks")]
+#[command(
+    name = "doggoyle",
+    about = "The Doggoyle procedural dog rig: Molang generator, runner and checks"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -62,12 +65,21 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let p = RigParams::default();
     match cli.cmd {
-        Cmd::Check { scenario, fps, backend, soak, seed, inputs, verbose } => {
+        Cmd::Check {
+            scenario,
+            fps,
+            backend,
+            soak,
+            seed,
+            inputs,
+            verbose,
+        } => {
             let Some(backend) = Backend::parse(&backend) else {
                 eprintln!("unknown backend `{backend}` (jit, interp, reference)");
                 return ExitCode::from(2);
             };
-            let fps: Result<Vec<f32>, _> = fps.split(',').map(|s| s.trim().parse::<f32>()).collect();
+            let fps: Result<Vec<f32>, _> =
+                fps.split(',').map(|s| s.trim().parse::<f32>()).collect();
             let Ok(fps) = fps else {
                 eprintln!("--fps: expected numbers like 20,60,240");
                 return ExitCode::from(2);
@@ -99,7 +111,13 @@ fn main() -> ExitCode {
                     }
                 }
             };
-            let plan = Plan { scenarios, fps, backend, soak_runs: soak, soak_seed: seed };
+            let plan = Plan {
+                scenarios,
+                fps,
+                backend,
+                soak_runs: soak,
+                soak_seed: seed,
+            };
             let mut log = |s: &str| {
                 if verbose {
                     eprintln!("{s}")
@@ -111,7 +129,13 @@ fn main() -> ExitCode {
                     let wt = rows.iter().map(|r| r.threshold.len()).max().unwrap_or(10);
                     println!("{:w$}  {:wt$}  {}  pass", "check", "threshold", "measured");
                     for r in &rows {
-                        println!("{:w$}  {:wt$}  {}  {}", r.check, r.threshold, r.measured, if r.pass { "PASS" } else { "FAIL" });
+                        println!(
+                            "{:w$}  {:wt$}  {}  {}",
+                            r.check,
+                            r.threshold,
+                            r.measured,
+                            if r.pass { "PASS" } else { "FAIL" }
+                        );
                     }
                     if rows.iter().all(|r| r.pass) {
                         ExitCode::SUCCESS
@@ -136,7 +160,11 @@ fn main() -> ExitCode {
                 println!("{e}");
             }
             let lint = ik_gait::generate::lint(&p, &g);
-            eprintln!("{} statements; lint: {} findings", g.statement_count(), lint.len());
+            eprintln!(
+                "{} statements; lint: {} findings",
+                g.statement_count(),
+                lint.len()
+            );
             for l in &lint {
                 eprintln!("  {l}");
             }
@@ -158,7 +186,12 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         },
-        Cmd::Run { scenario, fps, backend, out } => {
+        Cmd::Run {
+            scenario,
+            fps,
+            backend,
+            out,
+        } => {
             let Some(backend) = Backend::parse(&backend) else {
                 eprintln!("unknown backend `{backend}`");
                 return ExitCode::from(2);

@@ -10,7 +10,11 @@ use molang::interp::value::format_f32;
 use molang::{CheckOptions, Diagnostic, EvalOptions, Value};
 
 #[derive(Parser)]
-#[command(name = "molang", version, about = "Check and run Minecraft Bedrock Molang offline, the way the game does")]
+#[command(
+    name = "molang",
+    version,
+    about = "Check and run Minecraft Bedrock Molang offline, the way the game does"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -96,8 +100,22 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Check { paths, expr, version, format, color } => check(paths, expr, version, format, color),
-        Command::Bench { pack, entity, expr, backend, set, iterations, version } => match (expr, pack, entity) {
+        Command::Check {
+            paths,
+            expr,
+            version,
+            format,
+            color,
+        } => check(paths, expr, version, format, color),
+        Command::Bench {
+            pack,
+            entity,
+            expr,
+            backend,
+            set,
+            iterations,
+            version,
+        } => match (expr, pack, entity) {
             (Some(e), None, None) => bench(&e, backend, &set, iterations, version),
             (None, Some(p), Some(id)) => bench_entity(&p, &id, backend, &set, iterations),
             _ => {
@@ -105,7 +123,15 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Eval { expr, set, version, seed, batch, backend, tier_after } => match batch {
+        Command::Eval {
+            expr,
+            set,
+            version,
+            seed,
+            batch,
+            backend,
+            tier_after,
+        } => match batch {
             Some(file) => eval_batch(&file, backend, tier_after),
             None => match expr {
                 Some(e) => eval_one(&e, &set, version, seed, backend),
@@ -136,11 +162,24 @@ fn print_diag(d: &Diagnostic, src: &SourceText<'_>, format: Format, color: bool)
     }
 }
 
-fn check(paths: Vec<PathBuf>, expr: Option<String>, version: Option<i16>, format: Format, color: bool) -> ExitCode {
+fn check(
+    paths: Vec<PathBuf>,
+    expr: Option<String>,
+    version: Option<i16>,
+    format: Format,
+    color: bool,
+) -> ExitCode {
     if let Some(expr) = expr {
-        let options = CheckOptions { version: version.unwrap_or(grammar::LATEST_VERSION), ..CheckOptions::default() };
+        let options = CheckOptions {
+            version: version.unwrap_or(grammar::LATEST_VERSION),
+            ..CheckOptions::default()
+        };
         let checked = molang::check(&expr, &options, &mut Default::default());
-        let src = SourceText { name: "<expr>", text: &expr, map: &Identity };
+        let src = SourceText {
+            name: "<expr>",
+            text: &expr,
+            map: &Identity,
+        };
         for d in &checked.diagnostics {
             print_diag(d, &src, format, color);
         }
@@ -149,7 +188,11 @@ fn check(paths: Vec<PathBuf>, expr: Option<String>, version: Option<i16>, format
         if format == Format::Human {
             eprintln!("1 expression: {errors} errors, {warnings} warnings");
         }
-        return if errors > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS };
+        return if errors > 0 {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        };
     }
     if paths.is_empty() {
         eprintln!("error: give pack folders or files, or --expr 'EXPR'");
@@ -171,7 +214,11 @@ fn check(paths: Vec<PathBuf>, expr: Option<String>, version: Option<i16>, format
                 let site = &pack.sites[si];
                 let file = &pack.files[site.file];
                 let map = SiteMap { pack: &pack, site };
-                let src = SourceText { name: &name, text: &file.source, map: &map };
+                let src = SourceText {
+                    name: &name,
+                    text: &file.source,
+                    map: &map,
+                };
                 print_diag(&pd.diagnostic, &src, format, color);
             }
             None => {
@@ -212,14 +259,25 @@ fn check(paths: Vec<PathBuf>, expr: Option<String>, version: Option<i16>, format
 fn parse_sets(set: &[String]) -> Result<Vec<(String, Value)>, String> {
     set.iter()
         .map(|s| {
-            let (name, value) = s.split_once('=').ok_or_else(|| format!("--set {s}: expected NAME=VALUE"))?;
-            let v: f32 = value.trim().parse().map_err(|_| format!("--set {s}: `{value}` is not a number"))?;
+            let (name, value) = s
+                .split_once('=')
+                .ok_or_else(|| format!("--set {s}: expected NAME=VALUE"))?;
+            let v: f32 = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("--set {s}: `{value}` is not a number"))?;
             Ok((name.trim().to_string(), Value::Num(v)))
         })
         .collect()
 }
 
-fn eval_one(expr: &str, set: &[String], version: Option<i16>, seed: u64, backend: BackendArg) -> ExitCode {
+fn eval_one(
+    expr: &str,
+    set: &[String],
+    version: Option<i16>,
+    seed: u64,
+    backend: BackendArg,
+) -> ExitCode {
     let inputs = match parse_sets(set) {
         Ok(i) => i,
         Err(e) => {
@@ -228,14 +286,25 @@ fn eval_one(expr: &str, set: &[String], version: Option<i16>, seed: u64, backend
         }
     };
     let version = version.unwrap_or(grammar::LATEST_VERSION);
-    let options = CheckOptions { version, warn_unknown_queries: false, ..CheckOptions::default() };
-    let src = SourceText { name: "<expr>", text: expr, map: &Identity };
+    let options = CheckOptions {
+        version,
+        warn_unknown_queries: false,
+        ..CheckOptions::default()
+    };
+    let src = SourceText {
+        name: "<expr>",
+        text: expr,
+        map: &Identity,
+    };
     match molang::compile(expr, &options) {
         Ok(e) => {
             for d in &e.warnings {
                 eprint!("{}", render_report(d, &src, false));
             }
-            let options = EvalOptions { version, ..EvalOptions::default() };
+            let options = EvalOptions {
+                version,
+                ..EvalOptions::default()
+            };
             let result = match backend {
                 BackendArg::Interp => e.eval(&inputs, seed, &options),
                 _ => match e.compile_native(&options) {
@@ -248,7 +317,10 @@ fn eval_one(expr: &str, set: &[String], version: Option<i16>, seed: u64, backend
             };
             if let Some(a) = result.abort {
                 let span = e.program().span(a.node);
-                eprintln!("note: the run ended early at bytes {}..{}: {:?}", span.start, span.end, a.kind);
+                eprintln!(
+                    "note: the run ended early at bytes {}..{}: {:?}",
+                    span.start, span.end, a.kind
+                );
             }
             println!("{}", result.value.display());
             ExitCode::SUCCESS
@@ -264,14 +336,20 @@ fn eval_one(expr: &str, set: &[String], version: Option<i16>, seed: u64, backend
 
 fn json_number(v: Value) -> serde_json::Value {
     match v {
-        Value::Num(x) if x.is_finite() => serde_json::from_str(&format_f32(x)).unwrap_or(serde_json::Value::Null),
+        Value::Num(x) if x.is_finite() => {
+            serde_json::from_str(&format_f32(x)).unwrap_or(serde_json::Value::Null)
+        }
         Value::Num(x) => serde_json::Value::String(format_f32(x)),
         other => serde_json::Value::String(other.display()),
     }
 }
 
 fn eval_batch(file: &str, backend: BackendArg, tier_after: u32) -> ExitCode {
-    let mut cache = molang::Cache::new(if backend == BackendArg::Interp { u32::MAX } else { tier_after });
+    let mut cache = molang::Cache::new(if backend == BackendArg::Interp {
+        u32::MAX
+    } else {
+        tier_after
+    });
     let reader: Box<dyn BufRead> = if file == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -302,9 +380,7 @@ fn eval_batch(file: &str, backend: BackendArg, tier_after: u32) -> ExitCode {
 }
 
 fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
-    let error = |msg: String| {
-        serde_json::json!({"value": null, "aborted": false, "diagnostics": [{"code": "input", "severity": "error", "message": msg}]})
-    };
+    let error = |msg: String| serde_json::json!({"value": null, "aborted": false, "diagnostics": [{"code": "input", "severity": "error", "message": msg}]});
     let input: serde_json::Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => return error(format!("malformed input line: {e}")),
@@ -312,7 +388,11 @@ fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
     let Some(expr) = input.get("expr").and_then(|e| e.as_str()) else {
         return error("input line has no \"expr\" string".into());
     };
-    let version = input.get("version").and_then(|v| v.as_i64()).map(|v| v as i16).unwrap_or(grammar::LATEST_VERSION);
+    let version = input
+        .get("version")
+        .and_then(|v| v.as_i64())
+        .map(|v| v as i16)
+        .unwrap_or(grammar::LATEST_VERSION);
     let seed = input.get("seed").and_then(|v| v.as_u64()).unwrap_or(0);
     let mut inputs = Vec::new();
     if let Some(set) = input.get("set").and_then(|s| s.as_object()) {
@@ -327,12 +407,27 @@ fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
         serde_json::json!({"code": d.code.as_str(), "severity": d.severity.as_str(), "message": d.message,
             "start": d.span.start, "end": d.span.end})
     };
-    let options = CheckOptions { version, warn_unknown_queries: false, ..CheckOptions::default() };
-    match cache.get(expr, &options, &EvalOptions { version, ..EvalOptions::default() }) {
+    let options = CheckOptions {
+        version,
+        warn_unknown_queries: false,
+        ..CheckOptions::default()
+    };
+    match cache.get(
+        expr,
+        &options,
+        &EvalOptions {
+            version,
+            ..EvalOptions::default()
+        },
+    ) {
         Ok(tiered) => {
             let (r, used) = tiered.eval(&inputs, seed);
             let diags: Vec<_> = tiered.expression().warnings.iter().map(diag_json).collect();
-            let backend = if used == molang::Backend::Jit { "jit" } else { "interp" };
+            let backend = if used == molang::Backend::Jit {
+                "jit"
+            } else {
+                "interp"
+            };
             serde_json::json!({"value": json_number(r.value), "aborted": r.abort.is_some(), "diagnostics": diags, "backend": backend})
         }
         Err(err) => {
@@ -342,7 +437,13 @@ fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
     }
 }
 
-fn bench(expr: &str, backend: BackendArg, set: &[String], iterations: u64, version: Option<i16>) -> ExitCode {
+fn bench(
+    expr: &str,
+    backend: BackendArg,
+    set: &[String],
+    iterations: u64,
+    version: Option<i16>,
+) -> ExitCode {
     use molang::builtins::math::DefaultRng;
     use molang::expression::{split_name, NameKind, SimpleHost};
     use molang::interp::{self, Storage};
@@ -358,18 +459,29 @@ fn bench(expr: &str, backend: BackendArg, set: &[String], iterations: u64, versi
         }
     };
     let version = version.unwrap_or(grammar::LATEST_VERSION);
-    let check = CheckOptions { version, warn_unknown_queries: false, ..CheckOptions::default() };
+    let check = CheckOptions {
+        version,
+        warn_unknown_queries: false,
+        ..CheckOptions::default()
+    };
     let e = match molang::compile(expr, &check) {
         Ok(e) => e,
         Err(err) => {
-            let src = SourceText { name: "<expr>", text: expr, map: &Identity };
+            let src = SourceText {
+                name: "<expr>",
+                text: expr,
+                map: &Identity,
+            };
             for d in &err.diagnostics {
                 eprint!("{}", render_report(d, &src, false));
             }
             return ExitCode::from(1);
         }
     };
-    let options = EvalOptions { version, ..EvalOptions::default() };
+    let options = EvalOptions {
+        version,
+        ..EvalOptions::default()
+    };
     let names = e.names();
     // Inputs go into storage once; unset queries read 0.
     let mut queries = vec![0.0f32; names.queries.len()];
@@ -401,7 +513,9 @@ fn bench(expr: &str, backend: BackendArg, set: &[String], iterations: u64, versi
         };
         let mut run = |n: u64, storage: &mut Storage| {
             for _ in 0..n {
-                sink += interp::run(e.program(), storage, &mut host, &options).value.as_num();
+                sink += interp::run(e.program(), storage, &mut host, &options)
+                    .value
+                    .as_num();
             }
         };
         run(warm, &mut storage.clone());
@@ -419,7 +533,9 @@ fn bench(expr: &str, backend: BackendArg, set: &[String], iterations: u64, versi
                 let mut rng = DefaultRng::new(0);
                 let mut run = |n: u64, s: &mut JitStorage| {
                     for _ in 0..n {
-                        if let molang::jit::JitOutcome::Value(v) = native.run(s, &queries, 0.0, &mut rng, options.iteration_budget) {
+                        if let molang::jit::JitOutcome::Value(v) =
+                            native.run(s, &queries, 0.0, &mut rng, options.iteration_budget)
+                        {
                             sink += v;
                         }
                     }
@@ -439,7 +555,13 @@ fn bench(expr: &str, backend: BackendArg, set: &[String], iterations: u64, versi
     ExitCode::SUCCESS
 }
 
-fn bench_entity(pack_dir: &std::path::Path, id: &str, backend: BackendArg, set: &[String], iterations: u64) -> ExitCode {
+fn bench_entity(
+    pack_dir: &std::path::Path,
+    id: &str,
+    backend: BackendArg,
+    set: &[String],
+    iterations: u64,
+) -> ExitCode {
     use molang::entity::{EntityScripts, ScriptSource};
     use std::time::Instant;
 
@@ -455,16 +577,27 @@ fn bench_entity(pack_dir: &std::path::Path, id: &str, backend: BackendArg, set: 
         }
     };
     let pack = molang::pack::load(&[pack_dir.to_path_buf()]);
-    let Some(entity) = pack.entities.iter().find(|e| e.identifier.eq_ignore_ascii_case(id)) else {
+    let Some(entity) = pack
+        .entities
+        .iter()
+        .find(|e| e.identifier.eq_ignore_ascii_case(id))
+    else {
         eprintln!("error: no entity `{id}` in {}", pack_dir.display());
-        let known: Vec<&str> = pack.entities.iter().map(|e| e.identifier.as_str()).collect();
+        let known: Vec<&str> = pack
+            .entities
+            .iter()
+            .map(|e| e.identifier.as_str())
+            .collect();
         if !known.is_empty() {
             eprintln!("entities in this pack: {}", known.join(", "));
         }
         return ExitCode::from(2);
     };
     let version = molang::lint::molang_version(pack.files[entity.file].min_engine_version);
-    let text = |s: Option<usize>| s.map(|i| vec![pack.sites[i].text.clone()]).unwrap_or_default();
+    let text = |s: Option<usize>| {
+        s.map(|i| vec![pack.sites[i].text.clone()])
+            .unwrap_or_default()
+    };
     let source = ScriptSource {
         initialize: text(entity.initialize),
         pre_animation: text(entity.pre_animation),
@@ -475,7 +608,12 @@ fn bench_entity(pack_dir: &std::path::Path, id: &str, backend: BackendArg, set: 
         Ok(s) => s,
         Err(diags) => {
             for d in &diags {
-                eprintln!("{}[{}]: {}", d.severity.as_str(), d.code.as_str(), d.message);
+                eprintln!(
+                    "{}[{}]: {}",
+                    d.severity.as_str(),
+                    d.code.as_str(),
+                    d.message
+                );
             }
             eprintln!("the entity's scripts do not load; run `molang check` for positions");
             return ExitCode::from(1);
@@ -484,7 +622,9 @@ fn bench_entity(pack_dir: &std::path::Path, id: &str, backend: BackendArg, set: 
     let time = |scripts: &EntityScripts, label: &str| {
         let mut inst = scripts.instantiate(0);
         for (name, v) in &inputs {
-            if let Some((molang::expression::NameKind::Query, n)) = molang::expression::split_name(name) {
+            if let Some((molang::expression::NameKind::Query, n)) =
+                molang::expression::split_name(name)
+            {
                 inst.set_query(scripts, &n, v.as_num());
             }
         }

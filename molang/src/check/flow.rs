@@ -76,7 +76,10 @@ pub fn analyse(program: &Program, names: &Names, options: &CheckOptions) -> Vec<
     let mut start = State::default();
     for (slot, name) in names.variables.iter() {
         let root = name.split('.').next().unwrap_or(name);
-        let preset = options.preset_variables.iter().any(|p| p == name || p == root)
+        let preset = options
+            .preset_variables
+            .iter()
+            .any(|p| p == name || p == root)
             || queries::is_engine_variable(name)
             || queries::is_engine_variable(root);
         if preset {
@@ -89,7 +92,14 @@ pub fn analyse(program: &Program, names: &Names, options: &CheckOptions) -> Vec<
         .filter(|(_, n)| options.later_variables.iter().any(|l| l == n))
         .map(|(s, _)| (Scope::Variable, s))
         .collect();
-    let mut flow = Flow { program, names, options, later, reported: HashSet::new(), diagnostics: Vec::new() };
+    let mut flow = Flow {
+        program,
+        names,
+        options,
+        later,
+        reported: HashSet::new(),
+        diagnostics: Vec::new(),
+    };
     flow.walk(program.root(), &mut start, None);
     flow.diagnostics
 }
@@ -226,7 +236,11 @@ impl Flow<'_> {
         }
         let program = self.program;
         match program.node(id) {
-            Node::Const(_) | Node::Str(_) | Node::Resource { .. } | Node::Array { .. } | Node::This => {}
+            Node::Const(_)
+            | Node::Str(_)
+            | Node::Resource { .. }
+            | Node::Array { .. }
+            | Node::This => {}
             Node::Read { scope, slot } => {
                 if guarded != Some((*scope, *slot)) {
                     self.read(*scope, *slot, program.span(id), state);
@@ -239,7 +253,9 @@ impl Flow<'_> {
                 }
             }
             Node::Neg(e) | Node::Not(e) | Node::Discard(e) => self.walk(*e, state, guarded),
-            Node::Arith { lhs, rhs, .. } | Node::Compare { lhs, rhs, .. } | Node::Equal { lhs, rhs, .. } => {
+            Node::Arith { lhs, rhs, .. }
+            | Node::Compare { lhs, rhs, .. }
+            | Node::Equal { lhs, rhs, .. } => {
                 self.walk(*lhs, state, guarded);
                 self.walk(*rhs, state, guarded);
             }
@@ -248,7 +264,11 @@ impl Flow<'_> {
                 let r = *r;
                 self.fork(state, |f, s| f.walk(r, s, None), |_, _| {});
             }
-            Node::Cond { cond, then, otherwise } => {
+            Node::Cond {
+                cond,
+                then,
+                otherwise,
+            } => {
                 self.walk(*cond, state, None);
                 let (then, otherwise) = (*then, *otherwise);
                 self.fork(
@@ -261,7 +281,12 @@ impl Flow<'_> {
                     },
                 );
             }
-            Node::Coalesce { scope, slot, lhs, rhs } => {
+            Node::Coalesce {
+                scope,
+                slot,
+                lhs,
+                rhs,
+            } => {
                 let key = (*scope, *slot);
                 let (lhs, rhs) = (*lhs, *rhs);
                 if self.is_set(&state.definite, key.0, key.1) {
@@ -278,7 +303,13 @@ impl Flow<'_> {
                     |f, s| f.walk(rhs, s, None),
                 );
             }
-            Node::Assign { scope, slot, value, parents, copies } => {
+            Node::Assign {
+                scope,
+                slot,
+                value,
+                parents,
+                copies,
+            } => {
                 self.walk(*value, state, None);
                 if !state.dead {
                     state.set((*scope, *slot));
@@ -311,7 +342,12 @@ impl Flow<'_> {
                 let body = *body;
                 self.maybe_run(state, |f, s| f.walk(body, s, None));
             }
-            Node::ForEach { scope, slot, array, body } => {
+            Node::ForEach {
+                scope,
+                slot,
+                array,
+                body,
+            } => {
                 self.walk(*array, state, None);
                 let (key, body) = ((*scope, *slot), *body);
                 self.maybe_run(state, |f, s| {
@@ -348,10 +384,18 @@ mod tests {
         assert_eq!(reads(src), vec![], "{src}");
     }
     fn error(src: &str, at: &str) {
-        assert_eq!(reads(src), vec![(Code::ReadBeforeSet, at.to_string())], "{src}");
+        assert_eq!(
+            reads(src),
+            vec![(Code::ReadBeforeSet, at.to_string())],
+            "{src}"
+        );
     }
     fn maybe(src: &str, at: &str) {
-        assert_eq!(reads(src), vec![(Code::MaybeReadBeforeSet, at.to_string())], "{src}");
+        assert_eq!(
+            reads(src),
+            vec![(Code::MaybeReadBeforeSet, at.to_string())],
+            "{src}"
+        );
     }
 
     #[test]
@@ -391,8 +435,14 @@ mod tests {
         maybe("loop(q.a, {t.x = 1;}); return t.x;", "t.x");
         clean("loop(2, {t.x = 1; return t.x;}); return 0;");
         clean("t.i = 0; loop(3, {t.i = t.i + 1; (t.i > 1) ? break; t.x = 1;}); return t.i;");
-        maybe("for_each(t.e, q.get_nearby_entities(4), {t.x = 1;}); return t.x;", "t.x");
-        maybe("for_each(t.e, q.get_nearby_entities(4), {t.x = 1;}); return t.e;", "t.e");
+        maybe(
+            "for_each(t.e, q.get_nearby_entities(4), {t.x = 1;}); return t.x;",
+            "t.x",
+        );
+        maybe(
+            "for_each(t.e, q.get_nearby_entities(4), {t.x = 1;}); return t.e;",
+            "t.e",
+        );
     }
 
     #[test]

@@ -10,9 +10,13 @@ pub mod flow;
 
 use crate::builtins::math::MathFn;
 use crate::diagnostics::{Code, Diagnostic, Severity};
-use crate::ir::{fnv1_64, ArithOp, CmpOp, Names, Node, NodeId, Program, Remote, ResourceKind, Scope};
+use crate::ir::{
+    fnv1_64, ArithOp, CmpOp, Names, Node, NodeId, Program, Remote, ResourceKind, Scope,
+};
 use crate::queries;
-use grammar::{Ast, BinaryOp, Block, Expr, ExprId, GroupKind, ParseErrorKind, Span, TokenKind, UnaryOp};
+use grammar::{
+    Ast, BinaryOp, Block, Expr, ExprId, GroupKind, ParseErrorKind, Span, TokenKind, UnaryOp,
+};
 
 /// The game's nesting limit: a node at depth 256 refuses to load.
 pub const MAX_DEPTH: u32 = 256;
@@ -65,21 +69,40 @@ impl Checked {
 
 /// Checks one Molang program against `names` (shared by an entity's scripts).
 pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
-    let parsed = grammar::parse(src, grammar::ParseOptions { version: options.version });
-    let mut diagnostics: Vec<Diagnostic> = parsed.diagnostics.iter().map(|d| parse_diagnostic(d, src)).collect();
+    let parsed = grammar::parse(
+        src,
+        grammar::ParseOptions {
+            version: options.version,
+        },
+    );
+    let mut diagnostics: Vec<Diagnostic> = parsed
+        .diagnostics
+        .iter()
+        .map(|d| parse_diagnostic(d, src))
+        .collect();
 
     // Token-level rules the game applies before structuring.
     let tokens = &parsed.tokens;
     if let (Some(first), Some(last)) = (tokens.first(), tokens.last()) {
         if first.kind == TokenKind::Semicolon {
             diagnostics.push(
-                Diagnostic::new(Code::LeadingSemicolon, first.span, "an expression cannot begin with `;`")
-                    .with_help("remove the leading `;`"),
+                Diagnostic::new(
+                    Code::LeadingSemicolon,
+                    first.span,
+                    "an expression cannot begin with `;`",
+                )
+                .with_help("remove the leading `;`"),
             );
         } else if last.kind != TokenKind::Semicolon {
-            let marker = tokens.iter().find(|t| matches!(t.kind, TokenKind::Semicolon | TokenKind::Assign));
+            let marker = tokens
+                .iter()
+                .find(|t| matches!(t.kind, TokenKind::Semicolon | TokenKind::Assign));
             if let Some(m) = marker {
-                let what = if m.kind == TokenKind::Assign { "an assignment" } else { "a `;`" };
+                let what = if m.kind == TokenKind::Assign {
+                    "an assignment"
+                } else {
+                    "a `;`"
+                };
                 diagnostics.push(
                     Diagnostic::new(
                         Code::MissingFinalSemicolon,
@@ -94,10 +117,16 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
     }
 
     let Some(root) = parsed.ast.root.as_ref() else {
-        return Checked { program: None, diagnostics };
+        return Checked {
+            program: None,
+            diagnostics,
+        };
     };
     if diagnostics.iter().any(|d| d.is_error()) {
-        return Checked { program: None, diagnostics };
+        return Checked {
+            program: None,
+            diagnostics,
+        };
     }
 
     let mut lower = Lower {
@@ -111,15 +140,32 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
         pending_copies: Vec::new(),
     };
     let top_depth = if root.is_complex() { 1 } else { 0 };
-    let ctx = Ctx { depth: top_depth, in_loop: false, value_ctx: false };
+    let ctx = Ctx {
+        depth: top_depth,
+        in_loop: false,
+        value_ctx: false,
+    };
     let (root_id, _) = lower.block(root, GroupKind::Brace, ctx, true, root.span);
     lower.resolve_copies();
-    let Lower { nodes, spans, diagnostics: more, .. } = lower;
+    let Lower {
+        nodes,
+        spans,
+        diagnostics: more,
+        ..
+    } = lower;
     diagnostics.extend(more);
-    let program = Program { nodes, spans, root: root_id, source: src.into() };
+    let program = Program {
+        nodes,
+        spans,
+        root: root_id,
+        source: src.into(),
+    };
     diagnostics.extend(flow::analyse(&program, names, options));
     let ok = !diagnostics.iter().any(|d| d.refuses_load());
-    Checked { program: ok.then_some(program), diagnostics }
+    Checked {
+        program: ok.then_some(program),
+        diagnostics,
+    }
 }
 
 fn parse_diagnostic(d: &grammar::ParseDiagnostic, src: &str) -> Diagnostic {
@@ -290,8 +336,12 @@ impl<'a> Lower<'a> {
             if !self.too_deep_reported {
                 self.too_deep_reported = true;
                 self.report(
-                    Diagnostic::new(Code::TooDeep, span, "the expression nests deeper than the game's limit of 256 levels")
-                        .with_help("split it into several statements with temp variables"),
+                    Diagnostic::new(
+                        Code::TooDeep,
+                        span,
+                        "the expression nests deeper than the game's limit of 256 levels",
+                    )
+                    .with_help("split it into several statements with temp variables"),
                 );
             }
             return None;
@@ -301,10 +351,21 @@ impl<'a> Lower<'a> {
 
     /// `group_span` covers the brackets too (the whole program at top level); diagnostics
     /// about the group point at it rather than at its possibly empty inside.
-    fn block(&mut self, block: &Block, kind: GroupKind, ctx: Ctx, top: bool, group_span: Span) -> (NodeId, Ty) {
-        let statement_level = kind != GroupKind::Paren && kind != GroupKind::Bracket || block.semicolons > 0;
+    fn block(
+        &mut self,
+        block: &Block,
+        kind: GroupKind,
+        ctx: Ctx,
+        top: bool,
+        group_span: Span,
+    ) -> (NodeId, Ty) {
+        let statement_level =
+            kind != GroupKind::Paren && kind != GroupKind::Bracket || block.semicolons > 0;
         if !top && block.statements.is_empty() {
-            self.report(Diagnostic::new(Code::EmptyGroup, group_span, "empty group").with_help("put an expression inside"));
+            self.report(
+                Diagnostic::new(Code::EmptyGroup, group_span, "empty group")
+                    .with_help("put an expression inside"),
+            );
             return self.dummy(group_span);
         }
         if kind == GroupKind::Brace && !top && block.semicolons == 0 {
@@ -330,9 +391,16 @@ impl<'a> Lower<'a> {
             if let Some(&last) = block.statements.last() {
                 let span = self.ast.span(last);
                 self.report(
-                    Diagnostic::new(Code::NoFinalSemicolonInBlock, span, "this statement is not ended by `;`")
-                        .with_label(Span::new(span.end as usize, span.end as usize), "add `;` here")
-                        .with_help("end every statement of a `{}` block with `;`"),
+                    Diagnostic::new(
+                        Code::NoFinalSemicolonInBlock,
+                        span,
+                        "this statement is not ended by `;`",
+                    )
+                    .with_label(
+                        Span::new(span.end as usize, span.end as usize),
+                        "add `;` here",
+                    )
+                    .with_help("end every statement of a `{}` block with `;`"),
                 );
             }
         }
@@ -374,8 +442,18 @@ impl<'a> Lower<'a> {
             let ty = self.ty_of_simple(block.statements[0]);
             return (stmts[0], ty);
         }
-        let id = self.push(Node::Block { stmts: stmts.into_boxed_slice(), simple }, block.span);
-        let ty = if simple { self.ty_of_simple(block.statements[0]) } else { Ty::Unknown };
+        let id = self.push(
+            Node::Block {
+                stmts: stmts.into_boxed_slice(),
+                simple,
+            },
+            block.span,
+        );
+        let ty = if simple {
+            self.ty_of_simple(block.statements[0])
+        } else {
+            Ty::Unknown
+        };
         (id, ty)
     }
 
@@ -388,11 +466,19 @@ impl<'a> Lower<'a> {
         }
     }
 
-    fn statement(&mut self, s: ExprId, ctx: Ctx, statement_level: bool, top_simple: bool) -> (NodeId, Ty) {
+    fn statement(
+        &mut self,
+        s: ExprId,
+        ctx: Ctx,
+        statement_level: bool,
+        top_simple: bool,
+    ) -> (NodeId, Ty) {
         let span = self.ast.span(s);
         match self.ast.expr(s) {
             Expr::Return { value } => {
-                let Some(ctx) = self.enter(ctx, 1, span) else { return self.dummy(span) };
+                let Some(ctx) = self.enter(ctx, 1, span) else {
+                    return self.dummy(span);
+                };
                 match value {
                     Some(v) => {
                         let (v, _) = self.expr(*v, ctx);
@@ -400,15 +486,21 @@ impl<'a> Lower<'a> {
                     }
                     None => {
                         self.report(
-                            Diagnostic::new(Code::ReturnWithoutValue, span, "`return` needs a value")
-                                .with_help("write `return 0;` to stop early"),
+                            Diagnostic::new(
+                                Code::ReturnWithoutValue,
+                                span,
+                                "`return` needs a value",
+                            )
+                            .with_help("write `return 0;` to stop early"),
                         );
                         self.dummy(span)
                     }
                 }
             }
             Expr::Assign { target, value } if statement_level => {
-                let Some(ctx) = self.enter(ctx, 1, span) else { return self.dummy(span) };
+                let Some(ctx) = self.enter(ctx, 1, span) else {
+                    return self.dummy(span);
+                };
                 self.assign(*target, *value, span, ctx, true)
             }
             Expr::Break | Expr::Continue if top_simple && !ctx.in_loop => {
@@ -439,58 +531,125 @@ impl<'a> Lower<'a> {
                 if !ctx.in_loop {
                     let kw = if is_break { "break" } else { "continue" };
                     self.report(
-                        Diagnostic::new(Code::BreakOutsideLoop, span, format!("`{kw}` outside a loop"))
-                            .with_severity(Severity::Warning)
-                            .with_help(format!(
-                                "`{kw}` only means something inside `loop` or `for_each`; {}",
-                                if is_break {
-                                    "the game logs an error and ignores it"
-                                } else {
-                                    "the game accepts it silently and it does nothing"
-                                }
-                            )),
+                        Diagnostic::new(
+                            Code::BreakOutsideLoop,
+                            span,
+                            format!("`{kw}` outside a loop"),
+                        )
+                        .with_severity(Severity::Warning)
+                        .with_help(format!(
+                            "`{kw}` only means something inside `loop` or `for_each`; {}",
+                            if is_break {
+                                "the game logs an error and ignores it"
+                            } else {
+                                "the game accepts it silently and it does nothing"
+                            }
+                        )),
                     );
                     return (self.push(Node::Const(0.0), span), Ty::Unknown);
                 }
-                (self.push(if is_break { Node::Break } else { Node::Continue }, span), Ty::Unknown)
+                (
+                    self.push(
+                        if is_break {
+                            Node::Break
+                        } else {
+                            Node::Continue
+                        },
+                        span,
+                    ),
+                    Ty::Unknown,
+                )
             }
             Expr::Path(path) => self.path(path, span),
-            Expr::Call { callee, callee_span, args } => {
-                let Some(ctx) = self.enter(ctx, 2, span) else { return self.dummy(span) };
+            Expr::Call {
+                callee,
+                callee_span,
+                args,
+            } => {
+                let Some(ctx) = self.enter(ctx, 2, span) else {
+                    return self.dummy(span);
+                };
                 self.call(callee, *callee_span, args, span, ctx)
             }
-            Expr::Index { array, array_span, index } => {
-                let Some(ctx) = self.enter(ctx, 1, span) else { return self.dummy(span) };
+            Expr::Index {
+                array,
+                array_span,
+                index,
+            } => {
+                let Some(ctx) = self.enter(ctx, 1, span) else {
+                    return self.dummy(span);
+                };
                 let Name::Array(name) = resolve(array) else {
                     self.report(
-                        Diagnostic::new(Code::NotAnArray, *array_span, format!("`{array}` cannot be indexed"))
-                            .with_help("`[ ]` only selects from render-controller arrays (`array.name[i]`)"),
+                        Diagnostic::new(
+                            Code::NotAnArray,
+                            *array_span,
+                            format!("`{array}` cannot be indexed"),
+                        )
+                        .with_help(
+                            "`[ ]` only selects from render-controller arrays (`array.name[i]`)",
+                        ),
                     );
                     return self.dummy(span);
                 };
                 let name = self.names.symbols.intern(name);
                 let (index, _) = self.expr(*index, ctx);
-                (self.push(Node::Index { array: name, index }, span), Ty::ArrayElement)
+                (
+                    self.push(Node::Index { array: name, index }, span),
+                    Ty::ArrayElement,
+                )
             }
             Expr::Loop { args } => {
-                let Some(ctx) = self.enter(ctx, 2, span) else { return self.dummy(span) };
+                let Some(ctx) = self.enter(ctx, 2, span) else {
+                    return self.dummy(span);
+                };
                 let body_ok = args.len() == 2
-                    && matches!(self.ast.expr(args[1]), Expr::Group { kind: GroupKind::Brace, .. });
+                    && matches!(
+                        self.ast.expr(args[1]),
+                        Expr::Group {
+                            kind: GroupKind::Brace,
+                            ..
+                        }
+                    );
                 if !body_ok {
                     self.report(
-                        Diagnostic::new(Code::LoopArguments, span, "`loop` takes a count and a `{ }` body")
-                            .with_help("write `loop(10, { ...; });`"),
+                        Diagnostic::new(
+                            Code::LoopArguments,
+                            span,
+                            "`loop` takes a count and a `{ }` body",
+                        )
+                        .with_help("write `loop(10, { ...; });`"),
                     );
                     return self.dummy(span);
                 }
-                let (count, _) = self.expr(args[0], Ctx { value_ctx: true, ..ctx });
-                let (body, _) = self.expr(args[1], Ctx { in_loop: true, ..ctx });
+                let (count, _) = self.expr(
+                    args[0],
+                    Ctx {
+                        value_ctx: true,
+                        ..ctx
+                    },
+                );
+                let (body, _) = self.expr(
+                    args[1],
+                    Ctx {
+                        in_loop: true,
+                        ..ctx
+                    },
+                );
                 (self.push(Node::Loop { count, body }, span), Ty::Loop)
             }
             Expr::ForEach { args } => {
-                let Some(ctx) = self.enter(ctx, 2, span) else { return self.dummy(span) };
+                let Some(ctx) = self.enter(ctx, 2, span) else {
+                    return self.dummy(span);
+                };
                 let body_ok = args.len() == 3
-                    && matches!(self.ast.expr(args[2]), Expr::Group { kind: GroupKind::Brace, .. });
+                    && matches!(
+                        self.ast.expr(args[2]),
+                        Expr::Group {
+                            kind: GroupKind::Brace,
+                            ..
+                        }
+                    );
                 if !body_ok {
                     self.report(
                         Diagnostic::new(
@@ -504,7 +663,9 @@ impl<'a> Lower<'a> {
                 }
                 let var = match self.ast.expr(args[0]) {
                     Expr::Path(p) => match resolve(p) {
-                        Name::Var(scope @ (Scope::Temp | Scope::Variable), name) if !name.contains('.') => {
+                        Name::Var(scope @ (Scope::Temp | Scope::Variable), name)
+                            if !name.contains('.') =>
+                        {
                             Some((scope, name.to_string()))
                         }
                         _ => None,
@@ -524,36 +685,101 @@ impl<'a> Lower<'a> {
                 };
                 let slot = self.names.table_mut(scope).intern(&name);
                 let (array, _) = self.expr(args[1], ctx);
-                let (body, _) = self.expr(args[2], Ctx { in_loop: true, ..ctx });
-                (self.push(Node::ForEach { scope, slot, array, body }, span), Ty::Loop)
+                let (body, _) = self.expr(
+                    args[2],
+                    Ctx {
+                        in_loop: true,
+                        ..ctx
+                    },
+                );
+                (
+                    self.push(
+                        Node::ForEach {
+                            scope,
+                            slot,
+                            array,
+                            body,
+                        },
+                        span,
+                    ),
+                    Ty::Loop,
+                )
             }
             Expr::Unary { op, operand } => {
-                let Some(ctx) = self.enter(ctx, 1, span) else { return self.dummy(span) };
+                let Some(ctx) = self.enter(ctx, 1, span) else {
+                    return self.dummy(span);
+                };
                 let (v, ty) = self.expr(*operand, ctx);
                 let sym = if *op == UnaryOp::Neg { "-" } else { "!" };
                 self.operand_kind(ty, *operand, sym, ctx);
-                let node = if *op == UnaryOp::Neg { Node::Neg(v) } else { Node::Not(v) };
+                let node = if *op == UnaryOp::Neg {
+                    Node::Neg(v)
+                } else {
+                    Node::Not(v)
+                };
                 (self.push(node, span), Ty::Num)
             }
             Expr::Binary { op, lhs, rhs } => {
-                let Some(ctx) = self.enter(ctx, 1, span) else { return self.dummy(span) };
+                let Some(ctx) = self.enter(ctx, 1, span) else {
+                    return self.dummy(span);
+                };
                 let (l, lt) = self.expr(*lhs, ctx);
                 let (r, rt) = self.expr(*rhs, ctx);
                 let node = match op {
-                    BinaryOp::Eq => Node::Equal { negate: false, lhs: l, rhs: r },
-                    BinaryOp::Ne => Node::Equal { negate: true, lhs: l, rhs: r },
+                    BinaryOp::Eq => Node::Equal {
+                        negate: false,
+                        lhs: l,
+                        rhs: r,
+                    },
+                    BinaryOp::Ne => Node::Equal {
+                        negate: true,
+                        lhs: l,
+                        rhs: r,
+                    },
                     _ => {
                         self.operand_kind(lt, *lhs, op.symbol(), ctx);
                         self.operand_kind(rt, *rhs, op.symbol(), ctx);
                         match op {
-                            BinaryOp::Add => Node::Arith { op: ArithOp::Add, lhs: l, rhs: r },
-                            BinaryOp::Sub => Node::Arith { op: ArithOp::Sub, lhs: l, rhs: r },
-                            BinaryOp::Mul => Node::Arith { op: ArithOp::Mul, lhs: l, rhs: r },
-                            BinaryOp::Div => Node::Arith { op: ArithOp::Div, lhs: l, rhs: r },
-                            BinaryOp::Lt => Node::Compare { op: CmpOp::Lt, lhs: l, rhs: r },
-                            BinaryOp::Le => Node::Compare { op: CmpOp::Le, lhs: l, rhs: r },
-                            BinaryOp::Gt => Node::Compare { op: CmpOp::Gt, lhs: l, rhs: r },
-                            BinaryOp::Ge => Node::Compare { op: CmpOp::Ge, lhs: l, rhs: r },
+                            BinaryOp::Add => Node::Arith {
+                                op: ArithOp::Add,
+                                lhs: l,
+                                rhs: r,
+                            },
+                            BinaryOp::Sub => Node::Arith {
+                                op: ArithOp::Sub,
+                                lhs: l,
+                                rhs: r,
+                            },
+                            BinaryOp::Mul => Node::Arith {
+                                op: ArithOp::Mul,
+                                lhs: l,
+                                rhs: r,
+                            },
+                            BinaryOp::Div => Node::Arith {
+                                op: ArithOp::Div,
+                                lhs: l,
+                                rhs: r,
+                            },
+                            BinaryOp::Lt => Node::Compare {
+                                op: CmpOp::Lt,
+                                lhs: l,
+                                rhs: r,
+                            },
+                            BinaryOp::Le => Node::Compare {
+                                op: CmpOp::Le,
+                                lhs: l,
+                                rhs: r,
+                            },
+                            BinaryOp::Gt => Node::Compare {
+                                op: CmpOp::Gt,
+                                lhs: l,
+                                rhs: r,
+                            },
+                            BinaryOp::Ge => Node::Compare {
+                                op: CmpOp::Ge,
+                                lhs: l,
+                                rhs: r,
+                            },
                             BinaryOp::And => Node::And(l, r),
                             _ => Node::Or(l, r),
                         }
@@ -561,8 +787,14 @@ impl<'a> Lower<'a> {
                 };
                 (self.push(node, span), Ty::Num)
             }
-            Expr::Conditional { cond, then, otherwise } => {
-                let Some(ctx) = self.enter(ctx, 1, span) else { return self.dummy(span) };
+            Expr::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let Some(ctx) = self.enter(ctx, 1, span) else {
+                    return self.dummy(span);
+                };
                 let (c, _) = self.expr(*cond, ctx);
                 let (t, tt) = self.branch(*then, ctx);
                 let (o, ot) = match otherwise {
@@ -572,25 +804,47 @@ impl<'a> Lower<'a> {
                     }
                     None => (None, Ty::Num),
                 };
-                let ty = if tt == Ty::Num && ot == Ty::Num { Ty::Num } else { Ty::Unknown };
-                (self.push(Node::Cond { cond: c, then: t, otherwise: o }, span), ty)
+                let ty = if tt == Ty::Num && ot == Ty::Num {
+                    Ty::Num
+                } else {
+                    Ty::Unknown
+                };
+                (
+                    self.push(
+                        Node::Cond {
+                            cond: c,
+                            then: t,
+                            otherwise: o,
+                        },
+                        span,
+                    ),
+                    ty,
+                )
             }
             Expr::Coalesce { lhs, rhs } => {
-                let Some(ctx) = self.enter(ctx, 1, span) else { return self.dummy(span) };
+                let Some(ctx) = self.enter(ctx, 1, span) else {
+                    return self.dummy(span);
+                };
                 self.coalesce(*lhs, *rhs, span, ctx)
             }
             Expr::Assign { target, value } => {
-                let Some(ctx) = self.enter(ctx, 1, span) else { return self.dummy(span) };
+                let Some(ctx) = self.enter(ctx, 1, span) else {
+                    return self.dummy(span);
+                };
                 self.assign(*target, *value, span, ctx, false)
             }
             Expr::Arrow { lhs, rhs } => {
-                let Some(ctx) = self.enter(ctx, 1, span) else { return self.dummy(span) };
+                let Some(ctx) = self.enter(ctx, 1, span) else {
+                    return self.dummy(span);
+                };
                 self.arrow(*lhs, *rhs, span, ctx)
             }
             Expr::Group { kind, body } => {
                 // A group holding statements costs the game two levels (section and block).
                 let weight = if body.semicolons > 0 { 2 } else { 1 };
-                let Some(ctx) = self.enter(ctx, weight, span) else { return self.dummy(span) };
+                let Some(ctx) = self.enter(ctx, weight, span) else {
+                    return self.dummy(span);
+                };
                 self.block(body, *kind, ctx, false, span)
             }
             Expr::Return { .. } => {
@@ -618,7 +872,11 @@ impl<'a> Lower<'a> {
                     format!("`{op}` cannot use a resource array element"),
                 )
                 .with_help("array elements are geometries, materials or textures, not numbers");
-                let d = if ctx.value_ctx { d.with_severity(Severity::Warning) } else { d };
+                let d = if ctx.value_ctx {
+                    d.with_severity(Severity::Warning)
+                } else {
+                    d
+                };
                 self.report(d);
                 return;
             }
@@ -628,23 +886,40 @@ impl<'a> Lower<'a> {
             return;
         }
         self.report(
-            Diagnostic::new(Code::NonNumericOperand, self.ast.span(e), format!("`{op}` needs numbers, but this is {what}"))
-                .with_help(match ty {
-                    Ty::Assignment => "wrap the assignment in its own statement and use the variable",
-                    Ty::Str => "strings can only be compared with `==` and `!=`",
-                    _ => "only numbers take part in arithmetic, comparisons and logic",
-                }),
+            Diagnostic::new(
+                Code::NonNumericOperand,
+                self.ast.span(e),
+                format!("`{op}` needs numbers, but this is {what}"),
+            )
+            .with_help(match ty {
+                Ty::Assignment => "wrap the assignment in its own statement and use the variable",
+                Ty::Str => "strings can only be compared with `==` and `!=`",
+                _ => "only numbers take part in arithmetic, comparisons and logic",
+            }),
         );
     }
 
     fn path(&mut self, path: &str, span: Span) -> (NodeId, Ty) {
         match resolve(path) {
-            Name::Bool(b) => (self.push(Node::Const(if b { 1.0 } else { 0.0 }), span), Ty::Num),
+            Name::Bool(b) => (
+                self.push(Node::Const(if b { 1.0 } else { 0.0 }), span),
+                Ty::Num,
+            ),
             Name::Var(scope, name) => {
                 let slot = self.names.table_mut(scope).intern(name);
                 (self.push(Node::Read { scope, slot }, span), Ty::Num)
             }
-            Name::Query(name) => self.query(name, &[], span, span, Ctx { depth: 0, in_loop: false, value_ctx: true }),
+            Name::Query(name) => self.query(
+                name,
+                &[],
+                span,
+                span,
+                Ctx {
+                    depth: 0,
+                    in_loop: false,
+                    value_ctx: true,
+                },
+            ),
             Name::Math(name) => {
                 if name == "pi" {
                     return (self.push(Node::Const(PI), span), Ty::Num);
@@ -672,7 +947,8 @@ impl<'a> Lower<'a> {
             }
             Name::Unknown => {
                 let head = path.split('.').next().unwrap_or(path);
-                let mut d = Diagnostic::new(Code::UnknownName, span, format!("unknown name `{path}`"));
+                let mut d =
+                    Diagnostic::new(Code::UnknownName, span, format!("unknown name `{path}`"));
                 d = d.with_help(if path.contains('.') {
                     format!("`{head}` is not a Molang namespace; use query./q., variable./v., temp./t., context./c., math., geometry., material., texture. or array.")
                 } else {
@@ -685,12 +961,19 @@ impl<'a> Lower<'a> {
     }
 
     fn unknown_math(&mut self, name: &str, span: Span) {
-        let mut d = Diagnostic::new(Code::UnknownMathFunction, span, format!("`math.{name}` is not a Molang math function"));
+        let mut d = Diagnostic::new(
+            Code::UnknownMathFunction,
+            span,
+            format!("`math.{name}` is not a Molang math function"),
+        );
         let help = match name {
             "tan" => Some("there is no math.tan: use `math.sin(x) / math.cos(x)`".to_string()),
-            "log" | "log10" => Some("use `math.ln(x)` (divide by `math.ln(10)` for log10)".to_string()),
+            "log" | "log10" => {
+                Some("use `math.ln(x)` (divide by `math.ln(10)` for log10)".to_string())
+            }
             "e" => Some("use `math.exp(1)`".to_string()),
-            _ => closest(name, MathFn::ALL.iter().map(|f| f.name())).map(|s| format!("did you mean `math.{s}`?")),
+            _ => closest(name, MathFn::ALL.iter().map(|f| f.name()))
+                .map(|s| format!("did you mean `math.{s}`?")),
         };
         if let Some(h) = help {
             d = d.with_help(h);
@@ -698,14 +981,25 @@ impl<'a> Lower<'a> {
         self.report(d);
     }
 
-    fn call(&mut self, callee: &str, callee_span: Span, args: &[ExprId], span: Span, ctx: Ctx) -> (NodeId, Ty) {
+    fn call(
+        &mut self,
+        callee: &str,
+        callee_span: Span,
+        args: &[ExprId],
+        span: Span,
+        ctx: Ctx,
+    ) -> (NodeId, Ty) {
         match resolve(callee) {
             Name::Math(name) => {
                 let Some(f) = MathFn::from_name(name).filter(|_| name != "pi") else {
                     if name == "pi" {
                         self.report(
-                            Diagnostic::new(Code::MathArity, span, "`math.pi` is a constant and takes no parentheses")
-                                .with_help("write `math.pi`"),
+                            Diagnostic::new(
+                                Code::MathArity,
+                                span,
+                                "`math.pi` is a constant and takes no parentheses",
+                            )
+                            .with_help("write `math.pi`"),
                         );
                     } else {
                         self.unknown_math(name, callee_span);
@@ -713,41 +1007,87 @@ impl<'a> Lower<'a> {
                     return self.dummy(span);
                 };
                 if args.len() != f.arity() {
-                    let plural = if f.arity() == 1 { "argument" } else { "arguments" };
+                    let plural = if f.arity() == 1 {
+                        "argument"
+                    } else {
+                        "arguments"
+                    };
                     self.report(
                         Diagnostic::new(
                             Code::MathArity,
                             span,
-                            format!("math.{name} takes exactly {} {plural}, found {}", f.arity(), args.len()),
+                            format!(
+                                "math.{name} takes exactly {} {plural}, found {}",
+                                f.arity(),
+                                args.len()
+                            ),
                         )
-                        .with_help(format!("write `math.{name}({})`", arg_placeholder(f.arity()))),
+                        .with_help(format!(
+                            "write `math.{name}({})`",
+                            arg_placeholder(f.arity())
+                        )),
                     );
                     return self.dummy(span);
                 }
-                let inner = Ctx { value_ctx: true, ..ctx };
+                let inner = Ctx {
+                    value_ctx: true,
+                    ..ctx
+                };
                 let mut ids = Vec::with_capacity(args.len());
                 for &a in args {
                     let (id, ty) = self.expr(a, inner);
                     self.operand_kind(ty, a, &format!("math.{name}"), inner);
                     ids.push(id);
                 }
-                (self.push(Node::Math { func: f, args: ids.into_boxed_slice() }, span), Ty::Num)
+                (
+                    self.push(
+                        Node::Math {
+                            func: f,
+                            args: ids.into_boxed_slice(),
+                        },
+                        span,
+                    ),
+                    Ty::Num,
+                )
             }
-            Name::Query(name) => self.query(name, args, span, callee_span, Ctx { value_ctx: true, ..ctx }),
+            Name::Query(name) => self.query(
+                name,
+                args,
+                span,
+                callee_span,
+                Ctx {
+                    value_ctx: true,
+                    ..ctx
+                },
+            ),
             _ => {
                 self.report(
-                    Diagnostic::new(Code::NotCallable, callee_span, format!("`{callee}` cannot be called"))
-                        .with_help("only `math.*` functions and `query.*` take arguments"),
+                    Diagnostic::new(
+                        Code::NotCallable,
+                        callee_span,
+                        format!("`{callee}` cannot be called"),
+                    )
+                    .with_help("only `math.*` functions and `query.*` take arguments"),
                 );
                 self.dummy(span)
             }
         }
     }
 
-    fn query(&mut self, name: &str, args: &[ExprId], span: Span, name_span: Span, ctx: Ctx) -> (NodeId, Ty) {
+    fn query(
+        &mut self,
+        name: &str,
+        args: &[ExprId],
+        span: Span,
+        name_span: Span,
+        ctx: Ctx,
+    ) -> (NodeId, Ty) {
         // Some queries return structs (`query.spellcolor.r` in vanilla, `bone_aabb` → `.min.x`):
         // a member path of a known query is that query.
-        let info = queries::lookup(name).or_else(|| name.split_once('.').and_then(|(head, _)| queries::lookup(head)));
+        let info = queries::lookup(name).or_else(|| {
+            name.split_once('.')
+                .and_then(|(head, _)| queries::lookup(head))
+        });
         match info {
             Some(info) => {
                 if !info.accepts(args.len()) {
@@ -760,7 +1100,10 @@ impl<'a> Lower<'a> {
                         Diagnostic::new(
                             Code::QueryArity,
                             span,
-                            format!("query.{name} takes {bounds} arguments, found {}", args.len()),
+                            format!(
+                                "query.{name} takes {bounds} arguments, found {}",
+                                args.len()
+                            ),
                         )
                         .with_help("check the query's documentation for its parameters"),
                     );
@@ -771,16 +1114,26 @@ impl<'a> Lower<'a> {
                         None => format!("use `{dep}` instead"),
                     };
                     self.report(
-                        Diagnostic::new(Code::DeprecatedQuery, name_span, format!("query.{name} is deprecated"))
-                            .with_help(help),
+                        Diagnostic::new(
+                            Code::DeprecatedQuery,
+                            name_span,
+                            format!("query.{name} is deprecated"),
+                        )
+                        .with_help(help),
                     );
                 }
             }
             None if self.options.warn_unknown_queries => {
-                let mut d = Diagnostic::new(Code::UnknownQuery, name_span, format!("unknown query `query.{name}`"))
-                    .with_help("the game evaluates unknown queries to 0");
+                let mut d = Diagnostic::new(
+                    Code::UnknownQuery,
+                    name_span,
+                    format!("unknown query `query.{name}`"),
+                )
+                .with_help("the game evaluates unknown queries to 0");
                 if let Some(s) = queries::suggest(name) {
-                    d = d.with_help(format!("did you mean `query.{s}`? The game evaluates unknown queries to 0"));
+                    d = d.with_help(format!(
+                        "did you mean `query.{s}`? The game evaluates unknown queries to 0"
+                    ));
                 }
                 self.report(d);
             }
@@ -792,12 +1145,38 @@ impl<'a> Lower<'a> {
             let (id, _) = self.expr(a, ctx);
             ids.push(id);
         }
-        (self.push(Node::Query { query: slot, args: ids.into_boxed_slice() }, span), Ty::Num)
+        (
+            self.push(
+                Node::Query {
+                    query: slot,
+                    args: ids.into_boxed_slice(),
+                },
+                span,
+            ),
+            Ty::Num,
+        )
     }
 
-    fn assign(&mut self, target: ExprId, value: ExprId, span: Span, ctx: Ctx, strict: bool) -> (NodeId, Ty) {
-        let (v, vt) = self.expr(value, Ctx { value_ctx: true, ..ctx });
-        let target_id = if strict { target } else { self.ast.unparen(target) };
+    fn assign(
+        &mut self,
+        target: ExprId,
+        value: ExprId,
+        span: Span,
+        ctx: Ctx,
+        strict: bool,
+    ) -> (NodeId, Ty) {
+        let (v, vt) = self.expr(
+            value,
+            Ctx {
+                value_ctx: true,
+                ..ctx
+            },
+        );
+        let target_id = if strict {
+            target
+        } else {
+            self.ast.unparen(target)
+        };
         let tspan = self.ast.span(target_id);
         match self.ast.expr(target_id) {
             Expr::Path(p) => match resolve(p) {
@@ -823,8 +1202,12 @@ impl<'a> Lower<'a> {
                 }
                 Name::Var(Scope::Context, _) => {
                     self.report(
-                        Diagnostic::new(Code::IneffectiveAssign, tspan, format!("`{p}` is read-only; this assignment does nothing"))
-                            .with_help("assign to a `variable.` or `temp.` instead"),
+                        Diagnostic::new(
+                            Code::IneffectiveAssign,
+                            tspan,
+                            format!("`{p}` is read-only; this assignment does nothing"),
+                        )
+                        .with_help("assign to a `variable.` or `temp.` instead"),
                     );
                 }
                 _ if strict => return self.bad_target(tspan, span),
@@ -847,13 +1230,16 @@ impl<'a> Lower<'a> {
                 );
             }
             _ if strict => return self.bad_target(tspan, span),
-            Expr::Number(_) | Expr::String(_) | Expr::Assign { .. } | Expr::True | Expr::False | Expr::This => {
-                self.report(Diagnostic::new(
-                    Code::IneffectiveAssign,
-                    tspan,
-                    "assignment to something that is not a variable does nothing",
-                ))
-            }
+            Expr::Number(_)
+            | Expr::String(_)
+            | Expr::Assign { .. }
+            | Expr::True
+            | Expr::False
+            | Expr::This => self.report(Diagnostic::new(
+                Code::IneffectiveAssign,
+                tspan,
+                "assignment to something that is not a variable does nothing",
+            )),
             _ => {}
         }
         (self.push(Node::Discard(v), span), Ty::Assignment)
@@ -867,7 +1253,15 @@ impl<'a> Lower<'a> {
         self.dummy(span)
     }
 
-    fn store(&mut self, scope: Scope, name: &str, v: NodeId, _vt: Ty, value: ExprId, span: Span) -> (NodeId, Ty) {
+    fn store(
+        &mut self,
+        scope: Scope,
+        name: &str,
+        v: NodeId,
+        _vt: Ty,
+        value: ExprId,
+        span: Span,
+    ) -> (NodeId, Ty) {
         let slot = self.names.table_mut(scope).intern(name);
         let mut parents = Vec::new();
         let mut rest = name;
@@ -876,13 +1270,25 @@ impl<'a> Lower<'a> {
             rest = head;
         }
         let id = self.push(
-            Node::Assign { scope, slot, value: v, parents: parents.into_boxed_slice(), copies: Box::new([]) },
+            Node::Assign {
+                scope,
+                slot,
+                value: v,
+                parents: parents.into_boxed_slice(),
+                copies: Box::new([]),
+            },
             span,
         );
         // A whole-variable value may be a struct: copy its members once all names are known.
         if let Expr::Path(p) = self.ast.expr(self.ast.unparen(value)) {
             if let Name::Var(src_scope, src_name) = resolve(p) {
-                self.pending_copies.push((id, scope, name.to_string(), src_scope, src_name.to_string()));
+                self.pending_copies.push((
+                    id,
+                    scope,
+                    name.to_string(),
+                    src_scope,
+                    src_name.to_string(),
+                ));
             }
         }
         (id, Ty::Assignment)
@@ -902,8 +1308,14 @@ impl<'a> Lower<'a> {
             }
             let mut copies = Vec::new();
             for m in members {
-                let s = self.names.table_mut(src_scope).intern(&format!("{src}.{m}"));
-                let d = self.names.table_mut(dst_scope).intern(&format!("{dst}.{m}"));
+                let s = self
+                    .names
+                    .table_mut(src_scope)
+                    .intern(&format!("{src}.{m}"));
+                let d = self
+                    .names
+                    .table_mut(dst_scope)
+                    .intern(&format!("{dst}.{m}"));
                 copies.push((s, d));
             }
             if let Node::Assign { copies: c, .. } = &mut self.nodes[id.0 as usize] {
@@ -917,11 +1329,26 @@ impl<'a> Lower<'a> {
         let var = self.linear_var(inner);
         let (l, lt) = self.expr(lhs, ctx);
         let (r, rt) = self.expr(rhs, ctx);
-        let ty = if lt == Ty::Num && rt == Ty::Num { Ty::Num } else { Ty::Unknown };
+        let ty = if lt == Ty::Num && rt == Ty::Num {
+            Ty::Num
+        } else {
+            Ty::Unknown
+        };
         match var {
             Some((scope, name)) => {
                 let slot = self.names.table_mut(scope).intern(&name);
-                (self.push(Node::Coalesce { scope, slot, lhs: l, rhs: r }, span), ty)
+                (
+                    self.push(
+                        Node::Coalesce {
+                            scope,
+                            slot,
+                            lhs: l,
+                            rhs: r,
+                        },
+                        span,
+                    ),
+                    ty,
+                )
             }
             None if matches!(self.ast.expr(inner), Expr::Assign { .. }) => {
                 self.report(
@@ -932,7 +1359,16 @@ impl<'a> Lower<'a> {
                     )
                     .with_severity(Severity::Warning),
                 );
-                (self.push(Node::Block { stmts: Box::new([l]), simple: true }, span), ty)
+                (
+                    self.push(
+                        Node::Block {
+                            stmts: Box::new([l]),
+                            simple: true,
+                        },
+                        span,
+                    ),
+                    ty,
+                )
             }
             None => {
                 self.report(
@@ -958,12 +1394,21 @@ impl<'a> Lower<'a> {
             match self.ast.expr(e) {
                 Expr::Path(p) => {
                     return match resolve(p) {
-                        Name::Var(scope, name) if !name.contains('.') => Some((scope, name.to_string())),
+                        Name::Var(scope, name) if !name.contains('.') => {
+                            Some((scope, name.to_string()))
+                        }
                         _ => None,
                     }
                 }
-                Expr::Unary { op: UnaryOp::Neg, operand } => e = *operand,
-                Expr::Binary { op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, lhs, rhs } => {
+                Expr::Unary {
+                    op: UnaryOp::Neg,
+                    operand,
+                } => e = *operand,
+                Expr::Binary {
+                    op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul,
+                    lhs,
+                    rhs,
+                } => {
                     if self.is_const(*rhs, 0) {
                         e = *lhs;
                     } else if self.is_const(*lhs, 0) {
@@ -987,7 +1432,9 @@ impl<'a> Lower<'a> {
             Expr::Number(_) | Expr::True | Expr::False => true,
             Expr::Path(p) => &**p == "math.pi",
             Expr::Unary { operand, .. } => self.is_const(*operand, depth + 1),
-            Expr::Binary { lhs, rhs, .. } => self.is_const(*lhs, depth + 1) && self.is_const(*rhs, depth + 1),
+            Expr::Binary { lhs, rhs, .. } => {
+                self.is_const(*lhs, depth + 1) && self.is_const(*rhs, depth + 1)
+            }
             _ => false,
         }
     }
@@ -1007,9 +1454,10 @@ impl<'a> Lower<'a> {
                 Name::Var(Scope::Variable, name) if !name.contains('.') => {
                     Some(Remote::Variable(self.names.symbols.intern(name)))
                 }
-                Name::Query(name) if !name.contains('.') => {
-                    Some(Remote::Query { query: self.names.queries.intern(name), args: Box::new([]) })
-                }
+                Name::Query(name) if !name.contains('.') => Some(Remote::Query {
+                    query: self.names.queries.intern(name),
+                    args: Box::new([]),
+                }),
                 _ => None,
             },
             Expr::Call { callee, args, .. } => match resolve(callee) {
@@ -1019,7 +1467,10 @@ impl<'a> Lower<'a> {
                     for &a in args {
                         ids.push(self.expr(a, ctx).0);
                     }
-                    Some(Remote::Query { query: slot, args: ids.into_boxed_slice() })
+                    Some(Remote::Query {
+                        query: slot,
+                        args: ids.into_boxed_slice(),
+                    })
                 }
                 _ => None,
             },
@@ -1042,11 +1493,17 @@ impl<'a> Lower<'a> {
 }
 
 fn arg_placeholder(n: usize) -> String {
-    (0..n).map(|i| ["a", "b", "c"].get(i).copied().unwrap_or("x")).collect::<Vec<_>>().join(", ")
+    (0..n)
+        .map(|i| ["a", "b", "c"].get(i).copied().unwrap_or("x"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The closest candidate by edit distance, when it is close enough to be a typo.
-pub(crate) fn closest<'s>(name: &str, candidates: impl Iterator<Item = &'s str>) -> Option<&'s str> {
+pub(crate) fn closest<'s>(
+    name: &str,
+    candidates: impl Iterator<Item = &'s str>,
+) -> Option<&'s str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = levenshtein(name, c);
@@ -1054,7 +1511,8 @@ pub(crate) fn closest<'s>(name: &str, candidates: impl Iterator<Item = &'s str>)
             best = Some((d, c));
         }
     }
-    best.filter(|(d, c)| *d <= 2.max(c.len() / 3)).map(|(_, c)| c)
+    best.filter(|(d, c)| *d <= 2.max(c.len() / 3))
+        .map(|(_, c)| c)
 }
 
 fn levenshtein(a: &str, b: &str) -> usize {
@@ -1063,7 +1521,9 @@ fn levenshtein(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }

@@ -41,7 +41,14 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { code, severity: code.default_severity(), message: message.into(), span, labels: Vec::new(), help: None }
+        Diagnostic {
+            code,
+            severity: code.default_severity(),
+            message: message.into(),
+            span,
+            labels: Vec::new(),
+            help: None,
+        }
     }
     pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Diagnostic {
         self.labels.push((span, text.into()));

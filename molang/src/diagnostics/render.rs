@@ -31,7 +31,12 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..floor_char_boundary(text, offset)];
     let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+    let col = before
+        .rsplit('\n')
+        .next()
+        .map(|l| l.chars().count())
+        .unwrap_or(0)
+        + 1;
     (line, col)
 }
 
@@ -44,13 +49,21 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 
 /// A rustc-like report with the source and labels, without colour codes when `color` is false.
 pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> String {
-    let map = |o: u32| floor_char_boundary(src.text, src.map.to_file_offset(o as usize).min(src.text.len()));
+    let map = |o: u32| {
+        floor_char_boundary(
+            src.text,
+            src.map.to_file_offset(o as usize).min(src.text.len()),
+        )
+    };
     let mut labels = vec![LabeledSpan::new_primary_with_span(
         Some(d.code.title().to_string()),
         map(d.span.start)..map(d.span.end).max(map(d.span.start)),
     )];
     for (span, text) in &d.labels {
-        labels.push(LabeledSpan::new_with_span(Some(text.clone()), map(span.start)..map(span.end).max(map(span.start))));
+        labels.push(LabeledSpan::new_with_span(
+            Some(text.clone()),
+            map(span.start)..map(span.end).max(map(span.start)),
+        ));
     }
     let help = match &d.help {
         Some(h) => format!("{h}\n{}", d.consequence()),
@@ -64,12 +77,22 @@ pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> Strin
         })
         .with_labels(labels)
         .with_help(help);
-    let report = miette::Report::new(md).with_source_code(NamedSource::new(src.name, src.text.to_string()));
-    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let report =
+        miette::Report::new(md).with_source_code(NamedSource::new(src.name, src.text.to_string()));
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
     let mut out = String::new();
     let handler = GraphicalReportHandler::new_themed(theme).with_context_lines(1);
     if handler.render_report(&mut out, report.as_ref()).is_err() {
-        out = format!("{}[{}]: {}\n", d.severity.as_str(), d.code.as_str(), d.message);
+        out = format!(
+            "{}[{}]: {}\n",
+            d.severity.as_str(),
+            d.code.as_str(),
+            d.message
+        );
     }
     out
 }

@@ -30,7 +30,11 @@ pub struct EvalOptions {
 
 impl Default for EvalOptions {
     fn default() -> Self {
-        EvalOptions { version: grammar::LATEST_VERSION, loop_cap: None, iteration_budget: 10_000_000 }
+        EvalOptions {
+            version: grammar::LATEST_VERSION,
+            loop_cap: None,
+            iteration_budget: 10_000_000,
+        }
     }
 }
 
@@ -133,7 +137,12 @@ enum Unwind {
 type R = Result<Value, Unwind>;
 
 /// Runs `program` once. Temps are cleared first.
-pub fn run(program: &Program, storage: &mut Storage, host: &mut dyn Host, options: &EvalOptions) -> Outcome {
+pub fn run(
+    program: &Program,
+    storage: &mut Storage,
+    host: &mut dyn Host,
+    options: &EvalOptions,
+) -> Outcome {
     storage.clear_temps();
     run_inner(program, storage, host, options)
 }
@@ -150,14 +159,37 @@ pub fn run_with_temps(
     run_inner(program, storage, host, options)
 }
 
-fn run_inner(program: &Program, storage: &mut Storage, host: &mut dyn Host, options: &EvalOptions) -> Outcome {
-    let mut m = Machine { program, storage, host, options, iterations: 0 };
+fn run_inner(
+    program: &Program,
+    storage: &mut Storage,
+    host: &mut dyn Host,
+    options: &EvalOptions,
+) -> Outcome {
+    let mut m = Machine {
+        program,
+        storage,
+        host,
+        options,
+        iterations: 0,
+    };
     match m.eval(program.root()) {
-        Ok(v) => Outcome { value: v, abort: None },
-        Err(Unwind::Return(v)) => Outcome { value: v, abort: None },
-        Err(Unwind::Abort(a)) => Outcome { value: Value::Num(0.0), abort: Some(a) },
+        Ok(v) => Outcome {
+            value: v,
+            abort: None,
+        },
+        Err(Unwind::Return(v)) => Outcome {
+            value: v,
+            abort: None,
+        },
+        Err(Unwind::Abort(a)) => Outcome {
+            value: Value::Num(0.0),
+            abort: Some(a),
+        },
         // The checker reports `break`/`continue` outside loops; they end nothing here.
-        Err(Unwind::Break | Unwind::Continue) => Outcome { value: Value::Num(0.0), abort: None },
+        Err(Unwind::Break | Unwind::Continue) => Outcome {
+            value: Value::Num(0.0),
+            abort: None,
+        },
     }
 }
 
@@ -169,13 +201,20 @@ pub(crate) fn folds_to_constant(program: &Program, id: NodeId) -> bool {
     match program.node(id) {
         Node::Const(_) => true,
         Node::Neg(e) | Node::Not(e) => c(*e),
-        Node::Arith { lhs, rhs, .. } | Node::Compare { lhs, rhs, .. } | Node::Equal { lhs, rhs, .. } => {
-            c(*lhs) && c(*rhs)
-        }
+        Node::Arith { lhs, rhs, .. }
+        | Node::Compare { lhs, rhs, .. }
+        | Node::Equal { lhs, rhs, .. } => c(*lhs) && c(*rhs),
         Node::And(l, r) | Node::Or(l, r) => c(*l) && c(*r),
-        Node::Cond { cond, then, otherwise } => c(*cond) && c(*then) && otherwise.is_none_or(c),
+        Node::Cond {
+            cond,
+            then,
+            otherwise,
+        } => c(*cond) && c(*then) && otherwise.is_none_or(c),
         Node::Math { func, args } => !func.is_random() && args.iter().all(|&a| c(a)),
-        Node::Block { stmts, simple: true } => stmts.len() == 1 && c(stmts[0]),
+        Node::Block {
+            stmts,
+            simple: true,
+        } => stmts.len() == 1 && c(stmts[0]),
         _ => false,
     }
 }
@@ -209,15 +248,23 @@ impl Machine<'_> {
                 let i = self.num(*index)?;
                 let len = self.host.array_len(*array);
                 // Index rule: max(0, i), truncated toward zero, modulo the array size.
-                let idx = if len == 0 { 0 } else { (i.max(0.0) as u64 % len as u64) as u32 };
+                let idx = if len == 0 {
+                    0
+                } else {
+                    (i.max(0.0) as u64 % len as u64) as u32
+                };
                 Ok(Value::ArrayElement(*array, idx))
             }
             Node::This => Ok(Value::Num(self.host.this())),
             Node::Read { scope, slot } => match self.storage.get(*scope, *slot) {
                 Some(v) => Ok(v),
-                None => {
-                    Err(Unwind::Abort(Abort { kind: AbortKind::UnsetRead { scope: *scope, slot: *slot }, node: id }))
-                }
+                None => Err(Unwind::Abort(Abort {
+                    kind: AbortKind::UnsetRead {
+                        scope: *scope,
+                        slot: *slot,
+                    },
+                    node: id,
+                })),
             },
             Node::Query { query, args } => {
                 let mut vals = Vec::with_capacity(args.len());
@@ -248,7 +295,11 @@ impl Machine<'_> {
             Node::Arith { op, lhs, rhs } => {
                 if *op == ArithOp::Div {
                     let d = self.num(*rhs)?;
-                    let d = if self.options.version < 7 && !folds_to_constant(program, *rhs) { d.abs() } else { d };
+                    let d = if self.options.version < 7 && !folds_to_constant(program, *rhs) {
+                        d.abs()
+                    } else {
+                        d
+                    };
                     if d.abs() < DIVISION_EPSILON {
                         return Ok(Value::Num(0.0));
                     }
@@ -290,7 +341,11 @@ impl Machine<'_> {
                 }
                 Ok(bool_value(self.eval(*r)?.truthy()))
             }
-            Node::Cond { cond, then, otherwise } => {
+            Node::Cond {
+                cond,
+                then,
+                otherwise,
+            } => {
                 if self.eval(*cond)?.truthy() {
                     self.eval(*then)
                 } else if let Some(o) = otherwise {
@@ -299,14 +354,25 @@ impl Machine<'_> {
                     Ok(Value::Num(0.0))
                 }
             }
-            Node::Coalesce { scope, slot, lhs, rhs } => {
+            Node::Coalesce {
+                scope,
+                slot,
+                lhs,
+                rhs,
+            } => {
                 if self.storage.get(*scope, *slot).is_some() {
                     self.eval(*lhs)
                 } else {
                     self.eval(*rhs)
                 }
             }
-            Node::Assign { scope, slot, value, parents, copies } => {
+            Node::Assign {
+                scope,
+                slot,
+                value,
+                parents,
+                copies,
+            } => {
                 let v = self.eval(*value)?;
                 for &(s, d) in copies.iter() {
                     if let Some(m) = self.storage.get(*scope, s) {
@@ -354,7 +420,11 @@ impl Machine<'_> {
             Node::Loop { count, body } => {
                 let n = self.num(*count)?;
                 // Fractional counts round up; negative and NaN counts run nothing.
-                let mut n = if n > 0.0 { n.ceil().min(u32::MAX as f32) as u64 } else { 0 };
+                let mut n = if n > 0.0 {
+                    n.ceil().min(u32::MAX as f32) as u64
+                } else {
+                    0
+                };
                 if let Some(cap) = self.options.loop_cap {
                     n = n.min(cap as u64);
                 }
@@ -368,7 +438,12 @@ impl Machine<'_> {
                 }
                 Ok(Value::Num(0.0))
             }
-            Node::ForEach { scope, slot, array, body } => {
+            Node::ForEach {
+                scope,
+                slot,
+                array,
+                body,
+            } => {
                 let list = match self.eval(*array)? {
                     Value::EntityList(l) => self.host.entity_list(l),
                     _ => Vec::new(),
@@ -396,7 +471,10 @@ impl Machine<'_> {
     fn spend(&mut self, n: u64, node: NodeId) -> Result<(), Unwind> {
         self.iterations += n;
         if self.iterations > self.options.iteration_budget {
-            return Err(Unwind::Abort(Abort { kind: AbortKind::Budget, node }));
+            return Err(Unwind::Abort(Abort {
+                kind: AbortKind::Budget,
+                node,
+            }));
         }
         Ok(())
     }

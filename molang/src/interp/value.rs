@@ -57,7 +57,11 @@ pub fn format_f32(x: f32) -> String {
     if x.is_nan() {
         "NaN".into()
     } else if x.is_infinite() {
-        if x > 0.0 { "inf".into() } else { "-inf".into() }
+        if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
     } else {
         format!("{x:?}").trim_end_matches(".0").to_string()
     }

@@ -24,7 +24,9 @@
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, AbiParam, Block, InstBuilder, MemFlagsData, Signature, Value as CValue};
+use cranelift_codegen::ir::{
+    types, AbiParam, Block, InstBuilder, MemFlagsData, Signature, Value as CValue,
+};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -85,7 +87,11 @@ impl JitStorage {
     }
     /// Grows the arrays to cover every name in `names` (entity scripts add names over time).
     pub fn fit(&mut self, names: &Names) {
-        let (v, t, c) = (names.variables.len(), names.temps.len(), names.contexts.len());
+        let (v, t, c) = (
+            names.variables.len(),
+            names.temps.len(),
+            names.contexts.len(),
+        );
         if self.vars.len() < v {
             self.vars.resize(v, 0.0);
             self.vars_set.resize(v, 0);
@@ -138,7 +144,10 @@ pub enum JitError {
 impl std::fmt::Display for JitError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            JitError::Unsupported(what) => write!(f, "the JIT does not compile {what}; the interpreter runs it"),
+            JitError::Unsupported(what) => write!(
+                f,
+                "the JIT does not compile {what}; the interpreter runs it"
+            ),
             JitError::Codegen(e) => write!(f, "code generation failed: {e}"),
         }
     }
@@ -217,7 +226,9 @@ pub fn supports(program: &Program) -> Result<(), JitError> {
     for i in 0..program.len() {
         let what = match program.node(NodeId(i as u32)) {
             Node::Str(_) => "strings",
-            Node::Resource { .. } | Node::Array { .. } | Node::Index { .. } => "resources and arrays",
+            Node::Resource { .. } | Node::Array { .. } | Node::Index { .. } => {
+                "resources and arrays"
+            }
             Node::Arrow { .. } => "`->`",
             Node::ForEach { .. } => "`for_each`",
             _ => continue,
@@ -228,18 +239,34 @@ pub fn supports(program: &Program) -> Result<(), JitError> {
 }
 
 /// Compiles `program` (checked against `names`) to native code.
-pub fn compile(program: &Program, names: &Names, options: &EvalOptions) -> Result<JitProgram, JitError> {
+pub fn compile(
+    program: &Program,
+    names: &Names,
+    options: &EvalOptions,
+) -> Result<JitProgram, JitError> {
     supports(program)?;
     let mut flags = settings::builder();
-    let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| JitError::Codegen(e.to_string()));
+    let set = |f: &mut settings::Builder, k: &str, v: &str| {
+        f.set(k, v).map_err(|e| JitError::Codegen(e.to_string()))
+    };
     set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "is_pic", "false")?;
     // The checker's invariants make the IR we emit well formed; the verifier costs ~11% of
     // compile time (profiled), and the differential tests catch a malformed function anyway.
-    set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
+    set(
+        &mut flags,
+        "enable_verifier",
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
+    )?;
     let isa_builder = cranelift_native::builder().map_err(|e| JitError::Codegen(e.to_string()))?;
-    let isa = isa_builder.finish(settings::Flags::new(flags)).map_err(|e| JitError::Codegen(e.to_string()))?;
+    let isa = isa_builder
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
     let ptr = module.target_config().pointer_type();
     let call_conv = module.target_config().default_call_conv;
@@ -255,7 +282,15 @@ pub fn compile(program: &Program, names: &Names, options: &EvalOptions) -> Resul
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let frame = b.block_params(entry)[0];
-        let mut t = Translator { b, frame, ptr, program, options, loops: Vec::new(), call_conv };
+        let mut t = Translator {
+            b,
+            frame,
+            ptr,
+            program,
+            options,
+            loops: Vec::new(),
+            call_conv,
+        };
         let v = t.node(program.root());
         t.finish(v);
         t.b.seal_all_blocks();
@@ -264,9 +299,13 @@ pub fn compile(program: &Program, names: &Names, options: &EvalOptions) -> Resul
     let id = module
         .declare_function("molang_program", Linkage::Local, &ctx.func.signature)
         .map_err(|e| JitError::Codegen(e.to_string()))?;
-    module.define_function(id, &mut ctx).map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+    module
+        .define_function(id, &mut ctx)
+        .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
     module.clear_context(&mut ctx);
-    module.finalize_definitions().map_err(|e| JitError::Codegen(e.to_string()))?;
+    module
+        .finalize_definitions()
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
     let code = module.get_finalized_function(id);
     // SAFETY: the function was declared with exactly this signature (pointer) -> i32.
     let func = unsafe { std::mem::transmute::<*const u8, extern "C" fn(*mut Frame) -> u32>(code) };
@@ -307,7 +346,14 @@ impl JitProgram {
     ) -> JitOutcome {
         storage.clear_temps();
         let mut href = QueryHostRef(host);
-        self.call(storage, queries, this, rng, budget, (&mut href as *mut QueryHostRef<'_>).cast())
+        self.call(
+            storage,
+            queries,
+            this,
+            rng,
+            budget,
+            (&mut href as *mut QueryHostRef<'_>).cast(),
+        )
     }
 
     /// Like [`run`](Self::run) but keeps the temps already in `storage`.
@@ -332,9 +378,18 @@ impl JitProgram {
         query_host: *mut QueryHostRef<'static>,
     ) -> JitOutcome {
         // The bounds the generated code relies on (see the module's safety invariants).
-        assert!(storage.vars.len() >= self.vars && storage.vars_set.len() >= self.vars, "variable storage too small");
-        assert!(storage.temps.len() >= self.temps && storage.temps_set.len() >= self.temps, "temp storage too small");
-        assert!(storage.ctx.len() >= self.ctx && storage.ctx_set.len() >= self.ctx, "context storage too small");
+        assert!(
+            storage.vars.len() >= self.vars && storage.vars_set.len() >= self.vars,
+            "variable storage too small"
+        );
+        assert!(
+            storage.temps.len() >= self.temps && storage.temps_set.len() >= self.temps,
+            "temp storage too small"
+        );
+        assert!(
+            storage.ctx.len() >= self.ctx && storage.ctx_set.len() >= self.ctx,
+            "context storage too small"
+        );
         assert!(queries.len() >= self.queries, "query values too short");
         let mut rng_ref = RngRef(rng);
         let mut frame = Frame {
@@ -390,7 +445,9 @@ impl Translator<'_> {
     }
 
     fn field(&mut self, offset: usize, ty: types::Type) -> CValue {
-        self.b.ins().load(ty, Self::flags(), self.frame, offset as i32)
+        self.b
+            .ins()
+            .load(ty, Self::flags(), self.frame, offset as i32)
     }
 
     fn f32c(&mut self, x: f32) -> CValue {
@@ -458,18 +515,33 @@ impl Translator<'_> {
 
     fn abort(&mut self, node: NodeId, status: i64) {
         let n = self.b.ins().iconst(types::I32, node.0 as i64);
-        self.b.ins().store(Self::flags(), n, self.frame, offset_of!(Frame, abort_node) as i32);
+        self.b.ins().store(
+            Self::flags(),
+            n,
+            self.frame,
+            offset_of!(Frame, abort_node) as i32,
+        );
         self.exit(status);
     }
 
     fn finish(&mut self, v: CValue) {
-        self.b.ins().store(Self::flags(), v, self.frame, offset_of!(Frame, result) as i32);
+        self.b.ins().store(
+            Self::flags(),
+            v,
+            self.frame,
+            offset_of!(Frame, result) as i32,
+        );
         let s = self.b.ins().iconst(types::I32, STATUS_OK);
         self.b.ins().return_(&[s]);
     }
 
     /// `if cond { then() } else { otherwise() }` yielding an f32.
-    fn branch(&mut self, cond: CValue, then: impl FnOnce(&mut Self) -> CValue, otherwise: impl FnOnce(&mut Self) -> CValue) -> CValue {
+    fn branch(
+        &mut self,
+        cond: CValue,
+        then: impl FnOnce(&mut Self) -> CValue,
+        otherwise: impl FnOnce(&mut Self) -> CValue,
+    ) -> CValue {
         let tb = self.b.create_block();
         let eb = self.b.create_block();
         let merge = self.b.create_block();
@@ -488,7 +560,10 @@ impl Translator<'_> {
     /// Budget check at a loop back-edge: one iteration spent.
     fn spend(&mut self, node: NodeId) {
         let off = offset_of!(Frame, iterations) as i32;
-        let it = self.b.ins().load(types::I64, Self::flags(), self.frame, off);
+        let it = self
+            .b
+            .ins()
+            .load(types::I64, Self::flags(), self.frame, off);
         let it = self.b.ins().iadd_imm_s(it, 1);
         self.b.ins().store(Self::flags(), it, self.frame, off);
         let budget = self.field(offset_of!(Frame, budget), types::I64);
@@ -524,8 +599,14 @@ impl Translator<'_> {
         }
         sig.returns.push(AbiParam::new(types::F32));
         let sigref = self.b.import_signature(sig);
-        let callee = self.b.ins().iconst(self.ptr, jit_random as *const () as i64);
-        let index = MathFn::ALL.iter().position(|g| *g == f).expect("builtin in table");
+        let callee = self
+            .b
+            .ins()
+            .iconst(self.ptr, jit_random as *const () as i64);
+        let index = MathFn::ALL
+            .iter()
+            .position(|g| *g == f)
+            .expect("builtin in table");
         let fi = self.b.ins().iconst(types::I32, index as i64);
         let mut all = vec![self.frame, fi];
         for i in 0..3 {
@@ -559,16 +640,20 @@ impl Translator<'_> {
             Node::This => self.field(offset_of!(Frame, this), types::F32),
             Node::Query { query, args } if args.is_empty() => {
                 let base = self.field(offset_of!(Frame, queries), self.ptr);
-                self.b.ins().load(types::F32, Self::flags(), base, query.index() as i32 * 4)
+                self.b
+                    .ins()
+                    .load(types::F32, Self::flags(), base, query.index() as i32 * 4)
             }
             Node::Query { query, args } => {
                 // Arguments go to a stack slot; the host callback reads them from there.
                 let vals: Vec<CValue> = args.iter().map(|&a| self.node(a)).collect();
-                let slot = self.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                    cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                    (vals.len() * 4) as u32,
-                    2,
-                ));
+                let slot =
+                    self.b
+                        .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                            cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                            (vals.len() * 4) as u32,
+                            2,
+                        ));
                 for (i, v) in vals.iter().enumerate() {
                     self.b.ins().stack_store(self.ptr, *v, slot, (i * 4) as i32);
                 }
@@ -583,7 +668,10 @@ impl Translator<'_> {
                 let callee = self.b.ins().iconst(self.ptr, jit_query as *const () as i64);
                 let q = self.b.ins().iconst(types::I32, query.index() as i64);
                 let n = self.b.ins().iconst(types::I32, vals.len() as i64);
-                let call = self.b.ins().call_indirect(sigref, callee, &[self.frame, q, addr, n]);
+                let call = self
+                    .b
+                    .ins()
+                    .call_indirect(sigref, callee, &[self.frame, q, addr, n]);
                 self.b.inst_results(call)[0]
             }
             Node::Read { scope, slot } => {
@@ -598,7 +686,10 @@ impl Translator<'_> {
                 self.b.switch_to_block(ok);
                 self.load_value(scope, slot)
             }
-            Node::Math { func: MathFn::Pow, args } if matches!(program.node(args[1]), Node::Const(c) if *c == 2.0) => {
+            Node::Math {
+                func: MathFn::Pow,
+                args,
+            } if matches!(program.node(args[1]), Node::Const(c) if *c == 2.0) => {
                 // pow(x, 2) is the exact square rounded once, which is what `x * x` computes:
                 // same bits (NaN, infinities and -0 included) without the libm call.
                 let x = self.node(args[0]);
@@ -703,7 +794,11 @@ impl Translator<'_> {
                     },
                 )
             }
-            Node::Cond { cond, then, otherwise } => {
+            Node::Cond {
+                cond,
+                then,
+                otherwise,
+            } => {
                 let c = self.node(*cond);
                 let ct = self.truthy(c);
                 let (then, otherwise) = (*then, *otherwise);
@@ -716,12 +811,23 @@ impl Translator<'_> {
                     },
                 )
             }
-            Node::Coalesce { scope, slot, lhs, rhs } => {
+            Node::Coalesce {
+                scope,
+                slot,
+                lhs,
+                rhs,
+            } => {
                 let flag = self.load_flag(*scope, *slot);
                 let (lhs, rhs) = (*lhs, *rhs);
                 self.branch(flag, |t| t.node(lhs), |t| t.node(rhs))
             }
-            Node::Assign { scope, slot, value, parents, copies } => {
+            Node::Assign {
+                scope,
+                slot,
+                value,
+                parents,
+                copies,
+            } => {
                 let v = self.node(*value);
                 for &(s, d) in copies.iter() {
                     let flag = self.load_flag(*scope, s);
@@ -789,7 +895,11 @@ impl Translator<'_> {
                 self.b.ins().brif(more, body_b, &[], exit, &[]);
                 self.b.switch_to_block(body_b);
                 self.spend(id);
-                self.loops.push(LoopTarget { latch, exit, counter: i });
+                self.loops.push(LoopTarget {
+                    latch,
+                    exit,
+                    counter: i,
+                });
                 self.node(*body);
                 self.loops.pop();
                 self.b.ins().jump(latch, &[i.into()]);
@@ -832,4 +942,3 @@ impl Translator<'_> {
         }
     }
 }
-
