@@ -566,8 +566,16 @@ impl Translator<'_> {
             .load(types::I64, Self::flags(), self.frame, off);
         let it = self.b.ins().iadd_imm_s(it, 1);
         self.b.ins().store(Self::flags(), it, self.frame, off);
+        self.check_budget(node, it);
+    }
+
+    /// Ends the run with the budget status when `iterations` is past the budget.
+    fn check_budget(&mut self, node: NodeId, iterations: CValue) {
         let budget = self.field(offset_of!(Frame, budget), types::I64);
-        let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, it, budget);
+        let over = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThan, iterations, budget);
         let bad = self.b.create_block();
         let ok = self.b.create_block();
         self.b.ins().brif(over, bad, &[], ok, &[]);
@@ -578,31 +586,23 @@ impl Translator<'_> {
         self.b.switch_to_block(ok);
     }
 
-    fn call_native(&mut self, f: NativeFn, args: &[CValue]) -> CValue {
+    /// An indirect call to a Rust `extern "C"` function returning f32.
+    fn call_extern(&mut self, addr: *const (), params: &[types::Type], args: &[CValue]) -> CValue {
         let mut sig = Signature::new(self.call_conv);
-        for _ in 0..f.arity() {
-            sig.params.push(AbiParam::new(types::F32));
-        }
+        sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
         sig.returns.push(AbiParam::new(types::F32));
         let sigref = self.b.import_signature(sig);
-        let callee = self.b.ins().iconst(self.ptr, f.addr() as i64);
+        let callee = self.b.ins().iconst(self.ptr, addr as i64);
         let call = self.b.ins().call_indirect(sigref, callee, args);
         self.b.inst_results(call)[0]
     }
 
+    fn call_native(&mut self, f: NativeFn, args: &[CValue]) -> CValue {
+        let params = vec![types::F32; f.arity()];
+        self.call_extern(f.addr().cast(), &params, args)
+    }
+
     fn call_random(&mut self, id: NodeId, f: MathFn, args: &[CValue]) -> CValue {
-        let mut sig = Signature::new(self.call_conv);
-        sig.params.push(AbiParam::new(self.ptr));
-        sig.params.push(AbiParam::new(types::I32));
-        for _ in 0..3 {
-            sig.params.push(AbiParam::new(types::F32));
-        }
-        sig.returns.push(AbiParam::new(types::F32));
-        let sigref = self.b.import_signature(sig);
-        let callee = self
-            .b
-            .ins()
-            .iconst(self.ptr, jit_random as *const () as i64);
         let index = MathFn::ALL
             .iter()
             .position(|g| *g == f)
@@ -615,20 +615,12 @@ impl Translator<'_> {
                 None => self.f32c(0.0),
             });
         }
-        let call = self.b.ins().call_indirect(sigref, callee, &all);
-        let v = self.b.inst_results(call)[0];
+        let params = [self.ptr, types::I32, types::F32, types::F32, types::F32];
+        let v = self.call_extern(jit_random as *const (), &params, &all);
         if matches!(f, MathFn::DieRoll | MathFn::DieRollInteger) {
             // A die roll spends one iteration per roll; past the budget the run ends.
             let it = self.field(offset_of!(Frame, iterations), types::I64);
-            let budget = self.field(offset_of!(Frame, budget), types::I64);
-            let over = self.b.ins().icmp(IntCC::UnsignedGreaterThan, it, budget);
-            let bad = self.b.create_block();
-            let ok = self.b.create_block();
-            self.b.ins().brif(over, bad, &[], ok, &[]);
-            self.b.switch_to_block(bad);
-            self.abort(id, STATUS_BUDGET);
-            self.b.ins().jump(ok, &[]);
-            self.b.switch_to_block(ok);
+            self.check_budget(id, it);
         }
         v
     }
@@ -658,21 +650,10 @@ impl Translator<'_> {
                     self.b.ins().stack_store(self.ptr, *v, slot, (i * 4) as i32);
                 }
                 let addr = self.b.ins().stack_addr(self.ptr, slot, 0);
-                let mut sig = Signature::new(self.call_conv);
-                sig.params.push(AbiParam::new(self.ptr));
-                sig.params.push(AbiParam::new(types::I32));
-                sig.params.push(AbiParam::new(self.ptr));
-                sig.params.push(AbiParam::new(types::I32));
-                sig.returns.push(AbiParam::new(types::F32));
-                let sigref = self.b.import_signature(sig);
-                let callee = self.b.ins().iconst(self.ptr, jit_query as *const () as i64);
                 let q = self.b.ins().iconst(types::I32, query.index() as i64);
                 let n = self.b.ins().iconst(types::I32, vals.len() as i64);
-                let call = self
-                    .b
-                    .ins()
-                    .call_indirect(sigref, callee, &[self.frame, q, addr, n]);
-                self.b.inst_results(call)[0]
+                let params = [self.ptr, types::I32, self.ptr, types::I32];
+                self.call_extern(jit_query as *const (), &params, &[self.frame, q, addr, n])
             }
             Node::Read { scope, slot } => {
                 let (scope, slot) = (*scope, *slot);
