@@ -5,6 +5,7 @@
 //! * [`generate`]: the same maths written as Molang `initialize` / `pre_animation` entries.
 //! * [`runner`]: runs the generated scripts through `molang::entity` (interpreter or JIT).
 //! * [`fk`], [`scenarios`], [`checks`]: forward kinematics, the §10 scenarios and checks.
+//! * [`plot`]: SVG charts of one scenario run (`doggoyle plot`).
 
 pub mod generate;
 pub mod math;
@@ -16,6 +17,7 @@ pub use reference::{step, Inputs, Outputs, RigState};
 pub mod checks;
 pub mod emit;
 pub mod model;
+pub mod plot;
 pub mod runner;
 pub mod scenarios;
 pub mod trace;

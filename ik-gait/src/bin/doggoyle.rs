@@ -57,6 +57,18 @@ enum Cmd {
         #[arg(long)]
         out: std::path::PathBuf,
     },
+    /// Run one scenario and write four SVG charts into OUT (joint angles, toe paths,
+    /// footfalls, chin height).
+    Plot {
+        #[arg(long)]
+        scenario: String,
+        #[arg(long, default_value_t = 60.0)]
+        fps: f32,
+        #[arg(long, default_value = "jit")]
+        backend: String,
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
     /// List the named scenarios.
     Scenarios,
 }
@@ -203,6 +215,33 @@ fn main() -> ExitCode {
             match ik_gait::trace::write_csv(&p, &sc, fps, backend, &out) {
                 Ok(n) => {
                     eprintln!("{n} frames -> {}", out.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Cmd::Plot {
+            scenario,
+            fps,
+            backend,
+            out,
+        } => {
+            let Some(backend) = Backend::parse(&backend) else {
+                eprintln!("unknown backend `{backend}`");
+                return ExitCode::from(2);
+            };
+            let Some(sc) = scenarios::find(&scenario) else {
+                eprintln!("unknown scenario `{scenario}`; see `doggoyle scenarios`");
+                return ExitCode::from(2);
+            };
+            match ik_gait::plot::plot(&p, &sc, fps, backend, &out) {
+                Ok(files) => {
+                    for f in files {
+                        println!("{}", f.display());
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(e) => {
