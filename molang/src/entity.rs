@@ -120,12 +120,15 @@ impl EntityScripts {
 
     /// Slot of a query name (without prefix), for per-frame inputs.
     pub fn query_slot(&self, name: &str) -> Option<Slot> {
-        self.names.queries.get(&name.to_ascii_lowercase())
+        // Per-frame callers pass lower-case names: look up without allocating first.
+        (self.names.queries.get(name))
+            .or_else(|| self.names.queries.get(&name.to_ascii_lowercase()))
     }
 
     /// Slot of a variable (without prefix).
     pub fn variable_slot(&self, name: &str) -> Option<Slot> {
-        self.names.variables.get(&name.to_ascii_lowercase())
+        (self.names.variables.get(name))
+            .or_else(|| self.names.variables.get(&name.to_ascii_lowercase()))
     }
 
     /// Compiles both scripts to native code. On `Err` (something the JIT leaves to the

@@ -739,47 +739,17 @@ impl<'a> Lower<'a> {
                     _ => {
                         self.operand_kind(lt, *lhs, op.symbol(), ctx);
                         self.operand_kind(rt, *rhs, op.symbol(), ctx);
+                        let arith = |op| Node::Arith { op, lhs: l, rhs: r };
+                        let compare = |op| Node::Compare { op, lhs: l, rhs: r };
                         match op {
-                            BinaryOp::Add => Node::Arith {
-                                op: ArithOp::Add,
-                                lhs: l,
-                                rhs: r,
-                            },
-                            BinaryOp::Sub => Node::Arith {
-                                op: ArithOp::Sub,
-                                lhs: l,
-                                rhs: r,
-                            },
-                            BinaryOp::Mul => Node::Arith {
-                                op: ArithOp::Mul,
-                                lhs: l,
-                                rhs: r,
-                            },
-                            BinaryOp::Div => Node::Arith {
-                                op: ArithOp::Div,
-                                lhs: l,
-                                rhs: r,
-                            },
-                            BinaryOp::Lt => Node::Compare {
-                                op: CmpOp::Lt,
-                                lhs: l,
-                                rhs: r,
-                            },
-                            BinaryOp::Le => Node::Compare {
-                                op: CmpOp::Le,
-                                lhs: l,
-                                rhs: r,
-                            },
-                            BinaryOp::Gt => Node::Compare {
-                                op: CmpOp::Gt,
-                                lhs: l,
-                                rhs: r,
-                            },
-                            BinaryOp::Ge => Node::Compare {
-                                op: CmpOp::Ge,
-                                lhs: l,
-                                rhs: r,
-                            },
+                            BinaryOp::Add => arith(ArithOp::Add),
+                            BinaryOp::Sub => arith(ArithOp::Sub),
+                            BinaryOp::Mul => arith(ArithOp::Mul),
+                            BinaryOp::Div => arith(ArithOp::Div),
+                            BinaryOp::Lt => compare(CmpOp::Lt),
+                            BinaryOp::Le => compare(CmpOp::Le),
+                            BinaryOp::Gt => compare(CmpOp::Gt),
+                            BinaryOp::Ge => compare(CmpOp::Ge),
                             BinaryOp::And => Node::And(l, r),
                             _ => Node::Or(l, r),
                         }

@@ -576,11 +576,21 @@ impl Translator<'_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThan, iterations, budget);
+        self.abort_when(over, true, node, STATUS_BUDGET);
+    }
+
+    /// Ends the run with `status` at `node` when `cond` (a non-zero test) equals `when`;
+    /// otherwise carries on. Branching on the raw value avoids a compare.
+    fn abort_when(&mut self, cond: CValue, when: bool, node: NodeId, status: i64) {
         let bad = self.b.create_block();
         let ok = self.b.create_block();
-        self.b.ins().brif(over, bad, &[], ok, &[]);
+        if when {
+            self.b.ins().brif(cond, bad, &[], ok, &[]);
+        } else {
+            self.b.ins().brif(cond, ok, &[], bad, &[]);
+        }
         self.b.switch_to_block(bad);
-        self.abort(node, STATUS_BUDGET);
+        self.abort(node, status);
         // `abort` left us in a dead block; route it on so it is well formed.
         self.b.ins().jump(ok, &[]);
         self.b.switch_to_block(ok);
@@ -658,13 +668,7 @@ impl Translator<'_> {
             Node::Read { scope, slot } => {
                 let (scope, slot) = (*scope, *slot);
                 let flag = self.load_flag(scope, slot);
-                let ok = self.b.create_block();
-                let bad = self.b.create_block();
-                self.b.ins().brif(flag, ok, &[], bad, &[]);
-                self.b.switch_to_block(bad);
-                self.abort(id, STATUS_UNSET);
-                self.b.ins().jump(ok, &[]);
-                self.b.switch_to_block(ok);
+                self.abort_when(flag, false, id, STATUS_UNSET);
                 self.load_value(scope, slot)
             }
             Node::Math {
