@@ -16,12 +16,14 @@ pub mod check;
 pub mod diagnostics;
 pub mod entity;
 pub mod expression;
+pub mod fuzz;
 pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod lint;
 pub mod pack;
 pub mod queries;
+pub mod runtime;
 
 pub use check::{check, CheckOptions, Checked};
 pub use diagnostics::{Code, Diagnostic, Severity};

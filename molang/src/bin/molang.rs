@@ -95,11 +95,17 @@ enum Command {
         #[arg(long)]
         version: Option<i16>,
     },
+    /// Run an entity headless: scripts, animations and controllers frame by frame.
+    Run(molang::runtime::cli::RunArgs),
+    /// Drive an entity with random query inputs; report NaN, aborts and broken invariants.
+    Fuzz(molang::fuzz::cli::FuzzArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Run(args) => molang::runtime::cli::main(args),
+        Command::Fuzz(args) => molang::fuzz::cli::main(args),
         Command::Check {
             paths,
             expr,
