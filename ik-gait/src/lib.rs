@@ -14,6 +14,7 @@ pub mod reference;
 
 pub use params::{RigParams, LEG_NAMES};
 pub use reference::{step, Inputs, Outputs, RigState};
+pub mod bench;
 pub mod checks;
 pub mod emit;
 pub mod model;

@@ -6,6 +6,7 @@ use crate::params::RigParams;
 use crate::reference::{step, Inputs, Outputs, RigState};
 use molang::entity::{EntityInstance, EntityScripts, ScriptSource};
 use molang::ir::Slot;
+use molang::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -36,6 +37,36 @@ impl Backend {
 pub struct MolangRig {
     pub scripts: EntityScripts,
     slots: OutputSlots,
+    /// Slots of the per-frame queries, in [`QUERIES`] order (`None`: the rig never reads it).
+    queries: [Option<Slot>; 9],
+}
+
+/// The queries the runner sets every frame, in the order of [`query_values`].
+pub const QUERIES: [&str; 9] = [
+    "delta_time",
+    "ground_speed",
+    "modified_distance_moved",
+    "is_on_ground",
+    "vertical_speed",
+    "is_in_water",
+    "is_sitting",
+    "is_sleeping",
+    "body_y_rotation",
+];
+
+/// One frame's query values, in [`QUERIES`] order.
+pub fn query_values(i: &Inputs) -> [f32; 9] {
+    [
+        i.dt,
+        i.ground_speed,
+        i.mdm,
+        i.on_ground,
+        i.vertical_speed,
+        i.in_water,
+        i.sit,
+        i.lie,
+        i.body_yaw,
+    ]
 }
 
 struct OutputSlots {
@@ -114,7 +145,12 @@ impl MolangRig {
             dt: sl("dt")?,
             spd: sl("spd")?,
         };
-        Ok(MolangRig { scripts, slots })
+        let queries = QUERIES.map(|q| scripts.query_slot(q));
+        Ok(MolangRig {
+            scripts,
+            slots,
+            queries,
+        })
     }
 
     pub fn instantiate(&self) -> EntityInstance {
@@ -125,15 +161,12 @@ impl MolangRig {
     /// the outputs back.
     pub fn frame(&self, e: &mut EntityInstance, inp: &Inputs) -> Result<Outputs, String> {
         let s = &self.scripts;
-        e.set_query(s, "delta_time", inp.dt);
-        e.set_query(s, "ground_speed", inp.ground_speed);
-        e.set_query(s, "modified_distance_moved", inp.mdm);
-        e.set_query(s, "is_on_ground", inp.on_ground);
-        e.set_query(s, "vertical_speed", inp.vertical_speed);
-        e.set_query(s, "is_in_water", inp.in_water);
-        e.set_query(s, "is_sitting", inp.sit);
-        e.set_query(s, "is_sleeping", inp.lie);
-        e.set_query(s, "body_y_rotation", inp.body_yaw);
+        // By slot, resolved once in `from_generated`: no name lookup per frame.
+        for (slot, v) in self.queries.iter().zip(query_values(inp)) {
+            if let Some(slot) = slot {
+                e.queries[slot.index()] = Value::Num(v);
+            }
+        }
         let aborts = e.run_frame(s);
         if let Some(a) = aborts.first() {
             return Err(format!("frame {}: {}", a.frame, a.message));

@@ -69,6 +69,21 @@ enum Cmd {
         #[arg(long)]
         out: std::path::PathBuf,
     },
+    /// Rig frames per second on each back end, and dogs per core at 60 fps.
+    Bench {
+        /// Scenario driving the rig (a steady trot by default).
+        #[arg(long, default_value = "trot-2.5")]
+        scenario: String,
+        /// Frame rate of the inputs, and of the "dogs per core" figure.
+        #[arg(long, default_value_t = 60.0)]
+        fps: f32,
+        /// Back ends, comma-separated.
+        #[arg(long, default_value = "reference,interp,jit")]
+        backend: String,
+        /// Seconds of timed frames per back end.
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+    },
     /// List the named scenarios.
     Scenarios,
 }
@@ -250,6 +265,12 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Cmd::Bench {
+            scenario,
+            fps,
+            backend,
+            seconds,
+        } => bench(&p, &scenario, fps, &backend, seconds),
         Cmd::Scenarios => {
             for s in scenarios::named() {
                 println!("{:28} {:5.1} s  {:?}", s.name, s.duration, s.kind);
@@ -257,4 +278,63 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+fn bench(p: &RigParams, scenario: &str, fps: f32, backends: &str, seconds: f64) -> ExitCode {
+    let Some(sc) = scenarios::find(scenario) else {
+        eprintln!("unknown scenario `{scenario}`; see `doggoyle scenarios`");
+        return ExitCode::from(2);
+    };
+    if !(fps.is_finite() && fps > 0.0) || !(seconds.is_finite() && seconds > 0.0) {
+        eprintln!("--fps and --seconds must be positive");
+        return ExitCode::from(2);
+    }
+    let mut list = Vec::new();
+    for b in backends.split(',') {
+        match Backend::parse(b.trim()) {
+            Some(b) => list.push(b),
+            None => {
+                eprintln!("unknown backend `{b}` (reference, interp, jit)");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let inputs = scenarios::inputs(&sc, fps, false);
+    // Two seconds of warm-up: the gait has settled and the branch predictors have too.
+    let warm = ((2.0 * fps) as usize).min(inputs.len().saturating_sub(1));
+    let min_time = std::time::Duration::from_secs_f64(seconds);
+    println!(
+        "{} at {fps} fps, {} timed frames cycled for {seconds} s per back end",
+        sc.name,
+        inputs.len() - warm
+    );
+    println!(
+        "{:10} {:>12} {:>14} {:>16} {:>12}",
+        "backend", "ns/frame", "frames/s", "dogs/core@60fps", "vs reference"
+    );
+    let mut reference_ns = None;
+    for b in list {
+        match ik_gait::bench::measure(p, b, &inputs, warm, min_time) {
+            Ok(row) => {
+                let ns = row.ns_per_frame();
+                if b == Backend::Reference {
+                    reference_ns = Some(ns);
+                }
+                let ratio = reference_ns.map_or("-".to_string(), |r| format!("{:.2}x", ns / r));
+                println!(
+                    "{:10} {:>12.0} {:>14.0} {:>16.0} {:>12}",
+                    b.name(),
+                    ns,
+                    row.frames_per_second(),
+                    row.dogs_per_core(60.0),
+                    ratio
+                );
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", b.name());
+                return ExitCode::from(1);
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }

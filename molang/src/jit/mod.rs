@@ -282,6 +282,25 @@ pub fn compile(
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         let frame = b.block_params(entry)[0];
+        // The storage pointers never change during a run: load them once in the entry block,
+        // which dominates every use.
+        let base = |b: &mut FunctionBuilder<'_>, off: usize| {
+            b.ins().load(
+                ptr,
+                MemFlagsData::trusted().with_readonly(),
+                frame,
+                off as i32,
+            )
+        };
+        let bases = Bases {
+            vars: base(&mut b, offset_of!(Frame, vars)),
+            vars_set: base(&mut b, offset_of!(Frame, vars_set)),
+            temps: base(&mut b, offset_of!(Frame, temps)),
+            temps_set: base(&mut b, offset_of!(Frame, temps_set)),
+            ctx: base(&mut b, offset_of!(Frame, ctx)),
+            ctx_set: base(&mut b, offset_of!(Frame, ctx_set)),
+            queries: base(&mut b, offset_of!(Frame, queries)),
+        };
         let mut t = Translator {
             b,
             frame,
@@ -290,6 +309,9 @@ pub fn compile(
             options,
             loops: Vec::new(),
             call_conv,
+            bases,
+            known: Default::default(),
+            known_log: Vec::new(),
         };
         let v = t.node(program.root());
         t.finish(v);
@@ -425,9 +447,27 @@ struct LoopTarget {
     counter: CValue,
 }
 
+/// The storage pointers of the [`Frame`], loaded once at entry.
+struct Bases {
+    vars: CValue,
+    vars_set: CValue,
+    temps: CValue,
+    temps_set: CValue,
+    ctx: CValue,
+    ctx_set: CValue,
+    queries: CValue,
+}
+
 struct Translator<'a> {
     b: FunctionBuilder<'a>,
     frame: CValue,
+    bases: Bases,
+    /// Slots known to be set at the current emission point, per scope (variables, temps,
+    /// contexts): a read there needs no flag test. Flags only ever go from unset to set
+    /// during a run, so a slot checked or stored on every path to a point stays set there.
+    /// Conditional code undoes its marks through `known_log` when its region ends.
+    known: [Vec<bool>; 3],
+    known_log: Vec<(usize, usize)>,
     ptr: types::Type,
     program: &'a Program,
     options: &'a EvalOptions,
@@ -466,42 +506,64 @@ impl Translator<'_> {
         self.b.ins().fcmp(FloatCC::NotEqual, v, zero)
     }
 
-    fn arrays(&self, scope: Scope) -> (usize, usize) {
+    fn arrays(&self, scope: Scope) -> (CValue, CValue) {
         match scope {
-            Scope::Variable => (offset_of!(Frame, vars), offset_of!(Frame, vars_set)),
-            Scope::Temp => (offset_of!(Frame, temps), offset_of!(Frame, temps_set)),
-            Scope::Context => (offset_of!(Frame, ctx), offset_of!(Frame, ctx_set)),
+            Scope::Variable => (self.bases.vars, self.bases.vars_set),
+            Scope::Temp => (self.bases.temps, self.bases.temps_set),
+            Scope::Context => (self.bases.ctx, self.bases.ctx_set),
         }
     }
 
-    fn flag_addr(&mut self, scope: Scope, slot: Slot) -> CValue {
-        let (_, set) = self.arrays(scope);
-        let base = self.field(set, self.ptr);
-        self.b.ins().iadd_imm_s(base, slot.index() as i64)
-    }
-
-    fn value_addr(&mut self, scope: Scope, slot: Slot) -> CValue {
-        let (vals, _) = self.arrays(scope);
-        let base = self.field(vals, self.ptr);
-        self.b.ins().iadd_imm_s(base, slot.index() as i64 * 4)
-    }
-
     fn load_flag(&mut self, scope: Scope, slot: Slot) -> CValue {
-        let a = self.flag_addr(scope, slot);
-        self.b.ins().uload8(types::I32, Self::flags(), a, 0)
+        let (_, set) = self.arrays(scope);
+        // Offsets fit in i32: slots index name tables far smaller than 2^29 entries.
+        self.b
+            .ins()
+            .uload8(types::I32, Self::flags(), set, slot.index() as i32)
     }
 
     fn load_value(&mut self, scope: Scope, slot: Slot) -> CValue {
-        let a = self.value_addr(scope, slot);
-        self.b.ins().load(types::F32, Self::flags(), a, 0)
+        let (vals, _) = self.arrays(scope);
+        self.b
+            .ins()
+            .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4)
     }
 
     fn store(&mut self, scope: Scope, slot: Slot, v: CValue) {
-        let a = self.value_addr(scope, slot);
-        self.b.ins().store(Self::flags(), v, a, 0);
-        let f = self.flag_addr(scope, slot);
+        let (vals, set) = self.arrays(scope);
+        self.b
+            .ins()
+            .store(Self::flags(), v, vals, slot.index() as i32 * 4);
         let one = self.b.ins().iconst(types::I8, 1);
-        self.b.ins().store(Self::flags(), one, f, 0);
+        self.b
+            .ins()
+            .store(Self::flags(), one, set, slot.index() as i32);
+    }
+
+    fn is_known(&self, scope: Scope, slot: Slot) -> bool {
+        let k = &self.known[scope as usize];
+        k.get(slot.index()).copied().unwrap_or(false)
+    }
+
+    /// Marks a slot as set from here on in the current region.
+    fn mark_known(&mut self, scope: Scope, slot: Slot) {
+        let (s, i) = (scope as usize, slot.index());
+        let k = &mut self.known[s];
+        if k.len() <= i {
+            k.resize(i + 1, false);
+        }
+        if !k[i] {
+            k[i] = true;
+            self.known_log.push((s, i));
+        }
+    }
+
+    /// Undoes the marks made since `mark` (the end of a conditional region).
+    fn forget_since(&mut self, mark: usize) {
+        while self.known_log.len() > mark {
+            let (s, i) = self.known_log.pop().expect("log longer than mark");
+            self.known[s][i] = false;
+        }
     }
 
     /// Ends the function with `status`, then continues in a fresh (unreachable) block so the
@@ -547,11 +609,14 @@ impl Translator<'_> {
         let merge = self.b.create_block();
         self.b.append_block_param(merge, types::F32);
         self.b.ins().brif(cond, tb, &[], eb, &[]);
+        let mark = self.known_log.len();
         self.b.switch_to_block(tb);
         let tv = then(self);
+        self.forget_since(mark);
         self.b.ins().jump(merge, &[tv.into()]);
         self.b.switch_to_block(eb);
         let ev = otherwise(self);
+        self.forget_since(mark);
         self.b.ins().jump(merge, &[ev.into()]);
         self.b.switch_to_block(merge);
         self.b.block_params(merge)[0]
@@ -635,13 +700,53 @@ impl Translator<'_> {
         v
     }
 
+    /// The builtins that are a few arithmetic instructions, emitted in place of the call.
+    /// Each follows its `extern "C"` twin in `builtins::math` operation for operation (same
+    /// rounding steps, same comparison and select on NaN), so the bits agree. Only builtins
+    /// whose NaN result cannot depend on operand order qualify: the compiler may commute an
+    /// `a + b` in the Rust twin, and with two NaN operands x86 keeps the first one's payload
+    /// (that is why `lerp` stays a call).
+    fn inline_math(&mut self, f: MathFn, v: &[CValue]) -> Option<CValue> {
+        Some(match f {
+            MathFn::Abs => self.b.ins().fabs(v[0]),
+            MathFn::Sqrt => self.b.ins().sqrt(v[0]),
+            // `a > b ? a : b` and `a < b ? a : b`, as `max_raw` / `min_raw`.
+            MathFn::Max => {
+                let c = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[1]);
+                self.b.ins().select(c, v[0], v[1])
+            }
+            MathFn::Min => {
+                let c = self.b.ins().fcmp(FloatCC::LessThan, v[0], v[1]);
+                self.b.ins().select(c, v[0], v[1])
+            }
+            // `v > hi ? hi : max_raw(v, lo)`.
+            MathFn::Clamp => {
+                let gt_lo = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[1]);
+                let m = self.b.ins().select(gt_lo, v[0], v[1]);
+                let gt_hi = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[2]);
+                self.b.ins().select(gt_hi, v[2], m)
+            }
+            // `3.0 * t * t - (t + t) * t * t`, left to right.
+            MathFn::HermiteBlend => {
+                let three = self.f32c(3.0);
+                let a = self.b.ins().fmul(three, v[0]);
+                let a = self.b.ins().fmul(a, v[0]);
+                let b = self.b.ins().fadd(v[0], v[0]);
+                let b = self.b.ins().fmul(b, v[0]);
+                let b = self.b.ins().fmul(b, v[0]);
+                self.b.ins().fsub(a, b)
+            }
+            _ => return None,
+        })
+    }
+
     fn node(&mut self, id: NodeId) -> CValue {
         let program = self.program;
         match program.node(id) {
             Node::Const(c) => self.f32c(*c),
             Node::This => self.field(offset_of!(Frame, this), types::F32),
             Node::Query { query, args } if args.is_empty() => {
-                let base = self.field(offset_of!(Frame, queries), self.ptr);
+                let base = self.bases.queries;
                 self.b
                     .ins()
                     .load(types::F32, Self::flags(), base, query.index() as i32 * 4)
@@ -667,8 +772,11 @@ impl Translator<'_> {
             }
             Node::Read { scope, slot } => {
                 let (scope, slot) = (*scope, *slot);
-                let flag = self.load_flag(scope, slot);
-                self.abort_when(flag, false, id, STATUS_UNSET);
+                if !self.is_known(scope, slot) {
+                    let flag = self.load_flag(scope, slot);
+                    self.abort_when(flag, false, id, STATUS_UNSET);
+                    self.mark_known(scope, slot);
+                }
                 self.load_value(scope, slot)
             }
             Node::Math {
@@ -682,6 +790,9 @@ impl Translator<'_> {
             }
             Node::Math { func, args } => {
                 let vals: Vec<CValue> = args.iter().map(|&a| self.node(a)).collect();
+                if let Some(v) = self.inline_math(*func, &vals) {
+                    return v;
+                }
                 if func.is_random() {
                     self.call_random(id, *func, &vals)
                 } else {
@@ -826,6 +937,7 @@ impl Translator<'_> {
                     self.b.switch_to_block(done);
                 }
                 self.store(*scope, *slot, v);
+                self.mark_known(*scope, *slot);
                 for &p in parents.iter() {
                     let flag = self.load_flag(*scope, p);
                     let unset = self.b.create_block();
@@ -885,7 +997,10 @@ impl Translator<'_> {
                     exit,
                     counter: i,
                 });
+                // The body may run zero times: what it sets is not known after the loop.
+                let mark = self.known_log.len();
                 self.node(*body);
+                self.forget_since(mark);
                 self.loops.pop();
                 self.b.ins().jump(latch, &[i.into()]);
                 self.b.switch_to_block(latch);
