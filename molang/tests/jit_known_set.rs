@@ -137,3 +137,29 @@ fn inlined_builtins_match_the_interpreter_bit_for_bit() {
     }
     assert_eq!(cases, 3 * 13 + 2 * 169 + 2 * 2197);
 }
+
+/// The JIT shares the result of a pure builtin called twice on the same values, but only where
+/// the first call dominates the second: a call made in one arm, or in a loop body that may not
+/// run, must not be reused after it.
+#[test]
+fn shared_builtin_results_stay_in_their_region() {
+    let srcs = [
+        "q.c ? { t.x = math.cos(q.a); }; t.y = math.cos(q.a); return t.y;",
+        "t.x = q.c ? math.sin(q.a) : 0; return math.sin(q.a) + t.x;",
+        "loop(q.n, { t.x = math.cos(q.a); }); return math.cos(q.a);",
+        "t.x = q.c && math.cos(q.a); return math.cos(q.a) * 2 + t.x;",
+        "t.s = math.cos(q.a) + math.cos(q.a); return t.s;",
+    ];
+    for src in srcs {
+        for c in [0.0, 1.0] {
+            for n in [0.0, 3.0] {
+                assert!(
+                    !agree(src, &[("q.c", c), ("q.n", n), ("q.a", 30.0)]),
+                    "{src}"
+                );
+            }
+        }
+    }
+    let (a, _) = both(srcs[0], &[("q.c", 0.0), ("q.a", 60.0)]);
+    assert!((a.value.as_num() - 0.5).abs() < 1e-6);
+}

@@ -309,8 +309,8 @@ fn bench(p: &RigParams, scenario: &str, fps: f32, backends: &str, seconds: f64) 
         inputs.len() - warm
     );
     println!(
-        "{:10} {:>12} {:>14} {:>16} {:>12}",
-        "backend", "ns/frame", "frames/s", "dogs/core@60fps", "vs reference"
+        "{:10} {:>12} {:>14} {:>16} {:>12} {:>10}",
+        "backend", "ns/frame", "frames/s", "dogs/core@60fps", "vs reference", "frames"
     );
     let mut reference_ns = None;
     for b in list {
@@ -322,12 +322,13 @@ fn bench(p: &RigParams, scenario: &str, fps: f32, backends: &str, seconds: f64) 
                 }
                 let ratio = reference_ns.map_or("-".to_string(), |r| format!("{:.2}x", ns / r));
                 println!(
-                    "{:10} {:>12.0} {:>14.0} {:>16.0} {:>12}",
+                    "{:10} {:>12.0} {:>14.0} {:>16.0} {:>12} {:>10}",
                     b.name(),
                     ns,
                     row.frames_per_second(),
                     row.dogs_per_core(60.0),
-                    ratio
+                    ratio,
+                    row.frames
                 );
             }
             Err(e) => {

@@ -20,6 +20,21 @@
 //! - The function pointer is valid while the owning `JITModule` lives; [`JitProgram`] owns the
 //!   module and frees its memory only in `Drop`, after which the pointer is never used.
 //! - [`Frame`] is `#[repr(C)]` and the code uses `offset_of!` offsets, so layout cannot drift.
+//! - Slot offsets are `i32` immediates (`slot * 4`): every slot is a name written in the
+//!   source, and `grammar::MAX_SOURCE_LEN` (4 MiB) bounds the source, so no offset overflows.
+//! - The frame, the [`RngRef`] and the [`QueryHostRef`] live on `call`'s stack for the whole
+//!   native call; neither the generated code nor the callbacks keep a pointer past it. The
+//!   storage arrays are borrowed `&mut` by `call`, so nothing else can touch them meanwhile;
+//!   `ctx`, `ctx_set` and `queries` are only read.
+//! - A query with arguments passes a pointer to a stack slot of exactly `n` f32s made at that
+//!   call site; [`jit_query`] reads `n` of them. With no host it reads `queries[slot]`, in
+//!   bounds by the first invariant.
+//! - Callbacks are `extern "C"`: a panic in a host or builtin aborts the process instead of
+//!   unwinding through generated frames.
+//! - Every loop iteration passes the budget check (and `die_roll` spends one per roll), so
+//!   a run ends after at most `budget` iterations whatever the program.
+//!
+//! `unsafe` appears nowhere else in the workspace (`grep -rn unsafe molang/src grammar/src`).
 
 use std::mem::offset_of;
 
@@ -28,7 +43,7 @@ use cranelift_codegen::ir::{
     types, AbiParam, Block, InstBuilder, MemFlagsData, Signature, Value as CValue,
 };
 use cranelift_codegen::settings::{self, Configurable};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 
@@ -281,6 +296,9 @@ pub fn compile(
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
+        // Blocks are sealed as soon as all their predecessors exist, so variable reads find
+        // their dominating definition instead of growing block parameters everywhere.
+        b.seal_block(entry);
         let frame = b.block_params(entry)[0];
         // The storage pointers never change during a run: load them once in the entry block,
         // which dominates every use.
@@ -312,7 +330,11 @@ pub fn compile(
             bases,
             known: Default::default(),
             known_log: Vec::new(),
+            ssa: Default::default(),
+            memo: std::collections::HashMap::new(),
+            memo_log: Vec::new(),
         };
+        t.declare_ssa_slots();
         let v = t.node(program.root());
         t.finish(v);
         t.b.seal_all_blocks();
@@ -447,6 +469,15 @@ struct LoopTarget {
     counter: CValue,
 }
 
+/// What a shared value stands for (see `Translator::memo`).
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum MemoKey {
+    /// A pure builtin applied to these values.
+    Call(MathFn, Vec<CValue>),
+    /// The value of a query without arguments: queries do not change during a run.
+    Query(Slot),
+}
+
 /// The storage pointers of the [`Frame`], loaded once at entry.
 struct Bases {
     vars: CValue,
@@ -468,6 +499,14 @@ struct Translator<'a> {
     /// Conditional code undoes its marks through `known_log` when its region ends.
     known: [Vec<bool>; 3],
     known_log: Vec<(usize, usize)>,
+    /// Variables and temps the program touches, as SSA values: loaded once at entry, kept in
+    /// registers, and still stored to memory at every assignment so that any exit (return,
+    /// abort, budget) leaves memory up to date. Nothing else writes the storage during a run.
+    ssa: [Vec<Option<Variable>>; 3],
+    /// Results of pure builtin calls by (builtin, argument values), valid where the call
+    /// dominates: scoped like `known`.
+    memo: std::collections::HashMap<MemoKey, CValue>,
+    memo_log: Vec<MemoKey>,
     ptr: types::Type,
     program: &'a Program,
     options: &'a EvalOptions,
@@ -522,7 +561,61 @@ impl Translator<'_> {
             .uload8(types::I32, Self::flags(), set, slot.index() as i32)
     }
 
+    fn ssa_var(&self, scope: Scope, slot: Slot) -> Option<Variable> {
+        self.ssa[scope as usize]
+            .get(slot.index())
+            .copied()
+            .flatten()
+    }
+
+    /// Declares an SSA variable for every variable and temp slot the program reads or writes,
+    /// defined at entry by one load from storage.
+    fn declare_ssa_slots(&mut self) {
+        let program = self.program;
+        let touch = |t: &mut Self, scope: Scope, slot: Slot| {
+            if scope == Scope::Context || t.ssa_var(scope, slot).is_some() {
+                return;
+            }
+            let (vals, _) = t.arrays(scope);
+            let v =
+                t.b.ins()
+                    .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4);
+            let var = t.b.declare_var(types::F32);
+            t.b.def_var(var, v);
+            let list = &mut t.ssa[scope as usize];
+            if list.len() <= slot.index() {
+                list.resize(slot.index() + 1, None);
+            }
+            list[slot.index()] = Some(var);
+        };
+        for i in 0..program.len() {
+            match program.node(NodeId(i as u32)) {
+                Node::Read { scope, slot } => touch(self, *scope, *slot),
+                Node::Assign {
+                    scope,
+                    slot,
+                    parents,
+                    copies,
+                    ..
+                } => {
+                    touch(self, *scope, *slot);
+                    for &p in parents.iter() {
+                        touch(self, *scope, p);
+                    }
+                    for &(a, b) in copies.iter() {
+                        touch(self, *scope, a);
+                        touch(self, *scope, b);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
     fn load_value(&mut self, scope: Scope, slot: Slot) -> CValue {
+        if let Some(var) = self.ssa_var(scope, slot) {
+            return self.b.use_var(var);
+        }
         let (vals, _) = self.arrays(scope);
         self.b
             .ins()
@@ -538,6 +631,9 @@ impl Translator<'_> {
         self.b
             .ins()
             .store(Self::flags(), one, set, slot.index() as i32);
+        if let Some(var) = self.ssa_var(scope, slot) {
+            self.b.def_var(var, v);
+        }
     }
 
     fn is_known(&self, scope: Scope, slot: Slot) -> bool {
@@ -558,23 +654,33 @@ impl Translator<'_> {
         }
     }
 
-    /// Undoes the marks made since `mark` (the end of a conditional region).
-    fn forget_since(&mut self, mark: usize) {
-        while self.known_log.len() > mark {
+    /// Where the current region's facts start (see [`forget_since`](Self::forget_since)).
+    fn region(&self) -> (usize, usize) {
+        (self.known_log.len(), self.memo_log.len())
+    }
+
+    /// Undoes what was learnt since `mark` (the end of a conditional region): set slots and
+    /// shared call results.
+    fn forget_since(&mut self, mark: (usize, usize)) {
+        while self.known_log.len() > mark.0 {
             let (s, i) = self.known_log.pop().expect("log longer than mark");
             self.known[s][i] = false;
         }
+        while self.memo_log.len() > mark.1 {
+            let key = self.memo_log.pop().expect("log longer than mark");
+            self.memo.remove(&key);
+        }
     }
 
-    /// Ends the function with `status`, then continues in a fresh (unreachable) block so the
-    /// caller can keep emitting.
-    fn exit(&mut self, status: i64) {
-        let s = self.b.ins().iconst(types::I32, status);
-        self.b.ins().return_(&[s]);
+    /// Continues in a fresh block with no predecessors, after a jump or return, so the caller
+    /// can keep emitting (that code is unreachable).
+    fn dead_block(&mut self) {
         let dead = self.b.create_block();
         self.b.switch_to_block(dead);
+        self.b.seal_block(dead);
     }
 
+    /// Records `node` and returns `status` from the current block.
     fn abort(&mut self, node: NodeId, status: i64) {
         let n = self.b.ins().iconst(types::I32, node.0 as i64);
         self.b.ins().store(
@@ -583,7 +689,8 @@ impl Translator<'_> {
             self.frame,
             offset_of!(Frame, abort_node) as i32,
         );
-        self.exit(status);
+        let s = self.b.ins().iconst(types::I32, status);
+        self.b.ins().return_(&[s]);
     }
 
     fn finish(&mut self, v: CValue) {
@@ -609,7 +716,9 @@ impl Translator<'_> {
         let merge = self.b.create_block();
         self.b.append_block_param(merge, types::F32);
         self.b.ins().brif(cond, tb, &[], eb, &[]);
-        let mark = self.known_log.len();
+        self.b.seal_block(tb);
+        self.b.seal_block(eb);
+        let mark = self.region();
         self.b.switch_to_block(tb);
         let tv = then(self);
         self.forget_since(mark);
@@ -619,6 +728,7 @@ impl Translator<'_> {
         self.forget_since(mark);
         self.b.ins().jump(merge, &[ev.into()]);
         self.b.switch_to_block(merge);
+        self.b.seal_block(merge);
         self.b.block_params(merge)[0]
     }
 
@@ -654,10 +764,10 @@ impl Translator<'_> {
         } else {
             self.b.ins().brif(cond, ok, &[], bad, &[]);
         }
+        self.b.seal_block(bad);
+        self.b.seal_block(ok);
         self.b.switch_to_block(bad);
         self.abort(node, status);
-        // `abort` left us in a dead block; route it on so it is well formed.
-        self.b.ins().jump(ok, &[]);
         self.b.switch_to_block(ok);
     }
 
@@ -746,10 +856,18 @@ impl Translator<'_> {
             Node::Const(c) => self.f32c(*c),
             Node::This => self.field(offset_of!(Frame, this), types::F32),
             Node::Query { query, args } if args.is_empty() => {
+                let key = MemoKey::Query(*query);
+                if let Some(&v) = self.memo.get(&key) {
+                    return v;
+                }
                 let base = self.bases.queries;
-                self.b
-                    .ins()
-                    .load(types::F32, Self::flags(), base, query.index() as i32 * 4)
+                let v =
+                    self.b
+                        .ins()
+                        .load(types::F32, Self::flags(), base, query.index() as i32 * 4);
+                self.memo.insert(key.clone(), v);
+                self.memo_log.push(key);
+                v
             }
             Node::Query { query, args } => {
                 // Arguments go to a stack slot; the host callback reads them from there.
@@ -796,8 +914,16 @@ impl Translator<'_> {
                 if func.is_random() {
                     self.call_random(id, *func, &vals)
                 } else {
+                    // Pure: the same builtin on the same values gives the same bits.
+                    let key = MemoKey::Call(*func, vals.clone());
+                    if let Some(&v) = self.memo.get(&key) {
+                        return v;
+                    }
                     let native = func.native().expect("non-random builtins are native");
-                    self.call_native(native, &vals)
+                    let v = self.call_native(native, &vals);
+                    self.memo.insert(key.clone(), v);
+                    self.memo_log.push(key);
+                    v
                 }
             }
             Node::Neg(e) => {
@@ -930,11 +1056,13 @@ impl Translator<'_> {
                     let yes = self.b.create_block();
                     let done = self.b.create_block();
                     self.b.ins().brif(flag, yes, &[], done, &[]);
+                    self.b.seal_block(yes);
                     self.b.switch_to_block(yes);
                     let m = self.load_value(*scope, s);
                     self.store(*scope, d, m);
                     self.b.ins().jump(done, &[]);
                     self.b.switch_to_block(done);
+                    self.b.seal_block(done);
                 }
                 self.store(*scope, *slot, v);
                 self.mark_known(*scope, *slot);
@@ -943,11 +1071,13 @@ impl Translator<'_> {
                     let unset = self.b.create_block();
                     let done = self.b.create_block();
                     self.b.ins().brif(flag, done, &[], unset, &[]);
+                    self.b.seal_block(unset);
                     self.b.switch_to_block(unset);
                     let z = self.f32c(0.0);
                     self.store(*scope, p, z);
                     self.b.ins().jump(done, &[]);
                     self.b.switch_to_block(done);
+                    self.b.seal_block(done);
                 }
                 v
             }
@@ -990,6 +1120,7 @@ impl Translator<'_> {
                 let i = self.b.block_params(header)[0];
                 let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, count_i);
                 self.b.ins().brif(more, body_b, &[], exit, &[]);
+                self.b.seal_block(body_b);
                 self.b.switch_to_block(body_b);
                 self.spend(id);
                 self.loops.push(LoopTarget {
@@ -998,16 +1129,20 @@ impl Translator<'_> {
                     counter: i,
                 });
                 // The body may run zero times: what it sets is not known after the loop.
-                let mark = self.known_log.len();
+                let mark = self.region();
                 self.node(*body);
                 self.forget_since(mark);
                 self.loops.pop();
                 self.b.ins().jump(latch, &[i.into()]);
+                // Every `continue` and `break` of the body has been emitted by now.
+                self.b.seal_block(latch);
                 self.b.switch_to_block(latch);
                 let li = self.b.block_params(latch)[0];
                 let next = self.b.ins().iadd_imm_s(li, 1);
                 self.b.ins().jump(header, &[next.into()]);
+                self.b.seal_block(header);
                 self.b.switch_to_block(exit);
+                self.b.seal_block(exit);
                 self.f32c(0.0)
             }
             Node::Break | Node::Continue => {
@@ -1019,16 +1154,14 @@ impl Translator<'_> {
                     } else {
                         self.b.ins().jump(latch, &[counter.into()]);
                     }
-                    let dead = self.b.create_block();
-                    self.b.switch_to_block(dead);
+                    self.dead_block();
                 }
                 self.f32c(0.0)
             }
             Node::Return(v) => {
                 let v = self.node(*v);
                 self.finish(v);
-                let dead = self.b.create_block();
-                self.b.switch_to_block(dead);
+                self.dead_block();
                 self.f32c(0.0)
             }
             Node::Str(_)
