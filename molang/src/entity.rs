@@ -1,6 +1,11 @@
 //! Entity scripts: a client entity's `variables`, `initialize` and `pre_animation` compiled
 //! once against one shared name table, `initialize` run once, then one `pre_animation` run
 //! per frame with that frame's queries. Variables persist across frames; temps do not.
+//!
+//! The runtime adds every other expression of the entity (animation channels, blend
+//! weights, controller transitions, ...) with [`EntityScripts::add_expression`]: all of them
+//! share the same slots, so a variable set by `pre_animation` is one indexed load in a
+//! channel expression, never a name lookup.
 
 use crate::builtins::math::{DefaultRng, MolangRng};
 use crate::check::{check, CheckOptions};
@@ -47,6 +52,21 @@ pub struct EntityScripts {
     /// Diagnostics of scripts that still load: warnings, and reads that fail at run time.
     pub warnings: Vec<Diagnostic>,
     version: i16,
+    /// Expressions added after the scripts, indexed by [`ExprId`].
+    extras: Vec<Extra>,
+    /// Native code for `extras`, same order, present exactly when `native` is.
+    native_extras: Vec<Arc<JitProgram>>,
+}
+
+/// One expression compiled with [`EntityScripts::add_expression`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ExprId(pub u32);
+
+#[derive(Clone, Debug)]
+struct Extra {
+    program: Program,
+    /// Where it came from, for abort messages (e.g. `animation.pig.walk leg0.rotation`).
+    label: Arc<str>,
 }
 
 /// A runtime abort reported like a content-log line: which script, which frame, what.
@@ -111,7 +131,69 @@ impl EntityScripts {
             pre_animation,
             warnings,
             version: src.version,
+            extras: Vec::new(),
+            native_extras: Vec::new(),
         })
+    }
+
+    /// Compiles one more expression against the entity's name table. Returns its id when
+    /// the game would load it (`None` otherwise) and every diagnostic. Variable reads are not
+    /// judged here: an animation reads what any script of the entity may have set, and an
+    /// unset read still ends the expression at run time, as in the game.
+    pub fn add_expression(&mut self, text: &str, label: &str) -> (Option<ExprId>, Vec<Diagnostic>) {
+        let options = CheckOptions {
+            version: self.version,
+            judge_variables: false,
+            preset_variables: Vec::new(),
+            later_variables: Vec::new(),
+            warn_unknown_queries: true,
+        };
+        let checked = check(text, &options, &mut self.names);
+        let loads = checked.loads();
+        let (Some(program), true) = (checked.program, loads) else {
+            return (None, checked.diagnostics);
+        };
+        if self.native.is_some() {
+            // Added after `enable_jit`: compile it too, or fall back to the interpreter as a
+            // whole (one storage layout per entity).
+            let options = EvalOptions {
+                version: self.version,
+                ..EvalOptions::default()
+            };
+            match jit::compile(&program, &self.names, &options) {
+                Ok(n) => self.native_extras.push(Arc::new(n)),
+                Err(_) => {
+                    self.native = None;
+                    self.native_extras.clear();
+                }
+            }
+        }
+        let id = ExprId(self.extras.len() as u32);
+        self.extras.push(Extra {
+            program,
+            label: label.into(),
+        });
+        (Some(id), checked.diagnostics)
+    }
+
+    /// Number of expressions added with [`EntityScripts::add_expression`].
+    pub fn expression_count(&self) -> usize {
+        self.extras.len()
+    }
+
+    /// The source text of an added expression.
+    pub fn expression_source(&self, id: ExprId) -> &str {
+        self.extras[id.0 as usize].program.source()
+    }
+
+    /// Slot of a variable, created if no script names it yet (controller state variables).
+    pub fn intern_variable(&mut self, name: &str) -> Slot {
+        self.names.variables.intern(&name.to_ascii_lowercase())
+    }
+
+    /// Slot of a query, created if no script reads it yet.
+    pub fn intern_query(&mut self, name: &str) -> Slot {
+        self.names.queries.intern(&name.to_ascii_lowercase())
     }
 
     pub fn names(&self) -> &Names {
@@ -145,7 +227,13 @@ impl EntityScripts {
         };
         let init = compile(&self.initialize)?;
         let pre = compile(&self.pre_animation)?;
+        let extras = self
+            .extras
+            .iter()
+            .map(|e| jit::compile(&e.program, &self.names, &options).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
         self.native = Some((init, pre));
+        self.native_extras = extras;
         Ok(())
     }
 
@@ -184,6 +272,7 @@ pub struct EntityInstance {
 struct FrameHost<'a> {
     queries: &'a [Value],
     rng: &'a mut DefaultRng,
+    this: f32,
 }
 
 impl Host for FrameHost<'_> {
@@ -195,6 +284,9 @@ impl Host for FrameHost<'_> {
     }
     fn rng(&mut self) -> &mut dyn MolangRng {
         self.rng
+    }
+    fn this(&mut self) -> f32 {
+        self.this
     }
 }
 
@@ -236,6 +328,88 @@ impl EntityInstance {
         self.frame
     }
 
+    /// Grows the per-slot arrays when expressions added names after `instantiate`.
+    fn fit(&mut self, scripts: &EntityScripts) {
+        let q = scripts.names.queries.len();
+        if self.queries.len() < q {
+            self.queries.resize(q, Value::Num(0.0));
+        }
+        if self.query_values.len() < q {
+            self.query_values.resize(q, 0.0);
+        }
+        self.jit.fit(&scripts.names);
+    }
+
+    /// Sets a query by slot (the per-frame path: no name lookup).
+    pub fn set_query_slot(&mut self, slot: Slot, value: f32) {
+        let i = slot.index();
+        if self.queries.len() <= i {
+            self.queries.resize(i + 1, Value::Num(0.0));
+            self.query_values.resize(i + 1, 0.0);
+        }
+        self.queries[i] = Value::Num(value);
+        self.query_values[i] = value;
+    }
+
+    /// Current value of a query slot (0 when never set).
+    pub fn query_slot_value(&self, slot: Slot) -> f32 {
+        self.query_values.get(slot.index()).copied().unwrap_or(0.0)
+    }
+
+    /// Sets a variable by slot in whichever storage the scripts run on (both, to be safe).
+    pub fn set_variable_slot(&mut self, slot: Slot, value: f32) {
+        self.storage.set(Scope::Variable, slot, Value::Num(value));
+        self.jit.set(Scope::Variable, slot, value);
+    }
+
+    /// Runs an expression added with [`EntityScripts::add_expression`] once, with `this`.
+    /// Temps start empty. An abort (unset read, budget) gives value 0 and the abort, as the
+    /// game's content log would show it.
+    pub fn eval(
+        &mut self,
+        scripts: &EntityScripts,
+        id: ExprId,
+        this: f32,
+    ) -> Result<f32, Box<ScriptAbort>> {
+        let Some(extra) = scripts.extras.get(id.0 as usize) else {
+            return Ok(0.0);
+        };
+        self.fit(scripts);
+        let options = EvalOptions {
+            version: scripts.version,
+            ..EvalOptions::default()
+        };
+        let abort = if scripts.native.is_some() {
+            let native = &scripts.native_extras[id.0 as usize];
+            let out = native.run(
+                &mut self.jit,
+                &self.query_values,
+                this,
+                &mut self.rng,
+                options.iteration_budget,
+            );
+            match out {
+                JitOutcome::Value(v) => return Ok(v),
+                out => jit_abort(&extra.program, out),
+            }
+        } else {
+            let mut host = FrameHost {
+                queries: &self.queries,
+                rng: &mut self.rng,
+                this,
+            };
+            let out = interp::run(&extra.program, &mut self.storage, &mut host, &options);
+            match out.abort {
+                None => return Ok(out.value.as_num()),
+                a => a,
+            }
+        };
+        let Some(a) = abort else { return Ok(0.0) };
+        let mut d = describe(scripts, "expression", self.frame, &extra.program, a);
+        d.message = d.message.replacen("expression", &extra.label, 1);
+        Err(Box::new(d))
+    }
+
     /// Runs `initialize` (first call only) and then `pre_animation` once. Returns the aborts
     /// of this frame, like the game's content log.
     pub fn run_frame(&mut self, scripts: &EntityScripts) -> Vec<ScriptAbort> {
@@ -244,6 +418,7 @@ impl EntityInstance {
             ..EvalOptions::default()
         };
         let mut aborts = Vec::new();
+        self.fit(scripts);
         if let Some((init, pre)) = &scripts.native {
             for (q, v) in self.query_values.iter_mut().zip(&self.queries) {
                 *q = v.as_num();
@@ -262,27 +437,7 @@ impl EntityInstance {
                     &mut self.rng,
                     options.iteration_budget,
                 );
-                let abort = match out {
-                    JitOutcome::Value(_) => None,
-                    JitOutcome::UnsetRead(node) => match program.node(node) {
-                        crate::ir::Node::Read { scope, slot } => Some(Abort {
-                            kind: interp::AbortKind::UnsetRead {
-                                scope: *scope,
-                                slot: *slot,
-                            },
-                            node,
-                        }),
-                        _ => Some(Abort {
-                            kind: interp::AbortKind::Budget,
-                            node,
-                        }),
-                    },
-                    JitOutcome::Budget(node) => Some(Abort {
-                        kind: interp::AbortKind::Budget,
-                        node,
-                    }),
-                };
-                if let Some(a) = abort {
+                if let Some(a) = jit_abort(program, out) {
                     aborts.push(describe(scripts, name, self.frame, program, a));
                 }
             };
@@ -297,6 +452,7 @@ impl EntityInstance {
         let mut host = FrameHost {
             queries: &self.queries,
             rng: &mut self.rng,
+            this: 0.0,
         };
         if !self.initialized {
             self.initialized = true;
@@ -315,6 +471,30 @@ impl EntityInstance {
         }
         self.frame += 1;
         aborts
+    }
+}
+
+/// The interpreter's view of how a native run ended early, if it did.
+fn jit_abort(program: &Program, out: JitOutcome) -> Option<Abort> {
+    match out {
+        JitOutcome::Value(_) => None,
+        JitOutcome::UnsetRead(node) => match program.node(node) {
+            crate::ir::Node::Read { scope, slot } => Some(Abort {
+                kind: interp::AbortKind::UnsetRead {
+                    scope: *scope,
+                    slot: *slot,
+                },
+                node,
+            }),
+            _ => Some(Abort {
+                kind: interp::AbortKind::Budget,
+                node,
+            }),
+        },
+        JitOutcome::Budget(node) => Some(Abort {
+            kind: interp::AbortKind::Budget,
+            node,
+        }),
     }
 }
 

@@ -21,6 +21,7 @@ mod extract;
 mod json;
 #[cfg(test)]
 mod tests;
+pub mod tree;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
@@ -569,7 +570,16 @@ fn build(sources: Vec<(PathBuf, Result<String, String>)>) -> Pack {
                 if is_manifest(&path) {
                     entry.min_engine_version = out.manifest_version.or(entry.min_engine_version);
                 }
+                // The runtime (`molang run`) reads numbers and key order of these kinds
+                // from the text, even where no string is Molang.
                 pack.sites.len() > before
+                    || matches!(
+                        out.kind,
+                        FileKind::ClientEntity
+                            | FileKind::Animation
+                            | FileKind::AnimationController
+                            | FileKind::Geometry
+                    )
             }
         };
         if keep_source {

@@ -1,20 +1,672 @@
-//! `molang run`: the command-line face of the runtime.
+//! `molang run`: the command-line face of the runtime. Loads the entity, drives it with the
+//! input timeline and writes the pose trace (CSV or JSON lines), content-log lines on stderr
+//! prefixed with the frame, an optional SVG plot and, with `--bench`, a JIT/interpreter
+//! timing over the pack's entities.
 
-use std::path::PathBuf;
+use super::inputs::{self, Timeline};
+use super::load::{client_entities, load_from_pack, Loaded};
+use super::play::{Backend, Pose, Runtime};
+use crate::ir::Slot;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// Arguments of `molang run`.
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
     /// Resource pack folder.
     pub pack: PathBuf,
-    /// Client entity identifier (e.g. minecraft:pig).
+    /// Client entity identifier (e.g. minecraft:pig). Required unless --bench.
     #[arg(long)]
-    pub entity: String,
+    pub entity: Option<String>,
+    /// CSV input timeline: a `t` column (seconds) and one column per query (`q.ground_speed`).
+    #[arg(long)]
+    pub inputs: Option<PathBuf>,
+    /// Frames per second.
+    #[arg(long, default_value_t = 60.0)]
+    pub fps: f32,
+    /// Seconds to run: frames 0 .. round(seconds × fps) − 1, frame n at t = n / fps.
+    #[arg(long, default_value_t = 10.0)]
+    pub seconds: f32,
+    #[arg(long, value_enum, default_value = "jit")]
+    pub backend: BackendArg,
+    /// Trace file (default: stdout).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Add world-space pivot columns wx,wy,wz (pixels) by forward kinematics.
+    #[arg(long)]
+    pub world: bool,
+    /// Also write one row per locator (bone column `locator:<name>`, world columns only
+    /// meaningful); implies --world.
+    #[arg(long)]
+    pub locators: bool,
+    /// Draw channels over time into this SVG file (needs --channels).
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Channels to plot, e.g. `leg0.rx,body.py` (rx ry rz px py pz sx sy sz wx wy wz).
+    #[arg(long, value_delimiter = ',')]
+    pub channels: Vec<String>,
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: Format,
+    /// Add a `v.<name>` column per entity variable.
+    #[arg(long)]
+    pub vars: bool,
+    /// Seed of math.random.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Time the run on both back ends (no trace); without --entity, every client entity.
+    #[arg(long)]
+    pub bench: bool,
 }
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendArg {
+    Jit,
+    Interp,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Csv,
+    Jsonl,
+}
+
+const CHANNELS: [&str; 12] = [
+    "rx", "ry", "rz", "px", "py", "pz", "sx", "sy", "sz", "wx", "wy", "wz",
+];
 
 /// Runs `molang run`.
 pub fn main(args: RunArgs) -> ExitCode {
-    eprintln!("molang run {}: not implemented yet", args.pack.display());
-    ExitCode::from(2)
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Output(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+enum Failure {
+    /// Bad input: exit 2.
+    Input(String),
+    /// Writing failed: exit 1.
+    Output(String),
+}
+
+fn bad(msg: impl Into<String>) -> Failure {
+    Failure::Input(msg.into())
+}
+
+/// The input timeline bound to one runtime's query slots.
+struct Driver {
+    timeline: Timeline,
+    /// Per column: the query slot, or `None` for variable columns.
+    slots: Vec<Option<Slot>>,
+    /// Variable columns: (column, slot); columns no expression reads are dropped.
+    var_slots: Vec<(usize, Slot)>,
+    /// Engine variables the entity reads that no column supplies: set to 0 once, like an
+    /// unlisted query.
+    var_defaults: Vec<Slot>,
+    vars_buf: Vec<(Slot, f32)>,
+    values: Vec<f32>,
+    /// Queries integrated from `ground_speed` when the timeline lacks them.
+    derived: Vec<Slot>,
+    speed: Option<usize>,
+    distance: f32,
+    buf: Vec<(Slot, f32)>,
+}
+
+impl Driver {
+    fn new(timeline: &Timeline, rt: &mut Runtime) -> (Driver, Vec<String>) {
+        let mut notes = Vec::new();
+        let mut var_slots = Vec::new();
+        let slots: Vec<Option<Slot>> = (timeline.queries.iter().zip(&timeline.kinds))
+            .enumerate()
+            .map(|(i, (q, k))| match k {
+                inputs::Kind::Query => Some(rt.input_slot(q)),
+                inputs::Kind::Variable => {
+                    match rt.variable_slot(q) {
+                        Some(s) => var_slots.push((i, s)),
+                        None => notes.push(format!(
+                            "note: variable.{q} is in the inputs but no expression of the entity uses it"
+                        )),
+                    }
+                    None
+                }
+            })
+            .collect();
+        let supplied = |name: &str| {
+            (timeline.queries.iter().zip(&timeline.kinds))
+                .any(|(q, k)| *k == inputs::Kind::Variable && q == name)
+        };
+        let mut var_defaults = Vec::new();
+        let engine: Vec<(Slot, String)> = rt
+            .scripts
+            .names()
+            .variables
+            .iter()
+            .filter(|(_, n)| crate::queries::is_engine_variable(n) && !supplied(n))
+            .map(|(s, n)| (s, n.to_string()))
+            .collect();
+        for (s, n) in engine {
+            var_defaults.push(s);
+            notes.push(format!(
+                "frame 0: variable.{n} is set by the game and is not in the inputs; it reads 0 unless the entity sets it"
+            ));
+        }
+        let speed = (timeline.queries.iter().zip(&timeline.kinds))
+            .position(|(q, k)| *k == inputs::Kind::Query && q == "ground_speed");
+        let mut derived = Vec::new();
+        if speed.is_some() {
+            let read: Vec<String> = rt.unsupplied_queries();
+            for q in ["modified_distance_moved", "walk_distance"] {
+                if read.iter().any(|r| r == &format!("query.{q}")) {
+                    derived.push(rt.input_slot(q));
+                    notes.push(format!(
+                        "note: query.{q} is not in the inputs; integrating query.ground_speed (m/s) over time"
+                    ));
+                }
+            }
+        }
+        let n = slots.len();
+        (
+            Driver {
+                timeline: timeline.clone(),
+                slots,
+                var_slots,
+                var_defaults,
+                vars_buf: Vec::new(),
+                values: vec![0.0; n],
+                derived,
+                speed,
+                distance: 0.0,
+                buf: Vec::new(),
+            },
+            notes,
+        )
+    }
+
+    /// Variable values for the frame last sampled by [`at`](Self::at), with the engine
+    /// variables nobody supplies at 0 on the first frame.
+    fn variables(&mut self, first: bool) -> &[(Slot, f32)] {
+        self.vars_buf.clear();
+        if first {
+            self.vars_buf
+                .extend(self.var_defaults.iter().map(|&s| (s, 0.0)));
+        }
+        let values = &self.values;
+        self.vars_buf
+            .extend(self.var_slots.iter().map(|&(i, s)| (s, values[i])));
+        &self.vars_buf
+    }
+
+    /// Query values for the frame at `t` (distance integrated up to the previous frame).
+    fn at(&mut self, t: f32, dt: f32) -> &[(Slot, f32)] {
+        self.timeline.sample(t, &mut self.values);
+        self.buf.clear();
+        self.buf
+            .extend((self.slots.iter().zip(&self.values)).filter_map(|(s, v)| s.map(|s| (s, *v))));
+        for &d in &self.derived {
+            self.buf.push((d, self.distance));
+        }
+        if let Some(s) = self.speed {
+            self.distance += self.values[s] * dt;
+        }
+        &self.buf
+    }
+}
+
+fn frames(args: &RunArgs) -> Result<u64, Failure> {
+    if !(args.fps.is_finite() && args.fps > 0.0 && args.fps <= 100_000.0) {
+        return Err(bad(format!(
+            "--fps must be a positive number, got {}",
+            args.fps
+        )));
+    }
+    if !(args.seconds.is_finite() && args.seconds >= 0.0 && args.seconds * args.fps <= 1e8) {
+        return Err(bad(format!(
+            "--seconds must be a non-negative number, got {}",
+            args.seconds
+        )));
+    }
+    Ok((args.seconds as f64 * args.fps as f64).round() as u64)
+}
+
+fn read_inputs(args: &RunArgs) -> Result<Timeline, Failure> {
+    match &args.inputs {
+        None => Ok(Timeline::default()),
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
+            inputs::parse(&text, &p.display().to_string()).map_err(bad)
+        }
+    }
+}
+
+fn backend(b: BackendArg) -> Backend {
+    match b {
+        BackendArg::Jit => Backend::Jit,
+        BackendArg::Interp => Backend::Interp,
+    }
+}
+
+fn run(args: &RunArgs) -> Result<(), Failure> {
+    let n = frames(args)?;
+    let timeline = read_inputs(args)?;
+    if !args.pack.exists() {
+        return Err(bad(format!(
+            "{}: no such file or directory",
+            args.pack.display()
+        )));
+    }
+    let pack = crate::pack::load(&[args.pack.clone()]);
+    if args.bench {
+        return bench(args, &pack, &timeline, n);
+    }
+    let Some(id) = &args.entity else {
+        return Err(bad(
+            "give --entity IDENTIFIER (or --bench to time every entity)",
+        ));
+    };
+    let loaded = load_from_pack(&pack, id).map_err(|e| bad(e.0))?;
+    for note in &loaded.notes {
+        eprintln!("{note}");
+    }
+    let mut rt = Runtime::new(loaded, backend(args.backend), args.fps, args.seed);
+    if let Some(why) = &rt.jit_fallback {
+        eprintln!(
+            "note: the JIT does not cover this entity ({why}); running it on the interpreter"
+        );
+    }
+    let (mut driver, notes) = Driver::new(&timeline, &mut rt);
+    for note in notes {
+        eprintln!("{note}");
+    }
+    for q in rt.unsupplied_queries() {
+        eprintln!("frame 0: {q} is not in the inputs; it reads 0");
+    }
+    let plot = plan_plot(args, &rt)?;
+    let mut sink: Box<dyn Write> = match &args.out {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| bad(format!("{}: {e}", p.display())))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let world = args.world || args.locators;
+    let vars: Vec<(Slot, String)> = if args.vars {
+        rt.scripts
+            .names()
+            .variables
+            .iter()
+            .map(|(s, n)| (s, n.to_string()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let locator_names: Vec<String> = if args.locators {
+        rt.model
+            .bones
+            .iter()
+            .flat_map(|b| b.locators.iter().map(|(n, _)| format!("locator:{n}")))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let out_err = |e: std::io::Error| Failure::Output(format!("writing the trace: {e}"));
+    if args.format == Format::Csv {
+        let mut header = String::from("frame,t,bone,rx,ry,rz,px,py,pz,sx,sy,sz");
+        if world {
+            header.push_str(",wx,wy,wz");
+        }
+        for (_, v) in &vars {
+            header.push_str(",v.");
+            header.push_str(v);
+        }
+        writeln!(sink, "{header}").map_err(out_err)?;
+    }
+    let progress = (std::io::stderr().is_terminal() && n >= 600).then(|| {
+        let bar = indicatif::ProgressBar::new(n);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut series: Vec<Vec<(f32, f32)>> = vec![Vec::new(); plot.as_ref().map_or(0, |p| p.len())];
+    let dt = 1.0 / args.fps;
+    let bones: Vec<String> = rt.model.bones.iter().map(|b| b.name.clone()).collect();
+    let mut var_values = Vec::new();
+    let mut line = String::new();
+    for frame in 0..n {
+        let t = (frame as f64 / args.fps as f64) as f32;
+        let inputs = driver.at(t, dt).to_vec();
+        for &(s, v) in driver.variables(frame == 0) {
+            rt.set_variable(s, v);
+        }
+        rt.step(t, &inputs);
+        for l in rt.take_log() {
+            eprintln!("frame {}: {}", l.frame, l.message);
+        }
+        var_values.clear();
+        var_values.extend(vars.iter().map(|(s, _)| rt.variable(*s)));
+        let pose = rt.pose();
+        for (b, name) in bones.iter().enumerate() {
+            line.clear();
+            row(
+                &mut line,
+                args.format,
+                frame,
+                t,
+                name,
+                Some((pose, b)),
+                world.then(|| pose.world[b]),
+                &vars,
+                &var_values,
+            );
+            sink.write_all(line.as_bytes()).map_err(out_err)?;
+        }
+        for (i, name) in locator_names.iter().enumerate() {
+            line.clear();
+            row(
+                &mut line,
+                args.format,
+                frame,
+                t,
+                name,
+                None,
+                pose.locators.get(i).copied(),
+                &vars,
+                &var_values,
+            );
+            sink.write_all(line.as_bytes()).map_err(out_err)?;
+        }
+        if let Some(plan) = &plot {
+            for (k, &(b, c)) in plan.iter().enumerate() {
+                series[k].push((t, channel_value(pose, b, c)));
+            }
+        }
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    sink.flush().map_err(out_err)?;
+    if let (Some(plan_path), Some(_)) = (&args.plot, &plot) {
+        let labels: Vec<String> = args.channels.iter().map(|c| c.trim().to_string()).collect();
+        draw_plot(plan_path, &rt.model.identifier, &labels, &series).map_err(Failure::Output)?;
+    }
+    Ok(())
+}
+
+fn channel_value(pose: &Pose, b: usize, c: usize) -> f32 {
+    match c {
+        0..=2 => pose.rot[b][c],
+        3..=5 => pose.pos[b][c - 3],
+        6..=8 => pose.scale[b][c - 6],
+        _ => pose.world.get(b).map_or(0.0, |w| w[c - 9]),
+    }
+}
+
+/// Writes one trace row. `channels` is `None` for locator rows (channels are not theirs:
+/// rotation and position 0, scale 1).
+#[allow(clippy::too_many_arguments)]
+fn row(
+    out: &mut String,
+    format: Format,
+    frame: u64,
+    t: f32,
+    bone: &str,
+    channels: Option<(&Pose, usize)>,
+    world: Option<[f32; 3]>,
+    vars: &[(Slot, String)],
+    values: &[Option<f32>],
+) {
+    use std::fmt::Write as _;
+    let mut vals = [0.0f32, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+    if let Some((pose, b)) = channels {
+        vals[..3].copy_from_slice(&pose.rot[b]);
+        vals[3..6].copy_from_slice(&pose.pos[b]);
+        vals[6..].copy_from_slice(&pose.scale[b]);
+    }
+    match format {
+        Format::Csv => {
+            let _ = write!(out, "{frame},{t},{bone}");
+            for v in vals {
+                let _ = write!(out, ",{v}");
+            }
+            if let Some(w) = world {
+                let _ = write!(out, ",{},{},{}", w[0], w[1], w[2]);
+            }
+            for v in values {
+                match v {
+                    Some(v) => {
+                        let _ = write!(out, ",{v}");
+                    }
+                    None => out.push(','),
+                }
+            }
+            out.push('\n');
+        }
+        Format::Jsonl => {
+            let num = |v: f32| -> String {
+                if v.is_nan() {
+                    "\"NaN\"".into()
+                } else if v.is_infinite() {
+                    if v > 0.0 {
+                        "\"inf\"".into()
+                    } else {
+                        "\"-inf\"".into()
+                    }
+                } else {
+                    format!("{v}")
+                }
+            };
+            let _ = write!(
+                out,
+                "{{\"frame\":{frame},\"t\":{},\"bone\":{}",
+                num(t),
+                serde_json::to_string(bone).unwrap_or_else(|_| "\"?\"".into())
+            );
+            for (k, v) in CHANNELS[..9].iter().zip(vals) {
+                let _ = write!(out, ",\"{k}\":{}", num(v));
+            }
+            if let Some(w) = world {
+                for (k, v) in CHANNELS[9..].iter().zip(w) {
+                    let _ = write!(out, ",\"{k}\":{}", num(v));
+                }
+            }
+            for ((_, name), v) in vars.iter().zip(values) {
+                let key = serde_json::to_string(&format!("v.{name}")).unwrap_or_default();
+                match v {
+                    Some(v) => {
+                        let _ = write!(out, ",{key}:{}", num(*v));
+                    }
+                    None => {
+                        let _ = write!(out, ",{key}:null");
+                    }
+                }
+            }
+            out.push_str("}\n");
+        }
+    }
+}
+
+/// Resolves `--channels` to (bone index, channel index); checked before running.
+fn plan_plot(args: &RunArgs, rt: &Runtime) -> Result<Option<Vec<(usize, usize)>>, Failure> {
+    let Some(_) = &args.plot else {
+        if !args.channels.is_empty() {
+            return Err(bad("--channels needs --plot OUT.svg"));
+        }
+        return Ok(None);
+    };
+    if args.channels.is_empty() {
+        return Err(bad(
+            "--plot needs --channels, e.g. --channels leg0.rx,body.py",
+        ));
+    }
+    let mut plan = Vec::new();
+    for spec in &args.channels {
+        let spec = spec.trim();
+        let Some((bone, ch)) = spec.rsplit_once('.') else {
+            return Err(bad(format!(
+                "--channels: `{spec}` is not BONE.CHANNEL (e.g. leg0.rx)"
+            )));
+        };
+        let Some(c) = CHANNELS.iter().position(|&k| k == ch) else {
+            return Err(bad(format!(
+                "--channels: `{ch}` is not a channel (one of {})",
+                CHANNELS.join(" ")
+            )));
+        };
+        let Some(b) = rt
+            .model
+            .bones
+            .iter()
+            .position(|b| b.name.eq_ignore_ascii_case(bone))
+        else {
+            let names: Vec<&str> = rt.model.bones.iter().map(|b| b.name.as_str()).collect();
+            return Err(bad(format!(
+                "--channels: no bone `{bone}` (bones: {})",
+                names.join(", ")
+            )));
+        };
+        plan.push((b, c));
+    }
+    Ok(Some(plan))
+}
+
+fn draw_plot(
+    path: &Path,
+    title: &str,
+    labels: &[String],
+    series: &[Vec<(f32, f32)>],
+) -> Result<(), String> {
+    use plotters::prelude::*;
+    let err = |e: &dyn std::fmt::Display| format!("plot {}: {e}", path.display());
+    let t_end = series
+        .iter()
+        .flat_map(|s| s.last().map(|p| p.0))
+        .fold(0.0f32, f32::max)
+        .max(1e-3);
+    let finite = series
+        .iter()
+        .flatten()
+        .map(|p| p.1)
+        .filter(|v| v.is_finite());
+    let (mut lo, mut hi) = finite.fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    if !lo.is_finite() {
+        (lo, hi) = (-1.0, 1.0);
+    }
+    let pad = ((hi - lo) * 0.05).max(0.5);
+    let root = SVGBackend::new(path, (1200, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(36)
+        .y_label_area_size(56)
+        .build_cartesian_2d(0.0f32..t_end, (lo - pad)..(hi + pad))
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("t (s)")
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, (s, label)) in series.iter().zip(labels).enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                s.iter().copied().filter(|p| p.1.is_finite()),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?
+            .label(label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// Per entity: the time of the whole frame loop on each back end (no trace written), best of
+/// three runs, and the ratio.
+fn bench(
+    args: &RunArgs,
+    pack: &crate::pack::Pack,
+    timeline: &Timeline,
+    n: u64,
+) -> Result<(), Failure> {
+    let ids = match &args.entity {
+        Some(id) => vec![id.clone()],
+        None => client_entities(pack),
+    };
+    if ids.is_empty() {
+        return Err(bad("no client entities in the pack"));
+    }
+    let time = |id: &str, b: Backend| -> Result<(f64, bool), Failure> {
+        let mut best = f64::INFINITY;
+        let mut native = false;
+        for _ in 0..3 {
+            let loaded: Loaded = load_from_pack(pack, id).map_err(|e| bad(e.0))?;
+            let mut rt = Runtime::new(loaded, b, args.fps, args.seed);
+            native = rt.is_native();
+            let (mut driver, _) = Driver::new(timeline, &mut rt);
+            let dt = 1.0 / args.fps;
+            let start = Instant::now();
+            for frame in 0..n {
+                let t = (frame as f64 / args.fps as f64) as f32;
+                let inputs = driver.at(t, dt).to_vec();
+                for &(s, v) in driver.variables(frame == 0) {
+                    rt.set_variable(s, v);
+                }
+                std::hint::black_box(rt.step(t, &inputs));
+                rt.take_log();
+            }
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        Ok((best, native))
+    };
+    let (mut ti, mut tj) = (0.0, 0.0);
+    println!("{n} frames at {} fps per entity, best of 3", args.fps);
+    for id in &ids {
+        let (i, _) = time(id, Backend::Interp)?;
+        let (j, native) = time(id, Backend::Jit)?;
+        ti += i;
+        tj += j;
+        println!(
+            "{id}: interp {:.2} ms, jit {:.2} ms{} ({:.2}x)",
+            i * 1e3,
+            j * 1e3,
+            if native {
+                ""
+            } else {
+                " (fell back to the interpreter)"
+            },
+            i / j
+        );
+    }
+    println!(
+        "total: interp {:.2} ms, jit {:.2} ms, interp/jit = {:.2}",
+        ti * 1e3,
+        tj * 1e3,
+        ti / tj
+    );
+    Ok(())
 }

@@ -1,5 +1,56 @@
-//! Headless entity runtime: a client entity's scripts, animations and controllers run frame by
-//! frame from an input timeline, giving every bone's pose (and world positions by forward
-//! kinematics over the geometry). Work in progress (issue 6).
+//! Headless entity runtime: a client entity's scripts, animations and controllers run frame
+//! by frame from an input timeline, giving every bone's pose and, by forward kinematics over
+//! the geometry, world positions of pivots and locators.
+//!
+//! Pipeline: pack JSON → [`load`] (every Molang string: source → AST → checked IR, compiled
+//! once against the entity's shared name table in [`crate::entity::EntityScripts`]) →
+//! [`play::Runtime::step`] per frame (interpreter or JIT, same IR) → [`fk`] → trace
+//! ([`cli`]).
+//!
+//! Semantics decisions where the game's behaviour is not pinned down (spec §12 and below);
+//! each is a choice, marked as such:
+//! - Channels add per bone, channel and axis, times the weight (condition × `blend_weight` ×
+//!   controller fade). `this` is the value accumulated so far for that axis (0 for rotation
+//!   and position, 1 for scale). Scale multiplies, blended from 1:
+//!   `s *= 1 + (v − 1)·w` (the spec says channels add; adding scales would make two
+//!   animations of scale 1 give 2, so we multiply — uncertain).
+//! - `anim_time` starts at 0 on the first playing frame; the default update adds
+//!   `delta_time` after that. A custom `anim_time_update` is evaluated every playing frame,
+//!   the first included (with `q.anim_time` = the previous value, 0 at the start).
+//! - `loop: false` stops contributing once `anim_time` passes `animation_length`; an
+//!   animation with no keyframes and no length never ends. `hold_on_last_frame` clamps.
+//!   A looping animation wraps by `anim_time mod length`.
+//! - An `animate` condition or state blend value of exactly 0 stops an animation (it
+//!   restarts from 0 when non-zero again); NaN is true, as everywhere in Molang. A
+//!   controller whose condition is 0 keeps its state and does nothing that frame.
+//! - Keyframes: `pre` arriving, `post` leaving; before the first key its `pre`, after the
+//!   last its `post`. The segment a→b is `step` when a is step (hold a), Catmull-Rom when
+//!   a or b is catmullrom (uniform Catmull-Rom, neighbours clamped at the ends), else
+//!   linear. This is Blockbench's rule; the game's is not documented. All-step and
+//!   all-catmullrom channels behave the same under either rule.
+//! - Controllers: on the first frame the initial state is entered (`on_entry`), then its
+//!   transitions are evaluated in the same frame, in order. The first non-zero one switches
+//!   (`on_exit`, `on_entry`, the new state's animations restart), at most one switch per
+//!   frame, then the current state's `variables` and animations run. Transitions come
+//!   before the state's animations (spec §12.19: unconfirmed).
+//! - `blend_transition` is read from the state being left: seconds give a linear fade of
+//!   the old state from 1 to 0 (the new state gets 1 − that); a `{time: weight}` curve gives
+//!   the old state's weight directly.
+//! - Controller `variables` with `remap_curve`: piecewise linear, clamped outside the curve.
+//! - Runtime aborts and missing animations are logged once per run with the first frame
+//!   they happened in; the game would repeat them every frame.
+//! - `query.time_stamp` = floor(t × 20) (ticks); `query.is_alive` = 1; `query.delta_time` =
+//!   1/fps; `query.life_time` = t. The inputs override any of them.
 
 pub mod cli;
+pub mod fk;
+pub mod inputs;
+pub mod load;
+pub mod model;
+pub mod play;
+
+pub use load::{load_entity, load_from_pack, LoadError, Loaded};
+pub use play::{Backend, LogLine, Pose, Runtime};
+
+#[cfg(test)]
+mod tests;

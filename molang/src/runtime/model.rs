@@ -1,0 +1,154 @@
+//! What the runtime plays: one entity's animations, controllers and rig, every Molang string
+//! already compiled to an [`ExprId`] of the entity's shared name table. Built by
+//! [`super::load`]; read-only while frames run.
+
+use crate::entity::ExprId;
+use crate::ir::Slot;
+
+/// One number of the pack: a JSON number (a constant, as the engine stores it) or a Molang
+/// expression evaluated when needed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    Const(f32),
+    Expr(ExprId),
+}
+
+/// Channels of a bone track, in trace order.
+pub const ROTATION: usize = 0;
+pub const POSITION: usize = 1;
+pub const SCALE: usize = 2;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lerp {
+    Linear,
+    CatmullRom,
+    Step,
+}
+
+/// One keyframe: `pre` is the value arriving at it, `post` the value leaving it (equal
+/// unless the key is discontinuous).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Key {
+    pub time: f32,
+    pub pre: [Num; 3],
+    pub post: [Num; 3],
+    pub lerp: Lerp,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Channel {
+    /// A value for all times (numbers and/or expressions).
+    Static([Num; 3]),
+    /// Keyframes sorted by time (at least one).
+    Keys(Vec<Key>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Track {
+    /// Index into [`Model::bones`].
+    pub bone: usize,
+    pub channels: [Option<Channel>; 3],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopMode {
+    /// `"loop": false` (the default): plays once, then stops affecting the pose.
+    Once,
+    Loop,
+    /// `"hold_on_last_frame"`: plays once, then keeps the last frame's pose.
+    Hold,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnimationDef {
+    pub id: String,
+    /// `animation_length`, or the last keyframe time; 0 means "never ends".
+    pub length: f32,
+    pub looping: LoopMode,
+    /// `None`: the default `query.anim_time + query.delta_time`.
+    pub anim_time_update: Option<Num>,
+    pub blend_weight: Option<Num>,
+    pub override_previous: bool,
+    pub start_delay: Option<Num>,
+    pub loop_delay: Option<Num>,
+    pub tracks: Vec<Track>,
+    /// `timeline` scripts by time, sorted.
+    pub timeline: Vec<(f32, ExprId)>,
+}
+
+/// `blend_transition` of a controller state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BlendTransition {
+    None,
+    /// Cross-fade over this many seconds.
+    Seconds(f32),
+    /// `{time: weight of the old state}` curve, piecewise linear, sorted by time.
+    Curve(Vec<(f32, f32)>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateVariable {
+    pub slot: Slot,
+    pub name: String,
+    pub input: Num,
+    /// `remap_curve` points sorted by input; empty = identity.
+    pub curve: Vec<(f32, f32)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateDef {
+    pub name: String,
+    /// Child play nodes (indices into [`Model::nodes`]) with their blend expression.
+    pub animations: Vec<(usize, Option<Num>)>,
+    /// Target state index and condition, in order (first true wins).
+    pub transitions: Vec<(usize, Num)>,
+    pub on_entry: Option<ExprId>,
+    pub on_exit: Option<ExprId>,
+    pub variables: Vec<StateVariable>,
+    pub blend_transition: BlendTransition,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ControllerDef {
+    pub id: String,
+    pub initial: usize,
+    pub states: Vec<StateDef>,
+}
+
+/// One occurrence of an animation or controller in the entity's play tree. The same
+/// animation listed twice (in `animate` and in a controller state) is two nodes with their own
+/// time, as in the game.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayNode {
+    Animation(usize),
+    /// Controller definition index; the states' child nodes are inside it per occurrence.
+    Controller(ControllerDef),
+    /// A short name that resolves to nothing: logged once when first played.
+    Missing(String),
+}
+
+/// A geometry bone in the bind pose (Bedrock geometry units: pixels and degrees).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bone {
+    pub name: String,
+    pub parent: Option<usize>,
+    pub pivot: [f32; 3],
+    pub rotation: [f32; 3],
+    pub locators: Vec<(String, [f32; 3])>,
+}
+
+/// Everything one entity plays.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    pub identifier: String,
+    /// Bones in output order: geometry order, or first appearance in the animations.
+    pub bones: Vec<Bone>,
+    /// Whether `bones` came from a geometry file (pivots and parents are meaningful).
+    pub has_geometry: bool,
+    /// Bones ordered parents first, for forward kinematics.
+    pub fk_order: Vec<usize>,
+    pub animations: Vec<AnimationDef>,
+    pub nodes: Vec<PlayNode>,
+    /// `scripts.animate`: root nodes with their condition.
+    pub animate: Vec<(usize, Option<Num>)>,
+}

@@ -1,0 +1,674 @@
+//! The frame loop, in the game's order (spec §7.2): `initialize` once; then per frame the
+//! queries, `pre_animation`, the `animate` list in order (conditions, controllers,
+//! animations), channels accumulated per bone, channel and axis with `this` = the value so
+//! far, then forward kinematics. Every expression was compiled by the loader; this file only
+//! runs [`ExprId`]s and constants.
+
+use super::fk;
+use super::load::Loaded;
+use super::model::*;
+use crate::entity::{EntityInstance, EntityScripts, ExprId};
+use crate::ir::Slot;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// Which back end runs the compiled expressions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Interp,
+    Jit,
+}
+
+/// One frame's pose: animated channels per bone (relative to the bind pose; rotations in
+/// degrees, positions in pixels, scale as a factor) and world positions by FK.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pose {
+    pub rot: Vec<[f32; 3]>,
+    pub pos: Vec<[f32; 3]>,
+    pub scale: Vec<[f32; 3]>,
+    /// World-space pivot of each bone, pixels.
+    pub world: Vec<[f32; 3]>,
+    /// World-space locators: bones in order, each bone's locators in order.
+    pub locators: Vec<[f32; 3]>,
+}
+
+/// A content-log line: what the game would print, and the frame it happened in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogLine {
+    pub frame: u64,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, Default)]
+struct AnimState {
+    /// Triggered (its condition or state is on).
+    active: bool,
+    delay: f64,
+    waited: f64,
+    /// Past the start delay.
+    playing: bool,
+    /// Frames played since the start (or the last loop delay), for the default update.
+    played: u64,
+    /// Seconds of whole loops already subtracted from `played × dt`.
+    origin: f64,
+    anim_time: f64,
+    last_time: Option<f64>,
+    finished: bool,
+    looped: bool,
+    loop_wait: f64,
+}
+
+#[derive(Clone, Debug, Default)]
+struct CtrlState {
+    current: Option<usize>,
+    state_time: f64,
+    /// The state being blended out and the seconds since the switch.
+    blend_from: Option<(usize, f64)>,
+}
+
+/// Slots of the queries the runtime provides.
+#[derive(Clone, Copy, Debug)]
+struct Provided {
+    delta_time: Slot,
+    life_time: Slot,
+    time_stamp: Slot,
+    anim_time: Slot,
+    key_frame_lerp_time: Slot,
+    state_time: Slot,
+    all_finished: Slot,
+    any_finished: Slot,
+    is_alive: Slot,
+}
+
+/// Queries the runtime answers itself (short names).
+pub const PROVIDED_QUERIES: &[&str] = &[
+    "delta_time",
+    "life_time",
+    "time_stamp",
+    "anim_time",
+    "key_frame_lerp_time",
+    "state_time",
+    "all_animations_finished",
+    "any_animation_finished",
+    "is_alive",
+];
+
+/// A running entity.
+pub struct Runtime {
+    pub model: Arc<Model>,
+    pub scripts: EntityScripts,
+    inst: EntityInstance,
+    anim: Vec<AnimState>,
+    ctrl: Vec<CtrlState>,
+    q: Provided,
+    /// Query slots the inputs supply; the runtime does not overwrite those.
+    overridden: Vec<bool>,
+    dt: f32,
+    /// 1/fps in f64: animation times are frames × this, so they land on frame times.
+    dt64: f64,
+    frame: u64,
+    pose: Pose,
+    logged: HashSet<String>,
+    log: Vec<LogLine>,
+    /// Why the JIT was not used, when it was asked for and could not be.
+    pub jit_fallback: Option<String>,
+}
+
+impl Runtime {
+    /// A fresh entity at frame 0. With [`Backend::Jit`], every expression of the entity is
+    /// compiled to native code; if one cannot be, the whole entity stays on the interpreter
+    /// (one storage layout) and [`Runtime::jit_fallback`] says why.
+    pub fn new(loaded: Loaded, backend: Backend, fps: f32, seed: u64) -> Runtime {
+        let Loaded {
+            model, mut scripts, ..
+        } = loaded;
+        let q = Provided {
+            delta_time: scripts.intern_query("delta_time"),
+            life_time: scripts.intern_query("life_time"),
+            time_stamp: scripts.intern_query("time_stamp"),
+            anim_time: scripts.intern_query("anim_time"),
+            key_frame_lerp_time: scripts.intern_query("key_frame_lerp_time"),
+            state_time: scripts.intern_query("state_time"),
+            all_finished: scripts.intern_query("all_animations_finished"),
+            any_finished: scripts.intern_query("any_animation_finished"),
+            is_alive: scripts.intern_query("is_alive"),
+        };
+        let mut jit_fallback = None;
+        if backend == Backend::Jit {
+            if let Err(e) = scripts.enable_jit() {
+                jit_fallback = Some(e.to_string());
+            }
+        }
+        let inst = scripts.instantiate(seed);
+        let n = model.bones.len();
+        let nodes = model.nodes.len();
+        Runtime {
+            model: Arc::new(model),
+            scripts,
+            inst,
+            anim: vec![AnimState::default(); nodes],
+            ctrl: vec![CtrlState::default(); nodes],
+            q,
+            overridden: Vec::new(),
+            dt: if fps > 0.0 { 1.0 / fps } else { 0.0 },
+            dt64: if fps > 0.0 { 1.0 / fps as f64 } else { 0.0 },
+            frame: 0,
+            pose: Pose {
+                rot: vec![[0.0; 3]; n],
+                pos: vec![[0.0; 3]; n],
+                scale: vec![[1.0; 3]; n],
+                ..Pose::default()
+            },
+            logged: HashSet::new(),
+            log: Vec::new(),
+            jit_fallback,
+        }
+    }
+
+    /// Slot of a query the inputs will supply (long or short prefix stripped by the
+    /// caller). Marks it as overridden: the runtime's own value of it is not used.
+    pub fn input_slot(&mut self, name: &str) -> Slot {
+        let slot = self.scripts.intern_query(name);
+        if self.overridden.len() <= slot.index() {
+            self.overridden.resize(slot.index() + 1, false);
+        }
+        self.overridden[slot.index()] = true;
+        slot
+    }
+
+    /// Queries the entity's expressions read that neither the runtime nor the inputs
+    /// supply (they read 0), as `query.name`.
+    pub fn unsupplied_queries(&self) -> Vec<String> {
+        self.scripts
+            .names()
+            .queries
+            .iter()
+            .filter(|(s, n)| {
+                !PROVIDED_QUERIES.contains(n)
+                    && !self.overridden.get(s.index()).copied().unwrap_or(false)
+            })
+            .map(|(_, n)| format!("query.{n}"))
+            .collect()
+    }
+
+    pub fn is_native(&self) -> bool {
+        self.scripts.is_native()
+    }
+
+    /// Frames run so far.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    pub fn pose(&self) -> &Pose {
+        &self.pose
+    }
+
+    /// Content-log lines since the last call.
+    pub fn take_log(&mut self) -> Vec<LogLine> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// Slot of a variable some expression of the entity reads or writes (`None`: none does).
+    pub fn variable_slot(&self, name: &str) -> Option<Slot> {
+        self.scripts.variable_slot(name)
+    }
+
+    /// Sets a variable as the game sets its engine variables (`v.attack_time`), before a frame.
+    pub fn set_variable(&mut self, slot: Slot, v: f32) {
+        self.inst.set_variable_slot(slot, v);
+    }
+
+    /// A variable's current value (`None` while unset).
+    pub fn variable(&self, slot: Slot) -> Option<f32> {
+        self.inst
+            .variable_by_slot(&self.scripts, slot)
+            .map(|v| v.as_num())
+    }
+
+    /// Logs a content-log line once per run (the game would repeat it every frame).
+    fn content_log(&mut self, message: String) {
+        if self.logged.insert(message.clone()) {
+            self.log.push(LogLine {
+                frame: self.frame,
+                message,
+            });
+        }
+    }
+
+    fn set_query(&mut self, slot: Slot, v: f32) {
+        if !self.overridden.get(slot.index()).copied().unwrap_or(false) {
+            self.inst.set_query_slot(slot, v);
+        }
+    }
+
+    fn run(&mut self, id: ExprId, this: f32) -> f32 {
+        match self.inst.eval(&self.scripts, id, this) {
+            Ok(v) => v,
+            Err(a) => {
+                self.content_log(a.message);
+                0.0
+            }
+        }
+    }
+
+    fn eval(&mut self, n: Num, this: f32) -> f32 {
+        match n {
+            Num::Const(c) => c,
+            Num::Expr(id) => self.run(id, this),
+        }
+    }
+
+    /// Runs one frame at time `t` with the inputs' query values by slot.
+    pub fn step(&mut self, t: f32, inputs: &[(Slot, f32)]) -> &Pose {
+        let model = self.model.clone();
+        let q = self.q;
+        self.set_query(q.delta_time, self.dt);
+        self.set_query(q.life_time, t);
+        self.set_query(q.time_stamp, (t * 20.0).floor());
+        // A headless entity is alive unless the inputs say otherwise.
+        self.set_query(q.is_alive, 1.0);
+        for &(slot, v) in inputs {
+            self.inst.set_query_slot(slot, v);
+        }
+        for a in self.inst.run_frame(&self.scripts) {
+            self.content_log(a.message);
+        }
+        for b in 0..model.bones.len() {
+            self.pose.rot[b] = [0.0; 3];
+            self.pose.pos[b] = [0.0; 3];
+            self.pose.scale[b] = [1.0; 3];
+        }
+        for &(node, cond) in &model.animate {
+            let w = cond.map_or(1.0, |c| self.eval(c, 0.0));
+            self.play(&model, node, w, 1.0);
+        }
+        let ch = fk::Channels {
+            rot: &self.pose.rot,
+            pos: &self.pose.pos,
+            scale: &self.pose.scale,
+        };
+        fk::forward(
+            &model.bones,
+            &model.fk_order,
+            &ch,
+            &mut self.pose.world,
+            &mut self.pose.locators,
+        );
+        self.frame += 1;
+        &self.pose
+    }
+
+    /// Plays one node with weight `w` (its condition or blend value: exactly 0 stops it,
+    /// NaN is "true" as everywhere in Molang) and `fade` (controller cross-fade factor).
+    fn play(&mut self, model: &Model, node: usize, w: f32, fade: f32) {
+        match &model.nodes[node] {
+            PlayNode::Missing(msg) => {
+                if w != 0.0 {
+                    self.content_log(msg.clone());
+                }
+            }
+            PlayNode::Animation(a) => self.play_animation(&model.animations[*a], node, w, fade),
+            PlayNode::Controller(c) => self.play_controller(model, c, node, w, fade),
+        }
+    }
+
+    fn play_animation(&mut self, def: &AnimationDef, node: usize, w: f32, fade: f32) {
+        if w == 0.0 {
+            // Condition off: the animation stops and restarts from 0 when it comes back on.
+            self.anim[node] = AnimState::default();
+            return;
+        }
+        let dt = self.dt64;
+        if !self.anim[node].active {
+            self.anim[node].active = true;
+            self.set_query(self.q.anim_time, 0.0);
+            // Evaluated once per start (spec §7.3).
+            let delay = def.start_delay.map_or(0.0, |d| self.eval(d, 0.0));
+            self.anim[node].delay = if delay.is_finite() { delay as f64 } else { 0.0 };
+        }
+        let st = &mut self.anim[node];
+        // Compared in f32: the delay is an f32 and frame sums of 1/fps must reach it.
+        if (st.waited as f32) < st.delay as f32 {
+            st.waited += dt;
+            return;
+        }
+        if st.finished && def.looping == LoopMode::Once {
+            return;
+        }
+        let length = def.length as f64;
+        let prev = st.anim_time;
+        let first = !st.playing;
+        let mut wrapped = false;
+        let mut waiting = false;
+        if st.loop_wait > 0.0 {
+            // Between loops: hold the last frame, then start over from 0.
+            st.loop_wait -= dt;
+            if st.loop_wait as f32 <= 0.0 {
+                st.loop_wait = 0.0;
+                st.anim_time = 0.0;
+                st.played = 0;
+                st.origin = 0.0;
+                st.last_time = None;
+            } else {
+                waiting = true;
+            }
+        } else {
+            st.playing = true;
+            if !first {
+                st.played += 1;
+            }
+            let played = st.played;
+            let start = if first { 0.0 } else { prev };
+            let next = match def.anim_time_update {
+                // Default `q.anim_time + q.delta_time`, as frames × delta_time so that no
+                // rounding drifts across loop and end boundaries (the first frame plays at 0).
+                None => played as f64 * dt - st.origin,
+                Some(update) => {
+                    self.set_query(self.q.anim_time, start as f32);
+                    let v = self.eval(update, 0.0);
+                    if v.is_finite() {
+                        v as f64
+                    } else {
+                        0.0
+                    }
+                }
+            };
+            self.anim[node].anim_time = next;
+        }
+        let st = &mut self.anim[node];
+        if length > 0.0 && !waiting {
+            match def.looping {
+                LoopMode::Loop if st.anim_time >= length => {
+                    st.looped = true;
+                    wrapped = true;
+                    let at = st.anim_time;
+                    let delay = def.loop_delay.map_or(0.0, |d| {
+                        self.set_query(self.q.anim_time, at as f32);
+                        self.eval(d, 0.0)
+                    });
+                    let st = &mut self.anim[node];
+                    if delay > 0.0 && delay.is_finite() {
+                        st.loop_wait = delay as f64;
+                        st.anim_time = length;
+                        wrapped = false;
+                    } else {
+                        let whole = (at / length).floor() * length;
+                        st.anim_time = at - whole;
+                        if def.anim_time_update.is_none() {
+                            st.origin += whole;
+                        }
+                    }
+                }
+                LoopMode::Hold if st.anim_time >= length => {
+                    st.finished = true;
+                    st.anim_time = length;
+                }
+                LoopMode::Once if st.anim_time >= length => {
+                    st.finished = true;
+                    // A custom update may land a hair past the end on the last frame.
+                    if st.anim_time > length + 1e-6 {
+                        // Played through: no longer part of the pose.
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let st = &mut self.anim[node];
+        let now = st.anim_time;
+        let last = st.last_time;
+        st.last_time = Some(now);
+        self.set_query(self.q.anim_time, now as f32);
+        // Timeline scripts whose time was crossed this frame.
+        if !def.timeline.is_empty() && !waiting {
+            let mut fire = Vec::new();
+            let crossed = |lo: Option<f64>, hi: f64, t: f64| lo.is_none_or(|lo| t > lo) && t <= hi;
+            for &(t, e) in &def.timeline {
+                let t = t as f64;
+                let hit = if wrapped {
+                    crossed(last, length, t) || crossed(None, now, t)
+                } else {
+                    crossed(last, now, t)
+                };
+                if hit {
+                    fire.push(e);
+                }
+            }
+            for e in fire {
+                self.run(e, 0.0);
+            }
+        }
+        let blend = def.blend_weight.map_or(1.0, |b| self.eval(b, 0.0));
+        let weight = w * blend * fade;
+        let t = now as f32;
+        for track in &def.tracks {
+            let b = track.bone;
+            if def.override_previous {
+                self.pose.rot[b] = [0.0; 3];
+                self.pose.pos[b] = [0.0; 3];
+                self.pose.scale[b] = [1.0; 3];
+            }
+            for (ci, channel) in track.channels.iter().enumerate() {
+                let Some(channel) = channel else { continue };
+                for axis in 0..3 {
+                    let this = match ci {
+                        ROTATION => self.pose.rot[b][axis],
+                        POSITION => self.pose.pos[b][axis],
+                        _ => self.pose.scale[b][axis],
+                    };
+                    let v = self.sample(channel, t, axis, this);
+                    match ci {
+                        ROTATION => self.pose.rot[b][axis] += v * weight,
+                        POSITION => self.pose.pos[b][axis] += v * weight,
+                        // Scale multiplies, blended from 1 (uncertain in the game; see mod.rs).
+                        _ => self.pose.scale[b][axis] *= 1.0 + (v - 1.0) * weight,
+                    }
+                }
+            }
+        }
+    }
+
+    /// The value of one axis of a channel at animation time `t`.
+    fn sample(&mut self, channel: &Channel, t: f32, axis: usize, this: f32) -> f32 {
+        let keys = match channel {
+            Channel::Static(v) => return self.eval(v[axis], this),
+            Channel::Keys(k) => k,
+        };
+        let (first, last) = (&keys[0], &keys[keys.len() - 1]);
+        if t < first.time {
+            self.set_query(self.q.key_frame_lerp_time, 0.0);
+            return self.eval(first.pre[axis], this);
+        }
+        if t >= last.time {
+            self.set_query(self.q.key_frame_lerp_time, 0.0);
+            return self.eval(last.post[axis], this);
+        }
+        // keys[i].time <= t < keys[i + 1].time
+        let i = keys.partition_point(|k| k.time <= t) - 1;
+        let (a, b) = (&keys[i], &keys[i + 1]);
+        let alpha = (t - a.time) / (b.time - a.time);
+        self.set_query(self.q.key_frame_lerp_time, alpha);
+        if a.lerp == Lerp::Step {
+            return self.eval(a.post[axis], this);
+        }
+        let p1 = self.eval(a.post[axis], this);
+        let p2 = self.eval(b.pre[axis], this);
+        if a.lerp == Lerp::CatmullRom || b.lerp == Lerp::CatmullRom {
+            let p0 = match i.checked_sub(1) {
+                Some(j) => self.eval(keys[j].post[axis], this),
+                None => p1,
+            };
+            let p3 = match keys.get(i + 2) {
+                Some(k) => self.eval(k.pre[axis], this),
+                None => p2,
+            };
+            return catmull_rom(p0, p1, p2, p3, alpha);
+        }
+        p1 + (p2 - p1) * alpha
+    }
+
+    fn reset_children(&mut self, model: &Model, state: &StateDef) {
+        for &(child, _) in &state.animations {
+            self.reset_node(model, child);
+        }
+    }
+
+    fn reset_node(&mut self, model: &Model, node: usize) {
+        self.anim[node] = AnimState::default();
+        if let PlayNode::Controller(c) = &model.nodes[node] {
+            self.ctrl[node] = CtrlState::default();
+            for s in &c.states {
+                self.reset_children(model, s);
+            }
+        }
+    }
+
+    fn play_controller(
+        &mut self,
+        model: &Model,
+        c: &ControllerDef,
+        node: usize,
+        w: f32,
+        fade: f32,
+    ) {
+        if w == 0.0 || c.states.is_empty() {
+            // Condition off: the controller keeps its state and does nothing this frame.
+            return;
+        }
+        let dt = self.dt64;
+        let cur = match self.ctrl[node].current {
+            Some(s) => {
+                self.ctrl[node].state_time += dt;
+                s
+            }
+            None => {
+                let s = c.initial;
+                self.ctrl[node].current = Some(s);
+                self.ctrl[node].state_time = 0.0;
+                if let Some(e) = c.states[s].on_entry {
+                    self.run(e, 0.0);
+                }
+                s
+            }
+        };
+        self.controller_queries(model, &c.states[cur], self.ctrl[node].state_time);
+        // Transitions in order; the first true one switches, at most one per frame.
+        let mut now = cur;
+        for &(target, cond) in &c.states[cur].transitions {
+            let v = self.eval(cond, 0.0);
+            if v != 0.0 {
+                if let Some(e) = c.states[cur].on_exit {
+                    self.run(e, 0.0);
+                }
+                if let Some((old, _)) = self.ctrl[node].blend_from.take() {
+                    self.reset_children(model, &c.states[old]);
+                }
+                if c.states[cur].blend_transition != BlendTransition::None && target != cur {
+                    self.ctrl[node].blend_from = Some((cur, 0.0));
+                } else {
+                    self.reset_children(model, &c.states[cur]);
+                }
+                self.reset_children(model, &c.states[target]);
+                self.ctrl[node].current = Some(target);
+                self.ctrl[node].state_time = 0.0;
+                if let Some(e) = c.states[target].on_entry {
+                    self.run(e, 0.0);
+                }
+                now = target;
+                self.controller_queries(model, &c.states[now], 0.0);
+                break;
+            }
+        }
+        // Old state's weight while blending out: blend_transition of the state left.
+        let mut old = None;
+        if let Some((from, elapsed)) = self.ctrl[node].blend_from {
+            let k = match &c.states[from].blend_transition {
+                BlendTransition::Seconds(s) => (1.0 - (elapsed as f32) / *s).max(0.0),
+                BlendTransition::Curve(curve) => piecewise(curve, elapsed as f32),
+                BlendTransition::None => 0.0,
+            };
+            let done = match &c.states[from].blend_transition {
+                BlendTransition::Curve(curve) => {
+                    elapsed as f32 >= curve.last().map_or(0.0, |p| p.0)
+                }
+                _ => k <= 0.0,
+            };
+            if done {
+                self.reset_children(model, &c.states[from]);
+                self.ctrl[node].blend_from = None;
+            } else {
+                old = Some((from, k));
+                self.ctrl[node].blend_from = Some((from, elapsed + dt));
+            }
+        }
+        let state = &c.states[now];
+        for v in &state.variables {
+            let x = self.eval(v.input, 0.0);
+            let y = if v.curve.is_empty() {
+                x
+            } else {
+                piecewise(&v.curve, x)
+            };
+            self.inst.set_variable_slot(v.slot, y);
+        }
+        let new_fade = old.map_or(1.0, |(_, k)| 1.0 - k);
+        for &(child, blend) in &state.animations {
+            let bw = blend.map_or(1.0, |b| self.eval(b, 0.0));
+            self.play(model, child, w * bw, fade * new_fade);
+        }
+        if let Some((from, k)) = old {
+            for &(child, blend) in &c.states[from].animations {
+                let bw = blend.map_or(1.0, |b| self.eval(b, 0.0));
+                self.play(model, child, w * bw, fade * k);
+            }
+        }
+    }
+
+    /// `q.state_time`, `q.all_animations_finished`, `q.any_animation_finished` for a state.
+    fn controller_queries(&mut self, model: &Model, state: &StateDef, state_time: f64) {
+        self.set_query(self.q.state_time, state_time as f32);
+        let (mut all, mut any) = (true, false);
+        for &(child, _) in &state.animations {
+            if let PlayNode::Animation(a) = &model.nodes[child] {
+                let st = &self.anim[child];
+                let done = match model.animations[*a].looping {
+                    LoopMode::Loop => st.looped,
+                    _ => st.finished,
+                };
+                all &= done;
+                any |= done;
+            }
+        }
+        self.set_query(self.q.all_finished, all as u8 as f32);
+        self.set_query(self.q.any_finished, any as u8 as f32);
+    }
+}
+
+/// Uniform Catmull-Rom through p1 (α = 0) and p2 (α = 1), tangents from the neighbours.
+pub fn catmull_rom(p0: f32, p1: f32, p2: f32, p3: f32, a: f32) -> f32 {
+    let v0 = (p2 - p0) * 0.5;
+    let v1 = (p3 - p1) * 0.5;
+    let (a2, a3) = (a * a, a * a * a);
+    (2.0 * p1 - 2.0 * p2 + v0 + v1) * a3 + (-3.0 * p1 + 3.0 * p2 - 2.0 * v0 - v1) * a2 + v0 * a + p1
+}
+
+/// Piecewise-linear curve through sorted points, clamped to the end values outside them.
+pub fn piecewise(curve: &[(f32, f32)], x: f32) -> f32 {
+    let Some(&(x0, y0)) = curve.first() else {
+        return x;
+    };
+    if x <= x0 || x.is_nan() {
+        return y0;
+    }
+    let &(xn, yn) = curve.last().unwrap_or(&(x0, y0));
+    if x >= xn {
+        return yn;
+    }
+    let i = curve.partition_point(|p| p.0 <= x);
+    let (a, b) = (curve[i - 1], curve[i]);
+    if b.0 == a.0 {
+        return b.1;
+    }
+    a.1 + (b.1 - a.1) * (x - a.0) / (b.0 - a.0)
+}

@@ -1,0 +1,167 @@
+//! Unit tests of the runtime on packs built in memory (no files): load, then frames.
+
+use super::load::load_from_pack;
+use super::play::{catmull_rom, piecewise, Backend, Runtime};
+use std::path::PathBuf;
+
+fn pack(files: &[(&str, &str)]) -> crate::pack::Pack {
+    crate::pack::load_sources(
+        files
+            .iter()
+            .map(|(p, s)| (PathBuf::from(p), s.to_string()))
+            .collect(),
+    )
+}
+
+fn entity(animate: &str, animations: &str) -> String {
+    format!(
+        r#"{{"format_version": "1.10.0", "minecraft:client_entity": {{"description": {{
+            "identifier": "t:e", "scripts": {{"animate": {animate}}}, "animations": {animations}}}}}}}"#
+    )
+}
+
+#[test]
+fn piecewise_is_linear_inside_and_clamped_outside() {
+    let c = [(0.0, 0.2), (1.0, 0.7), (3.0, 0.7)];
+    assert_eq!(piecewise(&c, -1.0), 0.2);
+    assert_eq!(piecewise(&c, 0.5), 0.45);
+    assert_eq!(piecewise(&c, 9.0), 0.7);
+    assert_eq!(piecewise(&[], 4.0), 4.0);
+}
+
+#[test]
+fn catmull_rom_passes_through_its_inner_points() {
+    assert_eq!(catmull_rom(0.0, 1.0, 5.0, 2.0, 0.0), 1.0);
+    assert_eq!(catmull_rom(0.0, 1.0, 5.0, 2.0, 1.0), 5.0);
+    // Collinear points give the straight line.
+    assert_eq!(catmull_rom(0.0, 1.0, 2.0, 3.0, 0.5), 1.5);
+}
+
+#[test]
+fn controller_variables_remap_and_transitions_take_the_first_true() {
+    let p = pack(&[
+        (
+            "e.json",
+            &entity(
+                r#"["ctrl"]"#,
+                r#"{"ctrl": "controller.animation.c", "a": "animation.a", "b": "animation.b"}"#,
+            ),
+        ),
+        (
+            "c.json",
+            r#"{"animation_controllers": {"controller.animation.c": {"states": {
+                "default": {"transitions": [{"first": "q.life_time >= 0.1"}, {"second": "q.life_time >= 0.1"}]},
+                "first": {"animations": [{"a": "v.w"}],
+                          "variables": {"w": {"input": "q.life_time", "remap_curve": {"0.0": 0.0, "1.0": 0.5}}}},
+                "second": {"animations": ["b"]}}}}}"#,
+        ),
+        (
+            "a.json",
+            r#"{"animations": {"animation.a": {"loop": true, "bones": {"x": {"rotation": [10, 0, 0]}}},
+                              "animation.b": {"loop": true, "bones": {"x": {"rotation": [0, 10, 0]}}}}}"#,
+        ),
+    ]);
+    let loaded = load_from_pack(&p, "t:e").unwrap();
+    let mut rt = Runtime::new(loaded, Backend::Interp, 10.0, 0);
+    for f in 0..=5 {
+        rt.step(f as f32 / 10.0, &[]);
+    }
+    // Frame 1 switched to `first` (listed first); at t = 0.5 the remapped weight is 0.25.
+    assert_eq!(rt.pose().rot[0], [2.5, 0.0, 0.0]);
+}
+
+#[test]
+fn blend_transition_fades_the_old_state_out() {
+    let p = pack(&[
+        (
+            "e.json",
+            &entity(
+                r#"["ctrl"]"#,
+                r#"{"ctrl": "controller.animation.c", "a": "animation.a", "b": "animation.b"}"#,
+            ),
+        ),
+        (
+            "c.json",
+            r#"{"animation_controllers": {"controller.animation.c": {"initial_state": "one", "states": {
+                "one": {"animations": ["a"], "transitions": [{"two": "q.life_time > 0.05"}], "blend_transition": 0.4},
+                "two": {"animations": ["b"]}}}}}"#,
+        ),
+        (
+            "a.json",
+            r#"{"animations": {"animation.a": {"loop": true, "bones": {"x": {"rotation": [10, 0, 0]}}},
+                              "animation.b": {"loop": true, "bones": {"x": {"rotation": [0, 10, 0]}}}}}"#,
+        ),
+    ]);
+    let loaded = load_from_pack(&p, "t:e").unwrap();
+    let mut rt = Runtime::new(loaded, Backend::Interp, 10.0, 0);
+    let mut rots = Vec::new();
+    for f in 0..7 {
+        rots.push(rt.step(f as f32 / 10.0, &[]).rot[0]);
+    }
+    assert_eq!(rots[0], [10.0, 0.0, 0.0]);
+    // Switched at t = 0.1: old weight 1 − elapsed / 0.4 (0, 0.1, 0.2, ... s elapsed).
+    assert_eq!(rots[1], [10.0, 0.0, 0.0]);
+    assert_eq!(rots[2], [7.5, 2.5, 0.0]);
+    assert_eq!(rots[3], [5.0, 5.0, 0.0]);
+    assert_eq!(rots[5], [0.0, 10.0, 0.0]);
+}
+
+#[test]
+fn start_delay_and_custom_anim_time_update() {
+    let p = pack(&[
+        (
+            "e.json",
+            &entity(
+                r#"["a", "b"]"#,
+                r#"{"a": "animation.a", "b": "animation.b"}"#,
+            ),
+        ),
+        (
+            "a.json",
+            r#"{"animations": {
+                "animation.a": {"loop": true, "start_delay": 0.2, "bones": {"x": {"position": ["q.anim_time", 0, 0]}}},
+                "animation.b": {"loop": true, "anim_time_update": "q.anim_time + 2 * q.delta_time",
+                                "bones": {"y": {"position": ["q.anim_time", 0, 0]}}}}}"#,
+        ),
+    ]);
+    let loaded = load_from_pack(&p, "t:e").unwrap();
+    let mut rt = Runtime::new(loaded, Backend::Interp, 10.0, 0);
+    let mut xs = Vec::new();
+    for f in 0..5 {
+        let pose = rt.step(f as f32 / 10.0, &[]);
+        xs.push((pose.pos[0][0], pose.pos[1][0]));
+    }
+    // a waits 0.2 s (frames 0, 1), then starts at anim_time 0.
+    assert_eq!(xs[1].0, 0.0);
+    assert_eq!(xs[2].0, 0.0);
+    assert!((xs[4].0 - 0.2).abs() < 1e-6);
+    // b's custom update runs every frame from the first: 0.2 per frame.
+    assert!(
+        (xs[0].1 - 0.2).abs() < 1e-6 && (xs[4].1 - 1.0).abs() < 1e-6,
+        "{xs:?}"
+    );
+}
+
+#[test]
+fn broken_molang_is_a_note_and_reads_0_without_panicking() {
+    let p = pack(&[
+        ("e.json", &entity(r#"["a"]"#, r#"{"a": "animation.a"}"#)),
+        (
+            "a.json",
+            r#"{"animations": {"animation.a": {"bones": {"x": {"rotation": ["1 +", "v.never_set", "math.nope(1)"]}}}}}"#,
+        ),
+    ]);
+    let loaded = load_from_pack(&p, "t:e").unwrap();
+    assert!(
+        loaded.notes.iter().any(|n| n.contains("a.json:1:")),
+        "{:?}",
+        loaded.notes
+    );
+    let mut rt = Runtime::new(loaded, Backend::Jit, 60.0, 0);
+    assert_eq!(rt.step(0.0, &[]).rot[0], [0.0, 0.0, 0.0]);
+    let log = rt.take_log();
+    assert!(
+        log.iter().any(|l| l.message.contains("never_set")),
+        "{log:?}"
+    );
+}

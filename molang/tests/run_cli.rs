@@ -1,0 +1,243 @@
+//! `molang run` end to end on the runtime fixtures (tests/fixtures/runtime): the trace
+//! contract (header, rows, frame numbering), JSON lines, the plot, and exit 2 with a
+//! position on bad input.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn molang() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_molang"))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/runtime")
+        .join(name)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("molang_run_cli_{}_{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn run_writes_the_trace_contract() {
+    let out = molang()
+        .arg("run")
+        .arg(fixture("quadruped"))
+        .args([
+            "--entity",
+            "test:dog",
+            "--fps",
+            "20",
+            "--seconds",
+            "5",
+            "--world",
+            "--vars",
+        ])
+        .arg("--inputs")
+        .arg(fixture("quadruped").join("inputs.csv"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("frame,t,bone,rx,ry,rz,px,py,pz,sx,sy,sz,wx,wy,wz,v.entered_moving,v.speed_scaled")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // 5 s × 20 fps = 100 frames × 6 bones, geometry order.
+    assert_eq!(rows.len(), 600);
+    let bones: Vec<&str> = rows[..6].iter().map(|r| r[2]).collect();
+    assert_eq!(bones, ["body", "head", "leg0", "leg1", "leg2", "leg3"]);
+    assert_eq!(&rows[6][..2], ["1", "0.05"]);
+    // Frame 21 (t = 1.05): walking at distance 0 → leg0.rx = cos(0) · 80.
+    let leg0 = rows
+        .iter()
+        .find(|r| r[0] == "21" && r[2] == "leg0")
+        .unwrap();
+    assert_eq!(leg0[3], "80");
+    // The one query the inputs do not give and the runtime does not provide is reported.
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("query.ground_speed is not"), "{err}");
+}
+
+#[test]
+fn run_writes_jsonl_and_a_plot() {
+    let dir = scratch("jsonl");
+    let svg = dir.join("legs.svg");
+    let trace = dir.join("trace.jsonl");
+    let out = molang()
+        .arg("run")
+        .arg(fixture("keyframes"))
+        .args([
+            "--entity",
+            "test:keys",
+            "--fps",
+            "20",
+            "--seconds",
+            "1",
+            "--format",
+            "jsonl",
+        ])
+        .arg("--out")
+        .arg(&trace)
+        .arg("--plot")
+        .arg(&svg)
+        .args(["--channels", "lin.rx,cat.rx"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["frame"], 0);
+    assert_eq!(first["bone"], "lin");
+    assert_eq!(first["sx"], 1.0);
+    let row5 = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["frame"] == 5 && v["bone"] == "lin")
+        .unwrap();
+    assert_eq!(row5["rx"], 22.5);
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+    // The missing animation is a content-log line with its frame.
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("frame 0: animation `animation.keys.does_not_exist`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn run_bad_input_exits_2_with_a_position() {
+    // Missing entity.
+    let out = molang()
+        .arg("run")
+        .arg(fixture("quadruped"))
+        .args(["--entity", "test:nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("test:dog"));
+
+    // Bad CSV cell: line 3, column 3.
+    let dir = scratch("bad");
+    let csv = dir.join("in.csv");
+    std::fs::write(&csv, "t,q.ground_speed\n0,1\n1,fast\n").unwrap();
+    let out = molang()
+        .arg("run")
+        .arg(fixture("quadruped"))
+        .args(["--entity", "test:dog", "--inputs"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("in.csv:3:3:"), "{err}");
+
+    // Broken JSON in the pack.
+    let pack = dir.join("pack");
+    std::fs::create_dir_all(pack.join("entity")).unwrap();
+    std::fs::write(
+        pack.join("entity/x.entity.json"),
+        "{\n  \"minecraft:client_entity\": {\n    \"description\": { \"identifier\": \"a:b\" \n  }\n",
+    )
+    .unwrap();
+    let out = molang()
+        .arg("run")
+        .arg(&pack)
+        .args(["--entity", "a:b"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("x.entity.json:"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// A pack whose animation reads `variable.attack_time`, which the game sets on the entity.
+fn attack_pack() -> PathBuf {
+    let d = scratch("attack");
+    std::fs::create_dir_all(d.join("entity")).unwrap();
+    std::fs::create_dir_all(d.join("animations")).unwrap();
+    std::fs::write(
+        d.join("entity/swing.entity.json"),
+        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
+            "identifier": "test:swing",
+            "animations": {"swing": "animation.test.swing"},
+            "scripts": {"animate": ["swing"]}}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("animations/swing.animation.json"),
+        r#"{"format_version": "1.8.0", "animations": {"animation.test.swing": {"loop": true,
+            "bones": {"arm": {"rotation": ["v.attack_time * 90", 0, 0]}}}}}"#,
+    )
+    .unwrap();
+    d
+}
+
+#[test]
+fn variable_columns_drive_engine_variables() {
+    let pack = attack_pack();
+    let csv = pack.join("in.csv");
+    std::fs::write(&csv, "t,v.attack_time\n0,0\n1,1\n").unwrap();
+    let out = molang()
+        .arg("run")
+        .arg(&pack)
+        .args(["--entity", "test:swing", "--fps", "10", "--seconds", "1.5"])
+        .arg("--inputs")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("attack_time"), "supplied, so no note: {err}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rx: Vec<f32> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(3).unwrap().parse().unwrap())
+        .collect();
+    // Linear from 0 at t = 0 to 90 at t = 1, held after the last row.
+    assert_eq!(rx.len(), 15);
+    for (f, v) in rx.iter().enumerate() {
+        let want = (f as f32 / 10.0).min(1.0) * 90.0;
+        assert!((v - want).abs() < 1e-3, "frame {f}: {v} vs {want}");
+    }
+}
+
+#[test]
+fn an_unsupplied_engine_variable_reads_zero_with_a_note() {
+    let pack = attack_pack();
+    let out = molang()
+        .arg("run")
+        .arg(&pack)
+        .args(["--entity", "test:swing", "--fps", "10", "--seconds", "0.3"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("variable.attack_time is set by the game"),
+        "{err}"
+    );
+    assert!(!err.contains("unset"), "no abort: {err}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    for l in text.lines().skip(1) {
+        assert_eq!(l.split(',').nth(3), Some("0"), "{l}");
+    }
+}
