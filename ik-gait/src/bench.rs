@@ -2,7 +2,8 @@
 //! animates at 60 fps. A quick, self-contained measurement for users; the criterion benchmark
 //! (`benches/backends.rs`, `doggoyle_frame`) is the careful one.
 
-use crate::reference::{step, Inputs, Outputs, RigState};
+use crate::math::Real;
+use crate::reference::{step, Inputs, OutputsT, RigStateT};
 use crate::runner::{Backend, MolangRig};
 use crate::RigParams;
 use std::hint::black_box;
@@ -52,20 +53,10 @@ pub fn measure(
     let start;
     match backend {
         Backend::Reference => {
-            let mut s = RigState::new(p, inputs[0].mdm);
-            for i in &inputs[..warm] {
-                black_box(step(&mut s, i, p));
-            }
-            start = Instant::now();
-            while start.elapsed() < min_time {
-                // The timed frames loop back to the warm state's successor: the rig does not
-                // mind a jump in the input clock, and the loop stays allocation-free.
-                for i in timed {
-                    let o: Outputs = step(&mut s, black_box(i), p);
-                    black_box(&o);
-                }
-                frames += timed.len() as u64;
-            }
+            (start, frames) = time_reference::<f32>(p, inputs, warm, min_time);
+        }
+        Backend::Reference64 => {
+            (start, frames) = time_reference::<f64>(p, inputs, warm, min_time);
         }
         Backend::Interp | Backend::Jit => {
             let rig = MolangRig::new(p, backend == Backend::Jit)?;
@@ -88,4 +79,30 @@ pub fn measure(
         frames,
         elapsed: start.elapsed(),
     })
+}
+
+/// The reference's timed loop in `T` (outputs kept in `T`, as the caller of `step` gets them).
+fn time_reference<T: Real>(
+    p: &RigParams,
+    inputs: &[Inputs],
+    warm: usize,
+    min_time: Duration,
+) -> (Instant, u64) {
+    let timed = &inputs[warm..];
+    let mut frames = 0u64;
+    let mut s = RigStateT::<T>::new(p, inputs[0].mdm);
+    for i in &inputs[..warm] {
+        black_box(step(&mut s, i, p));
+    }
+    let start = Instant::now();
+    while start.elapsed() < min_time {
+        // The timed frames loop back to the warm state's successor: the rig does not mind a
+        // jump in the input clock, and the loop stays allocation-free.
+        for i in timed {
+            let o: OutputsT<T> = step(&mut s, black_box(i), p);
+            black_box(&o);
+        }
+        frames += timed.len() as u64;
+    }
+    (start, frames)
 }

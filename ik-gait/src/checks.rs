@@ -1,4 +1,11 @@
 //! The 13 numeric checks of spec §10, measured on FK positions from the output angles.
+//!
+//! Any back end can be checked, including the `f64` reference (`Backend::Reference64`, spec
+//! §13: "run checks 1–12 in f64 too"). Its outputs are rounded to `f32` once per frame and go
+//! through the same FK and measurements; that rounding is at most 0.5 f32 ulp per value
+//! (≈ 4e-6° on a 60° joint, ≈ 1e-6 px on a 16 px position), negligible against every threshold.
+//! Check 13 (parity) is an `f32` check: for an `f64` run the row instead reports, as
+//! information, how far the `f64` run is from the `f32` reference, and never fails.
 
 use crate::model::{forward, Geometry, Pose};
 use crate::params::{bake_rest_poses, chin_f64, lie_elbow_h, sit_reach, RigParams, REST_POSES};
@@ -375,11 +382,7 @@ pub fn run_checks(
     let geo = Geometry::doggoyle(p);
     let mut m = Metrics::default();
     let mut ms = Metrics::default(); // soak
-    let parity_against = if plan.backend == Backend::Reference {
-        Backend::Interp
-    } else {
-        Backend::Reference
-    };
+    let parity_against = parity_partner(plan.backend);
     let main = Engine::new(p, plan.backend)?;
     let other = Engine::new(p, parity_against)?;
     let mut extra_fps: Vec<f32> = plan.fps.clone();
@@ -467,6 +470,16 @@ pub fn run_checks(
         log(&format!("  soak {r}: {} frames", tr.len()));
     }
     Ok(rows(p, plan, &m, &ms))
+}
+
+/// The back end check 13 compares against: the interpreter for the `f32` reference, the `f32`
+/// reference for everything else (for `f64` that is information, not parity).
+pub fn parity_partner(backend: Backend) -> Backend {
+    if backend == Backend::Reference {
+        Backend::Interp
+    } else {
+        Backend::Reference
+    }
 }
 
 /// Max channel difference (°) and max FK position difference (px: toes, chin).
@@ -656,17 +669,28 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
         nf == 0 && hf.is_some_and(|x| x >= -0.01) && hc.is_some_and(|x| x >= 0.49) && hp == 0,
     ));
     // 13
-    let other = if plan.backend == Backend::Reference {
-        "interp"
+    let other = parity_partner(plan.backend).name();
+    let measured = format!("{} / {}", f(m.parity_deg, 6), f(m.parity_px, 6));
+    if plan.backend.is_f64() {
+        // Parity is about the Molang (f32) matching the f32 reference; an f64 run differs from
+        // it by f32 rounding by design. Reported as information; never fails.
+        rows.push(row(
+            &format!(
+                "13 parity: n/a for f64; info: {} vs {other} (deg / px)",
+                plan.backend.name()
+            ),
+            "info only",
+            measured,
+            true,
+        ));
     } else {
-        "reference"
-    };
-    rows.push(row(
-        &format!("13 parity {} vs {other} (deg / px)", plan.backend.name()),
-        "<= 0.05 / <= 0.01",
-        format!("{} / {}", f(m.parity_deg, 6), f(m.parity_px, 6)),
-        m.parity_deg.is_some_and(|x| x <= 0.05) && m.parity_px.is_some_and(|x| x <= 0.01),
-    ));
+        rows.push(row(
+            &format!("13 parity {} vs {other} (deg / px)", plan.backend.name()),
+            "<= 0.05 / <= 0.01",
+            measured,
+            m.parity_deg.is_some_and(|x| x <= 0.05) && m.parity_px.is_some_and(|x| x <= 0.01),
+        ));
+    }
     rows
 }
 

@@ -1,12 +1,32 @@
-//! The Rust reference of spec §7, in `f32`, line by line in the same order (and, where it
-//! matters for rounding, the same arithmetic order) as the generated Molang.
+//! The Rust reference of spec §7, line by line in the same order (and, where it matters for
+//! rounding, the same arithmetic order) as the generated Molang.
+//!
+//! It is generic over the float type ([`Real`], spec §13): `step::<f32>` is the reference that
+//! matches the Molang to the bit (check 13), `step::<f64>` runs the same maths in `f64` for the
+//! f64 runs of checks 1–12 (`Backend::Reference64`). [`RigState`], [`Outputs`] and
+//! [`LegState`] are the `f32` instances; [`RigStateT`], [`OutputsT`], [`LegStateT`] the generic
+//! ones.
+//!
+//! Inputs and parameters stay `f32` in both runs: the inputs are Molang queries (`f32` by
+//! definition) and [`RigParams`] holds the numbers the Molang text holds. An `f64` run widens
+//! them with [`Real::from_f32`] (exact), so the `f64` and `f32` runs see the same numbers and
+//! differ only in the rounding of the arithmetic. Source literals go through `c!`, which gives
+//! each type its own correctly rounded constant (`0.35` in `f64`, `0.35f32` in `f32`).
 
 // `x = x + ...` and indexed loops on purpose: the code reads line by line like spec §7 and
 // the generated Molang, and `+=` would hide that it is the same arithmetic.
 #![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
 
-use crate::math::*;
+use crate::math::real::*;
 use crate::params::{LegParams, RigParams};
+
+/// A source literal in the float type `T` of the enclosing generic function: the `f32` literal
+/// for `f32` (as the `f32` reference always wrote it), the `f64` literal for `f64`.
+macro_rules! c {
+    ($x:literal) => {
+        T::lit($x, $x)
+    };
+}
 
 /// Per-frame inputs (spec §3). Flags are 0/1 like Molang queries.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -24,72 +44,80 @@ pub struct Inputs {
 
 /// Per-leg state (spec §5 `v.xx_*`), plus the gait target the pose blend starts from.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LegState {
-    pub ph: f32,
-    pub sw: f32,
-    pub bt: f32,
-    pub bl: f32,
-    pub cx: f32,
-    pub wl: f32,
-    pub tl: f32,
-    pub tm: f32,
-    pub cl: f32,
-    pub sm: f32,
-    pub td: f32,
-    pub rem: f32,
+pub struct LegStateT<T> {
+    pub ph: T,
+    pub sw: T,
+    pub bt: T,
+    pub bl: T,
+    pub cx: T,
+    pub wl: T,
+    pub tl: T,
+    pub tm: T,
+    pub cl: T,
+    pub sm: T,
+    pub td: T,
+    pub rem: T,
 }
+
+/// Per-leg state of the `f32` reference.
+pub type LegState = LegStateT<f32>;
 
 /// State carried between frames (spec §5).
 #[derive(Clone, Debug, PartialEq)]
-pub struct RigState {
-    pub vf: f32,
-    pub gait: f32,
-    pub gait_t: f32,
-    pub gw: [f32; 3],
-    pub idle_t: f32,
-    pub settle: f32,
-    pub settle_prog: f32,
-    pub wlift: f32,
+pub struct RigStateT<T> {
+    pub vf: T,
+    pub gait: T,
+    pub gait_t: T,
+    pub gw: [T; 3],
+    pub idle_t: T,
+    pub settle: T,
+    pub settle_prog: T,
+    pub wlift: T,
     /// Raw pose weights: sit, lie, leap, land, swim.
-    pub wpose: [f32; 5],
-    pub swim_ph: f32,
-    pub mdm_prev: f32,
-    pub legs: [LegState; 4],
+    pub wpose: [T; 5],
+    pub swim_ph: T,
+    pub mdm_prev: T,
+    pub legs: [LegStateT<T>; 4],
 }
 
-impl RigState {
+/// State of the `f32` reference (the one that matches the Molang).
+pub type RigState = RigStateT<f32>;
+
+impl<T: Real> RigStateT<T> {
     /// The §5 initial values (`mdm` is the query's value when `initialize` runs).
-    pub fn new(p: &RigParams, mdm: f32) -> RigState {
+    pub fn new(p: &RigParams, mdm: f32) -> RigStateT<T> {
+        let f = T::from_f32;
+        let zero = c!(0.0);
         let legs = std::array::from_fn(|i| {
             let l = &p.legs[i];
-            let ph = init_phase(l);
-            LegState {
+            let ph = init_phase_t::<T>(l);
+            LegStateT {
                 ph,
-                sw: 0.0,
-                bt: max(p.beta[0], ph + 0.02),
-                bl: p.beta[0],
-                cx: l.neutral_toe(),
-                wl: l.n,
-                tl: 0.0,
-                tm: 0.0,
-                cl: 0.0,
-                sm: 0.0,
-                td: l.n,
-                rem: 0.0,
+                sw: zero,
+                bt: max(f(p.beta[0]), ph + c!(0.02)),
+                bl: f(p.beta[0]),
+                cx: f(l.neutral_toe()),
+                wl: f(l.n),
+                tl: zero,
+                tm: zero,
+                cl: zero,
+                sm: zero,
+                td: f(l.n),
+                rem: zero,
             }
         });
-        RigState {
-            vf: 0.0,
-            gait: 0.0,
-            gait_t: 99.0,
-            gw: [1.0, 0.0, 0.0],
-            idle_t: 0.0,
-            settle: 0.0,
-            settle_prog: 0.0,
-            wlift: 0.0,
-            wpose: [0.0; 5],
-            swim_ph: 0.0,
-            mdm_prev: mdm,
+        RigStateT {
+            vf: zero,
+            gait: zero,
+            gait_t: c!(99.0),
+            gw: [c!(1.0), zero, zero],
+            idle_t: zero,
+            settle: zero,
+            settle_prog: zero,
+            wlift: zero,
+            wpose: [zero; 5],
+            swim_ph: zero,
+            mdm_prev: f(mdm),
             legs,
         }
     }
@@ -97,31 +125,65 @@ impl RigState {
 
 /// `frac(−o_walk)`.
 pub fn init_phase(l: &LegParams) -> f32 {
-    frac(-l.offsets[0])
+    init_phase_t::<f32>(l)
+}
+
+/// `frac(−o_walk)` in `T`.
+pub fn init_phase_t<T: Real>(l: &LegParams) -> T {
+    frac(-T::from_f32(l.offsets[0]))
 }
 
 /// Outputs of §4 (degrees, `body_dy` px) plus read-outs the checks use.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Outputs {
-    pub body_p: f32,
-    pub body_roll: f32,
-    pub body_dy: f32,
-    pub neck_x: f32,
-    pub head_x: f32,
+pub struct OutputsT<T> {
+    pub body_p: T,
+    pub body_roll: T,
+    pub body_dy: T,
+    pub neck_x: T,
+    pub head_x: T,
     /// Per leg: upper, lower, (meta,) paw X rotations. Fore legs use [0..3], r4 = 0.
-    pub legs: [[f32; 4]; 4],
+    pub legs: [[T; 4]; 4],
     // Read-outs (also `variable.*` in the Molang).
-    pub gait: f32,
-    pub ph: [f32; 4],
-    pub sw: [f32; 4],
-    pub rem: [f32; 4],
-    pub omega: f32,
-    pub settle: f32,
+    pub gait: T,
+    pub ph: [T; 4],
+    pub sw: [T; 4],
+    pub rem: [T; 4],
+    pub omega: T,
+    pub settle: T,
     /// Eased pose weights: sit, lie, leap, land, swim.
-    pub epose: [f32; 5],
+    pub epose: [T; 5],
     /// Clamped dt and speed the rig used.
-    pub dt: f32,
-    pub speed: f32,
+    pub dt: T,
+    pub speed: T,
+}
+
+/// Outputs of the `f32` reference and of the Molang back ends; what FK and the checks read.
+pub type Outputs = OutputsT<f32>;
+
+impl<T: Real> OutputsT<T> {
+    /// Rounds every field to `f32` (identity for `f32`). For an `f64` run this is the only
+    /// `f32` rounding: at most 0.5 ulp per value (≈ 3e-6° at 50°, 1e-6 px at 15 px), far below
+    /// every §10 threshold.
+    pub fn to_f32(&self) -> Outputs {
+        let r = |x: T| x.to_f32();
+        OutputsT {
+            body_p: r(self.body_p),
+            body_roll: r(self.body_roll),
+            body_dy: r(self.body_dy),
+            neck_x: r(self.neck_x),
+            head_x: r(self.head_x),
+            legs: self.legs.map(|l| l.map(r)),
+            gait: r(self.gait),
+            ph: self.ph.map(r),
+            sw: self.sw.map(r),
+            rem: self.rem.map(r),
+            omega: r(self.omega),
+            settle: r(self.settle),
+            epose: self.epose.map(r),
+            dt: r(self.dt),
+            speed: r(self.speed),
+        }
+    }
 }
 
 /// The named output channels, in order, with their bone and the Molang variable.
@@ -167,80 +229,87 @@ impl Outputs {
     }
 }
 
-fn b(x: bool) -> f32 {
+fn b<T: Real>(x: bool) -> T {
     if x {
-        1.0
+        c!(1.0)
     } else {
-        0.0
+        c!(0.0)
     }
 }
 
 /// Gait targets (wrist/MTP f, h and paw tilt) of one leg after §7.5–7.8.
 #[derive(Clone, Copy, Debug, Default)]
-struct Target {
-    f: f32,
-    h: f32,
-    tau: f32,
+struct Target<T> {
+    f: T,
+    h: T,
+    tau: T,
 }
 
-/// One frame of §7.
-pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
+/// One frame of §7, in the float type of the state (`f32`: the reference that matches the
+/// Molang to the bit; `f64`: the §13 f64 run). Parameters and inputs are `f32` and widened.
+pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> OutputsT<T> {
+    // Parameters and inputs are f32 numbers (what the Molang holds); widen them exactly.
+    let f = T::from_f32;
+    let zero = c!(0.0);
+    let one = c!(1.0);
     // 7.1 time and speed
-    let dt = clamp(inp.dt, 0.0, p.dt_max);
-    let dm = inp.mdm - s.mdm_prev;
-    let mut spd = max(inp.ground_speed, 0.0);
-    if inp.ground_speed == 0.0 && dm > 0.0 {
-        spd = clamp(dm / (p.k_mdm * max(dt, 0.001)), 0.0, 10.0);
+    let dt = clamp(f(inp.dt), zero, f(p.dt_max));
+    let dm = f(inp.mdm) - s.mdm_prev;
+    let mut spd = max(f(inp.ground_speed), zero);
+    if inp.ground_speed == 0.0 && dm > zero {
+        spd = clamp(dm / (f(p.k_mdm) * max(dt, c!(0.001))), zero, c!(10.0));
     }
-    s.mdm_prev = inp.mdm;
-    let vpx = 16.0 * spd;
-    s.vf = s.vf + (spd - s.vf) * (1.0 - exp(-dt / p.tau_v));
+    s.mdm_prev = f(inp.mdm);
+    let vpx = c!(16.0) * spd;
+    s.vf = s.vf + (spd - s.vf) * (one - exp(-dt / f(p.tau_v)));
 
     // 7.2 gait selection
     s.gait_t = s.gait_t + dt;
     let vf = s.vf;
-    let ng = if s.gait_t >= p.dwell {
-        if s.gait == 0.0 {
-            if vf > p.up_walk_trot {
-                if vf > p.up_trot_gallop {
-                    2.0
+    let (g0, g1, g2) = (c!(0.0), c!(1.0), c!(2.0));
+    let ng = if s.gait_t >= f(p.dwell) {
+        if s.gait == g0 {
+            if vf > f(p.up_walk_trot) {
+                if vf > f(p.up_trot_gallop) {
+                    g2
                 } else {
-                    1.0
+                    g1
                 }
             } else {
-                0.0
+                g0
             }
-        } else if s.gait == 1.0 {
-            if vf > p.up_trot_gallop {
-                2.0
-            } else if vf < p.down_trot_walk {
-                0.0
+        } else if s.gait == g1 {
+            if vf > f(p.up_trot_gallop) {
+                g2
+            } else if vf < f(p.down_trot_walk) {
+                g0
             } else {
-                1.0
+                g1
             }
-        } else if vf < p.down_gallop_trot {
-            if vf < p.down_trot_walk {
-                0.0
+        } else if vf < f(p.down_gallop_trot) {
+            if vf < f(p.down_trot_walk) {
+                g0
             } else {
-                1.0
+                g1
             }
         } else {
-            2.0
+            g2
         }
     } else {
         s.gait
     };
     if ng != s.gait {
         // 7.2b forward-only shifts
-        let o: [f32; 4] = std::array::from_fn(|i| p.legs[i].offsets[ng as usize]);
-        let snap = 1.0f32 - 1e-6;
-        let mut sh = [[0.0f32; 4]; 4];
-        let mut mk = [0.0f32; 4];
+        let ngi = ng.to_f32() as usize;
+        let o: [T; 4] = std::array::from_fn(|i| f(p.legs[i].offsets[ngi]));
+        let snap = one - c!(1e-6);
+        let mut sh = [[zero; 4]; 4];
+        let mut mk = [zero; 4];
         for k in 0..4 {
             let c = frac(o[k] + s.legs[k].ph);
             for i in 0..4 {
                 let x = frac(c - o[i] - s.legs[i].ph);
-                sh[k][i] = if x > snap { 0.0 } else { x };
+                sh[k][i] = if x > snap { zero } else { x };
             }
             mk[k] = max(max(sh[k][0], sh[k][1]), max(sh[k][2], sh[k][3]));
         }
@@ -249,7 +318,7 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
         for k in 1..4 {
             // Offsets are multiples of 0.01, so exact ties are common; within `shift_tie`
             // the leg order decides, not rounding noise.
-            if mk[k] < mb - p.shift_tie {
+            if mk[k] < mb - f(p.shift_tie) {
                 kb = k;
                 mb = mk[k];
             }
@@ -258,150 +327,159 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
             s.legs[i].rem = sh[kb][i];
         }
         s.gait = ng;
-        s.gait_t = 0.0;
+        s.gait_t = zero;
     }
 
     // 7.3 gait weights, body height, stride
-    let kg = 1.0 - exp(-dt / p.tau_g);
+    let kg = one - exp(-dt / f(p.tau_g));
     for j in 0..3 {
-        s.gw[j] = s.gw[j] + (b(s.gait == j as f32) - s.gw[j]) * kg;
+        s.gw[j] = s.gw[j] + (b::<T>(s.gait == f(j as f32)) - s.gw[j]) * kg;
     }
     let gw = s.gw;
-    let hg = p.h0 - (gw[0] * p.body_drop[0] + gw[1] * p.body_drop[1] + gw[2] * p.body_drop[2]);
-    let beta_b = gw[0] * p.beta[0] + gw[1] * p.beta[1] + gw[2] * p.beta[2];
-    let lcap = gw[0] * p.stride_cap[0] + gw[1] * p.stride_cap[1] + gw[2] * p.stride_cap[2];
+    let (bd, be, sc) = (p.body_drop.map(f), p.beta.map(f), p.stride_cap.map(f));
+    let hg = f(p.h0) - (gw[0] * bd[0] + gw[1] * bd[1] + gw[2] * bd[2]);
+    let beta_b = gw[0] * be[0] + gw[1] * be[1] + gw[2] * be[2];
+    let lcap = gw[0] * sc[0] + gw[1] * sc[1] + gw[2] * sc[2];
     let stride = clamp(
-        p.stride_k() * pow((vf * vf) / p.froude_gh(), 0.3),
-        p.stride_min,
+        f(p.stride_k()) * pow((vf * vf) / f(p.froude_gh()), c!(0.3)),
+        f(p.stride_min),
         lcap,
     );
 
     // 7.4 idle, settle, lift weight
     let idle_prev = s.idle_t;
-    s.idle_t = if spd > 0.0001 { 0.0 } else { s.idle_t + dt };
-    if s.settle > 0.5 && spd > 0.0001 {
-        s.settle = 0.0;
+    let moving = c!(0.0001);
+    let half = c!(0.5);
+    s.idle_t = if spd > moving { zero } else { s.idle_t + dt };
+    if s.settle > half && spd > moving {
+        s.settle = zero;
     }
-    let anysw = s.legs.iter().any(|l| l.sw > 0.5);
+    let anysw = s.legs.iter().any(|l| l.sw > half);
     let off = s
         .legs
         .iter()
         .zip(&p.legs)
-        .any(|(l, lp)| abs(l.cx - lp.neutral_toe()) > p.settle_dist);
-    let start =
-        s.settle < 0.5 && idle_prev < p.idle_time && s.idle_t >= p.idle_time && (anysw || off);
+        .any(|(l, lp)| abs(l.cx - f(lp.neutral_toe())) > f(p.settle_dist));
+    let idle_time = f(p.idle_time);
+    let start = s.settle < half && idle_prev < idle_time && s.idle_t >= idle_time && (anysw || off);
     if start {
-        s.settle_prog = 0.0;
-        s.settle = 1.0;
+        s.settle_prog = zero;
+        s.settle = one;
     }
-    if s.settle > 0.5 && s.settle_prog >= 1.0 && !anysw {
-        s.settle = 0.0;
+    if s.settle > half && s.settle_prog >= one && !anysw {
+        s.settle = zero;
     }
-    let tg = if s.settle > 0.5 {
-        p.settle_lift
-    } else if vf > p.lift_speed {
-        1.0
+    let tg = if s.settle > half {
+        f(p.settle_lift)
+    } else if vf > f(p.lift_speed) {
+        one
     } else {
-        0.0
+        zero
     };
-    let sl = p.lift_slew * dt;
+    let sl = f(p.lift_slew) * dt;
     s.wlift = s.wlift + clamp(tg - s.wlift, -sl, sl);
     let w = hb(s.wlift);
-    let settle = s.settle > 0.5;
+    let settle = s.settle > half;
     let omega = if settle {
-        p.settle_omega
+        f(p.settle_omega)
     } else {
-        min(vpx / stride, p.f_max)
+        min(vpx / stride, f(p.f_max))
     };
     let dphi = omega * dt;
     if settle {
         s.settle_prog = s.settle_prog + dphi;
     }
-    let gi = s.gait as usize;
+    let gi = s.gait.to_f32() as usize;
 
     // 7.5–7.8 per leg
-    let mut tgt = [Target::default(); 4];
+    let mut tgt = [Target::<T>::default(); 4];
     for i in 0..4 {
         let lp = &p.legs[i];
+        let (lp_lp, lp_sd, lp_n) = (f(lp.lp), f(lp.sd), f(lp.n));
+        let (root_f, hock_off, lim2) = (f(lp.root_f), f(lp.hock_off()), f(p.lim2(lp)));
         let l = &mut s.legs[i];
         // 7.5 clock and catch-up
-        let ex = if l.sw > 0.5 && l.rem > 0.0 && !settle {
-            min(l.rem, p.catchup * omega * dt)
+        let ex = if l.sw > half && l.rem > zero && !settle {
+            min(l.rem, f(p.catchup) * omega * dt)
         } else {
-            0.0
+            zero
         };
         l.rem = l.rem - ex;
         l.ph = l.ph + dphi + ex;
         // 7.6 stance, lift-off (evaluated on the pre-event state)
-        let st = l.sw < 0.5;
+        let st = l.sw < half;
         if st {
             l.cx = l.cx - vpx * dt;
         }
-        let ta = lp.tpeel * w * rc((l.ph / l.bt - 0.75) / 0.25);
-        let wf = l.cx - lp.lp * cos_d(ta) + lp.sd * sin_d(ta);
-        let wh = lp.lp * sin_d(ta) + lp.sd * cos_d(ta);
+        let ta = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
+        let wf = l.cx - lp_lp * cos_d(ta) + lp_sd * sin_d(ta);
+        let wh = lp_lp * sin_d(ta) + lp_sd * cos_d(ta);
         let dy = if lp.fore {
             hg - wh
         } else {
-            hg - (wh + lp.hock_h())
+            hg - (wh + f(lp.hock_h()))
         };
-        let rear = lp.root_f - sqrt(max(p.lim2(lp) - dy * dy, 0.0)) + lp.hock_off();
+        let rear = root_f - sqrt(max(lim2 - dy * dy, zero)) + hock_off;
         let early = wf - vpx * dt < rear && !settle;
-        let lift = st && (l.ph >= l.bt || early) && l.ph < 1.0;
+        let lift = st && (l.ph >= l.bt || early) && l.ph < one;
         if lift {
-            l.sw = 1.0;
-            l.bl = min(l.ph, 0.999);
+            l.sw = one;
+            l.bl = min(l.ph, c!(0.999));
             l.wl = wf;
             l.tl = ta;
-            l.tm = lp.tau_max[gi];
-            l.cl = lp.clearance[gi];
+            l.tm = f(lp.tau_max[gi]);
+            l.cl = f(lp.clearance[gi]);
             l.sm = s.settle;
         }
         // 7.7 wrap and touchdown
-        let wrap = l.ph >= 1.0;
+        let wrap = l.ph >= one;
         if wrap {
-            l.ph = l.ph - 1.0;
-            if l.sw > 0.5 {
-                l.cx = l.td + lp.lp;
-                l.sw = 0.0;
+            l.ph = l.ph - one;
+            if l.sw > half {
+                l.cx = l.td + lp_lp;
+                l.sw = zero;
             }
-            l.bt = if settle { p.settle_duty } else { p.beta[gi] };
+            l.bt = if settle {
+                f(p.settle_duty)
+            } else {
+                f(p.beta[gi])
+            };
         }
         // 7.8 swing
-        let u = clamp((l.ph - l.bl) / max(1.0 - l.bl, 0.001), 0.0, 1.0);
+        let u = clamp((l.ph - l.bl) / max(one - l.bl, c!(0.001)), zero, one);
         let tmw = l.tm * w;
-        let tas = if u < 0.35 {
-            l.tl + (tmw - l.tl) * rc(u / 0.35)
-        } else if u < 0.85 {
-            tmw * (1.0 - rc((u - 0.35) / 0.5))
+        let tas = if u < c!(0.35) {
+            l.tl + (tmw - l.tl) * rc(u / c!(0.35))
+        } else if u < c!(0.85) {
+            tmw * (one - rc((u - c!(0.35)) / c!(0.5)))
         } else {
-            0.0
+            zero
         };
-        let dyf = hg - (lp.sd + lp.hock_h());
-        let front = lp.root_f + sqrt(max(p.lim2(lp) - dyf * dyf, 0.0)) + lp.hock_off();
-        let lead = if l.sm > 0.5 {
-            lp.n
+        let dyf = hg - (lp_sd + f(lp.hock_h()));
+        let front = root_f + sqrt(max(lim2 - dyf * dyf, zero)) + hock_off;
+        let lead = if l.sm > half {
+            lp_n
         } else {
-            lp.n + (clamp(vf / p.td_ramp, 0.0, 1.0) * beta_b * stride) / 2.0
+            lp_n + (clamp(vf / f(p.td_ramp), zero, one) * beta_b * stride) / c!(2.0)
         };
         l.td = min(lead, front);
-        let m = if l.sm > 0.5 {
-            0.0
+        let m = if l.sm > half {
+            zero
         } else {
-            (1.0 - l.bl) * stride
+            (one - l.bl) * stride
         };
         let swf = l.wl + (l.td - l.wl + m) * hb(u) - m * u;
-        let bump = if u < 0.45 {
-            rc(u / 0.45)
+        let bump = if u < c!(0.45) {
+            rc(u / c!(0.45))
         } else {
-            rc((1.0 - u) / 0.55)
+            rc((one - u) / c!(0.55))
         };
-        let swh = lp.sd + drop(lp.lp, lp.sd, tas) + l.cl * w * bump;
+        let swh = lp_sd + drop(lp_lp, lp_sd, tas) + l.cl * w * bump;
         // Stance target on the post-event state (a paw that touched down this frame).
-        let ta2 = lp.tpeel * w * rc((l.ph / l.bt - 0.75) / 0.25);
-        let stf = l.cx - lp.lp * cos_d(ta2) + lp.sd * sin_d(ta2);
-        let sth = lp.lp * sin_d(ta2) + lp.sd * cos_d(ta2);
-        tgt[i] = if l.sw > 0.5 {
+        let ta2 = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
+        let stf = l.cx - lp_lp * cos_d(ta2) + lp_sd * sin_d(ta2);
+        let sth = lp_lp * sin_d(ta2) + lp_sd * cos_d(ta2);
+        tgt[i] = if l.sw > half {
             Target {
                 f: swf,
                 h: swh,
@@ -425,164 +503,169 @@ pub fn step(s: &mut RigState, inp: &Inputs, p: &RigParams) -> Outputs {
         inp.on_ground == 0.0 && inp.vertical_speed < -0.5,
         inp.in_water != 0.0,
     ];
-    let mut e = [0.0f32; 5];
+    let mut e = [zero; 5];
     for k in 0..5 {
-        let [on, off] = p.ramps[k];
+        let [on, off] = p.ramps[k].map(f);
         s.wpose[k] = clamp(
             s.wpose[k] + if targets[k] { dt / on } else { -dt / off },
-            0.0,
-            1.0,
+            zero,
+            one,
         );
         e[k] = hb(s.wpose[k]);
     }
-    if s.wpose[4] > 0.0 {
-        s.swim_ph = frac(s.swim_ph + p.swim_rate * dt);
+    if s.wpose[4] > zero {
+        s.swim_ph = frac(s.swim_ph + f(p.swim_rate) * dt);
     }
     let [e_sit, e_lie, e_leap, e_land, e_swim] = e;
 
     // 7.10 body pose and roots (roll disabled: k = 0)
     let r = &p.rest;
     let mut hh = hg;
-    let mut pp = 0.0f32;
-    hh = lerp(hh, r.h_sit, e_sit);
-    pp = lerp(pp, r.p_sit, e_sit);
-    hh = lerp(hh, r.h_lie, e_lie);
-    pp = lerp(pp, 0.0, e_lie);
-    pp = lerp(pp, p.p_leap, e_leap);
-    pp = lerp(pp, p.p_land, e_land);
-    pp = lerp(pp, p.p_swim, e_swim);
+    let mut pp = zero;
+    hh = lerp(hh, f(r.h_sit), e_sit);
+    pp = lerp(pp, f(r.p_sit), e_sit);
+    hh = lerp(hh, f(r.h_lie), e_lie);
+    pp = lerp(pp, zero, e_lie);
+    pp = lerp(pp, f(p.p_leap), e_leap);
+    pp = lerp(pp, f(p.p_land), e_land);
+    pp = lerp(pp, f(p.p_swim), e_swim);
     let (cp, sp) = (cos_d(pp), sin_d(pp));
-    let root = |lp: &LegParams| (lp.root_f * cp, hh - lp.root_f * sp);
+    let root = |lp: &LegParams| (f(lp.root_f) * cp, hh - f(lp.root_f) * sp);
 
     // 7.11–7.13 per leg
-    let mut out = Outputs {
+    let mut out = OutputsT {
         body_p: pp,
-        ..Outputs::default()
+        ..OutputsT::default()
     };
+    let swim_power = f(p.swim_power);
     for i in 0..4 {
         let lp = &p.legs[i];
+        let (lp_lp, lp_sd, lp_a, lp_b) = (f(lp.lp), f(lp.sd), f(lp.a), f(lp.b));
         let (rf, rh) = root(lp);
         let Target {
-            mut f,
+            f: mut tf,
             mut h,
             tau: mut ta,
         } = tgt[i];
-        let mut mt = lp.theta_mt;
+        let mut mt = f(lp.theta_mt);
         // sit, lie (fixed floor points)
-        f = lerp(f, lp.sit[0], e_sit);
-        h = lerp(h, lp.sit[1], e_sit);
-        ta = lerp(ta, 0.0, e_sit);
-        f = lerp(f, lp.lie[0], e_lie);
-        h = lerp(h, lp.lie[1], e_lie);
-        ta = lerp(ta, 0.0, e_lie);
+        tf = lerp(tf, f(lp.sit[0]), e_sit);
+        h = lerp(h, f(lp.sit[1]), e_sit);
+        ta = lerp(ta, zero, e_sit);
+        tf = lerp(tf, f(lp.lie[0]), e_lie);
+        h = lerp(h, f(lp.lie[1]), e_lie);
+        ta = lerp(ta, zero, e_lie);
         // leap, land (root-relative)
-        f = lerp(f, rf + lp.leap[0], e_leap);
-        h = lerp(h, rh + lp.leap[1], e_leap);
-        ta = lerp(ta, lp.leap_tau, e_leap);
-        f = lerp(f, rf + lp.land[0], e_land);
-        h = lerp(h, rh + lp.land[1], e_land);
-        ta = lerp(ta, 0.0, e_land);
+        tf = lerp(tf, rf + f(lp.leap[0]), e_leap);
+        h = lerp(h, rh + f(lp.leap[1]), e_leap);
+        ta = lerp(ta, f(lp.leap_tau), e_leap);
+        tf = lerp(tf, rf + f(lp.land[0]), e_land);
+        h = lerp(h, rh + f(lp.land[1]), e_land);
+        ta = lerp(ta, zero, e_land);
         // swim paddle
-        let [pa, pb, f0, h0] = lp.paddle;
-        let q = frac(s.swim_ph - lp.swim_offset);
-        let pw = q < p.swim_power;
-        let x1 = q / p.swim_power;
-        let x2 = (q - p.swim_power) / (1.0 - p.swim_power);
+        let [pa, pb, f0, h0] = lp.paddle.map(f);
+        let q = frac(s.swim_ph - f(lp.swim_offset));
+        let pw = q < swim_power;
+        let x1 = q / swim_power;
+        let x2 = (q - swim_power) / (one - swim_power);
         let pf = if pw {
-            f0 + pa * (1.0 - 2.0 * hb(x1))
+            f0 + pa * (one - c!(2.0) * hb(x1))
         } else {
-            (f0 - pa) + (2.0 * pa) * hb(x2)
+            (f0 - pa) + (c!(2.0) * pa) * hb(x2)
         };
         let ph = if pw {
-            h0 - pb * sin_d(180.0 * x1)
+            h0 - pb * sin_d(c!(180.0) * x1)
         } else {
-            h0 + (0.6 * pb) * sin_d(180.0 * x2)
+            h0 + (c!(0.6) * pb) * sin_d(c!(180.0) * x2)
         };
         let pt = if pw {
-            0.0
+            zero
         } else {
-            lp.swim_fold * sin_d(180.0 * x2)
+            f(lp.swim_fold) * sin_d(c!(180.0) * x2)
         };
-        f = lerp(f, rf + pf, e_swim);
+        tf = lerp(tf, rf + pf, e_swim);
         h = lerp(h, rh + ph, e_swim);
         ta = lerp(ta, pt, e_swim);
         if !lp.fore {
-            mt = lerp(mt, lp.mt_pose[0], e_sit);
-            mt = lerp(mt, lp.mt_pose[1], e_lie);
-            mt = lerp(mt, lp.mt_pose[2], e_leap);
-            mt = lerp(mt, lp.mt_pose[3], e_land);
-            mt = lerp(mt, lp.mt_pose[4], e_swim);
+            mt = lerp(mt, f(lp.mt_pose[0]), e_sit);
+            mt = lerp(mt, f(lp.mt_pose[1]), e_lie);
+            mt = lerp(mt, f(lp.mt_pose[2]), e_leap);
+            mt = lerp(mt, f(lp.mt_pose[3]), e_land);
+            mt = lerp(mt, f(lp.mt_pose[4]), e_swim);
         }
         // 7.12 floor guard
-        let gh = max(h, lp.sd + drop(lp.lp, lp.sd, max(ta, 0.0)));
-        let gwt = if gdry { 1.0 } else { 1.0 - e_swim };
+        let gh = max(h, lp_sd + drop(lp_lp, lp_sd, max(ta, zero)));
+        let gwt = if gdry { one } else { one - e_swim };
         h = h + (gh - h) * gwt;
         // 7.13 IK
         let (dx, dy) = if lp.fore {
-            (f - rf, h - rh)
+            (tf - rf, h - rh)
         } else {
-            (f - lp.mt * cos_d(mt) - rf, h - lp.mt * sin_d(mt) - rh)
+            let lp_mt = f(lp.mt);
+            (tf - lp_mt * cos_d(mt) - rf, h - lp_mt * sin_d(mt) - rh)
         };
         let d = sqrt(dx * dx + dy * dy);
-        let dmax = lp.dmax();
-        let da = dmax - p.softness;
+        let dmax = f(lp.dmax());
+        let softness = f(p.softness);
+        let da = dmax - softness;
         let mut rr = if d < da {
             d
         } else {
-            dmax - p.softness * exp((da - d) / p.softness)
+            dmax - softness * exp((da - d) / softness)
         };
-        rr = max(rr, abs(lp.a - lp.b) + 0.05);
+        rr = max(rr, abs(lp_a - lp_b) + c!(0.05));
         let al = atan2_d(dy, dx);
-        let (a2, b2) = (lp.a * lp.a, lp.b * lp.b);
-        let be = acos_d((a2 + rr * rr - b2) / (2.0 * lp.a * rr));
-        let ga = acos_d((a2 + b2 - rr * rr) / (2.0 * lp.a * lp.b));
+        let (a2, b2) = (lp_a * lp_a, lp_b * lp_b);
+        let be = acos_d((a2 + rr * rr - b2) / (c!(2.0) * lp_a * rr));
+        let ga = acos_d((a2 + b2 - rr * rr) / (c!(2.0) * lp_a * lp_b));
         let (tu, tl) = if lp.fore {
             let tu = al - be;
-            (tu, tu + 180.0 - ga)
+            (tu, tu + c!(180.0) - ga)
         } else {
             let tu = al + be;
-            (tu, tu - 180.0 + ga)
+            (tu, tu - c!(180.0) + ga)
         };
         let o = &mut out.legs[i];
-        o[0] = -90.0 - tu - pp;
+        o[0] = c!(-90.0) - tu - pp;
         o[1] = tu - tl;
         if lp.fore {
-            o[2] = ta + 90.0 + tl;
+            o[2] = ta + c!(90.0) + tl;
         } else {
             o[2] = tl - mt;
-            o[3] = ta + 90.0 + mt;
+            o[3] = ta + c!(90.0) + mt;
         }
     }
 
     // 7.14 neck, head, chin guard
-    let mut xn = 0.0f32;
-    xn = lerp(xn, r.neck_sit, e_sit);
-    xn = lerp(xn, r.neck_lie, e_lie);
-    let mut xh = 0.0f32;
-    xh = lerp(xh, r.head_sit, e_sit);
-    xh = lerp(xh, r.head_lie, e_lie);
-    xh = xh - pp * 0.5 * (e_leap + e_land);
-    let n = rot_cw(pp, p.neck[0], p.neck[1]);
+    let mut xn = zero;
+    xn = lerp(xn, f(r.neck_sit), e_sit);
+    xn = lerp(xn, f(r.neck_lie), e_lie);
+    let mut xh = zero;
+    xh = lerp(xh, f(r.head_sit), e_sit);
+    xh = lerp(xh, f(r.head_lie), e_lie);
+    xh = xh - pp * half * (e_leap + e_land);
+    let n = rot_cw(pp, f(p.neck[0]), f(p.neck[1]));
     let nh = hh + n.1;
     let a1 = pp + xn;
-    let hd = rot_cw(a1, p.head[0], p.head[1]);
-    let c = rot_cw(a1 + xh, p.chin[0], p.chin[1]);
+    let hd = rot_cw(a1, f(p.head[0]), f(p.head[1]));
+    let c = rot_cw(a1 + xh, f(p.chin[0]), f(p.chin[1]));
     let (qf, qh) = (hd.0 + c.0, hd.1 + c.1);
-    let low = nh + qh < p.chin_clear;
+    let chin_clear = f(p.chin_clear);
+    let low = nh + qh < chin_clear;
     let ql = sqrt(qf * qf + qh * qh);
     let psi = atan2_d(qh, qf);
-    let k = (p.chin_clear - nh) / max(ql, 0.001);
-    let mut lift = 0.0;
+    let k = (chin_clear - nh) / max(ql, c!(0.001));
+    let mut lift = zero;
     if low {
-        if k <= 1.0 {
-            xn = xn - max(asin_d(max(k, -1.0)) - psi, 0.0);
+        if k <= one {
+            xn = xn - max(asin_d(max(k, c!(-1.0))) - psi, zero);
         } else {
-            xn = xn - (90.0 - psi);
-            lift = p.chin_clear - (nh + ql);
+            xn = xn - (c!(90.0) - psi);
+            lift = chin_clear - (nh + ql);
         }
     }
-    out.body_dy = hh - p.h0 + lift;
-    out.body_roll = 0.0;
+    out.body_dy = hh - f(p.h0) + lift;
+    out.body_roll = zero;
     out.neck_x = xn;
     out.head_x = xh;
     out.gait = s.gait;

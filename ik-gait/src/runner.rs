@@ -1,16 +1,21 @@
-//! Runs the rig frame by frame on one of three back ends: the Rust reference, or the generated
-//! Molang through `molang::entity` on the interpreter or the JIT.
+//! Runs the rig frame by frame on one of four back ends: the Rust reference in `f32` or in
+//! `f64`, or the generated Molang through `molang::entity` on the interpreter or the JIT.
 
 use crate::generate::{generate, Generated};
+use crate::math::Real;
 use crate::params::RigParams;
-use crate::reference::{step, Inputs, Outputs, RigState};
+use crate::reference::{step, Inputs, Outputs, RigStateT};
 use molang::entity::{EntityInstance, EntityScripts, ScriptSource};
 use molang::ir::Slot;
 use molang::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
+    /// The Rust reference in `f32`: bit-identical to the Molang.
     Reference,
+    /// The same Rust reference in `f64` (spec §13: checks 1–12 run in f64 too). Its outputs
+    /// are rounded to `f32` once, at the end of each frame, for FK and the checks.
+    Reference64,
     Interp,
     Jit,
 }
@@ -18,15 +23,29 @@ pub enum Backend {
 impl Backend {
     pub fn parse(s: &str) -> Option<Backend> {
         match s {
-            "reference" | "ref" | "rust" => Some(Backend::Reference),
+            "reference" | "ref" | "rust" | "reference-f32" => Some(Backend::Reference),
+            "reference-f64" | "ref-f64" | "ref64" | "rust-f64" => Some(Backend::Reference64),
             "interp" | "interpreter" => Some(Backend::Interp),
             "jit" => Some(Backend::Jit),
             _ => None,
         }
     }
+    /// Every back end, for help texts.
+    pub const ALL: [Backend; 4] = [
+        Backend::Jit,
+        Backend::Interp,
+        Backend::Reference,
+        Backend::Reference64,
+    ];
+    /// `true` for the back end whose arithmetic is `f64` (the Molang ones are `f32` by
+    /// definition).
+    pub fn is_f64(self) -> bool {
+        self == Backend::Reference64
+    }
     pub fn name(self) -> &'static str {
         match self {
             Backend::Reference => "reference",
+            Backend::Reference64 => "reference-f64",
             Backend::Interp => "interp",
             Backend::Jit => "jit",
         }
@@ -210,15 +229,20 @@ impl MolangRig {
 /// Runs a whole input trace on one back end.
 pub fn run(p: &RigParams, backend: Backend, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
     match backend {
-        Backend::Reference => {
-            let mut s = RigState::new(p, inputs.first().map_or(0.0, |i| i.mdm));
-            Ok(inputs.iter().map(|i| step(&mut s, i, p)).collect())
-        }
+        Backend::Reference => Ok(run_reference::<f32>(p, inputs)),
+        Backend::Reference64 => Ok(run_reference::<f64>(p, inputs)),
         Backend::Interp | Backend::Jit => {
             let rig = MolangRig::new(p, backend == Backend::Jit)?;
             run_molang(&rig, inputs)
         }
     }
+}
+
+/// The Rust reference in `T`, each frame's outputs rounded to `f32` (a no-op for `f32`; for
+/// `f64` at most 0.5 f32 ulp per value, and the state stays `f64` from frame to frame).
+pub fn run_reference<T: Real>(p: &RigParams, inputs: &[Inputs]) -> Vec<Outputs> {
+    let mut s = RigStateT::<T>::new(p, inputs.first().map_or(0.0, |i| i.mdm));
+    inputs.iter().map(|i| step(&mut s, i, p).to_f32()).collect()
 }
 
 pub fn run_molang(rig: &MolangRig, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
@@ -230,6 +254,7 @@ pub fn run_molang(rig: &MolangRig, inputs: &[Inputs]) -> Result<Vec<Outputs>, St
 #[allow(clippy::large_enum_variant)] // one per run; boxing buys nothing
 pub enum Engine {
     Reference,
+    Reference64,
     Molang(MolangRig),
 }
 
@@ -237,6 +262,7 @@ impl Engine {
     pub fn new(p: &RigParams, backend: Backend) -> Result<Engine, String> {
         Ok(match backend {
             Backend::Reference => Engine::Reference,
+            Backend::Reference64 => Engine::Reference64,
             Backend::Interp => Engine::Molang(MolangRig::new(p, false)?),
             Backend::Jit => Engine::Molang(MolangRig::new(p, true)?),
         })
@@ -244,6 +270,7 @@ impl Engine {
     pub fn run(&self, p: &RigParams, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
         match self {
             Engine::Reference => run(p, Backend::Reference, inputs),
+            Engine::Reference64 => run(p, Backend::Reference64, inputs),
             Engine::Molang(rig) => run_molang(rig, inputs),
         }
     }

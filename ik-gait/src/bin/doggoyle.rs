@@ -27,6 +27,8 @@ enum Cmd {
         /// Frame rates, comma-separated.
         #[arg(long, default_value = "20,60,240")]
         fps: String,
+        /// jit, interp, reference (f32), or reference-f64 (spec §13: checks 1–12 in f64; the
+        /// parity row then reports the f64 run against the f32 reference as information).
         #[arg(long, default_value = "jit")]
         backend: String,
         /// Number of random 60 s soak runs.
@@ -102,7 +104,7 @@ fn main() -> ExitCode {
             verbose,
         } => {
             let Some(backend) = Backend::parse(&backend) else {
-                eprintln!("unknown backend `{backend}` (jit, interp, reference)");
+                eprintln!("unknown backend `{backend}` ({})", backend_list());
                 return ExitCode::from(2);
             };
             let fps: Result<Vec<f32>, _> =
@@ -220,7 +222,7 @@ fn main() -> ExitCode {
             out,
         } => {
             let Some(backend) = Backend::parse(&backend) else {
-                eprintln!("unknown backend `{backend}`");
+                eprintln!("unknown backend `{backend}` ({})", backend_list());
                 return ExitCode::from(2);
             };
             let Some(sc) = scenarios::find(&scenario) else {
@@ -245,7 +247,7 @@ fn main() -> ExitCode {
             out,
         } => {
             let Some(backend) = Backend::parse(&backend) else {
-                eprintln!("unknown backend `{backend}`");
+                eprintln!("unknown backend `{backend}` ({})", backend_list());
                 return ExitCode::from(2);
             };
             let Some(sc) = scenarios::find(&scenario) else {
@@ -280,6 +282,10 @@ fn main() -> ExitCode {
     }
 }
 
+fn backend_list() -> String {
+    Backend::ALL.map(|b| b.name()).join(", ")
+}
+
 fn bench(p: &RigParams, scenario: &str, fps: f32, backends: &str, seconds: f64) -> ExitCode {
     let Some(sc) = scenarios::find(scenario) else {
         eprintln!("unknown scenario `{scenario}`; see `doggoyle scenarios`");
@@ -294,7 +300,7 @@ fn bench(p: &RigParams, scenario: &str, fps: f32, backends: &str, seconds: f64) 
         match Backend::parse(b.trim()) {
             Some(b) => list.push(b),
             None => {
-                eprintln!("unknown backend `{b}` (reference, interp, jit)");
+                eprintln!("unknown backend `{b}` ({})", backend_list());
                 return ExitCode::from(2);
             }
         }
@@ -309,7 +315,7 @@ fn bench(p: &RigParams, scenario: &str, fps: f32, backends: &str, seconds: f64) 
         inputs.len() - warm
     );
     println!(
-        "{:10} {:>12} {:>14} {:>16} {:>12} {:>10}",
+        "{:13} {:>12} {:>14} {:>16} {:>12} {:>10}",
         "backend", "ns/frame", "frames/s", "dogs/core@60fps", "vs reference", "frames"
     );
     let mut reference_ns = None;
@@ -322,7 +328,7 @@ fn bench(p: &RigParams, scenario: &str, fps: f32, backends: &str, seconds: f64) 
                 }
                 let ratio = reference_ns.map_or("-".to_string(), |r| format!("{:.2}x", ns / r));
                 println!(
-                    "{:10} {:>12.0} {:>14.0} {:>16.0} {:>12} {:>10}",
+                    "{:13} {:>12.0} {:>14.0} {:>16.0} {:>12} {:>10}",
                     b.name(),
                     ns,
                     row.frames_per_second(),
