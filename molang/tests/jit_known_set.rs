@@ -163,3 +163,23 @@ fn shared_builtin_results_stay_in_their_region() {
     let (a, _) = both(srcs[0], &[("q.c", 0.0), ("q.a", 60.0)]);
     assert!((a.value.as_num() - 0.5).abs() < 1e-6);
 }
+
+/// Division by a constant is decided when compiling (no run-time test of the divisor); the
+/// tiny-divisor rule and the numerator's evaluation must still match the interpreter.
+#[test]
+fn constant_divisors_match_the_interpreter() {
+    for src in [
+        "q.a / 0.45",
+        "q.a / -0.45",
+        "q.a / 0",
+        "q.a / 0.0000001",
+        "q.a / 0.00000012",
+        "(q.a * 3) / 1e30",
+        "t.x = 1; return v.unset / 0;",
+        "t.x = 1; return v.unset / 2;",
+    ] {
+        for a in [0.0f32, -0.0, 1.0, -7.5, 3.4e38, f32::INFINITY, f32::NAN] {
+            agree(src, &[("q.a", a)]);
+        }
+    }
+}

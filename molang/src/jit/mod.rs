@@ -939,6 +939,16 @@ impl Translator<'_> {
             }
             Node::Arith { op, lhs, rhs } => {
                 if *op == ArithOp::Div {
+                    if let Node::Const(c) = program.node(*rhs) {
+                        // A constant divisor decides the tiny-divisor rule at compile time.
+                        // (Constants are never the legacy runtime-negative case.)
+                        if c.abs() < DIVISION_EPSILON {
+                            return self.f32c(0.0);
+                        }
+                        let n = self.node(*lhs);
+                        let d = self.f32c(*c);
+                        return self.b.ins().fdiv(n, d);
+                    }
                     let mut d = self.node(*rhs);
                     if self.options.version < 7 && !folds_to_constant(program, *rhs) {
                         d = self.b.ins().fabs(d);
