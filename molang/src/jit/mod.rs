@@ -302,7 +302,13 @@ pub fn compile(
         let frame = b.block_params(entry)[0];
         // The storage pointers never change during a run: load them once in the entry block,
         // which dominates every use.
-        let base = |b: &mut FunctionBuilder<'_>, off: usize| {
+        // Only the arrays the program touches: Cranelift keeps even unused loads, and small
+        // expressions pay for every instruction of the prologue.
+        let used = used_storage(program);
+        let base = |b: &mut FunctionBuilder<'_>, off: usize, used: bool| {
+            if !used {
+                return b.ins().iconst(ptr, 0);
+            }
             b.ins().load(
                 ptr,
                 MemFlagsData::trusted().with_readonly(),
@@ -310,14 +316,15 @@ pub fn compile(
                 off as i32,
             )
         };
+        let [temps, vars, ctx, queries] = used;
         let bases = Bases {
-            vars: base(&mut b, offset_of!(Frame, vars)),
-            vars_set: base(&mut b, offset_of!(Frame, vars_set)),
-            temps: base(&mut b, offset_of!(Frame, temps)),
-            temps_set: base(&mut b, offset_of!(Frame, temps_set)),
-            ctx: base(&mut b, offset_of!(Frame, ctx)),
-            ctx_set: base(&mut b, offset_of!(Frame, ctx_set)),
-            queries: base(&mut b, offset_of!(Frame, queries)),
+            vars: base(&mut b, offset_of!(Frame, vars), vars),
+            vars_set: base(&mut b, offset_of!(Frame, vars_set), vars),
+            temps: base(&mut b, offset_of!(Frame, temps), temps),
+            temps_set: base(&mut b, offset_of!(Frame, temps_set), temps),
+            ctx: base(&mut b, offset_of!(Frame, ctx), ctx),
+            ctx_set: base(&mut b, offset_of!(Frame, ctx_set), ctx),
+            queries: base(&mut b, offset_of!(Frame, queries), queries),
         };
         let mut t = Translator {
             b,
@@ -469,6 +476,26 @@ struct LoopTarget {
     counter: CValue,
 }
 
+/// Which storage arrays a program touches: temps, variables, contexts, query values.
+fn used_storage(program: &Program) -> [bool; 4] {
+    let mut used = [false; 4];
+    let scope = |s: Scope, used: &mut [bool; 4]| match s {
+        Scope::Temp => used[0] = true,
+        Scope::Variable => used[1] = true,
+        Scope::Context => used[2] = true,
+    };
+    for i in 0..program.len() {
+        match program.node(NodeId(i as u32)) {
+            Node::Read { scope: s, .. }
+            | Node::Assign { scope: s, .. }
+            | Node::Coalesce { scope: s, .. } => scope(*s, &mut used),
+            Node::Query { args, .. } if args.is_empty() => used[3] = true,
+            _ => {}
+        }
+    }
+    used
+}
+
 /// What a shared value stands for (see `Translator::memo`).
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum MemoKey {
@@ -568,7 +595,7 @@ impl Translator<'_> {
             .flatten()
     }
 
-    /// Declares an SSA variable for every variable and temp slot the program reads or writes,
+    /// Declares an SSA variable for every variable and temp slot the program reads,
     /// defined at entry by one load from storage.
     fn declare_ssa_slots(&mut self) {
         let program = self.program;
@@ -591,20 +618,10 @@ impl Translator<'_> {
         for i in 0..program.len() {
             match program.node(NodeId(i as u32)) {
                 Node::Read { scope, slot } => touch(self, *scope, *slot),
-                Node::Assign {
-                    scope,
-                    slot,
-                    parents,
-                    copies,
-                    ..
-                } => {
-                    touch(self, *scope, *slot);
-                    for &p in parents.iter() {
-                        touch(self, *scope, p);
-                    }
-                    for &(a, b) in copies.iter() {
+                // Slots only ever written stay in memory: no load at entry for them.
+                Node::Assign { scope, copies, .. } => {
+                    for &(a, _) in copies.iter() {
                         touch(self, *scope, a);
-                        touch(self, *scope, b);
                     }
                 }
                 _ => {}
