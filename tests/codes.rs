@@ -211,6 +211,12 @@ fn table() -> Vec<(String, Code, Opts)> {
         Code::TooDeep,
         Opts::Latest,
     ));
+    // Too long: the span covers what is past the limit.
+    rows.push((
+        format!("{}«11»", "1".repeat(grammar::MAX_SOURCE_LEN)),
+        Code::SourceTooLong,
+        Opts::Latest,
+    ));
     rows
 }
 

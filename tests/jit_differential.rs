@@ -4,6 +4,7 @@
 
 mod common;
 
+use molang::fuzz::strategies::{self, ProgramConfig};
 use molang::{CheckOptions, EvalOptions, EvalResult, Value};
 use proptest::prelude::*;
 
@@ -49,170 +50,19 @@ fn agree(
     Ok(true)
 }
 
-const MATH1: &[&str] = &[
-    "abs",
-    "acos",
-    "asin",
-    "atan",
-    "ceil",
-    "cos",
-    "exp",
-    "floor",
-    "hermite_blend",
-    "ln",
-    "min_angle",
-    "round",
-    "sign",
-    "sin",
-    "sqrt",
-    "trunc",
-];
-const MATH2: &[&str] = &[
-    "atan2",
-    "copy_sign",
-    "max",
-    "min",
-    "mod",
-    "pow",
-    "random",
-    "random_integer",
-];
-const MATH3: &[&str] = &[
-    "clamp",
-    "die_roll",
-    "die_roll_integer",
-    "inverse_lerp",
-    "lerp",
-    "lerprotate",
-    "ease_in_quad",
-    "ease_out_cubic",
-    "ease_in_out_quart",
-    "ease_in_quint",
-    "ease_in_out_sine",
-    "ease_out_expo",
-    "ease_in_circ",
-    "ease_in_out_back",
-    "ease_out_elastic",
-    "ease_in_out_bounce",
-    "ease_in_sine",
-    "ease_in_elastic",
-];
-
-fn number() -> impl Strategy<Value = String> {
-    prop_oneof![
-        Just("0".to_string()),
-        Just("1".to_string()),
-        Just("0.5".to_string()),
-        Just("1e38".to_string()),
-        Just("0.0000001".to_string()),
-        (-200i32..200).prop_map(|n| n.to_string()),
-        (-1000.0f32..1000.0).prop_map(|x| format!("{x}")),
-    ]
-}
-
-fn leaf() -> impl Strategy<Value = String> {
-    prop_oneof![
-        number(),
-        prop::sample::select(vec![
-            "q.a", "q.b", "q.c", "v.x", "v.y", "t.t", "this", "math.pi", "true", "false"
-        ])
-        .prop_map(str::to_string),
-    ]
-}
-
-fn expr() -> impl Strategy<Value = String> {
-    leaf().prop_recursive(5, 48, 3, |inner| {
-        let bin = prop::sample::select(vec![
-            "+", "-", "*", "/", "<", "<=", ">", ">=", "==", "!=", "&&", "||",
-        ]);
-        prop_oneof![
-            (inner.clone(), bin, inner.clone()).prop_map(|(a, o, b)| format!("({a} {o} {b})")),
-            inner.clone().prop_map(|a| format!("-({a})")),
-            inner.clone().prop_map(|a| format!("!({a})")),
-            (prop::sample::select(MATH1), inner.clone())
-                .prop_map(|(f, a)| format!("math.{f}({a})")),
-            (prop::sample::select(MATH2), inner.clone(), inner.clone())
-                .prop_map(|(f, a, b)| format!("math.{f}({a}, {b})")),
-            inner.clone().prop_map(|a| format!("math.pow({a}, 2)")),
-            inner.clone().prop_map(|a| format!("q.f({a})")),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("q.g({a}, {b})")),
-            (
-                prop::sample::select(MATH3),
-                inner.clone(),
-                inner.clone(),
-                inner.clone()
-            )
-                .prop_map(|(f, a, b, c)| format!("math.{f}({a}, {b}, {c})")),
-            (inner.clone(), inner.clone(), inner.clone())
-                .prop_map(|(c, a, b)| format!("(({c}) ? ({a}) : ({b}))")),
-            (inner.clone(), inner.clone()).prop_map(|(c, a)| format!("(({c}) ? ({a}))")),
-            (
-                prop::sample::select(vec!["v.x", "v.y", "t.t", "v.s.m"]),
-                inner.clone()
-            )
-                .prop_map(|(v, b)| format!("({v} ?? ({b}))")),
-            (
-                prop::sample::select(vec!["v.x", "v.y", "t.t"]),
-                inner.clone()
-            )
-                .prop_map(|(v, b)| format!("({v} = {b})")),
-        ]
-    })
-}
-
-fn statement() -> impl Strategy<Value = String> {
-    let simple = prop_oneof![
-        (
-            prop::sample::select(vec!["v.x", "v.y", "t.t", "v.s.m", "v.z"]),
-            expr()
-        )
-            .prop_map(|(v, e)| format!("{v} = {e};")),
-        (
-            prop::sample::select(vec!["v.w", "v.q"]),
-            prop::sample::select(vec!["v.s", "v.x"])
-        )
-            .prop_map(|(d, s)| format!("{d} = {s};")),
-        expr().prop_map(|e| format!("return {e};")),
-        (expr(), expr()).prop_map(|(c, e)| format!("({c}) ? {{ v.y = {e}; }};")),
-    ];
-    simple.prop_recursive(2, 12, 4, |inner| {
-        prop_oneof![
-            (0u32..6, prop::collection::vec(inner.clone(), 1..4), expr()).prop_map(|(n, body, c)| {
-                format!("loop({n}, {{ {} ({c}) ? break; t.t = (t.t ?? 0) + 1; ({c}) ? continue; }};", body.join(" "))
-            }),
-            (expr(), prop::collection::vec(inner.clone(), 1..3), prop::collection::vec(inner, 1..3))
-                .prop_map(|(c, a, b)| format!("({c}) ? {{ {} }} : {{ {} }};", a.join(" "), b.join(" "))),
-        ]
-    })
-}
-
+/// Well-formed programs the JIT compiles (no strings, no `->`): every builtin with its
+/// arity, conditionals, loops with `break`/`continue`, `??`, structs, assignments, temps,
+/// queries with arguments and `return` (the crate's public generator).
 fn program() -> impl Strategy<Value = String> {
-    prop_oneof![
-        expr(),
-        prop::collection::vec(statement(), 1..6).prop_map(|s| s.join(" "))
-    ]
+    strategies::program(&ProgramConfig::jit())
 }
 
-fn input_value() -> impl Strategy<Value = f32> {
-    prop_oneof![
-        Just(0.0f32),
-        Just(-0.0f32),
-        Just(f32::NAN),
-        Just(f32::INFINITY),
-        Just(f32::NEG_INFINITY),
-        -1000.0f32..1000.0,
-    ]
-}
-
+/// Up to 6 of the program's inputs plus a temp and an unused context, any f32 bits.
 fn inputs() -> impl Strategy<Value = Vec<(String, Value)>> {
-    let names = vec![
-        "q.a", "q.b", "q.c", "v.x", "v.y", "v.s.m", "this", "c.unused",
-    ];
-    prop::collection::vec((prop::sample::select(names), input_value()), 0..6).prop_map(|v| {
-        v.into_iter()
-            .map(|(n, x)| (n.to_string(), Value::Num(x)))
-            .collect()
-    })
+    let mut names = ProgramConfig::jit().input_names();
+    names.push("t.t".to_string());
+    names.push("c.unused".to_string());
+    strategies::inputs(names, 6)
 }
 
 fn cases() -> u32 {
@@ -231,6 +81,31 @@ proptest! {
             prop_assert!(false, "{}", e);
         }
     }
+}
+
+#[test]
+fn random_programs_reach_both_back_ends() {
+    // Guards the generator: programs that do not load or compile test nothing.
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = program();
+    let mut native = 0;
+    for _ in 0..500 {
+        let src = strategy.new_tree(&mut runner).unwrap().current();
+        let options = EvalOptions {
+            iteration_budget: 2_000,
+            ..EvalOptions::default()
+        };
+        if agree(&src, &[], 0, &options).unwrap() {
+            native += 1;
+        }
+    }
+    println!("random programs through both back ends: {native}/500");
+    assert!(
+        native >= 490,
+        "only {native}/500 random programs compiled natively"
+    );
 }
 
 #[test]

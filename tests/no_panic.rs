@@ -8,6 +8,7 @@
 
 use std::time::{Duration, Instant};
 
+use molang::fuzz::strategies::{self, ProgramConfig};
 use molang::ir::Names;
 use molang::{CheckOptions, Code, EvalOptions};
 use proptest::prelude::*;
@@ -17,6 +18,12 @@ const DEFAULT_TEST_STACK: usize = 2 * 1024 * 1024;
 
 /// Checks `src`; when it loads, also compiles and runs it. Returns the diagnostic codes.
 fn check_and_run(src: &str, version: i16) -> Vec<Code> {
+    check_and_run_within(src, version, EvalOptions::default().iteration_budget)
+}
+
+/// [`check_and_run`] with an iteration budget: generated programs may loop `1e38` times,
+/// and 10,000 cases at the default budget would take minutes.
+fn check_and_run_within(src: &str, version: i16, budget: u64) -> Vec<Code> {
     let options = CheckOptions {
         version,
         ..CheckOptions::default()
@@ -26,6 +33,7 @@ fn check_and_run(src: &str, version: i16) -> Vec<Code> {
         let expr = molang::compile(src, &options).expect("check said it loads, compile must agree");
         let eval = EvalOptions {
             version,
+            iteration_budget: budget,
             ..EvalOptions::default()
         };
         let result = expr.eval(&[], 7, &eval);
@@ -93,26 +101,35 @@ fn unclosed_parentheses_100k() {
 
 #[test]
 fn ten_megabyte_expression() {
-    // "1+1+...+1+" is 10 MB and ends in an operator: a syntax error at the end.
+    // Past `grammar::MAX_SOURCE_LEN` (4 MiB) nothing is lexed: one clear diagnostic.
     refused_with(
         "10 MB of `1+`",
         "1+".repeat(5 * 1024 * 1024),
+        &[Code::SourceTooLong],
+    );
+    // Just under it, "1+1+...+1+" ends in an operator: a syntax error at the end.
+    refused_with(
+        "4 MiB of `1+`",
+        "1+".repeat(grammar::MAX_SOURCE_LEN / 2),
         &[Code::UnexpectedEnd],
     );
 }
 
 #[test]
 fn ten_megabyte_valid_chain() {
-    // A complete left-deep chain of 5 million additions: too deep for the game.
     let src = format!("1{}", "+1".repeat(5 * 1024 * 1024));
-    refused_with("10 MB chain of additions", src, &[Code::TooDeep]);
+    refused_with("10 MB chain of additions", src, &[Code::SourceTooLong]);
+    // A complete left-deep chain of 2 million additions: too deep for the game.
+    let src = format!("1{}", "+1".repeat((grammar::MAX_SOURCE_LEN - 1) / 2));
+    refused_with("4 MiB chain of additions", src, &[Code::TooDeep]);
 }
 
 #[test]
-fn million_term_chains_of_every_operator() {
+fn half_million_term_chains_of_every_operator() {
+    // 500,000 terms keep each chain under the 4 MiB source limit.
     for op in ["-", "*", "/", "<", "==", "&&", "||", "??", "->"] {
-        let src = format!("v.x{}", format!(" {op} v.x").repeat(1_000_000));
-        let what: &'static str = Box::leak(format!("1,000,000 x `{op}`").into_boxed_str());
+        let src = format!("v.x{}", format!(" {op} v.x").repeat(500_000));
+        let what: &'static str = Box::leak(format!("500,000 x `{op}`").into_boxed_str());
         // `->` does not chain in the grammar: `a->b->c` is a syntax error.
         refused_with(what, src, &[Code::TooDeep, Code::UnexpectedToken]);
     }
@@ -344,79 +361,10 @@ fn fragment_soup() -> impl Strategy<Value = String> {
     })
 }
 
-/// Token soups shaped like programs: statements of balanced pieces, so that most of them
-/// get past the parser into the checker and the interpreter.
+/// Well-formed programs (the crate's public generator, everything on: strings, `->`,
+/// contexts, structs, loops...), so that the checker's happy path and the interpreter run.
 fn statement_soup() -> impl Strategy<Value = String> {
-    let leaf = prop::sample::select(
-        &[
-            "1",
-            "0",
-            "2.5",
-            "v.x",
-            "t.x",
-            "t.y",
-            "q.anim_time",
-            "math.pi",
-            "this",
-            "c.x",
-        ][..],
-    )
-    .prop_map(str::to_string);
-    let expr = leaf.prop_recursive(6, 48, 3, |inner| {
-        prop_oneof![
-            (
-                inner.clone(),
-                prop::sample::select(&["+", "-", "*", "/", "<", ">=", "==", "!=", "&&", "||"][..]),
-                inner.clone()
-            )
-                .prop_map(|(a, op, b)| format!("{a} {op} {b}")),
-            (
-                prop::sample::select(&["v.x", "t.x", "t.y", "c.x"][..]),
-                inner.clone()
-            )
-                .prop_map(|(a, b)| format!("{a} ?? {b}")),
-            inner.clone().prop_map(|a| format!("({a})")),
-            inner.clone().prop_map(|a| format!("-({a})")),
-            inner.clone().prop_map(|a| format!("!{a}")),
-            (inner.clone(), inner.clone(), inner.clone())
-                .prop_map(|(a, b, c)| format!("({a}) ? ({b}) : ({c})")),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("({a}) ? ({b})")),
-            (
-                prop::sample::select(
-                    &["math.abs", "math.sin", "math.sqrt", "math.floor", "math.ln"][..]
-                ),
-                inner.clone()
-            )
-                .prop_map(|(f, a)| format!("{f}({a})")),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("math.mod({a}, {b})")),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("math.random({a}, {b})")),
-            (inner.clone(), prop::sample::select(&["'a'", "'b'"][..]))
-                .prop_map(|(a, b)| format!("({a}) == {b}")),
-            (
-                prop::sample::select(&["t.x", "t.y", "v.x"][..]),
-                inner.clone()
-            )
-                .prop_map(|(t, a)| format!("{{{t} = {a};}}")),
-            (inner.clone(), inner.clone())
-                .prop_map(|(n, a)| format!("loop({n}, {{t.x = {a}; (t.x > 3) ? break;}})")),
-            prop::sample::select(&["c.x->v.x", "c.x->q.anim_time"][..]).prop_map(str::to_string),
-        ]
-    });
-    let statement = (
-        prop::sample::select(&["", "t.x = ", "t.y = ", "v.x = "][..]),
-        expr.clone(),
-    )
-        .prop_map(|(lhs, e)| format!("{lhs}{e}; "));
-    (prop::collection::vec(statement, 0..5), expr, any::<bool>()).prop_map(
-        |(stmts, last, complex)| {
-            if stmts.is_empty() && !complex {
-                return last;
-            }
-            let mut s: String = stmts.concat();
-            s.push_str(&format!("return {last};"));
-            s
-        },
-    )
+    strategies::program(&ProgramConfig::default())
 }
 
 fn version() -> impl Strategy<Value = i16> {
@@ -446,7 +394,12 @@ proptest! {
 
     #[test]
     fn random_programs_never_panic(src in statement_soup(), v in version()) {
-        check_and_run(&src, v);
+        check_and_run_within(&src, v, 100_000);
+    }
+
+    #[test]
+    fn near_miss_programs_never_panic(m in strategies::near_miss(&ProgramConfig::default()), v in version()) {
+        check_and_run_within(&m.text, v, 100_000);
     }
 }
 
@@ -466,7 +419,7 @@ fn random_programs_mostly_load() {
         }
     }
     println!("random programs that load: {loaded}/1000");
-    assert!(loaded >= 600, "only {loaded}/1000 random programs load");
+    assert!(loaded >= 990, "only {loaded}/1000 random programs load");
 }
 
 #[test]

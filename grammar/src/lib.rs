@@ -19,12 +19,13 @@
 pub mod ast;
 pub mod lexer;
 mod parse;
+pub mod print;
 pub mod span;
 
 pub use ast::{Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
 pub use lexer::{Token, TokenKind};
 pub use parse::{
     parse, ParseDiagnostic, ParseErrorKind, ParseOptions, Parsed, LATEST_VERSION,
-    MAX_BRACKET_NESTING,
+    MAX_BRACKET_NESTING, MAX_SOURCE_LEN,
 };
 pub use span::Span;

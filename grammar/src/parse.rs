@@ -16,6 +16,11 @@ lalrpop_util::lalrpop_mod!(
 /// node levels anyway; stopping here keeps hostile input (100,000 nested parentheses) cheap.
 pub const MAX_BRACKET_NESTING: usize = 256;
 
+/// Longest source text the parser reads, in bytes. Not a game rule (the game's own limit is
+/// not documented): vanilla expressions are at most a few KB, and refusing longer text up
+/// front keeps hostile input (a 10 MB expression) to a clear diagnostic in microseconds.
+pub const MAX_SOURCE_LEN: usize = 4 * 1024 * 1024;
+
 /// Molang versions as the game numbers them (see the conformance README): -1 .. 13.
 /// Parsing rules that changed: right-grouping `?:` from 5, the new `&&`/`||` and comparison
 /// precedence from 6.
@@ -56,6 +61,8 @@ pub enum ParseErrorKind {
     MissingOperator,
     /// More than [`MAX_BRACKET_NESTING`] nested brackets.
     TooDeep,
+    /// More than [`MAX_SOURCE_LEN`] bytes; the span covers what is past the limit.
+    TooLong,
     /// Before version 5, an else-if chain of more than [`MAX_BRACKET_NESTING`] conditionals
     /// (regrouped to the left, it nests past the game's limit).
     ConditionalChainTooDeep,
@@ -93,6 +100,20 @@ impl Parsed {
 /// Parses one Molang program (a simple expression or a statement list).
 pub fn parse(src: &str, options: ParseOptions) -> Parsed {
     let version = options.version.clamp(-1, LATEST_VERSION);
+    if src.len() > MAX_SOURCE_LEN {
+        let mut at = MAX_SOURCE_LEN;
+        while !src.is_char_boundary(at) {
+            at -= 1;
+        }
+        return Parsed {
+            ast: Ast::default(),
+            diagnostics: vec![ParseDiagnostic {
+                kind: ParseErrorKind::TooLong,
+                span: Span::new(at, src.len()),
+            }],
+            tokens: Vec::new(),
+        };
+    }
     let tokens = lex(src);
     let mut diagnostics = Vec::new();
 
@@ -671,6 +692,28 @@ mod tests {
             kinds(&chain(300), LATEST_VERSION).is_empty(),
             "right-grouped chains are the checker's business"
         );
+    }
+
+    #[test]
+    fn too_long() {
+        let src = "1".repeat(MAX_SOURCE_LEN + 3);
+        let parsed = parse(&src, ParseOptions::default());
+        assert_eq!(parsed.diagnostics.len(), 1);
+        assert_eq!(parsed.diagnostics[0].kind, ParseErrorKind::TooLong);
+        assert_eq!(
+            parsed.diagnostics[0].span,
+            Span::new(MAX_SOURCE_LEN, MAX_SOURCE_LEN + 3)
+        );
+        assert!(parsed.ast.root.is_none() && parsed.tokens.is_empty());
+        // The span starts on a character boundary.
+        let src = format!("{}ż", "1".repeat(MAX_SOURCE_LEN - 1));
+        let parsed = parse(&src, ParseOptions::default());
+        assert_eq!(
+            parsed.diagnostics[0].span.start as usize,
+            MAX_SOURCE_LEN - 1
+        );
+        let src = "1".repeat(MAX_SOURCE_LEN);
+        assert!(!parse(&src, ParseOptions::default()).has_errors());
     }
 
     #[test]

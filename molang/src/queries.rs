@@ -598,6 +598,10 @@ pub fn suggest(name: &str) -> Option<&'static str> {
             || info.name.strip_prefix("has_") == Some(lower.as_str())
         {
             1
+        } else if info.name.len().abs_diff(len) > allowed {
+            // The distance is at least the length difference: skip the quadratic search.
+            // (Query names are ASCII, so bytes are chars.)
+            continue;
         } else {
             levenshtein(&lower, info.name)
         };

@@ -138,6 +138,7 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
         diagnostics: Vec::new(),
         too_deep_reported: false,
         pending_copies: Vec::new(),
+        suggestions: 0,
     };
     let top_depth = if root.is_complex() { 1 } else { 0 };
     let ctx = Ctx {
@@ -223,6 +224,12 @@ fn parse_diagnostic(d: &grammar::ParseDiagnostic, src: &str) -> Diagnostic {
         )
         .with_help("Molang has no implicit multiplication: write `a * (b)`"),
         ParseErrorKind::TooDeep => Diagnostic::new(Code::TooDeep, d.span, "brackets nested deeper than 256 levels"),
+        ParseErrorKind::TooLong => Diagnostic::new(
+            Code::SourceTooLong,
+            d.span,
+            format!("the expression is {} bytes long; molang reads at most {} (4 MiB)", src.len(), grammar::MAX_SOURCE_LEN),
+        )
+        .with_help("no real expression is this long: split it, or check that the file holds what you expect"),
         ParseErrorKind::ConditionalChainTooDeep => Diagnostic::new(
             Code::TooDeep,
             d.span,
@@ -270,7 +277,13 @@ struct Lower<'a> {
     too_deep_reported: bool,
     /// Struct assignments `dst = src` to expand once every member name is known.
     pending_copies: Vec<(NodeId, Scope, String, Scope, String)>,
+    /// "Did you mean" searches made so far (see `MAX_SUGGESTIONS`).
+    suggestions: u32,
 }
+
+/// Most "did you mean" searches for unknown queries in one program: each costs a pass over
+/// the query table, and hostile text can hold a hundred thousand unknown names.
+const MAX_SUGGESTIONS: u32 = 1000;
 
 /// A resolved dotted name.
 enum Name<'s> {
@@ -1100,7 +1113,14 @@ impl<'a> Lower<'a> {
                     format!("unknown query `query.{name}`"),
                 )
                 .with_help("the game evaluates unknown queries to 0");
-                if let Some(s) = queries::suggest(name) {
+                // The search compares against every query and is quadratic in the name's
+                // length: no query name is longer than 40 characters, so a longer name cannot
+                // be within its 3 edits (a 1 MB name took 13 s), and past `MAX_SUGGESTIONS`
+                // names the warning goes without one (100,000 names took 20 s).
+                let search = name.len() <= 64 && self.suggestions < MAX_SUGGESTIONS;
+                self.suggestions += search as u32;
+                let suggestion = search.then(|| queries::suggest(name)).flatten();
+                if let Some(s) = suggestion {
                     d = d.with_help(format!(
                         "did you mean `query.{s}`? The game evaluates unknown queries to 0"
                     ));

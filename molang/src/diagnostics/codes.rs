@@ -47,6 +47,8 @@ codes! {
     NestedConditional = "E0112", Error, "nested conditional not supported before Molang version 5";
     /// Game E06.
     ExponentWithoutDigits = "W0113", Warning, "exponent without digits";
+    /// Not a game rule: a limit of this tool (`grammar::MAX_SOURCE_LEN`) on hostile input.
+    SourceTooLong = "E0114", Error, "expression longer than 4 MiB";
     // Names: E02xx.
     UnknownName = "E0201", Error, "unknown name or namespace";
     /// Game E03.

@@ -73,6 +73,10 @@ impl Diagnostic {
     /// The game's consequence, appended to help text.
     pub fn consequence(&self) -> &'static str {
         match self.severity {
+            // A limit of this tool, not of the game.
+            Severity::Error if self.code == Code::SourceTooLong => {
+                "molang does not read text this long; what the game does with it is not known."
+            }
             Severity::Error if self.code.is_runtime() => {
                 "The game loads this expression, but at run time this read ends it with value 0, so later statements never run."
             }

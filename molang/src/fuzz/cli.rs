@@ -1,7 +1,25 @@
-//! `molang fuzz`: the command-line face of the pack fuzzer.
+//! `molang fuzz`: drives one client entity's `initialize` + `pre_animation` with random query
+//! inputs (within ranges) for N cases × M frames and reports the first inputs that make a
+//! variable NaN or infinite, end a script early (a read of an unset name that only some
+//! inputs reach, or the iteration budget), or break a user invariant written in Molang.
+//!
+//! Each finding is shrunk (fewer frames, fewer queries away from their default, simpler
+//! values: the default, 0, 1, the range ends, round numbers) and written as a CSV input
+//! timeline (`t`, then one column per query) with the `molang run` command that replays it.
+//!
+//! Exit status: 0 nothing found, 1 something found, 2 bad usage.
 
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use crate::builtins::math::DefaultRng;
+use crate::check::{check, CheckOptions};
+use crate::entity::{EntityInstance, EntityScripts, ScriptSource};
+use crate::expression::SimpleHost;
+use crate::interp::{self, EvalOptions, Storage, Value};
+use crate::ir::{Names, Program, Scope, Slot};
 
 /// Arguments of `molang fuzz`.
 #[derive(clap::Args, Debug)]
@@ -11,10 +29,832 @@ pub struct FuzzArgs {
     /// Client entity identifier (e.g. minecraft:pig).
     #[arg(long)]
     pub entity: String,
+    /// Random input sequences to try.
+    #[arg(long, default_value_t = 200)]
+    pub cases: u64,
+    /// Frames per case.
+    #[arg(long, default_value_t = 60)]
+    pub frames: usize,
+    /// Seed of the input generator (each case also seeds `math.random` from it).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// JSON object: query name (`ground_speed` or `q.ground_speed`) → [min, max].
+    #[arg(long)]
+    pub ranges: Option<PathBuf>,
+    /// A Molang condition that must hold after every frame, e.g. "v.paw_y >= 0".
+    #[arg(long = "invariant")]
+    pub invariants: Vec<String>,
+    #[arg(long, value_enum, default_value = "jit")]
+    pub backend: BackendArg,
+    /// Frame rate of the replay command (`--fps`); `q.delta_time` is fuzzed like any query.
+    #[arg(long, default_value_t = 20.0)]
+    pub fps: f32,
+    /// Folder for the reproducer CSV files.
+    #[arg(long, default_value = ".")]
+    pub out_dir: PathBuf,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendArg {
+    Jit,
+    Interp,
 }
 
 /// Runs `molang fuzz`.
 pub fn main(args: FuzzArgs) -> ExitCode {
-    eprintln!("molang fuzz {}: not implemented yet", args.pack.display());
-    ExitCode::from(2)
+    match run(&args) {
+        Ok(found) if found.is_empty() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::from(1),
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Range of one query, and whether it only takes whole values (flags, variants).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Range {
+    pub min: f32,
+    pub max: f32,
+    pub integer: bool,
+}
+
+impl Range {
+    const fn new(min: f32, max: f32) -> Range {
+        Range {
+            min,
+            max,
+            integer: false,
+        }
+    }
+    const fn int(min: f32, max: f32) -> Range {
+        Range {
+            min,
+            max,
+            integer: true,
+        }
+    }
+    /// The value a query has when the fuzzer leaves it alone: 0 if in range, else the end
+    /// nearest to it.
+    pub fn default_value(&self) -> f32 {
+        0.0f32.clamp(self.min, self.max)
+    }
+}
+
+/// What a finding is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FindingKind {
+    /// A variable (name without prefix) became NaN or infinite.
+    NotFinite(String),
+    /// A script ended early; the content-log style message.
+    Abort(String),
+    /// The invariant with this text was false.
+    Invariant(String),
+}
+
+/// One shrunk finding, as reported.
+#[derive(Clone, Debug)]
+pub struct Reported {
+    pub kind: FindingKind,
+    /// One line saying what happened.
+    pub detail: String,
+    /// Frames in the shrunk case (the finding shows on the last).
+    pub frames: usize,
+    /// Queries away from their default in the shrunk case, with their per-frame values.
+    pub queries: Vec<(String, Vec<f32>)>,
+    /// The CSV input timeline written to disk.
+    pub inputs_file: PathBuf,
+    /// The `molang run` command that replays it.
+    pub command: String,
+}
+
+/// Built-in ranges of common queries (units as the game reports them).
+const DEFAULT_RANGES: &[(&str, Range)] = &[
+    ("ground_speed", Range::new(0.0, 10.0)),
+    ("modified_move_speed", Range::new(0.0, 1.5)),
+    ("modified_distance_moved", Range::new(0.0, 1000.0)),
+    ("walk_distance", Range::new(0.0, 1000.0)),
+    ("vertical_speed", Range::new(-10.0, 10.0)),
+    ("yaw_speed", Range::new(-50.0, 50.0)),
+    ("life_time", Range::new(0.0, 1000.0)),
+    ("anim_time", Range::new(0.0, 100.0)),
+    ("delta_time", Range::new(0.0, 0.1)),
+    ("time_stamp", Range::int(0.0, 100_000.0)),
+    ("time_of_day", Range::new(0.0, 1.0)),
+    ("body_y_rotation", Range::new(-180.0, 180.0)),
+    ("body_x_rotation", Range::new(-90.0, 90.0)),
+    ("head_y_rotation", Range::new(-180.0, 180.0)),
+    ("head_x_rotation", Range::new(-90.0, 90.0)),
+    ("target_x_rotation", Range::new(-90.0, 90.0)),
+    ("target_y_rotation", Range::new(-180.0, 180.0)),
+    ("position_delta", Range::new(-1.0, 1.0)),
+    ("health", Range::new(0.0, 20.0)),
+    ("max_health", Range::new(1.0, 20.0)),
+    ("variant", Range::int(0.0, 10.0)),
+    ("mark_variant", Range::int(0.0, 10.0)),
+    ("skin_id", Range::int(0.0, 10.0)),
+    ("anger_level", Range::new(0.0, 150.0)),
+];
+
+/// Queries nobody gave a range for: flags are 0/1, anything else [-10, 10].
+fn fallback_range(name: &str) -> Range {
+    let flag = ["is_", "has_", "can_", "all_", "any_"]
+        .iter()
+        .any(|p| name.starts_with(p));
+    if flag {
+        Range::int(0.0, 1.0)
+    } else {
+        Range::new(-10.0, 10.0)
+    }
+}
+
+/// Parses a ranges file: `{"ground_speed": [0, 2], "q.is_on_ground": [0, 1]}`.
+pub fn parse_ranges(text: &str) -> Result<BTreeMap<String, Range>, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("ranges file is not JSON: {e}"))?;
+    let obj = value
+        .as_object()
+        .ok_or("ranges file must be a JSON object: query name → [min, max]")?;
+    let mut out = BTreeMap::new();
+    for (k, v) in obj {
+        let name = query_name(k);
+        let pair = v.as_array().filter(|a| a.len() == 2);
+        let nums = pair.and_then(|a| Some((a[0].as_f64()? as f32, a[1].as_f64()? as f32)));
+        let Some((min, max)) = nums else {
+            return Err(format!("ranges: `{k}` must be [min, max] (two numbers)"));
+        };
+        if !(min.is_finite() && max.is_finite() && min <= max) {
+            return Err(format!(
+                "ranges: `{k}` needs finite min <= max, got [{min}, {max}]"
+            ));
+        }
+        let flag = fallback_range(&name).integer && min == 0.0 && max == 1.0;
+        out.insert(
+            name,
+            Range {
+                min,
+                max,
+                integer: flag,
+            },
+        );
+    }
+    Ok(out)
+}
+
+fn query_name(k: &str) -> String {
+    let k = k.trim().to_ascii_lowercase();
+    k.strip_prefix("query.")
+        .or_else(|| k.strip_prefix("q."))
+        .unwrap_or(&k)
+        .to_string()
+}
+
+/// One fuzzed query: its slot in the entity's name table, name and range.
+#[derive(Clone, Debug)]
+struct Input {
+    slot: Slot,
+    name: String,
+    range: Range,
+}
+
+/// A case: per frame, one value per fuzzed input; and the seed of `math.random`.
+#[derive(Clone, Debug, PartialEq)]
+struct Case {
+    frames: Vec<Vec<f32>>,
+    seed: u64,
+}
+
+/// What went wrong, keyed so that shrinking keeps looking for the same thing.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    NotFinite(String),
+    Abort(String),
+    Invariant(usize),
+}
+
+#[derive(Clone, Debug)]
+struct Finding {
+    key: Key,
+    frame: usize,
+    detail: String,
+}
+
+/// A user invariant compiled against the entity's name table.
+struct Invariant {
+    text: String,
+    program: Program,
+    /// Query slots (by the invariant's table, a superset of the entity's).
+    queries: usize,
+}
+
+/// Everything needed to run cases.
+struct Fuzzer {
+    scripts: EntityScripts,
+    inputs: Vec<Input>,
+    invariants: Vec<Invariant>,
+    variables: Vec<(Slot, String)>,
+    version: i16,
+}
+
+/// Fuzzes as `molang fuzz` does, printing as it goes; the findings, or a usage error.
+pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
+    if args.frames == 0 {
+        return Err("--frames must be at least 1".into());
+    }
+    if !(args.fps.is_finite() && args.fps > 0.0 && args.fps <= 10_000.0) {
+        return Err(format!("--fps must be a positive number, got {}", args.fps));
+    }
+    if !args.pack.exists() {
+        return Err(format!("{} does not exist", args.pack.display()));
+    }
+    let user_ranges = match &args.ranges {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            parse_ranges(&text).map_err(|e| format!("{}: {e}", p.display()))?
+        }
+        None => BTreeMap::new(),
+    };
+    let fuzzer = Fuzzer::load(args, &user_ranges)?;
+    for name in user_ranges.keys() {
+        if !fuzzer.inputs.iter().any(|i| &i.name == name) {
+            eprintln!("note: the scripts never read query.{name}; its range is unused");
+        }
+    }
+    eprintln!(
+        "fuzzing {} with {} queries ({}), {} cases x {} frames, {}",
+        args.entity,
+        fuzzer.inputs.len(),
+        fuzzer
+            .inputs
+            .iter()
+            .map(|i| format!("{} [{}, {}]", i.name, i.range.min, i.range.max))
+            .collect::<Vec<_>>()
+            .join(", "),
+        args.cases,
+        args.frames,
+        if fuzzer.scripts.is_native() {
+            "JIT"
+        } else {
+            "interpreter"
+        }
+    );
+
+    let progress = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(args.cases);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {msg} {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut rng = DefaultRng::new(args.seed);
+    let mut found: BTreeMap<Key, (Case, Finding)> = BTreeMap::new();
+    for case_index in 0..args.cases {
+        let case = fuzzer.random_case(&mut rng, args.frames, args.seed ^ case_index);
+        if let Some(f) = fuzzer.run_case(&case, None) {
+            if !found.contains_key(&f.key) {
+                let (case, f) = fuzzer.shrink(case, f);
+                found.insert(f.key.clone(), (case, f));
+                if let Some(bar) = &progress {
+                    bar.set_message(format!("{} found", found.len()));
+                }
+            }
+        }
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    if found.is_empty() {
+        println!(
+            "nothing found in {} cases x {} frames",
+            args.cases, args.frames
+        );
+        return Ok(Vec::new());
+    }
+    std::fs::create_dir_all(&args.out_dir)
+        .map_err(|e| format!("{}: {e}", args.out_dir.display()))?;
+    let stem: String = args
+        .entity
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let mut reported = Vec::new();
+    for (n, (case, f)) in found.values().enumerate() {
+        let file = args.out_dir.join(format!("fuzz-{stem}-{}.csv", n + 1));
+        std::fs::write(&file, fuzzer.csv(case, args.fps))
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+        let command = format!(
+            "molang run {} --entity {} --inputs {} --seconds {} --fps {} --seed {}{}",
+            shell_word(&args.pack.display().to_string()),
+            shell_word(&args.entity),
+            shell_word(&file.display().to_string()),
+            case.frames.len() as f32 / args.fps,
+            args.fps,
+            case.seed,
+            if args.backend == BackendArg::Interp {
+                " --backend interp"
+            } else {
+                ""
+            }
+        );
+        println!("found: {}", f.detail);
+        println!(
+            "  at frame {} of {} (shrunk), math.random seed {}",
+            f.frame,
+            case.frames.len(),
+            case.seed
+        );
+        let mut queries = Vec::new();
+        for (i, input) in fuzzer.inputs.iter().enumerate() {
+            let vals: Vec<f32> = case.frames.iter().map(|fr| fr[i]).collect();
+            if vals.iter().any(|&v| v != input.range.default_value()) {
+                println!("  q.{} = {}", input.name, describe_values(&vals));
+                queries.push((input.name.clone(), vals));
+            }
+        }
+        println!("  replay: {command}");
+        reported.push(Reported {
+            kind: match &f.key {
+                Key::NotFinite(v) => FindingKind::NotFinite(v.clone()),
+                Key::Abort(m) => FindingKind::Abort(m.clone()),
+                Key::Invariant(i) => FindingKind::Invariant(fuzzer.invariants[*i].text.clone()),
+            },
+            detail: f.detail.clone(),
+            frames: case.frames.len(),
+            queries,
+            inputs_file: file,
+            command,
+        });
+    }
+    Ok(reported)
+}
+
+fn describe_values(vals: &[f32]) -> String {
+    if vals.iter().all(|v| v.to_bits() == vals[0].to_bits()) {
+        format!("{}", vals[0])
+    } else {
+        let shown: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
+        format!("[{}] by frame", shown.join(", "))
+    }
+}
+
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=+,".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Queries `molang run` supplies itself when the inputs do not (life_time = t, ...): a
+/// replay must give them explicitly to see what the fuzzer saw.
+const ENGINE_SUPPLIED: &[&str] = &[
+    "life_time",
+    "delta_time",
+    "time_stamp",
+    "is_alive",
+    "anim_time",
+    "modified_distance_moved",
+    "walk_distance",
+];
+
+impl Fuzzer {
+    fn load(args: &FuzzArgs, user_ranges: &BTreeMap<String, Range>) -> Result<Fuzzer, String> {
+        let pack = crate::pack::load(std::slice::from_ref(&args.pack));
+        let Some(entity) = pack
+            .entities
+            .iter()
+            .find(|e| e.identifier.eq_ignore_ascii_case(&args.entity))
+        else {
+            let known: Vec<&str> = pack
+                .entities
+                .iter()
+                .map(|e| e.identifier.as_str())
+                .collect();
+            return Err(format!(
+                "no entity `{}` in {}{}",
+                args.entity,
+                args.pack.display(),
+                if known.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (entities: {})", known.join(", "))
+                }
+            ));
+        };
+        let version = crate::lint::molang_version(pack.files[entity.file].min_engine_version);
+        let text = |s: Option<usize>| {
+            s.map(|i| vec![pack.sites[i].text.clone()])
+                .unwrap_or_default()
+        };
+        let source = ScriptSource {
+            initialize: text(entity.initialize),
+            pre_animation: text(entity.pre_animation),
+            preset: entity.public_variables.clone(),
+            version,
+        };
+        let mut scripts = EntityScripts::compile(&source).map_err(|diags| {
+            let shown: Vec<String> = diags
+                .iter()
+                .map(|d| {
+                    format!(
+                        "  {}[{}]: {}",
+                        d.severity.as_str(),
+                        d.code.as_str(),
+                        d.message
+                    )
+                })
+                .collect();
+            format!(
+                "the entity's scripts do not load (run `molang check` for positions):\n{}",
+                shown.join("\n")
+            )
+        })?;
+        if args.backend == BackendArg::Jit {
+            if let Err(e) = scripts.enable_jit() {
+                eprintln!("note: {e}");
+            }
+        }
+        let names = scripts.names();
+        let inputs = names
+            .queries
+            .iter()
+            .map(|(slot, name)| Input {
+                slot,
+                name: name.to_string(),
+                range: user_ranges
+                    .get(name)
+                    .copied()
+                    .or_else(|| {
+                        DEFAULT_RANGES
+                            .iter()
+                            .find(|(n, _)| *n == name)
+                            .map(|(_, r)| *r)
+                    })
+                    .unwrap_or_else(|| fallback_range(name)),
+            })
+            .collect();
+        let variables = names
+            .variables
+            .iter()
+            .map(|(s, n)| (s, n.to_string()))
+            .collect();
+        let invariants = args
+            .invariants
+            .iter()
+            .map(|text| compile_invariant(text, names, version))
+            .collect::<Result<_, _>>()?;
+        Ok(Fuzzer {
+            scripts,
+            inputs,
+            invariants,
+            variables,
+            version,
+        })
+    }
+
+    fn random_value(&self, rng: &mut DefaultRng, r: Range) -> f32 {
+        let u = |rng: &mut DefaultRng| (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        let v = match rng.next_u64() % 8 {
+            // Edges and round values find more than uniform draws alone.
+            0 => r.min,
+            1 => r.max,
+            2 => r.default_value(),
+            3 => (r.min + r.max) / 2.0,
+            _ => r.min + (r.max - r.min) * u(rng),
+        };
+        let v = if r.integer { v.round() } else { v };
+        v.clamp(r.min, r.max)
+    }
+
+    fn random_case(&self, rng: &mut DefaultRng, frames: usize, seed: u64) -> Case {
+        // Per query: held for the whole case (most real inputs are smooth) or redrawn
+        // every frame.
+        let held: Vec<Option<f32>> = self
+            .inputs
+            .iter()
+            .map(|i| {
+                rng.next_u64()
+                    .is_multiple_of(2)
+                    .then(|| self.random_value(rng, i.range))
+            })
+            .collect();
+        let frames = (0..frames)
+            .map(|_| {
+                self.inputs
+                    .iter()
+                    .zip(&held)
+                    .map(|(i, h)| h.unwrap_or_else(|| self.random_value(rng, i.range)))
+                    .collect()
+            })
+            .collect();
+        Case { frames, seed }
+    }
+
+    /// Runs a case; the first finding (or the first of `want`'s kind).
+    fn run_case(&self, case: &Case, want: Option<&Key>) -> Option<Finding> {
+        let mut inst: EntityInstance = self.scripts.instantiate(case.seed);
+        for (frame, values) in case.frames.iter().enumerate() {
+            for (input, &v) in self.inputs.iter().zip(values) {
+                inst.queries[input.slot.index()] = Value::Num(v);
+            }
+            let mut findings = Vec::new();
+            for a in inst.run_frame(&self.scripts) {
+                findings.push(Finding {
+                    key: Key::Abort(a.message.clone()),
+                    frame,
+                    detail: format!("runtime abort at frame {frame}: {}", a.message),
+                });
+            }
+            for (slot, name) in &self.variables {
+                if let Some(Value::Num(x)) = inst.variable_by_slot(&self.scripts, *slot) {
+                    if !x.is_finite() {
+                        findings.push(Finding {
+                            key: Key::NotFinite(name.clone()),
+                            frame,
+                            detail: format!("variable.{name} is {x} after frame {frame}"),
+                        });
+                    }
+                }
+            }
+            for (k, inv) in self.invariants.iter().enumerate() {
+                if let Some(false) = self.holds(inv, &inst, values) {
+                    findings.push(Finding {
+                        key: Key::Invariant(k),
+                        frame,
+                        detail: format!("invariant `{}` is false after frame {frame}", inv.text),
+                    });
+                }
+            }
+            let hit = match want {
+                Some(w) => findings.into_iter().find(|f| &f.key == w),
+                None => findings.into_iter().next(),
+            };
+            if hit.is_some() {
+                return hit;
+            }
+        }
+        None
+    }
+
+    /// Whether the invariant holds after a frame; `None` when it could not be evaluated
+    /// (it read a variable that is not set yet).
+    fn holds(&self, inv: &Invariant, inst: &EntityInstance, values: &[f32]) -> Option<bool> {
+        let mut storage = Storage::default();
+        for (slot, _) in &self.variables {
+            if let Some(v) = inst.variable_by_slot(&self.scripts, *slot) {
+                storage.set(Scope::Variable, *slot, v);
+            }
+        }
+        let mut queries = vec![Value::Num(0.0); inv.queries];
+        for (input, &v) in self.inputs.iter().zip(values) {
+            queries[input.slot.index()] = Value::Num(v);
+        }
+        let mut host = SimpleHost {
+            queries,
+            rng: DefaultRng::new(0),
+            this: 0.0,
+        };
+        let options = EvalOptions {
+            version: self.version,
+            ..EvalOptions::default()
+        };
+        let out = interp::run(&inv.program, &mut storage, &mut host, &options);
+        if out.abort.is_some() {
+            return None;
+        }
+        Some(out.value.truthy())
+    }
+
+    /// Greedy shrinking: cut frames, reset queries to their defaults, then simplify values,
+    /// keeping every change that still finds the same thing.
+    fn shrink(&self, mut case: Case, mut found: Finding) -> (Case, Finding) {
+        let key = found.key.clone();
+        let mut budget = 2_000usize;
+        let attempt = |c: &Case, budget: &mut usize| -> Option<Finding> {
+            if *budget == 0 {
+                return None;
+            }
+            *budget -= 1;
+            self.run_case(c, Some(&key))
+        };
+        case.frames.truncate(found.frame + 1);
+        let mut progress = true;
+        while progress && budget > 0 {
+            progress = false;
+            // Fewer frames: drop the earliest ones while the finding stays.
+            while case.frames.len() > 1 {
+                let mut c = case.clone();
+                c.frames.remove(0);
+                match attempt(&c, &mut budget) {
+                    Some(f) => {
+                        c.frames.truncate(f.frame + 1);
+                        (case, found) = (c, f);
+                        progress = true;
+                    }
+                    None => break,
+                }
+            }
+            // Then a frame in the middle, one at a time.
+            let mut i = 0;
+            while i + 1 < case.frames.len() {
+                let mut c = case.clone();
+                c.frames.remove(i);
+                match attempt(&c, &mut budget) {
+                    Some(f) => {
+                        c.frames.truncate(f.frame + 1);
+                        (case, found) = (c, f);
+                        progress = true;
+                    }
+                    None => i += 1,
+                }
+            }
+            for (q, input) in self.inputs.iter().enumerate() {
+                let d = input.range.default_value();
+                if case.frames.iter().all(|f| f[q] == d) {
+                    continue;
+                }
+                // Fewer queries away from their default...
+                let mut c = case.clone();
+                c.frames.iter_mut().for_each(|f| f[q] = d);
+                if let Some(f) = attempt(&c, &mut budget) {
+                    (case, found) = (c, f);
+                    progress = true;
+                    continue;
+                }
+                // ...or one value for every frame...
+                let last = case.frames[found.frame][q];
+                if case.frames.iter().any(|f| f[q] != last) {
+                    let mut c = case.clone();
+                    c.frames.iter_mut().for_each(|f| f[q] = last);
+                    if let Some(f) = attempt(&c, &mut budget) {
+                        (case, found) = (c, f);
+                        progress = true;
+                    }
+                }
+                // ...and simpler values, frame by frame.
+                for fr in 0..case.frames.len() {
+                    let v = case.frames[fr][q];
+                    for s in simpler(v, input.range) {
+                        let mut c = case.clone();
+                        c.frames[fr][q] = s;
+                        if let Some(f) = attempt(&c, &mut budget) {
+                            (case, found) = (c, f);
+                            progress = true;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        (case, found)
+    }
+
+    /// The reproducer: `t` then every query that is not at its default somewhere, plus the
+    /// ones `molang run` would otherwise supply itself.
+    fn csv(&self, case: &Case, fps: f32) -> String {
+        let cols: Vec<usize> = (0..self.inputs.len())
+            .filter(|&q| {
+                let input = &self.inputs[q];
+                ENGINE_SUPPLIED.contains(&input.name.as_str())
+                    || case
+                        .frames
+                        .iter()
+                        .any(|f| f[q] != input.range.default_value())
+            })
+            .collect();
+        let mut out = String::from("t");
+        for &q in &cols {
+            out.push_str(",q.");
+            out.push_str(&self.inputs[q].name);
+        }
+        out.push('\n');
+        for (n, frame) in case.frames.iter().enumerate() {
+            // The time `molang run` gives frame n, written so that it reads back exactly.
+            let t = (n as f64 / fps as f64) as f32;
+            out.push_str(&t.to_string());
+            for &q in &cols {
+                out.push(',');
+                out.push_str(&frame[q].to_string());
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Candidates simpler than `v`, simplest first: the default, 0, 1, the range ends, then
+/// `v` rounded to fewer digits. Only values inside the range.
+fn simpler(v: f32, r: Range) -> Vec<f32> {
+    let mut out = Vec::new();
+    let mut push = |x: f32| {
+        let x = if r.integer { x.round() } else { x };
+        if x >= r.min && x <= r.max && x.to_bits() != v.to_bits() && !out.contains(&x) {
+            out.push(x);
+        }
+    };
+    for x in [r.default_value(), 0.0, 1.0, r.min, r.max, -1.0] {
+        push(x);
+    }
+    for scale in [1.0f32, 10.0, 100.0] {
+        push((v * scale).round() / scale);
+    }
+    // Values already as simple as the candidates stay: no change counts as progress.
+    let rank = |x: f32| -> u32 {
+        if x == r.default_value() {
+            0
+        } else if x == 0.0 || x == 1.0 {
+            1
+        } else if x == r.min || x == r.max {
+            2
+        } else if x.fract() == 0.0 {
+            3
+        } else if (x * 10.0).fract() == 0.0 {
+            4
+        } else if (x * 100.0).fract() == 0.0 {
+            5
+        } else {
+            6
+        }
+    };
+    let own = rank(v);
+    out.retain(|&x| rank(x) < own);
+    out
+}
+
+fn compile_invariant(text: &str, names: &Names, version: i16) -> Result<Invariant, String> {
+    let mut table = names.clone();
+    let options = CheckOptions {
+        version,
+        warn_unknown_queries: false,
+        ..CheckOptions::default()
+    };
+    let checked = check(text, &options, &mut table);
+    let Some(program) = checked.program else {
+        let shown: Vec<String> = checked
+            .diagnostics
+            .iter()
+            .filter(|d| d.refuses_load())
+            .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+            .collect();
+        return Err(format!(
+            "--invariant `{text}` does not load: {}",
+            shown.join("; ")
+        ));
+    };
+    if table.variables.len() > names.variables.len() {
+        let extra: Vec<String> = table
+            .variables
+            .iter()
+            .skip(names.variables.len())
+            .map(|(_, n)| format!("variable.{n}"))
+            .collect();
+        return Err(format!(
+            "--invariant `{text}` reads {}, which the entity's scripts never mention",
+            extra.join(", ")
+        ));
+    }
+    if !table.temps.is_empty() || table.contexts.len() > names.contexts.len() {
+        return Err(format!(
+            "--invariant `{text}` may only read the entity's variables and queries"
+        ));
+    }
+    Ok(Invariant {
+        text: text.to_string(),
+        program,
+        queries: table.queries.len(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_file() {
+        let r = parse_ranges(r#"{"q.ground_speed": [0, 2], "is_on_ground": [0, 1]}"#).unwrap();
+        assert_eq!(r["ground_speed"], Range::new(0.0, 2.0));
+        assert!(r["is_on_ground"].integer);
+        assert!(parse_ranges(r#"{"a": [2, 1]}"#).is_err());
+        assert!(parse_ranges(r#"{"a": 1}"#).is_err());
+        assert!(parse_ranges("[1, 2]").is_err());
+    }
+
+    #[test]
+    fn simpler_values_come_first() {
+        let r = Range::new(-5.0, 5.0);
+        assert_eq!(simpler(3.25159, r)[0], 0.0);
+        assert!(simpler(0.0, r).is_empty());
+        let r = Range::new(2.0, 5.0);
+        assert_eq!(r.default_value(), 2.0);
+        assert!(simpler(2.0, r).is_empty());
+        assert_eq!(simpler(2.5, r), vec![2.0, 5.0, 3.0]);
+    }
 }

@@ -1,0 +1,267 @@
+//! Interpreter vs JIT on the same checked program, inputs and seed: value, how the run ended
+//! and every variable afterwards must agree bit for bit (any NaN equals any NaN: payloads are
+//! not specified, the rule of tests/jit_differential.rs).
+//!
+//! Structured, not raw text: random text almost never loads, and what does not load never
+//! reaches the back ends. The bytes drive a small grammar-aware generator through
+//! `arbitrary::Unstructured`, so every input is a well-formed program (the shapes and names
+//! of `molang::fuzz::strategies::ProgramConfig::jit()`), and libFuzzer's byte mutations
+//! become local edits of it: another operator, number, builtin, input or seed.
+//!
+//! (Driving the proptest strategies themselves with proptest's pass-through RNG does not
+//! work: every lazily built `prop_oneof!` branch forks the RNG and takes half the remaining
+//! bytes, the bytes run out after a few dozen choices, and rand's rejection sampling then
+//! spins for ever on the zeros that follow.)
+#![no_main]
+
+use arbitrary::{Result, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use molang::builtins::math::MathFn;
+use molang::{CheckOptions, EvalOptions, Value};
+
+const VARIABLES: &[&str] = &["v.x", "v.y", "v.z"];
+const TEMPS: &[&str] = &["t.t", "t.u"];
+const MEMBERS: &[&str] = &["v.s.m", "v.s.n"];
+const QUERIES: &[&str] = &["q.a", "q.b", "q.c"];
+const CONSTANTS: &[&str] = &["this", "math.pi", "true", "false"];
+const NUMBERS: &[&str] = &["0", "1", "0.5", "2", "1e38", "0.0000001", "1e39", "5."];
+const ARITH: &[&str] = &["+", "-", "*", "/", "<", "<=", ">", ">=", "==", "!="];
+const INPUTS: &[&str] = &[
+    "q.a", "q.b", "q.c", "v.x", "v.y", "v.z", "v.s.m", "t.t", "this", "c.unused",
+];
+
+struct Gen<'a, 'b> {
+    u: &'b mut Unstructured<'a>,
+}
+
+impl Gen<'_, '_> {
+    fn pick(&mut self, from: &[&'static str]) -> Result<&'static str> {
+        Ok(*self.u.choose(from)?)
+    }
+
+    fn number(&mut self) -> Result<String> {
+        Ok(match self.u.int_in_range(0..=2u8)? {
+            0 => self.pick(NUMBERS)?.to_string(),
+            1 => format!("({})", self.u.int_in_range(-200..=200i32)?),
+            _ => {
+                let x = f32::from_bits(self.u.arbitrary::<u32>()?);
+                if x.is_finite() {
+                    format!("({x})")
+                } else {
+                    "1".to_string()
+                }
+            }
+        })
+    }
+
+    fn writable(&mut self) -> Result<&'static str> {
+        let all = [VARIABLES, TEMPS, MEMBERS].concat();
+        self.pick(&all)
+    }
+
+    /// Struct members may not stand left of `??`.
+    fn coalescable(&mut self) -> Result<&'static str> {
+        let all = [VARIABLES, TEMPS].concat();
+        self.pick(&all)
+    }
+
+    fn leaf(&mut self) -> Result<String> {
+        if self.u.ratio(2, 5)? {
+            return self.number();
+        }
+        let all = [VARIABLES, TEMPS, MEMBERS, QUERIES, CONSTANTS].concat();
+        Ok(self.pick(&all)?.to_string())
+    }
+
+    fn call(&mut self, f: MathFn, depth: u32) -> Result<String> {
+        let args = (0..f.arity())
+            .map(|_| self.expr(depth - 1))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(format!("math.{}({})", f.name(), args.join(", ")))
+    }
+
+    fn expr(&mut self, depth: u32) -> Result<String> {
+        if depth == 0 || self.u.ratio(1, 3)? {
+            return self.leaf();
+        }
+        let d = depth - 1;
+        Ok(match self.u.int_in_range(0..=12u8)? {
+            0 => format!(
+                "({} {} {})",
+                self.expr(d)?,
+                self.pick(ARITH)?,
+                self.expr(d)?
+            ),
+            1 => format!("-({})", self.expr(d)?),
+            2 => format!(
+                "({} {} {})",
+                self.expr(d)?,
+                self.pick(&["&&", "||"])?,
+                self.expr(d)?
+            ),
+            3 => format!("!({})", self.expr(d)?),
+            4 | 5 => {
+                let fns: Vec<MathFn> = MathFn::ALL
+                    .iter()
+                    .copied()
+                    .filter(|f| f.arity() > 0 && !f.is_random())
+                    .collect();
+                let f = *self.u.choose(&fns)?;
+                self.call(f, depth)?
+            }
+            6 => format!("math.pow({}, 2)", self.expr(d)?),
+            7 => {
+                let fns: Vec<MathFn> = MathFn::ALL
+                    .iter()
+                    .copied()
+                    .filter(|f| f.is_random())
+                    .collect();
+                let f = *self.u.choose(&fns)?;
+                self.call(f, depth)?
+            }
+            8 => format!(
+                "(({}) ? ({}) : ({}))",
+                self.expr(d)?,
+                self.expr(d)?,
+                self.expr(d)?
+            ),
+            9 => format!("(({}) ? ({}))", self.expr(d)?, self.expr(d)?),
+            10 => format!("({} ?? ({}))", self.coalescable()?, self.expr(d)?),
+            11 => format!("q.f({})", self.expr(d)?),
+            _ => format!("q.g({}, {})", self.expr(d)?, self.expr(d)?),
+        })
+    }
+
+    fn statement(&mut self, depth: u32, in_loop: bool) -> Result<String> {
+        Ok(match self.u.int_in_range(0..=8u8)? {
+            0..=2 => format!("{} = {};", self.writable()?, self.expr(4)?),
+            3 => format!("{} = v.s;", self.pick(&["v.w", "v.q"])?),
+            4 => format!(
+                "({}) ? {{ {} = {}; }};",
+                self.expr(3)?,
+                self.writable()?,
+                self.expr(3)?
+            ),
+            5 => format!(
+                "({}) ? ({} = {}) : ({} = {});",
+                self.expr(3)?,
+                self.writable()?,
+                self.expr(3)?,
+                self.writable()?,
+                self.expr(3)?
+            ),
+            6 if in_loop => format!(
+                "({}) ? {};",
+                self.expr(3)?,
+                self.pick(&["break", "continue"])?
+            ),
+            7 if depth > 0 => {
+                let count = if self.u.ratio(3, 4)? {
+                    self.u.int_in_range(0..=6u32)?.to_string()
+                } else {
+                    self.expr(2)?
+                };
+                format!(
+                    "loop({count}, {{ {} }});",
+                    self.statements(depth - 1, true)?
+                )
+            }
+            8 if depth > 0 => format!(
+                "({}) ? {{ {} }} : {{ {} }};",
+                self.expr(3)?,
+                self.statements(depth - 1, in_loop)?,
+                self.statements(depth - 1, in_loop)?
+            ),
+            _ => format!("{} = {};", self.writable()?, self.expr(3)?),
+        })
+    }
+
+    fn statements(&mut self, depth: u32, in_loop: bool) -> Result<String> {
+        let n = self.u.int_in_range(1..=5u8)?;
+        let mut out = Vec::new();
+        for _ in 0..n {
+            out.push(self.statement(depth, in_loop)?);
+        }
+        if self.u.ratio(1, 3)? {
+            out.push(format!("return {};", self.expr(4)?));
+        }
+        Ok(out.join(" "))
+    }
+
+    fn program(&mut self) -> Result<String> {
+        if self.u.ratio(1, 3)? {
+            self.expr(5)
+        } else {
+            self.statements(2, false)
+        }
+    }
+
+    fn inputs(&mut self) -> Result<Vec<(String, Value)>> {
+        let n = self.u.int_in_range(0..=6u8)?;
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let name = self.pick(INPUTS)?.to_string();
+            let x = match self.u.int_in_range(0..=3u8)? {
+                0 => *self
+                    .u
+                    .choose(&[0.0f32, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY])?,
+                1 => self.u.int_in_range(-100..=100i32)? as f32 / 4.0,
+                // Any bits: NaN payloads, subnormals, extremes.
+                _ => f32::from_bits(self.u.arbitrary::<u32>()?),
+            };
+            out.push((name, Value::Num(x)));
+        }
+        Ok(out)
+    }
+}
+
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Num(x), Value::Num(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+        _ => a == b,
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut u = Unstructured::new(data);
+    let mut g = Gen { u: &mut u };
+    let (Ok(src), Ok(ins), Ok(seed), Ok(cap), Ok(version)) = (
+        g.program(),
+        g.inputs(),
+        g.u.arbitrary::<u64>(),
+        g.u.arbitrary::<Option<u8>>(),
+        g.u.choose(&[13i16, 6, 4]).copied(),
+    ) else {
+        return;
+    };
+    let check = CheckOptions {
+        version,
+        warn_unknown_queries: false,
+        ..CheckOptions::default()
+    };
+    let Ok(expr) = molang::compile(&src, &check) else {
+        return;
+    };
+    let options = EvalOptions {
+        version,
+        loop_cap: cap.map(|c| c as u32 % 4),
+        iteration_budget: 2_000,
+    };
+    let native = match expr.compile_native(&options) {
+        Ok(n) => n,
+        Err(molang::jit::JitError::Unsupported(_)) => return,
+        Err(e) => panic!("{src}: {e}"),
+    };
+    let a = expr.eval(&ins, seed, &options);
+    let b = expr.eval_native(&native, &ins, seed, &options);
+    let vars_agree = a.variables.len() == b.variables.len()
+        && a.variables
+            .iter()
+            .zip(&b.variables)
+            .all(|((n1, v1), (n2, v2))| n1 == n2 && same(v1, v2));
+    assert!(
+        same(&a.value, &b.value) && a.abort == b.abort && vars_agree,
+        "divergence (v{version}, cap {:?}, seed {seed}, inputs {ins:?}):\n{src}\n  interp: {:?} abort {:?} vars {:?}\n  jit:    {:?} abort {:?} vars {:?}",
+        options.loop_cap, a.value, a.abort, a.variables, b.value, b.abort, b.variables
+    );
+});
