@@ -241,3 +241,40 @@ fn an_unsupplied_engine_variable_reads_zero_with_a_note() {
         assert_eq!(l.split(',').nth(3), Some("0"), "{l}");
     }
 }
+
+/// A script-only entity (no geometry, no animations) still shows its variables with `--vars`:
+/// one row per frame with an empty bone name, so a `molang fuzz` replay shows the NaN.
+#[test]
+fn bone_less_entities_write_one_row_per_frame_with_vars() {
+    let d = scratch("boneless");
+    std::fs::create_dir_all(d.join("entity")).unwrap();
+    std::fs::write(
+        d.join("entity/s.entity.json"),
+        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
+            "identifier": "test:scripts",
+            "scripts": {"initialize": ["v.x = 0;"], "pre_animation": ["v.x = math.sqrt(q.ground_speed - 1);"]}}}}"#,
+    )
+    .unwrap();
+    let out = molang()
+        .arg("run")
+        .arg(&d)
+        .args([
+            "--entity",
+            "test:scripts",
+            "--fps",
+            "10",
+            "--seconds",
+            "0.2",
+            "--vars",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "frame,t,bone,rx,ry,rz,px,py,pz,sx,sy,sz,v.x");
+    assert_eq!(
+        lines[1..],
+        ["0,0,,0,0,0,0,0,0,1,1,1,NaN", "1,0.1,,0,0,0,0,0,0,1,1,1,NaN"]
+    );
+}

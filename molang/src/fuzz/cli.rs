@@ -348,7 +348,7 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
         std::fs::write(&file, fuzzer.csv(case, args.fps))
             .map_err(|e| format!("{}: {e}", file.display()))?;
         let command = format!(
-            "molang run {} --entity {} --inputs {} --seconds {} --fps {} --seed {}{}",
+            "molang run {} --entity {} --inputs {} --seconds {} --fps {} --seed {} --vars{}",
             shell_word(&args.pack.display().to_string()),
             shell_word(&args.entity),
             shell_word(&file.display().to_string()),

@@ -370,6 +370,23 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
             );
             sink.write_all(line.as_bytes()).map_err(out_err)?;
         }
+        if bones.is_empty() && !vars.is_empty() {
+            // An entity with no bones still has variables to show (a `molang fuzz` replay of
+            // a script-only entity): one row per frame with an empty bone name.
+            line.clear();
+            row(
+                &mut line,
+                args.format,
+                frame,
+                t,
+                "",
+                None,
+                world.then_some([0.0; 3]),
+                &vars,
+                &var_values,
+            );
+            sink.write_all(line.as_bytes()).map_err(out_err)?;
+        }
         for (i, name) in locator_names.iter().enumerate() {
             line.clear();
             row(
