@@ -705,33 +705,6 @@ fn bench_compile(c: &mut Criterion) {
 /// Frames of `trot-2.5` at 60 fps run before timing (2 s): the gait has settled by then.
 const DOGGOYLE_WARM_FRAMES: usize = 120;
 
-/// The nine per-frame queries of the rig, in the order of `ik_gait::Inputs`.
-const DOGGOYLE_QUERIES: [&str; 9] = [
-    "delta_time",
-    "ground_speed",
-    "modified_distance_moved",
-    "is_on_ground",
-    "vertical_speed",
-    "is_in_water",
-    "is_sitting",
-    "is_sleeping",
-    "body_y_rotation",
-];
-
-fn doggoyle_query_values(i: &ik_gait::Inputs) -> [f32; 9] {
-    [
-        i.dt,
-        i.ground_speed,
-        i.mdm,
-        i.on_ground,
-        i.vertical_speed,
-        i.in_water,
-        i.sit,
-        i.lie,
-        i.body_yaw,
-    ]
-}
-
 /// One Molang frame as the benchmark times it: the queries by slot, then `run_frame`.
 #[inline(always)]
 fn doggoyle_molang_frame(
@@ -813,7 +786,7 @@ fn bench_doggoyle(c: &mut Criterion) {
     // The timed loop cycles over the frames after the warm-up.
     let timed: Vec<(ik_gait::Inputs, [f32; 9])> = inputs[DOGGOYLE_WARM_FRAMES..]
         .iter()
-        .map(|i| (*i, doggoyle_query_values(i)))
+        .map(|i| (*i, ik_gait::runner::query_values(i)))
         .collect();
 
     let mut group = c.benchmark_group("doggoyle_frame");
@@ -822,7 +795,7 @@ fn bench_doggoyle(c: &mut Criterion) {
         let scripts = &rig.scripts;
         assert_eq!(scripts.is_native(), jit);
         let slots: [Option<Slot>; 9] =
-            std::array::from_fn(|k| scripts.query_slot(DOGGOYLE_QUERIES[k]));
+            std::array::from_fn(|k| scripts.query_slot(ik_gait::runner::QUERIES[k]));
         let mut e = rig.instantiate();
         for i in &inputs[..DOGGOYLE_WARM_FRAMES] {
             rig.frame(&mut e, i).expect("warm-up frame");

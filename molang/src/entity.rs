@@ -40,6 +40,22 @@ impl Default for ScriptSource {
     }
 }
 
+impl ScriptSource {
+    /// The scripts of a client entity in a loaded pack, at the pack's Molang version.
+    pub fn from_pack(pack: &crate::pack::Pack, entity: &crate::pack::Entity) -> ScriptSource {
+        let text = |s: Option<crate::pack::SiteId>| {
+            s.map(|i| vec![pack.sites[i].text.clone()])
+                .unwrap_or_default()
+        };
+        ScriptSource {
+            initialize: text(entity.initialize),
+            pre_animation: text(entity.pre_animation),
+            preset: entity.public_variables.clone(),
+            version: crate::lint::molang_version(pack.files[entity.file].min_engine_version),
+        }
+    }
+}
+
 /// Compiled scripts of one entity type.
 #[derive(Clone, Debug)]
 pub struct EntityScripts {

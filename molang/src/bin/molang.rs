@@ -599,17 +599,7 @@ fn bench_entity(
         }
         return ExitCode::from(2);
     };
-    let version = molang::lint::molang_version(pack.files[entity.file].min_engine_version);
-    let text = |s: Option<usize>| {
-        s.map(|i| vec![pack.sites[i].text.clone()])
-            .unwrap_or_default()
-    };
-    let source = ScriptSource {
-        initialize: text(entity.initialize),
-        pre_animation: text(entity.pre_animation),
-        preset: entity.public_variables.clone(),
-        version,
-    };
+    let source = ScriptSource::from_pack(&pack, entity);
     let mut scripts = match EntityScripts::compile(&source) {
         Ok(s) => s,
         Err(diags) => {

@@ -449,17 +449,8 @@ impl Fuzzer {
                 }
             ));
         };
-        let version = crate::lint::molang_version(pack.files[entity.file].min_engine_version);
-        let text = |s: Option<usize>| {
-            s.map(|i| vec![pack.sites[i].text.clone()])
-                .unwrap_or_default()
-        };
-        let source = ScriptSource {
-            initialize: text(entity.initialize),
-            pre_animation: text(entity.pre_animation),
-            preset: entity.public_variables.clone(),
-            version,
-        };
+        let source = ScriptSource::from_pack(&pack, entity);
+        let version = source.version;
         let mut scripts = EntityScripts::compile(&source).map_err(|diags| {
             let shown: Vec<String> = diags
                 .iter()
