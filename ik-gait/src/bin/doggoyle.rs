@@ -103,9 +103,9 @@ fn main() -> ExitCode {
             inputs,
             verbose,
         } => {
-            let Some(backend) = Backend::parse(&backend) else {
-                eprintln!("unknown backend `{backend}` ({})", backend_list());
-                return ExitCode::from(2);
+            let backend = match backend_arg(&backend) {
+                Ok(b) => b,
+                Err(code) => return code,
             };
             let fps: Result<Vec<f32>, _> =
                 fps.split(',').map(|s| s.trim().parse::<f32>()).collect();
@@ -132,12 +132,9 @@ fn main() -> ExitCode {
             } else if scenario == "all" {
                 scenarios::named()
             } else {
-                match scenarios::find(&scenario) {
-                    Some(s) => vec![s],
-                    None => {
-                        eprintln!("unknown scenario `{scenario}`; see `doggoyle scenarios`");
-                        return ExitCode::from(2);
-                    }
+                match scenario_arg(&scenario) {
+                    Ok(s) => vec![s],
+                    Err(code) => return code,
                 }
             };
             let plan = Plan {
@@ -221,13 +218,13 @@ fn main() -> ExitCode {
             backend,
             out,
         } => {
-            let Some(backend) = Backend::parse(&backend) else {
-                eprintln!("unknown backend `{backend}` ({})", backend_list());
-                return ExitCode::from(2);
+            let backend = match backend_arg(&backend) {
+                Ok(b) => b,
+                Err(code) => return code,
             };
-            let Some(sc) = scenarios::find(&scenario) else {
-                eprintln!("unknown scenario `{scenario}`");
-                return ExitCode::from(2);
+            let sc = match scenario_arg(&scenario) {
+                Ok(s) => s,
+                Err(code) => return code,
             };
             match ik_gait::trace::write_csv(&p, &sc, fps, backend, &out) {
                 Ok(n) => {
@@ -246,13 +243,13 @@ fn main() -> ExitCode {
             backend,
             out,
         } => {
-            let Some(backend) = Backend::parse(&backend) else {
-                eprintln!("unknown backend `{backend}` ({})", backend_list());
-                return ExitCode::from(2);
+            let backend = match backend_arg(&backend) {
+                Ok(b) => b,
+                Err(code) => return code,
             };
-            let Some(sc) = scenarios::find(&scenario) else {
-                eprintln!("unknown scenario `{scenario}`; see `doggoyle scenarios`");
-                return ExitCode::from(2);
+            let sc = match scenario_arg(&scenario) {
+                Ok(s) => s,
+                Err(code) => return code,
             };
             match ik_gait::plot::plot(&p, &sc, fps, backend, &out) {
                 Ok(files) => {
@@ -282,14 +279,27 @@ fn main() -> ExitCode {
     }
 }
 
-fn backend_list() -> String {
-    Backend::ALL.map(|b| b.name()).join(", ")
+/// A `--backend` value, or exit 2 with the list of back ends.
+fn backend_arg(name: &str) -> Result<Backend, ExitCode> {
+    Backend::parse(name).ok_or_else(|| {
+        let list = Backend::ALL.map(|b| b.name()).join(", ");
+        eprintln!("unknown backend `{name}` ({list})");
+        ExitCode::from(2)
+    })
+}
+
+/// A `--scenario` name, or exit 2 pointing at `doggoyle scenarios`.
+fn scenario_arg(name: &str) -> Result<scenarios::Scenario, ExitCode> {
+    scenarios::find(name).ok_or_else(|| {
+        eprintln!("unknown scenario `{name}`; see `doggoyle scenarios`");
+        ExitCode::from(2)
+    })
 }
 
 fn bench(p: &RigParams, scenario: &str, fps: f32, backends: &str, seconds: f64) -> ExitCode {
-    let Some(sc) = scenarios::find(scenario) else {
-        eprintln!("unknown scenario `{scenario}`; see `doggoyle scenarios`");
-        return ExitCode::from(2);
+    let sc = match scenario_arg(scenario) {
+        Ok(s) => s,
+        Err(code) => return code,
     };
     if !(fps.is_finite() && fps > 0.0) || !(seconds.is_finite() && seconds > 0.0) {
         eprintln!("--fps and --seconds must be positive");
@@ -297,12 +307,9 @@ fn bench(p: &RigParams, scenario: &str, fps: f32, backends: &str, seconds: f64) 
     }
     let mut list = Vec::new();
     for b in backends.split(',') {
-        match Backend::parse(b.trim()) {
-            Some(b) => list.push(b),
-            None => {
-                eprintln!("unknown backend `{b}` ({})", backend_list());
-                return ExitCode::from(2);
-            }
+        match backend_arg(b.trim()) {
+            Ok(b) => list.push(b),
+            Err(code) => return code,
         }
     }
     let inputs = scenarios::inputs(&sc, fps, false);

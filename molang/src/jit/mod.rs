@@ -697,28 +697,23 @@ impl Translator<'_> {
         self.b.seal_block(dead);
     }
 
-    /// Records `node` and returns `status` from the current block.
-    fn abort(&mut self, node: NodeId, status: i64) {
-        let n = self.b.ins().iconst(types::I32, node.0 as i64);
-        self.b.ins().store(
-            Self::flags(),
-            n,
-            self.frame,
-            offset_of!(Frame, abort_node) as i32,
-        );
+    /// Stores `v` in the frame field at `offset` and returns `status` from the current block.
+    fn leave(&mut self, offset: usize, v: CValue, status: i64) {
+        self.b
+            .ins()
+            .store(Self::flags(), v, self.frame, offset as i32);
         let s = self.b.ins().iconst(types::I32, status);
         self.b.ins().return_(&[s]);
     }
 
+    /// Records `node` and returns `status` from the current block.
+    fn abort(&mut self, node: NodeId, status: i64) {
+        let n = self.b.ins().iconst(types::I32, node.0 as i64);
+        self.leave(offset_of!(Frame, abort_node), n, status);
+    }
+
     fn finish(&mut self, v: CValue) {
-        self.b.ins().store(
-            Self::flags(),
-            v,
-            self.frame,
-            offset_of!(Frame, result) as i32,
-        );
-        let s = self.b.ins().iconst(types::I32, STATUS_OK);
-        self.b.ins().return_(&[s]);
+        self.leave(offset_of!(Frame, result), v, STATUS_OK);
     }
 
     /// `if cond { then() } else { otherwise() }` yielding an f32.

@@ -191,9 +191,11 @@ impl Driver {
         )
     }
 
-    /// Variable values for the frame last sampled by [`at`](Self::at), with the engine
-    /// variables nobody supplies at 0 on the first frame.
-    fn variables(&mut self, first: bool) -> &[(Slot, f32)] {
+    /// Samples the frame at `t`: query values (distance integrated up to the previous frame)
+    /// and variable values, with the engine variables nobody supplies at 0 on the first frame.
+    /// Read them with [`queries`](Self::queries) and [`variables`](Self::variables).
+    fn sample(&mut self, t: f32, dt: f32, first: bool) {
+        self.timeline.sample(t, &mut self.values);
         self.vars_buf.clear();
         if first {
             self.vars_buf
@@ -202,12 +204,6 @@ impl Driver {
         let values = &self.values;
         self.vars_buf
             .extend(self.var_slots.iter().map(|&(i, s)| (s, values[i])));
-        &self.vars_buf
-    }
-
-    /// Query values for the frame at `t` (distance integrated up to the previous frame).
-    fn at(&mut self, t: f32, dt: f32) -> &[(Slot, f32)] {
-        self.timeline.sample(t, &mut self.values);
         self.buf.clear();
         self.buf
             .extend((self.slots.iter().zip(&self.values)).filter_map(|(s, v)| s.map(|s| (s, *v))));
@@ -217,7 +213,14 @@ impl Driver {
         if let Some(s) = self.speed {
             self.distance += self.values[s] * dt;
         }
+    }
+
+    fn queries(&self) -> &[(Slot, f32)] {
         &self.buf
+    }
+
+    fn variables(&self) -> &[(Slot, f32)] {
+        &self.vars_buf
     }
 }
 
@@ -344,11 +347,11 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     let mut line = String::new();
     for frame in 0..n {
         let t = (frame as f64 / args.fps as f64) as f32;
-        let inputs = driver.at(t, dt).to_vec();
-        for &(s, v) in driver.variables(frame == 0) {
+        driver.sample(t, dt, frame == 0);
+        for &(s, v) in driver.variables() {
             rt.set_variable(s, v);
         }
-        rt.step(t, &inputs);
+        rt.step(t, driver.queries());
         for l in rt.take_log() {
             eprintln!("frame {}: {}", l.frame, l.message);
         }
@@ -649,11 +652,11 @@ fn bench(
             let start = Instant::now();
             for frame in 0..n {
                 let t = (frame as f64 / args.fps as f64) as f32;
-                let inputs = driver.at(t, dt).to_vec();
-                for &(s, v) in driver.variables(frame == 0) {
+                driver.sample(t, dt, frame == 0);
+                for &(s, v) in driver.variables() {
                     rt.set_variable(s, v);
                 }
-                std::hint::black_box(rt.step(t, &inputs));
+                std::hint::black_box(rt.step(t, driver.queries()));
                 rt.take_log();
             }
             best = best.min(start.elapsed().as_secs_f64());

@@ -116,17 +116,8 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError
             }
         }
     }
-    let version = crate::lint::molang_version(pack.files[entity.file].min_engine_version);
-    let site_text = |s: Option<SiteId>| {
-        s.map(|i| vec![pack.sites[i].text.clone()])
-            .unwrap_or_default()
-    };
-    let source = ScriptSource {
-        initialize: site_text(entity.initialize),
-        pre_animation: site_text(entity.pre_animation),
-        preset: entity.public_variables.clone(),
-        version,
-    };
+    let source = ScriptSource::from_pack(pack, entity);
+    let version = source.version;
     let mut notes = Vec::new();
     let scripts = match EntityScripts::compile(&source) {
         Ok(s) => s,
