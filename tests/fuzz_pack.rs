@@ -1,11 +1,18 @@
 //! `molang fuzz` on small packs (tests/fixtures/fuzz/): it finds a planted NaN, a planted
 //! abort that only some inputs reach, a violated invariant, and nothing on a clean entity;
 //! every finding is shrunk and written as a CSV timeline that replays it.
+//!
+//! Script-only entities (`nan`, `abort`, `invariant`, `clean`: no geometry, no animations)
+//! are fuzzed in scripts-only mode; `anim_nan` and `anim_clean` run through the runtime,
+//! and their reproducers are replayed with `molang run`'s own code.
 
 use std::path::{Path, PathBuf};
 
 use molang::entity::{EntityScripts, ScriptSource};
 use molang::fuzz::cli::{run, BackendArg, FindingKind, FuzzArgs, Reported};
+use molang::runtime::cli::{BackendArg as RunBackend, Format, RunArgs};
+use molang::runtime::inputs::{self, Kind};
+use molang::runtime::{load_entity, Backend, LogLine, Pose, Runtime};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -196,4 +203,336 @@ fn bad_usage_is_an_error() {
     let mut a = args("clean", BackendArg::Jit, "usage");
     a.frames = 0;
     assert!(run(&a).is_err());
+}
+
+// ---- runtime mode ------------------------------------------------------------------------
+
+/// Splits a replay command into words (plain words and '...' quoting, as `shell_word`
+/// writes them).
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in command.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            c => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+}
+
+/// The `molang run` arguments of a finding's replay command, writing the trace to `out`.
+fn replay_args(f: &Reported, out: &Path) -> RunArgs {
+    let words = shell_words(&f.command);
+    assert_eq!(words[..2], ["molang", "run"], "{}", f.command);
+    let mut a = RunArgs {
+        pack: PathBuf::from(&words[2]),
+        entity: None,
+        inputs: None,
+        fps: 60.0,
+        seconds: 10.0,
+        backend: RunBackend::Jit,
+        out: Some(out.to_path_buf()),
+        world: false,
+        locators: false,
+        plot: None,
+        channels: Vec::new(),
+        format: Format::Csv,
+        vars: false,
+        seed: 0,
+        bench: false,
+    };
+    let mut w = words[3..].iter();
+    while let Some(flag) = w.next() {
+        let mut value = || w.next().expect("a value after the flag").clone();
+        match flag.as_str() {
+            "--entity" => a.entity = Some(value()),
+            "--inputs" => a.inputs = Some(PathBuf::from(value())),
+            "--seconds" => a.seconds = value().parse().unwrap(),
+            "--fps" => a.fps = value().parse().unwrap(),
+            "--seed" => a.seed = value().parse().unwrap(),
+            "--backend" => {
+                assert_eq!(value(), "interp");
+                a.backend = RunBackend::Interp;
+            }
+            "--vars" => a.vars = true,
+            other => panic!("unexpected `{other}` in {}", f.command),
+        }
+    }
+    a
+}
+
+/// Replays a finding with `molang run` (its library entry point, as the binary calls it):
+/// the trace rows as (frame, bone, fields).
+fn replay_trace(f: &Reported, out_dir: &Path) -> Vec<(usize, String, Vec<String>)> {
+    let trace = out_dir.join(format!("trace-{}.csv", f.frames));
+    let a = replay_args(f, &trace);
+    assert_eq!(
+        (a.seconds as f64 * a.fps as f64).round() as usize,
+        f.frames,
+        "the replay runs the shrunk frames"
+    );
+    let _ = molang::runtime::cli::main(a);
+    let text = std::fs::read_to_string(&trace).expect("molang run wrote the trace");
+    let mut lines = text.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("frame,t,bone,rx,ry,rz,px,py,pz,sx,sy,sz"));
+    lines
+        .map(|l| {
+            let cells: Vec<String> = l.split(',').map(str::to_string).collect();
+            (cells[0].parse().unwrap(), cells[2].clone(), cells)
+        })
+        .collect()
+}
+
+/// Replays a finding through the runtime API the way `molang run` binds an input CSV (query
+/// columns as input slots, `v.` columns set before each frame): the content log.
+fn replay_log(f: &Reported) -> Vec<LogLine> {
+    let a = replay_args(f, Path::new("unused"));
+    let loaded = load_entity(&a.pack, a.entity.as_deref().unwrap()).unwrap();
+    let backend = match a.backend {
+        RunBackend::Jit => Backend::Jit,
+        RunBackend::Interp => Backend::Interp,
+    };
+    let mut rt = Runtime::new(loaded, backend, a.fps, a.seed);
+    let text = std::fs::read_to_string(a.inputs.as_ref().unwrap()).unwrap();
+    let tl = inputs::parse(&text, "replay.csv").unwrap();
+    let cols: Vec<(Kind, molang::ir::Slot)> = (tl.queries.iter().zip(&tl.kinds))
+        .map(|(n, k)| match k {
+            Kind::Query => (Kind::Query, rt.input_slot(n)),
+            Kind::Variable => (Kind::Variable, rt.variable_slot(n).unwrap()),
+        })
+        .collect();
+    let mut values = vec![0.0; cols.len()];
+    let mut log = Vec::new();
+    for frame in 0..f.frames {
+        let t = (frame as f64 / a.fps as f64) as f32;
+        tl.sample(t, &mut values);
+        let mut queries = Vec::new();
+        for (&(k, slot), &v) in cols.iter().zip(&values) {
+            match k {
+                Kind::Query => queries.push((slot, v)),
+                Kind::Variable => rt.set_variable(slot, v),
+            }
+        }
+        rt.step(t, &queries);
+        log.extend(rt.take_log());
+    }
+    log
+}
+
+fn bone_nan(bone: &str) -> FindingKind {
+    FindingKind::NotFiniteBone {
+        bone: bone.into(),
+        channel: "rotation".into(),
+        axis: 'x',
+    }
+}
+
+#[test]
+fn finds_a_bone_nan_in_an_animation_and_replays_it() {
+    for backend in BACKENDS {
+        let a = args("anim_nan", backend, "anim-nan");
+        let found = run(&a).expect("runs");
+        assert_eq!(found.len(), 3, "{found:#?}");
+        // `math.sqrt(1 - q.ground_speed)` on the tail, `math.sqrt(0.5 - v.attack_time)` on
+        // the arm: one input each, and nothing else away from its default.
+        for (bone, input, above) in [("tail", "ground_speed", 1.0), ("arm", "v.attack_time", 0.5)] {
+            let f = found
+                .iter()
+                .find(|f| f.kind == bone_nan(bone))
+                .unwrap_or_else(|| panic!("no NaN on {bone}: {found:#?}"));
+            assert_eq!(f.frames, 1, "{f:?}");
+            assert_eq!(f.queries.len(), 1, "{f:?}");
+            assert_eq!(f.queries[0].0, input);
+            assert!(f.queries[0].1[0] > above, "{f:?}");
+            assert!(
+                f.detail.contains(&format!("bone {bone} rotation x is NaN")),
+                "{}",
+                f.detail
+            );
+            // The reproducer through `molang run`: NaN on that bone at the reported frame,
+            // finite before it.
+            let rows = replay_trace(f, &a.out_dir);
+            let last = f.frames - 1;
+            let rx = |frame: usize| -> f32 {
+                let row = rows
+                    .iter()
+                    .find(|(fr, b, _)| *fr == frame && b == bone)
+                    .unwrap_or_else(|| panic!("no row for {bone} at frame {frame}"));
+                row.2[3].parse().unwrap()
+            };
+            assert!(rx(last).is_nan(), "replayed {bone}.rx = {}", rx(last));
+            for frame in 0..last {
+                assert!(rx(frame).is_finite());
+            }
+        }
+    }
+}
+
+#[test]
+fn finds_an_abort_in_a_controller_state_and_replays_it() {
+    for backend in BACKENDS {
+        let a = args("anim_nan", backend, "anim-abort");
+        let found = run(&a).expect("runs");
+        let f = found
+            .iter()
+            .find(
+                |f| matches!(&f.kind, FindingKind::Abort(m) if m.contains("variable.jump_height")),
+            )
+            .unwrap_or_else(|| panic!("no abort: {found:#?}"));
+        // `crouching` goes to `jumping` on q.state_time (the runtime's), three frames after
+        // one frame of q.vertical_speed > 5; every other frame and input shrinks away.
+        assert_eq!(f.frames, 4, "{f:?}");
+        assert_eq!(f.queries.len(), 1, "{f:?}");
+        assert_eq!(f.queries[0].0, "vertical_speed");
+        let v = &f.queries[0].1;
+        assert!(v[0] > 5.0 && v[1..].iter().all(|&x| x == 0.0), "{v:?}");
+        let (header, rows) = read_csv(&f.inputs_file);
+        assert_eq!(rows.len(), 4);
+        assert!(
+            !header
+                .iter()
+                .any(|h| h.contains("state_time") || h.contains("life_time")),
+            "the runtime provides those: {header:?}"
+        );
+        let log = replay_log(f);
+        let hit = log
+            .iter()
+            .find(|l| l.message.contains("variable.jump_height"))
+            .unwrap_or_else(|| panic!("the replay does not abort: {log:?}"));
+        assert_eq!(hit.frame, 3);
+    }
+}
+
+#[test]
+fn engine_variables_take_their_range_from_the_ranges_file() {
+    let mut a = args("anim_nan", BackendArg::Jit, "anim-ranges");
+    let ranges = a.out_dir.with_extension("ranges.json");
+    std::fs::create_dir_all(ranges.parent().unwrap()).unwrap();
+    std::fs::write(
+        &ranges,
+        r#"{"variable.attack_time": [0, 0.4], "q.ground_speed": [0, 1]}"#,
+    )
+    .unwrap();
+    a.ranges = Some(ranges);
+    let found = run(&a).expect("runs");
+    let kinds: Vec<&FindingKind> = found.iter().map(|f| &f.kind).collect();
+    assert_eq!(found.len(), 1, "only the abort is left: {kinds:?}");
+    assert!(matches!(kinds[0], FindingKind::Abort(_)));
+}
+
+#[test]
+fn reports_nothing_on_a_clean_animated_entity() {
+    for backend in BACKENDS {
+        let mut a = args("anim_clean", backend, "anim-clean");
+        a.invariants = vec!["v.speed >= 0 && v.speed <= 4".into()];
+        let found = run(&a).expect("runs");
+        assert!(found.is_empty(), "{found:#?}");
+        assert!(!a.out_dir.exists(), "no files when nothing is found");
+    }
+}
+
+#[test]
+fn invariants_see_the_runtime_variables() {
+    // `v.speed` is set by pre_animation to q.ground_speed * 2: a bound it breaks.
+    let mut a = args("anim_nan", BackendArg::Interp, "anim-invariant");
+    a.invariants = vec!["v.speed <= 10".into()];
+    let found = run(&a).expect("runs");
+    let f = found
+        .iter()
+        .find(|f| f.kind == FindingKind::Invariant("v.speed <= 10".into()))
+        .unwrap_or_else(|| panic!("{found:#?}"));
+    assert_eq!(f.frames, 1);
+    assert_eq!(f.queries[0].0, "ground_speed");
+    assert!(f.queries[0].1[0] > 5.0);
+}
+
+/// Frames of the quadruped fixture driven by one speed, with everything the runtime hands
+/// out per frame.
+fn dog_frames(
+    rt: &mut Runtime,
+    speed: f32,
+    frames: usize,
+) -> Vec<(Pose, Vec<LogLine>, Vec<Option<f32>>)> {
+    let slots = [
+        rt.input_slot("ground_speed"),
+        rt.input_slot("modified_distance_moved"),
+        rt.input_slot("modified_move_speed"),
+    ];
+    let vars: Vec<_> = rt
+        .scripts
+        .names()
+        .variables
+        .iter()
+        .map(|(s, _)| s)
+        .collect();
+    (0..frames)
+        .map(|n| {
+            let t = n as f32 / 20.0;
+            let q = [(slots[0], speed), (slots[1], speed * t), (slots[2], 1.0)];
+            let pose = rt.step(t, &q).clone();
+            (
+                pose,
+                rt.take_log(),
+                vars.iter().map(|&s| rt.variable(s)).collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn reset_restarts_a_runtime_like_a_new_one() {
+    let pack = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runtime/quadruped");
+    for backend in [Backend::Jit, Backend::Interp] {
+        let fresh =
+            |seed| Runtime::new(load_entity(&pack, "test:dog").unwrap(), backend, 20.0, seed);
+        let mut a = fresh(3);
+        let want = dog_frames(&mut a, 2.0, 40);
+        // Dirty every kind of state (controller state, animation times, variables, pose,
+        // frame counter), then start over.
+        let mut b = fresh(9);
+        dog_frames(&mut b, 1.0, 25);
+        b.reset(3);
+        assert_eq!(b.frame(), 0);
+        assert_eq!(*b.pose(), *fresh(3).pose());
+        let got = dog_frames(&mut b, 2.0, 40);
+        for (n, (w, g)) in want.iter().zip(&got).enumerate() {
+            assert_eq!(
+                w, g,
+                "frame {n} after reset differs from a new runtime ({backend:?})"
+            );
+        }
+    }
+}
+
+#[test]
+fn animated_fixtures_pass_molang_check() {
+    // The planted problems are runtime ones: the packs themselves are valid.
+    for name in ["anim_nan", "anim_clean"] {
+        let pack = molang::pack::load(&[fixture(name)]);
+        let (diagnostics, summary) = molang::lint::check_pack(&pack);
+        assert_eq!(summary.errors, 0, "{name}: {diagnostics:#?}");
+        assert!(summary.expressions >= 10, "{name}: every file was read");
+        assert!(load_entity(&fixture(name), &format!("fuzz:{name}")).is_ok());
+    }
 }

@@ -1,11 +1,26 @@
-//! `molang fuzz`: drives one client entity's `initialize` + `pre_animation` with random query
-//! inputs (within ranges) for N cases × M frames and reports the first inputs that make a
-//! variable NaN or infinite, end a script early (a read of an unset name that only some
-//! inputs reach, or the iteration budget), or break a user invariant written in Molang.
+//! `molang fuzz`: drives one client entity with random inputs (within ranges) for N cases ×
+//! M frames and reports the first inputs that make something go wrong.
 //!
-//! Each finding is shrunk (fewer frames, fewer queries away from their default, simpler
+//! Two modes, printed on the "fuzzing ..." line:
+//! - **runtime** (the entity loads in [`crate::runtime`] and has geometry or an `animate`
+//!   list): the whole entity runs frame by frame through [`Runtime`] exactly as `molang run`
+//!   does (scripts, animations, controllers, forward kinematics), so the replay command
+//!   reproduces what the fuzzer saw. Inputs are the queries the entity reads except the ones
+//!   the runtime provides itself ([`PROVIDED_QUERIES`]: fuzzing `q.anim_time` would fight
+//!   the frame loop), plus the engine variables it reads (`v.attack_time`, default [0, 1]).
+//!   The entity is compiled once; each case restarts it with [`Runtime::reset`].
+//! - **scripts only** (otherwise, with a `note:` saying why): `initialize` + `pre_animation`
+//!   through [`EntityScripts`], every query fuzzed, `q.delta_time` and `q.life_time` included.
+//!
+//! Findings: a variable that becomes NaN or infinite, a bone channel that does (runtime
+//! mode), a script or expression that ends early (a read of an unset name that only some
+//! inputs reach, or the iteration budget; in runtime mode every content-log line), and a
+//! user invariant written in Molang that is false after a frame.
+//!
+//! Each finding is shrunk (fewer frames, fewer inputs away from their default, simpler
 //! values: the default, 0, 1, the range ends, round numbers) and written as a CSV input
-//! timeline (`t`, then one column per query) with the `molang run` command that replays it.
+//! timeline (`t`, then one `q.name` / `v.name` column per input) with the `molang run`
+//! command that replays it.
 //!
 //! Exit status: 0 nothing found, 1 something found, 2 bad usage.
 
@@ -20,6 +35,8 @@ use crate::entity::{EntityInstance, EntityScripts, ScriptSource};
 use crate::expression::SimpleHost;
 use crate::interp::{self, EvalOptions, Storage, Value};
 use crate::ir::{Names, Program, Scope, Slot};
+use crate::runtime::load::load_from_pack;
+use crate::runtime::play::{Backend, Runtime, PROVIDED_QUERIES};
 
 /// Arguments of `molang fuzz`.
 #[derive(clap::Args, Debug)]
@@ -38,7 +55,8 @@ pub struct FuzzArgs {
     /// Seed of the input generator (each case also seeds `math.random` from it).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// JSON object: query name (`ground_speed` or `q.ground_speed`) → [min, max].
+    /// JSON object: query name (`ground_speed` or `q.ground_speed`) or engine variable
+    /// (`v.attack_time`) → [min, max].
     #[arg(long)]
     pub ranges: Option<PathBuf>,
     /// A Molang condition that must hold after every frame, e.g. "v.paw_y >= 0".
@@ -46,7 +64,8 @@ pub struct FuzzArgs {
     pub invariants: Vec<String>,
     #[arg(long, value_enum, default_value = "jit")]
     pub backend: BackendArg,
-    /// Frame rate of the replay command (`--fps`); `q.delta_time` is fuzzed like any query.
+    /// Frames per second: the runtime's `q.delta_time` and frame times, and the replay
+    /// command's `--fps` (in scripts-only mode `q.delta_time` is fuzzed like any query).
     #[arg(long, default_value_t = 20.0)]
     pub fps: f32,
     /// Folder for the reproducer CSV files.
@@ -107,7 +126,15 @@ impl Range {
 pub enum FindingKind {
     /// A variable (name without prefix) became NaN or infinite.
     NotFinite(String),
-    /// A script ended early; the content-log style message.
+    /// A bone channel became NaN or infinite (runtime mode): the bone's name, `rotation`,
+    /// `position` or `scale`, and the axis (`x`, `y`, `z`).
+    NotFiniteBone {
+        bone: String,
+        channel: String,
+        axis: char,
+    },
+    /// A script or expression ended early, or (runtime mode) another content-log line such
+    /// as a missing animation; the content-log message.
     Abort(String),
     /// The invariant with this text was false.
     Invariant(String),
@@ -121,7 +148,8 @@ pub struct Reported {
     pub detail: String,
     /// Frames in the shrunk case (the finding shows on the last).
     pub frames: usize,
-    /// Queries away from their default in the shrunk case, with their per-frame values.
+    /// Inputs away from their default in the shrunk case, with their per-frame values:
+    /// queries by short name (`ground_speed`), engine variables as `v.name`.
     pub queries: Vec<(String, Vec<f32>)>,
     /// The CSV input timeline written to disk.
     pub inputs_file: PathBuf,
@@ -178,13 +206,15 @@ pub fn parse_ranges(text: &str) -> Result<BTreeMap<String, Range>, String> {
         .ok_or("ranges file must be a JSON object: query name → [min, max]")?;
     let mut out = BTreeMap::new();
     for (k, v) in obj {
-        let name = query_name(k);
+        let name = range_key(k);
         let pair = v.as_array().filter(|a| a.len() == 2);
         let nums = pair.and_then(|a| Some((a[0].as_f64()? as f32, a[1].as_f64()? as f32)));
         let Some((min, max)) = nums else {
             return Err(format!("ranges: `{k}` must be [min, max] (two numbers)"));
         };
-        if !(min.is_finite() && max.is_finite() && min <= max) {
+        // max − min must be finite too: `molang run` interpolates between CSV rows, and an
+        // infinite difference would turn the replayed values into NaN.
+        if !(min.is_finite() && max.is_finite() && min <= max && (max - min).is_finite()) {
             return Err(format!(
                 "ranges: `{k}` needs finite min <= max, got [{min}, {max}]"
             ));
@@ -202,20 +232,52 @@ pub fn parse_ranges(text: &str) -> Result<BTreeMap<String, Range>, String> {
     Ok(out)
 }
 
-fn query_name(k: &str) -> String {
+/// Key of a ranges entry: a query's short name (`ground_speed`), or `v.name` for a variable.
+fn range_key(k: &str) -> String {
     let k = k.trim().to_ascii_lowercase();
+    if let Some(v) = k.strip_prefix("variable.").or_else(|| k.strip_prefix("v.")) {
+        return format!("v.{v}");
+    }
     k.strip_prefix("query.")
         .or_else(|| k.strip_prefix("q."))
         .unwrap_or(&k)
         .to_string()
 }
 
-/// One fuzzed query: its slot in the entity's name table, name and range.
+/// Where a fuzzed input goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum InputKind {
+    Query,
+    /// An engine variable (`v.attack_time`), set before each frame as `molang run` sets its
+    /// `v.` columns (runtime mode only).
+    Variable,
+}
+
+/// One fuzzed input: its slot in the entity's name table, short name and range.
 #[derive(Clone, Debug)]
 struct Input {
+    kind: InputKind,
     slot: Slot,
     name: String,
     range: Range,
+}
+
+impl Input {
+    /// The CSV column and report name: `q.name` or `v.name`.
+    fn label(&self) -> String {
+        match self.kind {
+            InputKind::Query => format!("q.{}", self.name),
+            InputKind::Variable => format!("v.{}", self.name),
+        }
+    }
+
+    /// The key of its entry in the ranges file (see [`range_key`]).
+    fn range_key(&self) -> String {
+        match self.kind {
+            InputKind::Query => self.name.clone(),
+            InputKind::Variable => format!("v.{}", self.name),
+        }
+    }
 }
 
 /// A case: per frame, one value per fuzzed input; and the seed of `math.random`.
@@ -229,9 +291,16 @@ struct Case {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Key {
     NotFinite(String),
+    /// Bone index, channel index (rotation, position, scale) and axis.
+    NotFiniteBone(usize, usize, usize),
     Abort(String),
     Invariant(usize),
 }
+
+/// Channel names by index, in the order of [`crate::runtime::model::ROTATION`],
+/// `POSITION`, `SCALE`.
+const CHANNELS: [&str; 3] = ["rotation", "position", "scale"];
+const AXES: [char; 3] = ['x', 'y', 'z'];
 
 #[derive(Clone, Debug)]
 struct Finding {
@@ -248,13 +317,24 @@ struct Invariant {
     queries: usize,
 }
 
+/// What the cases run on (boxed: both are large and there is one per run).
+enum Target {
+    /// `initialize` + `pre_animation` only.
+    Scripts(Box<EntityScripts>),
+    /// The whole entity as `molang run` plays it.
+    Runtime(Box<Runtime>),
+}
+
 /// Everything needed to run cases.
 struct Fuzzer {
-    scripts: EntityScripts,
+    target: Target,
     inputs: Vec<Input>,
     invariants: Vec<Invariant>,
     variables: Vec<(Slot, String)>,
     version: i16,
+    fps: f32,
+    /// One frame's query values for [`Runtime::step`], reused across frames.
+    step_inputs: Vec<(Slot, f32)>,
 }
 
 /// Fuzzes as `molang fuzz` does, printing as it goes; the findings, or a usage error.
@@ -275,25 +355,40 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
         }
         None => BTreeMap::new(),
     };
-    let fuzzer = Fuzzer::load(args, &user_ranges)?;
-    for name in user_ranges.keys() {
-        if !fuzzer.inputs.iter().any(|i| &i.name == name) {
-            eprintln!("note: the scripts never read query.{name}; its range is unused");
+    let mut fuzzer = Fuzzer::load(args, &user_ranges)?;
+    let runtime_mode = matches!(fuzzer.target, Target::Runtime(_));
+    for key in user_ranges.keys() {
+        if fuzzer.inputs.iter().any(|i| &i.range_key() == key) {
+            continue;
+        }
+        match key.strip_prefix("v.") {
+            Some(v) if !runtime_mode => eprintln!(
+                "note: engine variables are fuzzed in runtime mode only; the range of variable.{v} is unused"
+            ),
+            Some(v) => eprintln!(
+                "note: the entity never reads an engine variable variable.{v}; its range is unused"
+            ),
+            None if runtime_mode && PROVIDED_QUERIES.contains(&key.as_str()) => eprintln!(
+                "note: the runtime provides query.{key} (as `molang run` does); its range is unused"
+            ),
+            None => eprintln!("note: the entity never reads query.{key}; its range is unused"),
         }
     }
     eprintln!(
-        "fuzzing {} with {} queries ({}), {} cases x {} frames, {}",
+        "fuzzing {} ({}) with {} inputs ({}), {} cases x {} frames at {} fps, {}",
         args.entity,
+        fuzzer.mode(),
         fuzzer.inputs.len(),
         fuzzer
             .inputs
             .iter()
-            .map(|i| format!("{} [{}, {}]", i.name, i.range.min, i.range.max))
+            .map(|i| format!("{} [{}, {}]", i.label(), i.range.min, i.range.max))
             .collect::<Vec<_>>()
             .join(", "),
         args.cases,
         args.frames,
-        if fuzzer.scripts.is_native() {
+        args.fps,
+        if fuzzer.scripts().is_native() {
             "JIT"
         } else {
             "interpreter"
@@ -312,9 +407,11 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
     let mut found: BTreeMap<Key, (Case, Finding)> = BTreeMap::new();
     for case_index in 0..args.cases {
         let case = fuzzer.random_case(&mut rng, args.frames, args.seed ^ case_index);
-        if let Some(f) = fuzzer.run_case(&case, None) {
+        // Every kind of finding in the case, not only the first: one input can cause two
+        // problems, and the one that shows first would otherwise hide the other for good.
+        for f in fuzzer.run_case(&case, None) {
             if !found.contains_key(&f.key) {
-                let (case, f) = fuzzer.shrink(case, f);
+                let (case, f) = fuzzer.shrink(case.clone(), f);
                 found.insert(f.key.clone(), (case, f));
                 if let Some(bar) = &progress {
                     bar.set_message(format!("{} found", found.len()));
@@ -372,17 +469,17 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
         for (i, input) in fuzzer.inputs.iter().enumerate() {
             let vals: Vec<f32> = case.frames.iter().map(|fr| fr[i]).collect();
             if vals.iter().any(|&v| v != input.range.default_value()) {
-                println!("  q.{} = {}", input.name, describe_values(&vals));
-                queries.push((input.name.clone(), vals));
+                println!("  {} = {}", input.label(), describe_values(&vals));
+                let name = match input.kind {
+                    InputKind::Query => input.name.clone(),
+                    InputKind::Variable => input.label(),
+                };
+                queries.push((name, vals));
             }
         }
         println!("  replay: {command}");
         reported.push(Reported {
-            kind: match &f.key {
-                Key::NotFinite(v) => FindingKind::NotFinite(v.clone()),
-                Key::Abort(m) => FindingKind::Abort(m.clone()),
-                Key::Invariant(i) => FindingKind::Invariant(fuzzer.invariants[*i].text.clone()),
-            },
+            kind: fuzzer.kind(&f.key),
             detail: f.detail.clone(),
             frames: case.frames.len(),
             queries,
@@ -413,8 +510,9 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-/// Queries `molang run` supplies itself when the inputs do not (life_time = t, ...): a
-/// replay must give them explicitly to see what the fuzzer saw.
+/// Queries `molang run` supplies itself when the inputs do not (life_time = t, distance
+/// integrated from the speed, ...): a replay must give them explicitly to see what the
+/// fuzzer saw. In runtime mode only the ones the runtime does not provide are inputs.
 const ENGINE_SUPPLIED: &[&str] = &[
     "life_time",
     "delta_time",
@@ -424,6 +522,145 @@ const ENGINE_SUPPLIED: &[&str] = &[
     "modified_distance_moved",
     "walk_distance",
 ];
+
+/// The runtime model of the entity, or why the fuzzer cannot use it.
+fn runtime_model(pack: &crate::pack::Pack, id: &str) -> Result<crate::runtime::Loaded, String> {
+    match load_from_pack(pack, id) {
+        Ok(l) if l.model.has_geometry || !l.model.animate.is_empty() => Ok(l),
+        Ok(_) => Err(format!("{id} has no geometry and animates nothing")),
+        Err(e) => Err(format!("the runtime cannot load {id} ({e})")),
+    }
+}
+
+/// Range of a query: the ranges file, the built-in defaults, else by its name.
+fn query_range(name: &str, user: &BTreeMap<String, Range>) -> Range {
+    user.get(name)
+        .copied()
+        .or_else(|| {
+            DEFAULT_RANGES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, r)| *r)
+        })
+        .unwrap_or_else(|| fallback_range(name))
+}
+
+/// Adds a frame's findings to a case's: every key's first occurrence, or only `want`'s.
+/// True when `want` was found (the case can stop).
+fn keep(out: &mut Vec<Finding>, now: Vec<Finding>, want: Option<&Key>) -> bool {
+    for f in now {
+        match want {
+            Some(w) if &f.key == w => {
+                out.push(f);
+                return true;
+            }
+            Some(_) => {}
+            None => {
+                if !out.iter().any(|o| o.key == f.key) {
+                    out.push(f);
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The checks both modes run after every frame: variables and invariants.
+struct Checks<'a> {
+    invariants: &'a [Invariant],
+    variables: &'a [(Slot, String)],
+    version: i16,
+}
+
+impl Checks<'_> {
+    fn after_frame(
+        &self,
+        scripts: &EntityScripts,
+        inst: &EntityInstance,
+        frame: usize,
+        now: &mut Vec<Finding>,
+    ) {
+        for (slot, name) in self.variables {
+            if let Some(Value::Num(x)) = inst.variable_by_slot(scripts, *slot) {
+                if !x.is_finite() {
+                    now.push(Finding {
+                        key: Key::NotFinite(name.clone()),
+                        frame,
+                        detail: format!("variable.{name} is {x} after frame {frame}"),
+                    });
+                }
+            }
+        }
+        for (k, inv) in self.invariants.iter().enumerate() {
+            if let Some(false) = self.holds(inv, scripts, inst) {
+                now.push(Finding {
+                    key: Key::Invariant(k),
+                    frame,
+                    detail: format!("invariant `{}` is false after frame {frame}", inv.text),
+                });
+            }
+        }
+    }
+
+    /// Whether the invariant holds after a frame, with the entity's variables and queries as
+    /// the frame left them; `None` when it could not be evaluated (it read a variable that is
+    /// not set yet).
+    fn holds(
+        &self,
+        inv: &Invariant,
+        scripts: &EntityScripts,
+        inst: &EntityInstance,
+    ) -> Option<bool> {
+        let mut storage = Storage::default();
+        for (slot, _) in self.variables {
+            if let Some(v) = inst.variable_by_slot(scripts, *slot) {
+                storage.set(Scope::Variable, *slot, v);
+            }
+        }
+        let mut queries = vec![Value::Num(0.0); inv.queries];
+        for (q, v) in queries.iter_mut().zip(&inst.queries) {
+            *q = *v;
+        }
+        let mut host = SimpleHost {
+            queries,
+            rng: DefaultRng::new(0),
+            this: 0.0,
+        };
+        let options = EvalOptions {
+            version: self.version,
+            ..EvalOptions::default()
+        };
+        let out = interp::run(&inv.program, &mut storage, &mut host, &options);
+        if out.abort.is_some() {
+            return None;
+        }
+        Some(out.value.truthy())
+    }
+}
+
+/// Bone channels that are NaN or infinite in the runtime's current pose.
+fn bone_findings(rt: &Runtime, frame: usize, now: &mut Vec<Finding>) {
+    let pose = rt.pose();
+    for (b, bone) in rt.model.bones.iter().enumerate() {
+        for (c, channel) in [&pose.rot, &pose.pos, &pose.scale].into_iter().enumerate() {
+            let Some(values) = channel.get(b) else {
+                continue;
+            };
+            for (axis, &x) in values.iter().enumerate() {
+                if !x.is_finite() {
+                    now.push(Finding {
+                        key: Key::NotFiniteBone(b, c, axis),
+                        frame,
+                        detail: format!(
+                            "bone {} {} {} is {x} at frame {frame}",
+                            bone.name, CHANNELS[c], AXES[axis]
+                        ),
+                    });
+                }
+            }
+        }
+    }
+}
 
 impl Fuzzer {
     fn load(args: &FuzzArgs, user_ranges: &BTreeMap<String, Range>) -> Result<Fuzzer, String> {
@@ -451,6 +688,8 @@ impl Fuzzer {
         };
         let source = ScriptSource::from_pack(&pack, entity);
         let version = source.version;
+        // Scripts that do not load are an error in both modes: fuzzing an entity whose
+        // scripts the game refuses would only exercise the fallback.
         let mut scripts = EntityScripts::compile(&source).map_err(|diags| {
             let shown: Vec<String> = diags
                 .iter()
@@ -468,30 +707,76 @@ impl Fuzzer {
                 shown.join("\n")
             )
         })?;
-        if args.backend == BackendArg::Jit {
-            if let Err(e) = scripts.enable_jit() {
-                eprintln!("note: {e}");
+        let (target, inputs) = match runtime_model(&pack, &args.entity) {
+            Ok(loaded) => {
+                for note in &loaded.notes {
+                    eprintln!("{note}");
+                }
+                let backend = match args.backend {
+                    BackendArg::Jit => Backend::Jit,
+                    BackendArg::Interp => Backend::Interp,
+                };
+                let mut rt = Runtime::new(loaded, backend, args.fps, args.seed);
+                if let Some(why) = &rt.jit_fallback {
+                    eprintln!(
+                        "note: the JIT does not cover this entity ({why}); running it on the interpreter"
+                    );
+                }
+                let names = rt.scripts.names().clone();
+                let mut inputs = Vec::new();
+                for (_, name) in names.queries.iter() {
+                    if PROVIDED_QUERIES.contains(&name) {
+                        continue;
+                    }
+                    inputs.push(Input {
+                        kind: InputKind::Query,
+                        // As `molang run` binds an input column.
+                        slot: rt.input_slot(name),
+                        name: name.to_string(),
+                        range: query_range(name, user_ranges),
+                    });
+                }
+                for (slot, name) in names.variables.iter() {
+                    if !crate::queries::is_engine_variable(name) {
+                        continue;
+                    }
+                    inputs.push(Input {
+                        kind: InputKind::Variable,
+                        slot,
+                        name: name.to_string(),
+                        range: user_ranges
+                            .get(&format!("v.{name}"))
+                            .copied()
+                            .unwrap_or(Range::new(0.0, 1.0)),
+                    });
+                }
+                (Target::Runtime(Box::new(rt)), inputs)
             }
-        }
-        let names = scripts.names();
-        let inputs = names
-            .queries
-            .iter()
-            .map(|(slot, name)| Input {
-                slot,
-                name: name.to_string(),
-                range: user_ranges
-                    .get(name)
-                    .copied()
-                    .or_else(|| {
-                        DEFAULT_RANGES
-                            .iter()
-                            .find(|(n, _)| *n == name)
-                            .map(|(_, r)| *r)
+            Err(why) => {
+                eprintln!("note: {why}: fuzzing its initialize and pre_animation scripts only");
+                if args.backend == BackendArg::Jit {
+                    if let Err(e) = scripts.enable_jit() {
+                        eprintln!("note: {e}");
+                    }
+                }
+                let inputs = scripts
+                    .names()
+                    .queries
+                    .iter()
+                    .map(|(slot, name)| Input {
+                        kind: InputKind::Query,
+                        slot,
+                        name: name.to_string(),
+                        range: query_range(name, user_ranges),
                     })
-                    .unwrap_or_else(|| fallback_range(name)),
-            })
-            .collect();
+                    .collect();
+                (Target::Scripts(Box::new(scripts)), inputs)
+            }
+        };
+        let names = match &target {
+            Target::Scripts(s) => s.names(),
+            Target::Runtime(rt) => rt.scripts.names(),
+        };
         let variables = names
             .variables
             .iter()
@@ -503,12 +788,54 @@ impl Fuzzer {
             .map(|text| compile_invariant(text, names, version))
             .collect::<Result<_, _>>()?;
         Ok(Fuzzer {
-            scripts,
+            target,
             inputs,
             invariants,
             variables,
             version,
+            fps: args.fps,
+            step_inputs: Vec::new(),
         })
+    }
+
+    fn scripts(&self) -> &EntityScripts {
+        match &self.target {
+            Target::Scripts(s) => s,
+            Target::Runtime(rt) => &rt.scripts,
+        }
+    }
+
+    /// The mode, for the "fuzzing ..." line.
+    fn mode(&self) -> String {
+        match &self.target {
+            Target::Scripts(_) => "scripts only".into(),
+            Target::Runtime(rt) => format!(
+                "runtime: scripts, animations and controllers, {} bones",
+                rt.model.bones.len()
+            ),
+        }
+    }
+
+    fn kind(&self, key: &Key) -> FindingKind {
+        match key {
+            Key::NotFinite(v) => FindingKind::NotFinite(v.clone()),
+            Key::NotFiniteBone(b, c, a) => FindingKind::NotFiniteBone {
+                bone: match &self.target {
+                    Target::Runtime(rt) => rt.model.bones.get(*b).map(|b| b.name.clone()),
+                    Target::Scripts(_) => None,
+                }
+                .unwrap_or_default(),
+                channel: CHANNELS.get(*c).copied().unwrap_or_default().to_string(),
+                axis: AXES.get(*a).copied().unwrap_or('?'),
+            },
+            Key::Abort(m) => FindingKind::Abort(m.clone()),
+            Key::Invariant(i) => FindingKind::Invariant(
+                self.invariants
+                    .get(*i)
+                    .map(|inv| inv.text.clone())
+                    .unwrap_or_default(),
+            ),
+        }
     }
 
     fn random_value(&self, rng: &mut DefaultRng, r: Range) -> f32 {
@@ -522,11 +849,13 @@ impl Fuzzer {
             _ => r.min + (r.max - r.min) * u(rng),
         };
         let v = if r.integer { v.round() } else { v };
-        v.clamp(r.min, r.max)
+        // + 0.0 turns -0.0 into 0.0: `molang run` interpolates between CSV rows, which
+        // does not keep the sign of a zero.
+        v.clamp(r.min, r.max) + 0.0
     }
 
     fn random_case(&self, rng: &mut DefaultRng, frames: usize, seed: u64) -> Case {
-        // Per query: held for the whole case (most real inputs are smooth) or redrawn
+        // Per input: held for the whole case (most real inputs are smooth) or redrawn
         // every frame.
         let held: Vec<Option<f32>> = self
             .inputs
@@ -549,92 +878,92 @@ impl Fuzzer {
         Case { frames, seed }
     }
 
-    /// Runs a case; the first finding (or the first of `want`'s kind).
-    fn run_case(&self, case: &Case, want: Option<&Key>) -> Option<Finding> {
-        let mut inst: EntityInstance = self.scripts.instantiate(case.seed);
-        for (frame, values) in case.frames.iter().enumerate() {
-            for (input, &v) in self.inputs.iter().zip(values) {
-                inst.queries[input.slot.index()] = Value::Num(v);
-            }
-            let mut findings = Vec::new();
-            for a in inst.run_frame(&self.scripts) {
-                findings.push(Finding {
-                    key: Key::Abort(a.message.clone()),
-                    frame,
-                    detail: format!("runtime abort at frame {frame}: {}", a.message),
-                });
-            }
-            for (slot, name) in &self.variables {
-                if let Some(Value::Num(x)) = inst.variable_by_slot(&self.scripts, *slot) {
-                    if !x.is_finite() {
-                        findings.push(Finding {
-                            key: Key::NotFinite(name.clone()),
+    /// Runs a case from frame 0. Without `want`: the first occurrence of every kind of
+    /// finding, in order; with it: the first finding of that kind only (the case stops there).
+    fn run_case(&mut self, case: &Case, want: Option<&Key>) -> Vec<Finding> {
+        let Fuzzer {
+            target,
+            inputs,
+            invariants,
+            variables,
+            version,
+            fps,
+            step_inputs,
+        } = self;
+        let checks = Checks {
+            invariants,
+            variables,
+            version: *version,
+        };
+        let mut out = Vec::new();
+        match target {
+            Target::Scripts(scripts) => {
+                let mut inst = scripts.instantiate(case.seed);
+                for (frame, values) in case.frames.iter().enumerate() {
+                    for (input, &v) in inputs.iter().zip(values) {
+                        inst.queries[input.slot.index()] = Value::Num(v);
+                    }
+                    let mut now: Vec<Finding> = inst
+                        .run_frame(scripts)
+                        .into_iter()
+                        .map(|a| Finding {
+                            detail: format!("runtime abort at frame {frame}: {}", a.message),
+                            key: Key::Abort(a.message),
                             frame,
-                            detail: format!("variable.{name} is {x} after frame {frame}"),
-                        });
+                        })
+                        .collect();
+                    checks.after_frame(scripts, &inst, frame, &mut now);
+                    if keep(&mut out, now, want) {
+                        break;
                     }
                 }
             }
-            for (k, inv) in self.invariants.iter().enumerate() {
-                if let Some(false) = self.holds(inv, &inst, values) {
-                    findings.push(Finding {
-                        key: Key::Invariant(k),
-                        frame,
-                        detail: format!("invariant `{}` is false after frame {frame}", inv.text),
-                    });
+            Target::Runtime(rt) => {
+                rt.reset(case.seed);
+                for (frame, values) in case.frames.iter().enumerate() {
+                    // The time `molang run` gives frame n.
+                    let t = (frame as f64 / *fps as f64) as f32;
+                    step_inputs.clear();
+                    for (input, &v) in inputs.iter().zip(values) {
+                        match input.kind {
+                            InputKind::Query => step_inputs.push((input.slot, v)),
+                            // Before the frame, as `molang run` sets its `v.` columns.
+                            InputKind::Variable => rt.set_variable(input.slot, v),
+                        }
+                    }
+                    rt.step(t, step_inputs);
+                    // Each message is logged once per run; a case is a fresh run.
+                    let mut now: Vec<Finding> = rt
+                        .take_log()
+                        .into_iter()
+                        .map(|l| Finding {
+                            detail: format!("content log at frame {frame}: {}", l.message),
+                            key: Key::Abort(l.message),
+                            frame,
+                        })
+                        .collect();
+                    bone_findings(rt, frame, &mut now);
+                    checks.after_frame(&rt.scripts, rt.instance(), frame, &mut now);
+                    if keep(&mut out, now, want) {
+                        break;
+                    }
                 }
             }
-            let hit = match want {
-                Some(w) => findings.into_iter().find(|f| &f.key == w),
-                None => findings.into_iter().next(),
-            };
-            if hit.is_some() {
-                return hit;
-            }
         }
-        None
+        out
     }
 
-    /// Whether the invariant holds after a frame; `None` when it could not be evaluated
-    /// (it read a variable that is not set yet).
-    fn holds(&self, inv: &Invariant, inst: &EntityInstance, values: &[f32]) -> Option<bool> {
-        let mut storage = Storage::default();
-        for (slot, _) in &self.variables {
-            if let Some(v) = inst.variable_by_slot(&self.scripts, *slot) {
-                storage.set(Scope::Variable, *slot, v);
-            }
-        }
-        let mut queries = vec![Value::Num(0.0); inv.queries];
-        for (input, &v) in self.inputs.iter().zip(values) {
-            queries[input.slot.index()] = Value::Num(v);
-        }
-        let mut host = SimpleHost {
-            queries,
-            rng: DefaultRng::new(0),
-            this: 0.0,
-        };
-        let options = EvalOptions {
-            version: self.version,
-            ..EvalOptions::default()
-        };
-        let out = interp::run(&inv.program, &mut storage, &mut host, &options);
-        if out.abort.is_some() {
-            return None;
-        }
-        Some(out.value.truthy())
-    }
-
-    /// Greedy shrinking: cut frames, reset queries to their defaults, then simplify values,
+    /// Greedy shrinking: cut frames, reset inputs to their defaults, then simplify values,
     /// keeping every change that still finds the same thing.
-    fn shrink(&self, mut case: Case, mut found: Finding) -> (Case, Finding) {
+    fn shrink(&mut self, mut case: Case, mut found: Finding) -> (Case, Finding) {
         let key = found.key.clone();
         let mut budget = 2_000usize;
-        let attempt = |c: &Case, budget: &mut usize| -> Option<Finding> {
+        let attempt = |fz: &mut Fuzzer, c: &Case, budget: &mut usize| -> Option<Finding> {
             if *budget == 0 {
                 return None;
             }
             *budget -= 1;
-            self.run_case(c, Some(&key))
+            fz.run_case(c, Some(&key)).pop()
         };
         case.frames.truncate(found.frame + 1);
         let mut progress = true;
@@ -644,7 +973,7 @@ impl Fuzzer {
             while case.frames.len() > 1 {
                 let mut c = case.clone();
                 c.frames.remove(0);
-                match attempt(&c, &mut budget) {
+                match attempt(self, &c, &mut budget) {
                     Some(f) => {
                         c.frames.truncate(f.frame + 1);
                         (case, found) = (c, f);
@@ -658,7 +987,7 @@ impl Fuzzer {
             while i + 1 < case.frames.len() {
                 let mut c = case.clone();
                 c.frames.remove(i);
-                match attempt(&c, &mut budget) {
+                match attempt(self, &c, &mut budget) {
                     Some(f) => {
                         c.frames.truncate(f.frame + 1);
                         (case, found) = (c, f);
@@ -667,15 +996,16 @@ impl Fuzzer {
                     None => i += 1,
                 }
             }
-            for (q, input) in self.inputs.iter().enumerate() {
-                let d = input.range.default_value();
+            for q in 0..self.inputs.len() {
+                let range = self.inputs[q].range;
+                let d = range.default_value();
                 if case.frames.iter().all(|f| f[q] == d) {
                     continue;
                 }
-                // Fewer queries away from their default...
+                // Fewer inputs away from their default...
                 let mut c = case.clone();
                 c.frames.iter_mut().for_each(|f| f[q] = d);
-                if let Some(f) = attempt(&c, &mut budget) {
+                if let Some(f) = attempt(self, &c, &mut budget) {
                     (case, found) = (c, f);
                     progress = true;
                     continue;
@@ -685,7 +1015,7 @@ impl Fuzzer {
                 if case.frames.iter().any(|f| f[q] != last) {
                     let mut c = case.clone();
                     c.frames.iter_mut().for_each(|f| f[q] = last);
-                    if let Some(f) = attempt(&c, &mut budget) {
+                    if let Some(f) = attempt(self, &c, &mut budget) {
                         (case, found) = (c, f);
                         progress = true;
                     }
@@ -693,10 +1023,10 @@ impl Fuzzer {
                 // ...and simpler values, frame by frame.
                 for fr in 0..case.frames.len() {
                     let v = case.frames[fr][q];
-                    for s in simpler(v, input.range) {
+                    for s in simpler(v, range) {
                         let mut c = case.clone();
                         c.frames[fr][q] = s;
-                        if let Some(f) = attempt(&c, &mut budget) {
+                        if let Some(f) = attempt(self, &c, &mut budget) {
                             (case, found) = (c, f);
                             progress = true;
                             break;
@@ -708,23 +1038,23 @@ impl Fuzzer {
         (case, found)
     }
 
-    /// The reproducer: `t` then every query that is not at its default somewhere, plus the
-    /// ones `molang run` would otherwise supply itself.
+    /// The reproducer: `t` then the inputs `molang run` would not give the same values on
+    /// its own: a query that is not 0 somewhere (a missing one reads 0), a query it would
+    /// supply itself, and every engine variable (a missing one is only set to 0 on the first
+    /// frame).
     fn csv(&self, case: &Case, fps: f32) -> String {
         let cols: Vec<usize> = (0..self.inputs.len())
             .filter(|&q| {
                 let input = &self.inputs[q];
-                ENGINE_SUPPLIED.contains(&input.name.as_str())
-                    || case
-                        .frames
-                        .iter()
-                        .any(|f| f[q] != input.range.default_value())
+                input.kind == InputKind::Variable
+                    || ENGINE_SUPPLIED.contains(&input.name.as_str())
+                    || case.frames.iter().any(|f| f[q].to_bits() != 0)
             })
             .collect();
         let mut out = String::from("t");
         for &q in &cols {
-            out.push_str(",q.");
-            out.push_str(&self.inputs[q].name);
+            out.push(',');
+            out.push_str(&self.inputs[q].label());
         }
         out.push('\n');
         for (n, frame) in case.frames.iter().enumerate() {
@@ -836,6 +1166,12 @@ mod tests {
         assert!(parse_ranges(r#"{"a": [2, 1]}"#).is_err());
         assert!(parse_ranges(r#"{"a": 1}"#).is_err());
         assert!(parse_ranges("[1, 2]").is_err());
+        // Engine variables are keyed `v.name`, whichever prefix the file uses.
+        let r = parse_ranges(r#"{"variable.Attack_Time": [0, 0.5], "v.x": [1, 2]}"#).unwrap();
+        assert_eq!(r["v.attack_time"], Range::new(0.0, 0.5));
+        assert!(r.contains_key("v.x"));
+        // A span that overflows would replay as NaN through `molang run`'s interpolation.
+        assert!(parse_ranges(r#"{"a": [-3e38, 3e38]}"#).is_err());
     }
 
     #[test]

@@ -140,9 +140,9 @@ impl Runtime {
             }
         }
         let inst = scripts.instantiate(seed);
-        let n = model.bones.len();
         let nodes = model.nodes.len();
         Runtime {
+            pose: bind_pose(model.bones.len()),
             model: Arc::new(model),
             scripts,
             inst,
@@ -153,16 +153,25 @@ impl Runtime {
             dt: if fps > 0.0 { 1.0 / fps } else { 0.0 },
             dt64: if fps > 0.0 { 1.0 / fps as f64 } else { 0.0 },
             frame: 0,
-            pose: Pose {
-                rot: vec![[0.0; 3]; n],
-                pos: vec![[0.0; 3]; n],
-                scale: vec![[1.0; 3]; n],
-                ..Pose::default()
-            },
             logged: HashSet::new(),
             log: Vec::new(),
             jit_fallback,
         }
+    }
+
+    /// Back to frame 0 as [`Runtime::new`] leaves it, with `math.random` seeded from `seed`:
+    /// a fresh entity instance (no variable set, not initialized), animations and
+    /// controllers not started, the bind pose, an empty content log that logs every message
+    /// again. Compiled expressions (and native code) and the input slots are kept, so a
+    /// fuzzer can run many short cases without compiling the entity for each.
+    pub fn reset(&mut self, seed: u64) {
+        self.inst = self.scripts.instantiate(seed);
+        self.anim.fill(AnimState::default());
+        self.ctrl.fill(CtrlState::default());
+        self.frame = 0;
+        self.pose = bind_pose(self.model.bones.len());
+        self.logged.clear();
+        self.log.clear();
     }
 
     /// Slot of a query the inputs will supply (long or short prefix stripped by the
@@ -224,6 +233,11 @@ impl Runtime {
         self.inst
             .variable_by_slot(&self.scripts, slot)
             .map(|v| v.as_num())
+    }
+
+    /// The entity's state (variables, this frame's queries), for checks between frames.
+    pub fn instance(&self) -> &EntityInstance {
+        &self.inst
     }
 
     /// Logs a content-log line once per run (the game would repeat it every frame).
@@ -642,6 +656,16 @@ impl Runtime {
         }
         self.set_query(self.q.all_finished, all as u8 as f32);
         self.set_query(self.q.any_finished, any as u8 as f32);
+    }
+}
+
+/// The pose before any animation: no rotation or offset, scale 1.
+fn bind_pose(bones: usize) -> Pose {
+    Pose {
+        rot: vec![[0.0; 3]; bones],
+        pos: vec![[0.0; 3]; bones],
+        scale: vec![[1.0; 3]; bones],
+        ..Pose::default()
     }
 }
 
