@@ -325,3 +325,116 @@ fn a_missing_entity_is_a_load_error_listing_the_entities() {
         .unwrap();
     assert!(err.0.contains("test:dog"), "{}", err.0);
 }
+
+// ---- queries with arguments -----------------------------------------------------------
+
+/// `test:args` driven through the runtime API the way `molang run` binds
+/// `query_args/inputs.csv`: per-argument inputs, a plain input as the fallback.
+fn args_run(backend: Backend) -> (Runtime, Vec<Pose>, Vec<LogLine>) {
+    use molang::interp::Value;
+    let loaded = load_entity(&fixture("query_args"), "test:args").unwrap();
+    let mut rt = Runtime::new(loaded, backend, 10.0, 0);
+    let pd0 = rt.input_args_slot("position_delta", &[Value::Num(0.0)]);
+    let pd1 = rt.input_args_slot("position_delta", &[Value::Num(1.0)]);
+    let armor = rt.input_args_slot("armor_color_slot", &[Value::Num(1.0), Value::Num(0.0)]);
+    let equipped = rt.input_args_slot("is_item_equipped", &[Value::Num(0.0)]);
+    let head = rt.input_slot("head_y_rotation");
+    let (mut poses, mut log) = (Vec::new(), Vec::new());
+    for f in 0..15 {
+        let t = f as f32 / 10.0;
+        let a = t.min(1.0);
+        rt.set_query_input(pd0, 1.0 + 2.0 * a);
+        rt.set_query_input(pd1, 10.0 + 10.0 * a);
+        rt.set_query_input(armor, 5.0);
+        rt.set_query_input(equipped, 1.0 - a);
+        poses.push(rt.step(t, &[(head, 30.0 + 30.0 * a)]).clone());
+        log.extend(rt.take_log());
+    }
+    (rt, poses, log)
+}
+
+#[test]
+fn queries_with_arguments_read_their_own_inputs_on_both_back_ends() {
+    let (irt, ip, ilog) = args_run(Backend::Interp);
+    let (jrt, jp, jlog) = args_run(Backend::Jit);
+    assert!(
+        jrt.is_native(),
+        "numeric arguments compile: {:?}",
+        jrt.jit_fallback
+    );
+    let (a, b, c) = (bone(&irt, "a"), bone(&irt, "b"), bone(&irt, "c"));
+    for (f, (p, q)) in ip.iter().zip(&jp).enumerate() {
+        let t = (f as f64 / 10.0).min(1.0);
+        let (pd0, pd1) = (1.0 + 2.0 * t, 10.0 + 10.0 * t);
+        // Different values per argument; head_y_rotation(0) reads the plain input.
+        close(p.rot[a][0], pd0, "a.rx = position_delta(0)");
+        close(p.rot[a][1], pd1, "a.ry = position_delta(1)");
+        close(
+            p.rot[a][2],
+            30.0 + 30.0 * t,
+            "a.rz = head_y_rotation(0) via the plain input",
+        );
+        // pre_animation reads an argument query too: v.pd = position_delta(1) * 2.
+        close(p.rot[b][0], 2.0 * pd1, "b.rx = v.pd");
+        close(p.rot[b][1], 5.0, "b.ry = armor_color_slot(1, 0)");
+        close(p.rot[b][2], 0.0, "b.rz = position_delta(2): no input");
+        close(p.pos[c][0], 1.0 - t, "c.px = is_item_equipped(0)");
+        close(p.pos[c][1], 0.0, "c.py = is_item_equipped(1): no input");
+        close(
+            p.pos[c][2],
+            pd0,
+            "c.pz = position_delta(-0) = position_delta(0)",
+        );
+        let bits = |p: &Pose| -> Vec<u32> {
+            [&p.rot, &p.pos, &p.scale]
+                .iter()
+                .flat_map(|a| a.iter().flatten().map(|x| x.to_bits()))
+                .collect()
+        };
+        assert_eq!(bits(p), bits(q), "frame {f}");
+    }
+    // The two reads no input answers are noted once, in the frame they first happened.
+    let notes = |log: &[LogLine]| -> Vec<(u64, String)> {
+        log.iter().map(|l| (l.frame, l.message.clone())).collect()
+    };
+    assert_eq!(
+        notes(&ilog),
+        [
+            (
+                0,
+                "query.position_delta(2) is not in the inputs; it reads 0".to_string()
+            ),
+            (
+                0,
+                "query.is_item_equipped(1) is not in the inputs; it reads 0".to_string()
+            ),
+        ]
+    );
+    assert_eq!(notes(&ilog), notes(&jlog));
+    // Answered per argument, so not "unsupplied" as a whole.
+    assert!(
+        irt.unsupplied_queries().is_empty(),
+        "{:?}",
+        irt.unsupplied_queries()
+    );
+}
+
+#[test]
+fn reset_keeps_inputs_with_arguments() {
+    use molang::interp::Value;
+    let loaded = load_entity(&fixture("query_args"), "test:args").unwrap();
+    let mut rt = Runtime::new(loaded, Backend::Jit, 10.0, 0);
+    let pd0 = rt.input_args_slot("position_delta", &[Value::Num(0.0)]);
+    let a = bone(&rt, "a");
+    for _ in 0..2 {
+        rt.set_query_input(pd0, 4.0);
+        assert_eq!(rt.step(0.0, &[]).rot[a][0], 4.0);
+        let log = rt.take_log();
+        // A fresh instance logs its misses again, like every other message after `reset`.
+        assert!(
+            log.iter().any(|l| l.message.contains("position_delta(1)")),
+            "{log:?}"
+        );
+        rt.reset(0);
+    }
+}

@@ -12,7 +12,7 @@ use crate::check::{check, CheckOptions};
 use crate::diagnostics::Diagnostic;
 use crate::interp::{self, Abort, EvalOptions, Host, Storage, Value};
 use crate::ir::{Names, Program, Scope, Slot};
-use crate::jit::{self, JitError, JitOutcome, JitProgram, JitStorage};
+use crate::jit::{self, JitError, JitOutcome, JitProgram, JitStorage, QueryArgs};
 use std::sync::Arc;
 
 /// The script parts of a client entity description.
@@ -223,6 +223,43 @@ impl EntityScripts {
             .or_else(|| self.names.queries.get(&name.to_ascii_lowercase()))
     }
 
+    /// Every compiled program of the entity: the scripts, then the added expressions.
+    fn programs(&self) -> impl Iterator<Item = &Program> {
+        (self.initialize.iter())
+            .chain(self.pre_animation.iter())
+            .chain(self.extras.iter().map(|e| &e.program))
+    }
+
+    /// Whether some expression reads `query` without arguments (`q.name`, `q.name()`).
+    pub fn reads_without_arguments(&self, query: Slot) -> bool {
+        self.programs().any(|p| {
+            (0..p.len()).any(|i| {
+                matches!(p.node(crate::ir::NodeId(i as u32)),
+                    crate::ir::Node::Query { query: q, args } if *q == query && args.is_empty())
+            })
+        })
+    }
+
+    /// The text of a string literal of the entity whose hash is `hash` (strings are kept
+    /// only as hashes; messages want the text back). `None` when no literal has it.
+    pub fn string_text(&self, hash: u64) -> Option<String> {
+        self.programs().find_map(|p| {
+            (0..p.len()).find_map(|i| {
+                let id = crate::ir::NodeId(i as u32);
+                match p.node(id) {
+                    crate::ir::Node::Str(h) if *h == hash => {
+                        let span = p.span(id);
+                        let text = p.source().get(span.start as usize..span.end as usize)?;
+                        let inner = text.trim().trim_matches('\'');
+                        // Only trust the span if it really is this literal.
+                        (crate::ir::fnv1_64(inner.as_bytes()) == hash).then(|| inner.to_string())
+                    }
+                    _ => None,
+                }
+            })
+        })
+    }
+
     /// Slot of a variable (without prefix).
     pub fn variable_slot(&self, name: &str) -> Option<Slot> {
         (self.names.variables.get(name))
@@ -265,6 +302,7 @@ impl EntityScripts {
             query_values: vec![0.0; self.names.queries.len()],
             storage: Storage::default(),
             queries: vec![Value::Num(0.0); self.names.queries.len()],
+            arg_queries: ArgQueries::default(),
             rng: DefaultRng::new(seed),
             frame: 0,
             initialized: false,
@@ -280,19 +318,104 @@ pub struct EntityInstance {
     query_values: Vec<f32>,
     /// Query values by slot for the next frame.
     pub queries: Vec<Value>,
+    /// Values of queries for given arguments (`q.position_delta(1)`), set like `queries`.
+    arg_queries: ArgQueries,
     rng: DefaultRng,
     frame: u64,
     initialized: bool,
 }
 
+/// At most this many argument lists are named per query in the misses (a computed argument
+/// could otherwise give a new note every frame).
+const MAX_REPORTED_MISSES: usize = 8;
+
+/// Query values for given arguments (`q.position_delta(1)`, `q.property('ns:x')`), per query
+/// slot: a short list of (arguments, value) scanned linearly. A query takes a handful of
+/// argument lists at most, so a scan beats hashing the arguments on every read.
+///
+/// Arguments compare as Molang's `==` does ([`Value::equals`]): numbers by f32 equality, so
+/// `-0` matches `0` and a NaN argument matches nothing; strings by the game's hash of their
+/// bytes, so case-sensitively (spec §1.2: string contents keep their case). A read matching
+/// no entry falls back to the query's plain value (the slot in `queries`).
+#[derive(Clone, Debug, Default)]
+struct ArgQueries {
+    slots: Vec<ArgSlot>,
+    /// Reads that matched no entry on a watched slot, not taken yet; `None`: the slot's
+    /// further misses are no longer named.
+    misses: Vec<(Slot, Option<Box<[Value]>>)>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct ArgSlot {
+    entries: Vec<(Box<[Value]>, f32)>,
+    /// Record reads that match no entry (set when the query has no plain value either).
+    watch: bool,
+    /// Argument lists already recorded as misses.
+    reported: Vec<Box<[Value]>>,
+}
+
+/// The same argument for de-duplicating misses: numbers by bits, so NaN is recorded once.
+fn same_arg(a: Value, b: Value) -> bool {
+    match (a, b) {
+        (Value::Num(x), Value::Num(y)) => x.to_bits() == y.to_bits(),
+        _ => a == b,
+    }
+}
+
+impl ArgQueries {
+    /// The value of `query` for the `n` arguments `arg(0..n)`, `None` when no entry matches
+    /// (the caller falls back to the plain value). Both back ends end here: the interpreter
+    /// passes its values, the JIT its f32s (through `jit_query`), so they agree bit for bit.
+    #[inline]
+    fn find(&mut self, query: Slot, n: usize, arg: impl Fn(usize) -> Value) -> Option<f32> {
+        if n == 0 {
+            return None;
+        }
+        let s = self.slots.get_mut(query.index())?;
+        for (args, v) in &s.entries {
+            if args.len() == n && args.iter().enumerate().all(|(i, a)| a.equals(arg(i))) {
+                return Some(*v);
+            }
+        }
+        if s.watch {
+            let seen = |r: &[Value]| {
+                r.len() == n && r.iter().enumerate().all(|(i, a)| same_arg(*a, arg(i)))
+            };
+            if !s.reported.iter().any(|r| seen(r)) {
+                if s.reported.len() < MAX_REPORTED_MISSES {
+                    let args: Box<[Value]> = (0..n).map(&arg).collect();
+                    s.reported.push(args.clone());
+                    self.misses.push((query, Some(args)));
+                } else {
+                    s.watch = false;
+                    self.misses.push((query, None));
+                }
+            }
+        }
+        None
+    }
+
+    fn slot_mut(&mut self, query: Slot) -> &mut ArgSlot {
+        let i = query.index();
+        if self.slots.len() <= i {
+            self.slots.resize_with(i + 1, ArgSlot::default);
+        }
+        &mut self.slots[i]
+    }
+}
+
 struct FrameHost<'a> {
     queries: &'a [Value],
+    args: &'a mut ArgQueries,
     rng: &'a mut DefaultRng,
     this: f32,
 }
 
 impl Host for FrameHost<'_> {
-    fn query(&mut self, query: Slot, _args: &[Value]) -> Value {
+    fn query(&mut self, query: Slot, args: &[Value]) -> Value {
+        if let Some(v) = self.args.find(query, args.len(), |i| args[i]) {
+            return Value::Num(v);
+        }
         self.queries
             .get(query.index())
             .copied()
@@ -306,7 +429,66 @@ impl Host for FrameHost<'_> {
     }
 }
 
+/// The JIT's host for queries with arguments: the same lookup as [`FrameHost`], then the
+/// slot's plain value.
+struct JitHost<'a> {
+    values: &'a [f32],
+    args: &'a mut ArgQueries,
+}
+
+impl QueryArgs for JitHost<'_> {
+    fn query(&mut self, query: Slot, args: &[f32]) -> f32 {
+        match self.args.find(query, args.len(), |i| Value::Num(args[i])) {
+            Some(v) => v,
+            None => self.values.get(query.index()).copied().unwrap_or(0.0),
+        }
+    }
+}
+
 impl EntityInstance {
+    /// Adds an input for `query` read with exactly `args` (value 0 until set) and returns
+    /// its index for [`EntityInstance::set_query_input`]; the same arguments again give the
+    /// same index. Empty `args` is the plain value: use [`EntityInstance::set_query_slot`].
+    pub fn add_query_input(&mut self, query: Slot, args: &[Value]) -> usize {
+        let s = self.arg_queries.slot_mut(query);
+        let same = |e: &(Box<[Value]>, f32)| {
+            e.0.len() == args.len() && e.0.iter().zip(args).all(|(a, b)| a.equals(*b))
+        };
+        if let Some(i) = s.entries.iter().position(same) {
+            return i;
+        }
+        s.entries.push((args.into(), 0.0));
+        s.entries.len() - 1
+    }
+
+    /// Sets an input added with [`EntityInstance::add_query_input`] (the per-frame path:
+    /// one indexed store). Unknown indices are ignored.
+    pub fn set_query_input(&mut self, query: Slot, index: usize, value: f32) {
+        if let Some(e) =
+            (self.arg_queries.slots.get_mut(query.index())).and_then(|s| s.entries.get_mut(index))
+        {
+            e.1 = value;
+        }
+    }
+
+    /// Whether inputs with arguments were added for `query`.
+    pub fn has_query_inputs(&self, query: Slot) -> bool {
+        (self.arg_queries.slots.get(query.index())).is_some_and(|s| !s.entries.is_empty())
+    }
+
+    /// Records reads of `query` with arguments that match no input, for
+    /// [`EntityInstance::take_query_misses`] (each argument list once).
+    pub fn watch_query_misses(&mut self, query: Slot, on: bool) {
+        self.arg_queries.slot_mut(query).watch = on;
+    }
+
+    /// Reads of watched queries whose arguments matched no input since the last call, each
+    /// argument list once; `None` once a query has more than a few: its further misses are
+    /// not recorded.
+    pub fn take_query_misses(&mut self) -> Vec<(Slot, Option<Box<[Value]>>)> {
+        std::mem::take(&mut self.arg_queries.misses)
+    }
+
     /// Sets a query for the coming frames (unknown names are ignored: the scripts never read them).
     pub fn set_query(&mut self, scripts: &EntityScripts, name: &str, value: f32) {
         if let Some(slot) = scripts.query_slot(name) {
@@ -397,12 +579,17 @@ impl EntityInstance {
         };
         let abort = if scripts.native.is_some() {
             let native = &scripts.native_extras[id.0 as usize];
-            let out = native.run(
+            let mut host = JitHost {
+                values: &self.query_values,
+                args: &mut self.arg_queries,
+            };
+            let out = native.run_with_queries(
                 &mut self.jit,
                 &self.query_values,
                 this,
                 &mut self.rng,
                 options.iteration_budget,
+                &mut host,
             );
             match out {
                 JitOutcome::Value(v) => return Ok(v),
@@ -411,6 +598,7 @@ impl EntityInstance {
         } else {
             let mut host = FrameHost {
                 queries: &self.queries,
+                args: &mut self.arg_queries,
                 rng: &mut self.rng,
                 this,
             };
@@ -446,12 +634,17 @@ impl EntityInstance {
                 let (Some(native), Some(program)) = (p, src) else {
                     return;
                 };
-                let out = native.run(
+                let mut host = JitHost {
+                    values: &self.query_values,
+                    args: &mut self.arg_queries,
+                };
+                let out = native.run_with_queries(
                     jit,
                     &self.query_values,
                     0.0,
                     &mut self.rng,
                     options.iteration_budget,
+                    &mut host,
                 );
                 if let Some(a) = jit_abort(program, out) {
                     aborts.push(describe(scripts, name, self.frame, program, a));
@@ -467,6 +660,7 @@ impl EntityInstance {
         }
         let mut host = FrameHost {
             queries: &self.queries,
+            args: &mut self.arg_queries,
             rng: &mut self.rng,
             this: 0.0,
         };
@@ -571,4 +765,100 @@ fn assigned_names(entries: &[String]) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Compiles `pre_animation`, optionally to native code, with the inputs
+    /// `position_delta(0) = 5`, `armor_color_slot(1, 2) = 7`, the plain `armor_color_slot` = 3
+    /// and `property('ns:a') = 9`; runs one frame and returns the variables `names`.
+    fn frame(pre: &str, jit: bool, names: &[&str]) -> (Vec<f32>, bool, Vec<Slot>) {
+        let mut scripts = EntityScripts::compile(&ScriptSource {
+            pre_animation: vec![pre.to_string()],
+            ..ScriptSource::default()
+        })
+        .unwrap();
+        if jit {
+            scripts.enable_jit().unwrap();
+        }
+        let mut inst = scripts.instantiate(0);
+        let pd = scripts.intern_query("position_delta");
+        let acs = scripts.intern_query("armor_color_slot");
+        let prop = scripts.intern_query("property");
+        let i = inst.add_query_input(pd, &[Value::Num(0.0)]);
+        inst.set_query_input(pd, i, 5.0);
+        let i = inst.add_query_input(acs, &[Value::Num(1.0), Value::Num(2.0)]);
+        inst.set_query_input(acs, i, 7.0);
+        inst.set_query_slot(acs, 3.0);
+        let h = crate::ir::fnv1_64(b"ns:a");
+        let i = inst.add_query_input(prop, &[Value::Str(h)]);
+        inst.set_query_input(prop, i, 9.0);
+        inst.watch_query_misses(pd, true);
+        let aborts = inst.run_frame(&scripts);
+        assert!(aborts.is_empty(), "{:?}", aborts[0].message);
+        let vals = names
+            .iter()
+            .map(|n| inst.variable(&scripts, n).unwrap().as_num())
+            .collect();
+        let missed = inst
+            .take_query_misses()
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect();
+        (vals, scripts.is_native(), missed)
+    }
+
+    #[test]
+    fn arguments_select_the_input_on_both_back_ends() {
+        let pre = "v.a = q.position_delta(0); v.b = q.position_delta(-0); \
+                   v.c = q.position_delta(1); v.d = q.position_delta(math.sqrt(-1)); \
+                   v.e = q.armor_color_slot(1, 2); v.f = q.armor_color_slot(2, 1); \
+                   v.g = q.position_delta(0) + q.position_delta(1);";
+        let names = ["a", "b", "c", "d", "e", "f", "g"];
+        let (interp, native, miss_i) = frame(pre, false, &names);
+        assert!(!native);
+        // -0 matches 0; 1 and NaN match nothing and there is no plain value: 0. Two
+        // arguments must both match, in order; otherwise the plain value (3).
+        assert_eq!(interp, [5.0, 5.0, 0.0, 0.0, 7.0, 3.0, 5.0]);
+        let (jit, native, miss_j) = frame(pre, true, &names);
+        assert!(native, "numeric arguments compile");
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&interp), bits(&jit));
+        // position_delta(1) and (NaN) missed, each argument list once, on both back ends.
+        assert_eq!(miss_i.len(), 2);
+        assert_eq!(miss_i, miss_j);
+    }
+
+    #[test]
+    fn string_arguments_compare_by_hash_so_case_sensitively() {
+        let pre = "v.a = q.property('ns:a'); v.b = q.property('NS:A'); v.c = q.property(1);";
+        let (vals, native, _) = frame(pre, false, &["a", "b", "c"]);
+        assert!(!native);
+        assert_eq!(vals, [9.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn misses_are_named_a_few_times_per_query_then_summed_up() {
+        let mut scripts = EntityScripts::compile(&ScriptSource {
+            pre_animation: vec!["v.x = q.position_delta(q.life_time);".to_string()],
+            ..ScriptSource::default()
+        })
+        .unwrap();
+        let pd = scripts.intern_query("position_delta");
+        let life = scripts.intern_query("life_time");
+        let mut inst = scripts.instantiate(0);
+        inst.add_query_input(pd, &[Value::Num(-1.0)]);
+        inst.watch_query_misses(pd, true);
+        let mut misses = Vec::new();
+        for f in 0..20 {
+            inst.set_query_slot(life, (f % 12) as f32);
+            inst.run_frame(&scripts);
+            misses.extend(inst.take_query_misses());
+        }
+        assert_eq!(misses.len(), MAX_REPORTED_MISSES + 1);
+        assert!(misses[..MAX_REPORTED_MISSES].iter().all(|m| m.1.is_some()));
+        assert_eq!(misses[MAX_REPORTED_MISSES], (pd, None));
+    }
 }

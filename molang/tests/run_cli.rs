@@ -278,3 +278,152 @@ fn bone_less_entities_write_one_row_per_frame_with_vars() {
         ["0,0,,0,0,0,0,0,0,1,1,1,NaN", "1,0.1,,0,0,0,0,0,0,1,1,1,NaN"]
     );
 }
+
+/// Runs `molang run` on the `query_args` fixture: (exit code, stdout, stderr).
+fn run_args(
+    entity: &str,
+    inputs: &std::path::Path,
+    backend: &str,
+) -> (Option<i32>, String, String) {
+    let out = molang()
+        .arg("run")
+        .arg(fixture("query_args"))
+        .args([
+            "--entity",
+            entity,
+            "--fps",
+            "10",
+            "--seconds",
+            "1.5",
+            "--backend",
+            backend,
+        ])
+        .arg("--inputs")
+        .arg(inputs)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// `bone` row of `frame` in a CSV trace, as numbers from `rx` on.
+fn trace_row(trace: &str, frame: u32, bone: &str) -> Vec<f32> {
+    let line = trace
+        .lines()
+        .find(|l| l.starts_with(&format!("{frame},")) && l.split(',').nth(2) == Some(bone))
+        .unwrap_or_else(|| panic!("no row {frame} {bone}"));
+    line.split(',')
+        .skip(3)
+        .map(|c| c.parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn input_columns_with_arguments_drive_queries_on_both_back_ends() {
+    let csv = fixture("query_args").join("inputs.csv");
+    let (jc, jit, jerr) = run_args("test:args", &csv, "jit");
+    let (ic, interp, ierr) = run_args("test:args", &csv, "interp");
+    assert_eq!(jc, Some(0), "{jerr}");
+    assert_eq!(ic, Some(0), "{ierr}");
+    assert!(!jerr.contains("JIT does not cover"), "{jerr}");
+    assert_eq!(jit, interp, "the back ends agree to the last digit");
+    // t = 0.5: position_delta(0) = 2, (1) = 15, head_y_rotation (plain column) = 45.
+    let close = |got: &[f32], want: &[f32]| {
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-4, "{got:?} vs {want:?}");
+        }
+    };
+    close(&trace_row(&jit, 5, "a")[..3], &[2.0, 15.0, 45.0]);
+    // v.pd = position_delta(1) * 2 in pre_animation; armor_color_slot(1, 0) from the quoted
+    // column; position_delta(2) has no column: 0.
+    close(&trace_row(&jit, 5, "b")[..3], &[30.0, 5.0, 0.0]);
+    // Position: is_item_equipped(0) = 0.5, is_item_equipped(1) → 0, position_delta(-0) = (0).
+    close(&trace_row(&jit, 5, "c")[3..6], &[0.5, 0.0, 2.0]);
+    // Past the last row the values hold: t = 1.4.
+    close(&trace_row(&jit, 14, "a")[..3], &[3.0, 20.0, 60.0]);
+    for err in [&jerr, &ierr] {
+        assert!(
+            err.contains("frame 0: query.position_delta(2) is not in the inputs; it reads 0"),
+            "{err}"
+        );
+        assert_eq!(
+            err.matches("is_item_equipped(1)").count(),
+            1,
+            "noted once: {err}"
+        );
+        assert!(
+            !err.contains("query.head_y_rotation"),
+            "the plain column answers: {err}"
+        );
+    }
+}
+
+#[test]
+fn string_arguments_run_on_the_interpreter() {
+    let csv = fixture("query_args").join("strings.csv");
+    let (ic, interp, ierr) = run_args("test:arg_strings", &csv, "interp");
+    assert_eq!(ic, Some(0), "{ierr}");
+    for f in 0..15 {
+        let t = (f as f32 / 10.0).min(1.0);
+        let r = trace_row(&interp, f, "s");
+        // 'minecraft:has_nectar' has its column; 'minecraft:other' and the differently cased
+        // 'Minecraft:Has_Nectar' read the plain `q.property` column.
+        assert!((r[0] - 10.0 * (1.0 - t)).abs() < 1e-4, "frame {f}: {r:?}");
+        assert_eq!(r[1..3], [7.0, 7.0], "frame {f}");
+    }
+    assert!(!ierr.contains("not in the inputs"), "{ierr}");
+    // The JIT leaves strings to the interpreter, visibly, with the same trace.
+    let (jc, jit, jerr) = run_args("test:arg_strings", &csv, "jit");
+    assert_eq!(jc, Some(0), "{jerr}");
+    assert!(jerr.contains("JIT does not cover"), "{jerr}");
+    assert_eq!(jit, interp);
+
+    // Without the plain column, the other strings read 0, each named once with its text.
+    let dir = scratch("strings");
+    let only = dir.join("in.csv");
+    std::fs::write(&only, "t,q.property('minecraft:has_nectar')\n0,1\n").unwrap();
+    let (code, trace, err) = run_args("test:arg_strings", &only, "interp");
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(trace_row(&trace, 3, "s")[..3], [10.0, 0.0, 0.0]);
+    for arg in ["'minecraft:other'", "'Minecraft:Has_Nectar'"] {
+        let note = format!("frame 0: query.property({arg}) is not in the inputs; it reads 0");
+        assert_eq!(err.matches(&note).count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn bad_argument_columns_exit_2_naming_the_column() {
+    let dir = scratch("badargs");
+    for (header, at, want) in [
+        (
+            "t,q.position_delta(1",
+            "1:3:",
+            "column `q.position_delta(1` has bad arguments: missing `)`",
+        ),
+        (
+            "t,q.position_delta(x)",
+            "1:3:",
+            "argument 1 `x` is not a number",
+        ),
+        ("t,q.property('a)", "1:3:", "the string has no closing `'`"),
+        ("t,v.attack_time(1)", "1:3:", "variables take no arguments"),
+        (
+            "t,q.position_delta(1),q.position_delta(1.0)",
+            "1:23:",
+            "`q.position_delta(1.0)` appears twice",
+        ),
+    ] {
+        let csv = dir.join("in.csv");
+        std::fs::write(&csv, format!("{header}\n0,1\n")).unwrap();
+        let (code, _, err) = run_args("test:args", &csv, "jit");
+        assert_eq!(code, Some(2), "{header}: {err}");
+        assert!(
+            err.contains(&format!("in.csv:{at}")) && err.contains(want),
+            "{header}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

@@ -5,7 +5,7 @@
 
 use super::inputs::{self, Timeline};
 use super::load::{client_entities, load_from_pack, Loaded};
-use super::play::{Backend, Pose, Runtime};
+use super::play::{ArgInput, Backend, Pose, Runtime};
 use crate::ir::Slot;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -20,7 +20,8 @@ pub struct RunArgs {
     /// Client entity identifier (e.g. minecraft:pig). Required unless --bench.
     #[arg(long)]
     pub entity: Option<String>,
-    /// CSV input timeline: a `t` column (seconds) and one column per query (`q.ground_speed`).
+    /// CSV input timeline: a `t` column (seconds) and one column per query (`q.ground_speed`,
+    /// or with arguments: `q.position_delta(1)`, `q.property('ns:x')`).
     #[arg(long)]
     pub inputs: Option<PathBuf>,
     /// Frames per second.
@@ -105,8 +106,10 @@ fn bad(msg: impl Into<String>) -> Failure {
 /// The input timeline bound to one runtime's query slots.
 struct Driver {
     timeline: Timeline,
-    /// Per column: the query slot, or `None` for variable columns.
+    /// Per column: the query slot, or `None` for variable columns and columns with arguments.
     slots: Vec<Option<Slot>>,
+    /// Query columns with arguments: (column, input).
+    arg_cols: Vec<(usize, ArgInput)>,
     /// Variable columns: (column, slot); columns no expression reads are dropped.
     var_slots: Vec<(usize, Slot)>,
     /// Engine variables the entity reads that no column supplies: set to 0 once, like an
@@ -125,10 +128,21 @@ impl Driver {
     fn new(timeline: &Timeline, rt: &mut Runtime) -> (Driver, Vec<String>) {
         let mut notes = Vec::new();
         let mut var_slots = Vec::new();
+        let mut arg_cols = Vec::new();
+        let no_args: Box<[crate::interp::Value]> = Box::new([]);
         let slots: Vec<Option<Slot>> = (timeline.queries.iter().zip(&timeline.kinds))
             .enumerate()
             .map(|(i, (q, k))| match k {
-                inputs::Kind::Query => Some(rt.input_slot(q)),
+                inputs::Kind::Query => {
+                    // A timeline built in code may leave `args` short: plain columns then.
+                    let args = timeline.args.get(i).unwrap_or(&no_args);
+                    if args.is_empty() {
+                        Some(rt.input_slot(q))
+                    } else {
+                        arg_cols.push((i, rt.input_args_slot(q, args)));
+                        None
+                    }
+                }
                 inputs::Kind::Variable => {
                     match rt.variable_slot(q) {
                         Some(s) => var_slots.push((i, s)),
@@ -160,7 +174,12 @@ impl Driver {
             ));
         }
         let speed = (timeline.queries.iter().zip(&timeline.kinds))
-            .position(|(q, k)| *k == inputs::Kind::Query && q == "ground_speed");
+            .enumerate()
+            .position(|(i, (q, k))| {
+                *k == inputs::Kind::Query
+                    && q == "ground_speed"
+                    && timeline.args.get(i).is_none_or(|a| a.is_empty())
+            });
         let mut derived = Vec::new();
         if speed.is_some() {
             let read: Vec<String> = rt.unsupplied_queries();
@@ -178,6 +197,7 @@ impl Driver {
             Driver {
                 timeline: timeline.clone(),
                 slots,
+                arg_cols,
                 var_slots,
                 var_defaults,
                 vars_buf: Vec::new(),
@@ -217,6 +237,17 @@ impl Driver {
 
     fn queries(&self) -> &[(Slot, f32)] {
         &self.buf
+    }
+
+    /// Hands the sampled variables and query inputs with arguments to the runtime (before
+    /// its `step`, which takes the plain query inputs).
+    fn apply(&self, rt: &mut Runtime) {
+        for &(s, v) in self.variables() {
+            rt.set_variable(s, v);
+        }
+        for &(i, input) in &self.arg_cols {
+            rt.set_query_input(input, self.values[i]);
+        }
     }
 
     fn variables(&self) -> &[(Slot, f32)] {
@@ -348,9 +379,7 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
     for frame in 0..n {
         let t = (frame as f64 / args.fps as f64) as f32;
         driver.sample(t, dt, frame == 0);
-        for &(s, v) in driver.variables() {
-            rt.set_variable(s, v);
-        }
+        driver.apply(&mut rt);
         rt.step(t, driver.queries());
         for l in rt.take_log() {
             eprintln!("frame {}: {}", l.frame, l.message);
@@ -653,9 +682,7 @@ fn bench(
             for frame in 0..n {
                 let t = (frame as f64 / args.fps as f64) as f32;
                 driver.sample(t, dt, frame == 0);
-                for &(s, v) in driver.variables() {
-                    rt.set_variable(s, v);
-                }
+                driver.apply(&mut rt);
                 std::hint::black_box(rt.step(t, driver.queries()));
                 rt.take_log();
             }

@@ -2,6 +2,14 @@
 //! interpolated to each frame time and clamped at the ends. Columns may also name variables
 //! the game sets on the entity (`v.attack_time`, `variable.attack_animation_tick`): the
 //! runtime writes them before each frame, as the engine does.
+//!
+//! A query column may give arguments: `q.position_delta(1)`, `q.armor_color_slot(1, 0)`,
+//! `query.property('minecraft:has_nectar')` (numbers and single-quoted strings, comma
+//! separated; commas inside the parentheses do not split the header). Such a column is the
+//! value of that query for exactly those arguments; a column without parentheses is the
+//! query's value for any arguments no column matches.
+
+use crate::interp::Value;
 
 /// What an input column feeds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,12 +25,16 @@ pub struct Timeline {
     pub queries: Vec<String>,
     /// Parallel to `queries`.
     pub kinds: Vec<Kind>,
+    /// Parallel to `queries`: the arguments of a query column (`q.position_delta(1)` →
+    /// `[Num(1)]`, strings as the game's hash of their bytes); empty for a plain column.
+    pub args: Vec<Box<[Value]>>,
     pub times: Vec<f32>,
     /// `rows[i][j]`: query j at `times[i]`.
     pub rows: Vec<Vec<f32>>,
 }
 
-/// Strips `q.` / `query.` (case-insensitive) from a column name; `None` if it is no query.
+/// Strips `q.` / `query.` (case-insensitive) from a column name; `None` if it is no query
+/// (or a query with arguments).
 pub fn query_name(column: &str) -> Option<String> {
     match column_name(column)? {
         (Kind::Query, n) => Some(n),
@@ -31,22 +43,156 @@ pub fn query_name(column: &str) -> Option<String> {
 }
 
 /// Splits `q.name` / `query.name` / `v.name` / `variable.name` (case-insensitive) into its
-/// kind and short name; `None` for anything else.
+/// kind and short name; `None` for anything else, arguments included (see [`column`]).
 pub fn column_name(column: &str) -> Option<(Kind, String)> {
-    let c = column.trim().to_ascii_lowercase();
-    let (kind, rest) = if let Some(r) = c.strip_prefix("query.").or_else(|| c.strip_prefix("q.")) {
-        (Kind::Query, r)
+    match column_of(column) {
+        Ok((kind, name, args)) if args.is_empty() => Some((kind, name)),
+        _ => None,
+    }
+}
+
+/// A header cell: kind, short lower-case name and arguments (empty for a plain column).
+pub type Column = (Kind, String, Box<[Value]>);
+
+/// Parses one header cell: `q.name`, `query.name(args)`, `v.name`, `variable.name`. The
+/// error says what is wrong (the caller adds where). `q.name()` is the plain column: a call
+/// with no arguments reads the plain value in both back ends.
+pub fn column_of(column: &str) -> Result<Column, String> {
+    let c = column.trim();
+    let lower = c.to_ascii_lowercase();
+    let (kind, skip) = if let Some(p) = ["query.", "q."].iter().find(|p| lower.starts_with(**p)) {
+        (Kind::Query, p.len())
+    } else if let Some(p) = ["variable.", "v."].iter().find(|p| lower.starts_with(**p)) {
+        (Kind::Variable, p.len())
     } else {
-        let r = c
-            .strip_prefix("variable.")
-            .or_else(|| c.strip_prefix("v."))?;
-        (Kind::Variable, r)
+        return Err("is not a query or variable (write `q.name`, `query.name`, `v.name` or `variable.name`)".into());
     };
-    (!rest.is_empty()
-        && rest
+    // Prefixes are ASCII, so `skip` is a char boundary of `c` too.
+    let rest = &c[skip..];
+    let (name, call) = match rest.find('(') {
+        Some(i) => (rest[..i].trim_end(), Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    if name.is_empty()
+        || !name
             .chars()
-            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.'))
-    .then(|| (kind, rest.to_string()))
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.')
+    {
+        return Err("has no valid name (letters, digits, `_` and `.` after the prefix)".into());
+    }
+    let name = name.to_ascii_lowercase();
+    let Some(call) = call else {
+        return Ok((kind, name, Box::new([])));
+    };
+    if kind == Kind::Variable {
+        return Err("is a variable: variables take no arguments".into());
+    }
+    let args = arguments(call).map_err(|why| format!("has bad arguments: {why}"))?;
+    Ok((kind, name, args.into()))
+}
+
+/// The arguments after `(` up to the closing `)`, which must end the cell.
+fn arguments(text: &str) -> Result<Vec<Value>, String> {
+    let mut args = Vec::new();
+    let mut rest = text.trim_start();
+    if let Some(after) = rest.strip_prefix(')') {
+        return end(after).map(|()| args);
+    }
+    loop {
+        let n = args.len() + 1;
+        if let Some(body) = rest.strip_prefix('\'') {
+            let Some(close) = body.find('\'') else {
+                return Err(format!("argument {n}: the string has no closing `'`"));
+            };
+            // Strings are the game's hash of their bytes, case kept (spec §1.2).
+            args.push(Value::Str(crate::ir::fnv1_64(&body.as_bytes()[..close])));
+            rest = &body[close + 1..];
+        } else {
+            let len = rest.find([',', ')']).unwrap_or(rest.len());
+            let token = rest[..len].trim();
+            if token.is_empty() {
+                return Err(format!("argument {n} is empty"));
+            }
+            args.push(Value::Num(number(token).ok_or_else(|| {
+                format!("argument {n} `{token}` is not a number or a 'string'")
+            })?));
+            rest = &rest[len..];
+        }
+        rest = rest.trim_start();
+        match rest.chars().next() {
+            Some(',') => rest = rest[1..].trim_start(),
+            Some(')') => return end(&rest[1..]).map(|()| args),
+            Some(ch) => {
+                return Err(format!(
+                    "expected `,` or `)` after argument {n}, found `{ch}`"
+                ))
+            }
+            None => return Err("missing `)`".into()),
+        }
+    }
+}
+
+/// Nothing may follow the closing parenthesis.
+fn end(after: &str) -> Result<(), String> {
+    match after.trim() {
+        "" => Ok(()),
+        extra => Err(format!("unexpected `{extra}` after `)`")),
+    }
+}
+
+/// A finite number in Molang's literal syntax (sign, digits, fraction, exponent) or
+/// `true` / `false`. Parsed to f32 as the Molang lexer does, so a column `q.f(0.1)` matches
+/// the literal `q.f(0.1)` bit for bit. No `nan` / `inf`: a column for them could never match.
+fn number(token: &str) -> Option<f32> {
+    match token.to_ascii_lowercase().as_str() {
+        "true" => return Some(1.0),
+        "false" => return Some(0.0),
+        _ => {}
+    }
+    let digits = token.strip_prefix(['-', '+']).unwrap_or(token);
+    if !digits.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        || !digits
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+    {
+        return None;
+    }
+    token.parse::<f32>().ok().filter(|v| v.is_finite())
+}
+
+/// Splits a header line at commas outside parentheses and quotes; each cell with the byte
+/// offset where it starts. A cell in double quotes (as spreadsheets write a cell with a comma)
+/// loses them.
+fn split_header(line: &str) -> Vec<(usize, String)> {
+    let mut cells = Vec::new();
+    let (mut depth, mut quote, mut start) = (0usize, None, 0);
+    for (i, ch) in line.char_indices() {
+        match (quote, ch) {
+            (Some(q), _) if ch == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(ch),
+            (None, '(') => depth += 1,
+            (None, ')') => depth = depth.saturating_sub(1),
+            (None, ',') if depth == 0 => {
+                cells.push((start, &line[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    cells.push((start, &line[start..]));
+    cells
+        .into_iter()
+        .map(|(at, raw)| {
+            let t = raw.trim();
+            let lead = raw.len() - raw.trim_start().len();
+            let cell = match t.strip_prefix('"').and_then(|x| x.strip_suffix('"')) {
+                Some(inner) => inner.replace("\"\"", "\"").trim().to_string(),
+                None => t.to_string(),
+            };
+            (at + lead, cell)
+        })
+        .collect()
 }
 
 /// Parses the CSV text; errors name the line and column (1-based) of the problem.
@@ -61,13 +207,13 @@ pub fn parse(text: &str, file: &str) -> Result<Timeline, String> {
         ));
     };
     let header = header.trim_start_matches('\u{feff}');
-    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
+    let cols = split_header(header);
     let mut t_col = None;
     let mut out = Timeline::default();
     let mut col_of = Vec::new();
-    let mut col_start = 1;
-    for (i, c) in cols.iter().enumerate() {
-        if *c == "t" {
+    for (i, (at, c)) in cols.iter().enumerate() {
+        let col_start = at + 1;
+        if c == "t" {
             if t_col.is_some() {
                 return Err(format!(
                     "{file}:{}:{col_start}: column `t` appears twice",
@@ -77,17 +223,13 @@ pub fn parse(text: &str, file: &str) -> Result<Timeline, String> {
             t_col = Some(i);
             col_of.push(None);
         } else {
-            let Some((kind, q)) = column_name(c) else {
-                return Err(format!(
-                    "{file}:{}:{col_start}: column `{c}` is not a query or variable (write `q.name`, `query.name`, `v.name` or `variable.name`)",
-                    hline + 1
-                ));
+            let (kind, q, args) = column_of(c)
+                .map_err(|why| format!("{file}:{}:{col_start}: column `{c}` {why}", hline + 1))?;
+            let same_args = |a: &[Value]| {
+                a.len() == args.len() && a.iter().zip(args.iter()).all(|(x, y)| x.equals(*y))
             };
-            if out
-                .queries
-                .iter()
-                .zip(&out.kinds)
-                .any(|(n, k)| *n == q && *k == kind)
+            if (out.queries.iter().zip(&out.kinds).zip(&out.args))
+                .any(|((n, k), a)| *n == q && *k == kind && same_args(a))
             {
                 return Err(format!(
                     "{file}:{}:{col_start}: `{c}` appears twice",
@@ -97,8 +239,8 @@ pub fn parse(text: &str, file: &str) -> Result<Timeline, String> {
             col_of.push(Some(out.queries.len()));
             out.queries.push(q);
             out.kinds.push(kind);
+            out.args.push(args);
         }
-        col_start += c.len() + 1;
     }
     let Some(t_col) = t_col else {
         return Err(format!(
@@ -132,7 +274,7 @@ pub fn parse(text: &str, file: &str) -> Result<Timeline, String> {
                         format!(
                             "{file}:{}:{col}: `{s}` is not a number (column `{}`)",
                             ln + 1,
-                            cols[i]
+                            cols[i].1
                         )
                     })?,
             };
@@ -225,5 +367,117 @@ mod tests {
         assert!(parse("t,q.a\n1,1\n0,2\n", "in.csv")
             .unwrap_err()
             .contains("sorted"));
+    }
+
+    fn args_of(c: &str) -> Vec<Value> {
+        let (kind, _, args) = column_of(c).unwrap();
+        assert_eq!(kind, Kind::Query);
+        args.into_vec()
+    }
+
+    #[test]
+    fn columns_with_arguments_parse_numbers_and_strings() {
+        let h = |s: &str| Value::Str(crate::ir::fnv1_64(s.as_bytes()));
+        assert_eq!(args_of("q.position_delta(1)"), [Value::Num(1.0)]);
+        assert_eq!(
+            column_of("Query.Head_Y_Rotation ( -0.5 , 1e1 )").unwrap(),
+            (
+                Kind::Query,
+                "head_y_rotation".to_string(),
+                vec![Value::Num(-0.5), Value::Num(10.0)].into()
+            )
+        );
+        // Strings keep their case (the hash is of the bytes as written), commas and
+        // parentheses included.
+        assert_eq!(
+            args_of("query.property('Minecraft:Has_Nectar')"),
+            [h("Minecraft:Has_Nectar")]
+        );
+        assert_ne!(h("Minecraft:Has_Nectar"), h("minecraft:has_nectar"));
+        assert_eq!(
+            args_of("q.is_item_name_any('slot.weapon.mainhand', 0, 'a,(b)')"),
+            [h("slot.weapon.mainhand"), Value::Num(0.0), h("a,(b)")]
+        );
+        assert_eq!(
+            args_of("q.f(true, .5, 2.)"),
+            [Value::Num(1.0), Value::Num(0.5), Value::Num(2.0)]
+        );
+        // The same f32 as the Molang literal, bit for bit.
+        assert_eq!(args_of("q.f(0.1)"), [Value::Num(0.1f32)]);
+        // No arguments is the plain column.
+        assert_eq!(args_of("q.f()"), []);
+        assert_eq!(column_name("q.f(1)"), None);
+        assert_eq!(column_name("q.f"), Some((Kind::Query, "f".to_string())));
+    }
+
+    #[test]
+    fn bad_argument_syntax_is_an_error_naming_the_problem() {
+        let bad = |c: &str, want: &str| {
+            let e = column_of(c).unwrap_err();
+            assert!(e.contains(want), "{c}: {e}");
+        };
+        bad("q.f(1", "missing `)`");
+        bad("q.f(1,", "argument 2 is empty");
+        bad("q.f(1,)", "argument 2 is empty");
+        bad("q.f(,1)", "argument 1 is empty");
+        bad("q.f('abc)", "no closing `'`");
+        bad("q.f(1)x", "unexpected `x` after `)`");
+        bad("q.f(1)(2)", "unexpected `(2)` after `)`");
+        bad("q.f(abc)", "`abc` is not a number");
+        bad("q.f(nan)", "`nan` is not a number");
+        bad("q.f(inf)", "`inf` is not a number");
+        bad("q.f(1e39)", "`1e39` is not a number");
+        bad("q.f(1 2)", "`1 2` is not a number");
+        bad("q.f('a' 'b')", "expected `,` or `)` after argument 1");
+        bad("q.f((1))", "`(1` is not a number");
+        bad("q.(1)", "no valid name");
+        bad("q.f)", "no valid name");
+        bad("v.a(1)", "variables take no arguments");
+        bad("x.f(1)", "not a query or variable");
+    }
+
+    #[test]
+    fn argument_columns_in_a_timeline() {
+        let tl = parse(
+            "t,q.position_delta(0),\"q.armor_color_slot(1, 0)\",q.armor_color_slot(1,1),q.position_delta\n0,1,2,3,4\n1,3,2,3,4\n",
+            "in.csv",
+        )
+        .unwrap();
+        assert_eq!(
+            tl.queries,
+            [
+                "position_delta",
+                "armor_color_slot",
+                "armor_color_slot",
+                "position_delta"
+            ]
+        );
+        assert_eq!(tl.args[0][..], [Value::Num(0.0)]);
+        assert_eq!(tl.args[1][..], [Value::Num(1.0), Value::Num(0.0)]);
+        assert_eq!(tl.args[2][..], [Value::Num(1.0), Value::Num(1.0)]);
+        assert!(tl.args[3].is_empty());
+        // Interpolated like any column.
+        let mut v = [0.0; 4];
+        tl.sample(0.5, &mut v);
+        assert_eq!(v, [2.0, 2.0, 3.0, 4.0]);
+        // Errors name the file, line, column and the header cell.
+        let e = parse("t,q.a,q.f(1,x)\n0,1,2\n", "in.csv").unwrap_err();
+        assert_eq!(
+            e,
+            "in.csv:1:7: column `q.f(1,x)` has bad arguments: argument 2 `x` is not a number or a 'string'"
+        );
+        // Numbers compare by value: 0 and -0 (or 1 and 1.0) are the same column.
+        assert!(parse("t,q.f(0),q.f(-0)\n0,1,2\n", "in.csv")
+            .unwrap_err()
+            .contains("`q.f(-0)` appears twice"));
+        assert!(parse("t,q.f(1),q.F(1.0)\n0,1,2\n", "in.csv")
+            .unwrap_err()
+            .contains("appears twice"));
+        // Same name, other arguments: another column.
+        assert!(parse("t,q.f(1),q.f('1'),q.f\n0,1,2,3\n", "in.csv").is_ok());
+        // A data row is still split at every comma: its cells are numbers.
+        assert!(parse("t,q.f(1, 2)\n0,1,2\n", "in.csv")
+            .unwrap_err()
+            .contains("3 fields, the header has 2"));
     }
 }

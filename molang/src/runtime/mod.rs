@@ -41,6 +41,14 @@
 //!   they happened in; the game would repeat them every frame.
 //! - `query.time_stamp` = floor(t × 20) (ticks); `query.is_alive` = 1; `query.delta_time` =
 //!   1/fps; `query.life_time` = t. The inputs override any of them.
+//! - Queries with arguments: an input column `q.name(args)` answers reads whose arguments
+//!   equal its own, all of them, in order and in number. Numbers compare as Molang's `==`:
+//!   `-0` matches `0`, a NaN argument matches no column (columns cannot be NaN). Strings
+//!   compare by the game's hash of their bytes, so case-sensitively (spec §1.2), even though
+//!   names such as `'minecraft:has_nectar'` may be case-insensitive in the game. A read no
+//!   column matches gets the plain column `q.name` (or the runtime's own value), else 0 with
+//!   one content-log note per argument list (at most 8 per query). The game would compute
+//!   these from the world; the columns stand in for it.
 
 pub mod cli;
 pub mod fk;
@@ -50,7 +58,7 @@ pub mod model;
 pub mod play;
 
 pub use load::{load_entity, load_from_pack, LoadError, Loaded};
-pub use play::{Backend, LogLine, Pose, Runtime};
+pub use play::{ArgInput, Backend, LogLine, Pose, Runtime};
 
 #[cfg(test)]
 mod tests;

@@ -8,6 +8,7 @@ use super::fk;
 use super::load::Loaded;
 use super::model::*;
 use crate::entity::{EntityInstance, EntityScripts, ExprId};
+use crate::interp::Value;
 use crate::ir::Slot;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -93,6 +94,14 @@ pub const PROVIDED_QUERIES: &[&str] = &[
     "is_alive",
 ];
 
+/// An input for a query read with given arguments (`q.position_delta(1)`), from
+/// [`Runtime::input_args_slot`]; set per frame with [`Runtime::set_query_input`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArgInput {
+    slot: Slot,
+    index: u32,
+}
+
 /// A running entity.
 pub struct Runtime {
     pub model: Arc<Model>,
@@ -103,6 +112,12 @@ pub struct Runtime {
     q: Provided,
     /// Query slots the inputs supply; the runtime does not overwrite those.
     overridden: Vec<bool>,
+    /// Inputs with arguments in the order they were added, to add them again on `reset`
+    /// (which keeps the indices of the [`ArgInput`]s handed out).
+    arg_inputs: Vec<(Slot, Box<[Value]>)>,
+    /// Which queries with argument inputs to watch for misses must be worked out again
+    /// (inputs were added, or the instance is new).
+    watch_stale: bool,
     dt: f32,
     /// 1/fps in f64: animation times are frames × this, so they land on frame times.
     dt64: f64,
@@ -150,6 +165,8 @@ impl Runtime {
             ctrl: vec![CtrlState::default(); nodes],
             q,
             overridden: Vec::new(),
+            arg_inputs: Vec::new(),
+            watch_stale: false,
             dt: if fps > 0.0 { 1.0 / fps } else { 0.0 },
             dt64: if fps > 0.0 { 1.0 / fps as f64 } else { 0.0 },
             frame: 0,
@@ -166,6 +183,10 @@ impl Runtime {
     /// fuzzer can run many short cases without compiling the entity for each.
     pub fn reset(&mut self, seed: u64) {
         self.inst = self.scripts.instantiate(seed);
+        for (slot, args) in &self.arg_inputs {
+            self.inst.add_query_input(*slot, args);
+        }
+        self.watch_stale = true;
         self.anim.fill(AnimState::default());
         self.ctrl.fill(CtrlState::default());
         self.frame = 0;
@@ -182,11 +203,38 @@ impl Runtime {
             self.overridden.resize(slot.index() + 1, false);
         }
         self.overridden[slot.index()] = true;
+        self.watch_stale = true;
         slot
     }
 
+    /// An input for query `name` read with exactly `args` (numbers, or strings as
+    /// `Value::Str` of the game's hash); an empty `args` is the plain query, use
+    /// [`Runtime::input_slot`]. Reads with other arguments fall back to the plain value.
+    pub fn input_args_slot(&mut self, name: &str, args: &[Value]) -> ArgInput {
+        let slot = self.scripts.intern_query(name);
+        let index = self.inst.add_query_input(slot, args);
+        self.arg_inputs.push((slot, args.into()));
+        self.watch_stale = true;
+        ArgInput {
+            slot,
+            index: index as u32,
+        }
+    }
+
+    /// Sets an input with arguments for the coming frames (like a plain input in `step`).
+    pub fn set_query_input(&mut self, input: ArgInput, v: f32) {
+        self.inst
+            .set_query_input(input.slot, input.index as usize, v);
+    }
+
+    fn is_overridden(&self, slot: Slot) -> bool {
+        self.overridden.get(slot.index()).copied().unwrap_or(false)
+    }
+
     /// Queries the entity's expressions read that neither the runtime nor the inputs
-    /// supply (they read 0), as `query.name`.
+    /// supply (they read 0), as `query.name`. A query with inputs for some arguments is
+    /// listed only when it is also read without arguments; its reads with other arguments
+    /// are logged as they happen (see [`Runtime::step`]).
     pub fn unsupplied_queries(&self) -> Vec<String> {
         self.scripts
             .names()
@@ -194,10 +242,54 @@ impl Runtime {
             .iter()
             .filter(|(s, n)| {
                 !PROVIDED_QUERIES.contains(n)
-                    && !self.overridden.get(s.index()).copied().unwrap_or(false)
+                    && !self.is_overridden(*s)
+                    && (!self.inst.has_query_inputs(*s) || self.scripts.reads_without_arguments(*s))
             })
             .map(|(_, n)| format!("query.{n}"))
             .collect()
+    }
+
+    /// Watches reads of the queries with argument inputs that have no plain value to fall
+    /// back on (neither a plain input nor one the runtime provides): those read 0, noted.
+    fn update_watch(&mut self) {
+        self.watch_stale = false;
+        for i in 0..self.arg_inputs.len() {
+            let slot = self.arg_inputs[i].0;
+            let name = self.scripts.names().queries.name(slot);
+            let plain = self.is_overridden(slot) || PROVIDED_QUERIES.contains(&name);
+            self.inst.watch_query_misses(slot, !plain);
+        }
+    }
+
+    /// Content-log lines for reads of queries with arguments no input matched (they read 0).
+    fn log_query_misses(&mut self) {
+        for (slot, args) in self.inst.take_query_misses() {
+            let name = self.scripts.names().queries.name(slot).to_string();
+            let message = match args {
+                Some(args) => {
+                    let args: Vec<String> = args.iter().map(|a| self.describe_arg(*a)).collect();
+                    format!(
+                        "query.{name}({}) is not in the inputs; it reads 0",
+                        args.join(", ")
+                    )
+                }
+                None => format!(
+                    "query.{name} is read with more argument lists than are named here; those not in the inputs read 0 too"
+                ),
+            };
+            self.content_log(message);
+        }
+    }
+
+    /// An argument as Molang text: strings back from the entity's literals.
+    fn describe_arg(&self, a: Value) -> String {
+        match a {
+            Value::Str(h) => match self.scripts.string_text(h) {
+                Some(t) => format!("'{t}'"),
+                None => a.display(),
+            },
+            _ => a.display(),
+        }
     }
 
     pub fn is_native(&self) -> bool {
@@ -285,6 +377,9 @@ impl Runtime {
         for &(slot, v) in inputs {
             self.inst.set_query_slot(slot, v);
         }
+        if self.watch_stale {
+            self.update_watch();
+        }
         for a in self.inst.run_frame(&self.scripts) {
             self.content_log(a.message);
         }
@@ -309,6 +404,7 @@ impl Runtime {
             &mut self.pose.world,
             &mut self.pose.locators,
         );
+        self.log_query_misses();
         self.frame += 1;
         &self.pose
     }
