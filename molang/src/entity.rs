@@ -554,6 +554,13 @@ impl EntityInstance {
         self.query_values.get(slot.index()).copied().unwrap_or(0.0)
     }
 
+    /// Sets a `context.` value by slot (the host's part: an attachable's
+    /// `context.is_first_person`, an item's `context.item_slot`), in both storages.
+    pub fn set_context_slot(&mut self, slot: Slot, value: f32) {
+        self.storage.set(Scope::Context, slot, Value::Num(value));
+        self.jit.set(Scope::Context, slot, value);
+    }
+
     /// Sets a variable by slot in whichever storage the scripts run on (both, to be safe).
     pub fn set_variable_slot(&mut self, slot: Slot, value: f32) {
         self.storage.set(Scope::Variable, slot, Value::Num(value));

@@ -14,6 +14,7 @@
 pub mod builtins;
 pub mod check;
 pub mod diagnostics;
+pub mod engine_vars;
 pub mod entity;
 pub mod expression;
 pub mod fuzz;

@@ -15,9 +15,21 @@ use std::time::Instant;
 /// Arguments of `molang run`.
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
-    /// Resource pack folder.
-    pub pack: PathBuf,
-    /// Client entity identifier (e.g. minecraft:pig). Required unless --bench.
+    /// Resource pack folders, as layers: later packs override earlier ones (positional
+    /// paths first, then every --pack in order).
+    pub packs: Vec<PathBuf>,
+    /// One more resource pack layer (repeatable), after the positional ones.
+    #[arg(long = "pack", value_name = "DIR")]
+    pub pack_layers: Vec<PathBuf>,
+    /// List the client entities and attachables of the packs and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Add render-controller columns: visible (1/0 per bone), geometry, textures (layers
+    /// joined with `|`).
+    #[arg(long)]
+    pub render: bool,
+    /// Client entity or attachable identifier (`minecraft:pig`, or `pig` for the
+    /// minecraft namespace). Required unless --bench or --list.
     #[arg(long)]
     pub entity: Option<String>,
     /// CSV input timeline: a `t` column (seconds) and one column per query (`q.ground_speed`,
@@ -103,8 +115,10 @@ fn bad(msg: impl Into<String>) -> Failure {
     Failure::Input(msg.into())
 }
 
-/// The input timeline bound to one runtime's query slots.
-struct Driver {
+/// The input timeline bound to one runtime's query slots, with the engine variables at
+/// their rest values and distances integrated from `q.ground_speed` (what `molang run` does;
+/// public for tests and tools that drive a [`Runtime`] the same way).
+pub struct Driver {
     timeline: Timeline,
     /// Per column: the query slot, or `None` for variable columns and columns with arguments.
     slots: Vec<Option<Slot>>,
@@ -112,9 +126,9 @@ struct Driver {
     arg_cols: Vec<(usize, ArgInput)>,
     /// Variable columns: (column, slot); columns no expression reads are dropped.
     var_slots: Vec<(usize, Slot)>,
-    /// Engine variables the entity reads that no column supplies: set to 0 once, like an
-    /// unlisted query.
-    var_defaults: Vec<Slot>,
+    /// Engine variables the entity reads that no column supplies, with the value the game
+    /// gives them at rest ([`crate::engine_vars`]): set before every frame, as the game does.
+    var_defaults: Vec<(Slot, f32)>,
     vars_buf: Vec<(Slot, f32)>,
     values: Vec<f32>,
     /// Queries integrated from `ground_speed` when the timeline lacks them.
@@ -125,7 +139,7 @@ struct Driver {
 }
 
 impl Driver {
-    fn new(timeline: &Timeline, rt: &mut Runtime) -> (Driver, Vec<String>) {
+    pub fn new(timeline: &Timeline, rt: &mut Runtime) -> (Driver, Vec<String>) {
         let mut notes = Vec::new();
         let mut var_slots = Vec::new();
         let mut arg_cols = Vec::new();
@@ -134,6 +148,16 @@ impl Driver {
             .enumerate()
             .map(|(i, (q, k))| match k {
                 inputs::Kind::Query => {
+                    if crate::queries::lookup(q).is_none()
+                        && !super::play::PROVIDED_QUERIES.contains(&q.as_str())
+                    {
+                        let hint = crate::queries::suggest(q)
+                            .map(|s| format!("; did you mean q.{s}?"))
+                            .unwrap_or_default();
+                        notes.push(format!(
+                            "note: input column q.{q} is not a query the game knows{hint}"
+                        ));
+                    }
                     // A timeline built in code may leave `args` short: plain columns then.
                     let args = timeline.args.get(i).unwrap_or(&no_args);
                     if args.is_empty() {
@@ -159,18 +183,19 @@ impl Driver {
                 .any(|(q, k)| *k == inputs::Kind::Variable && q == name)
         };
         let mut var_defaults = Vec::new();
-        let engine: Vec<(Slot, String)> = rt
+        let id = rt.model.identifier.clone();
+        let engine: Vec<(Slot, String, f32)> = rt
             .scripts
             .names()
             .variables
             .iter()
-            .filter(|(_, n)| crate::queries::is_engine_variable(n) && !supplied(n))
-            .map(|(s, n)| (s, n.to_string()))
+            .filter(|(_, n)| !supplied(n))
+            .filter_map(|(s, n)| Some((s, n.to_string(), crate::engine_vars::rest_value(&id, n)?)))
             .collect();
-        for (s, n) in engine {
-            var_defaults.push(s);
+        for (s, n, rest) in engine {
+            var_defaults.push((s, rest));
             notes.push(format!(
-                "frame 0: variable.{n} is set by the game and is not in the inputs; it reads 0 unless the entity sets it"
+                "note: variable.{n} is set by the game; it is held at its rest value {rest} (a v.{n} column sets it)"
             ));
         }
         let speed = (timeline.queries.iter().zip(&timeline.kinds))
@@ -214,13 +239,11 @@ impl Driver {
     /// Samples the frame at `t`: query values (distance integrated up to the previous frame)
     /// and variable values, with the engine variables nobody supplies at 0 on the first frame.
     /// Read them with [`queries`](Self::queries) and [`variables`](Self::variables).
-    fn sample(&mut self, t: f32, dt: f32, first: bool) {
+    pub fn sample(&mut self, t: f32, dt: f32, first: bool) {
         self.timeline.sample(t, &mut self.values);
         self.vars_buf.clear();
-        if first {
-            self.vars_buf
-                .extend(self.var_defaults.iter().map(|&s| (s, 0.0)));
-        }
+        let _ = first;
+        self.vars_buf.extend(self.var_defaults.iter().copied());
         let values = &self.values;
         self.vars_buf
             .extend(self.var_slots.iter().map(|&(i, s)| (s, values[i])));
@@ -235,13 +258,13 @@ impl Driver {
         }
     }
 
-    fn queries(&self) -> &[(Slot, f32)] {
+    pub fn queries(&self) -> &[(Slot, f32)] {
         &self.buf
     }
 
     /// Hands the sampled variables and query inputs with arguments to the runtime (before
     /// its `step`, which takes the plain query inputs).
-    fn apply(&self, rt: &mut Runtime) {
+    pub fn apply(&self, rt: &mut Runtime) {
         for &(s, v) in self.variables() {
             rt.set_variable(s, v);
         }
@@ -292,19 +315,36 @@ fn backend(b: BackendArg) -> Backend {
 fn run(args: &RunArgs) -> Result<(), Failure> {
     let n = frames(args)?;
     let timeline = read_inputs(args)?;
-    if !args.pack.exists() {
-        return Err(bad(format!(
-            "{}: no such file or directory",
-            args.pack.display()
-        )));
+    let layers: Vec<PathBuf> = args
+        .packs
+        .iter()
+        .chain(&args.pack_layers)
+        .cloned()
+        .collect();
+    if layers.is_empty() {
+        return Err(bad("give a resource pack folder (PACK or --pack DIR)"));
     }
-    let pack = crate::pack::load(&[args.pack.clone()]);
+    for p in &layers {
+        if !p.exists() {
+            return Err(bad(format!("{}: no such file or directory", p.display())));
+        }
+    }
+    let pack = crate::pack::load(&layers);
+    if args.list {
+        for id in client_entities(&pack) {
+            println!("{id}");
+        }
+        for id in super::load::attachables(&pack) {
+            println!("{id} (attachable)");
+        }
+        return Ok(());
+    }
     if args.bench {
         return bench(args, &pack, &timeline, n);
     }
     let Some(id) = &args.entity else {
         return Err(bad(
-            "give --entity IDENTIFIER (or --bench to time every entity)",
+            "give --entity IDENTIFIER (or --bench to time every entity, --list to name them)",
         ));
     };
     let loaded = load_from_pack(&pack, id).map_err(|e| bad(e.0))?;
@@ -361,6 +401,9 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
             header.push_str(",v.");
             header.push_str(v);
         }
+        if args.render {
+            header.push_str(",visible,geometry,textures");
+        }
         writeln!(sink, "{header}").map_err(out_err)?;
     }
     let progress = (std::io::stderr().is_terminal() && n >= 600).then(|| {
@@ -399,6 +442,10 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
                 world.then(|| pose.world[b]),
                 &vars,
                 &var_values,
+                args.render.then(|| Render {
+                    visible: Some(pose.render.visible.get(b).copied().unwrap_or(true)),
+                    frame: &pose.render,
+                }),
             );
             sink.write_all(line.as_bytes()).map_err(out_err)?;
         }
@@ -416,6 +463,10 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
                 world.then_some([0.0; 3]),
                 &vars,
                 &var_values,
+                args.render.then(|| Render {
+                    visible: None,
+                    frame: &rt.pose().render,
+                }),
             );
             sink.write_all(line.as_bytes()).map_err(out_err)?;
         }
@@ -431,6 +482,10 @@ fn run(args: &RunArgs) -> Result<(), Failure> {
                 pose.locators.get(i).copied(),
                 &vars,
                 &var_values,
+                args.render.then(|| Render {
+                    visible: None,
+                    frame: &pose.render,
+                }),
             );
             sink.write_all(line.as_bytes()).map_err(out_err)?;
         }
@@ -463,6 +518,13 @@ fn channel_value(pose: &Pose, b: usize, c: usize) -> f32 {
     }
 }
 
+/// The `--render` columns of one row: the bone's visibility (`None` on rows that are not
+/// bones) and the frame's render-controller choices.
+struct Render<'a> {
+    visible: Option<bool>,
+    frame: &'a super::render::RenderFrame,
+}
+
 /// Writes one trace row. `channels` is `None` for locator rows (channels are not theirs:
 /// rotation and position 0, scale 1).
 #[allow(clippy::too_many_arguments)]
@@ -476,6 +538,7 @@ fn row(
     world: Option<[f32; 3]>,
     vars: &[(Slot, String)],
     values: &[Option<f32>],
+    render: Option<Render>,
 ) {
     use std::fmt::Write as _;
     let mut vals = [0.0f32, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0];
@@ -500,6 +563,23 @@ fn row(
                     }
                     None => out.push(','),
                 }
+            }
+            if let Some(r) = &render {
+                // Resource names never hold commas or quotes in practice; quote to be safe.
+                let field = |s: &str| {
+                    if s.contains([',', '"', '\n']) {
+                        format!("\"{}\"", s.replace('"', "\"\""))
+                    } else {
+                        s.to_string()
+                    }
+                };
+                let vis = r.visible.map_or("", |v| if v { "1" } else { "0" });
+                let _ = write!(
+                    out,
+                    ",{vis},{},{}",
+                    field(r.frame.geometry.as_deref().unwrap_or("")),
+                    field(&r.frame.textures.join("|"))
+                );
             }
             out.push('\n');
         }
@@ -541,6 +621,17 @@ fn row(
                         let _ = write!(out, ",{key}:null");
                     }
                 }
+            }
+            if let Some(r) = &render {
+                if let Some(v) = r.visible {
+                    let _ = write!(out, ",\"visible\":{v}");
+                }
+                let _ = write!(
+                    out,
+                    ",\"geometry\":{},\"textures\":{}",
+                    serde_json::to_string(&r.frame.geometry).unwrap_or_else(|_| "null".into()),
+                    serde_json::to_string(&r.frame.textures).unwrap_or_else(|_| "[]".into())
+                );
             }
             out.push_str("}\n");
         }

@@ -47,7 +47,8 @@ pub fn load_entity(dir: &Path, identifier: &str) -> Result<Loaded, LoadError> {
     load_from_pack(&pack, identifier)
 }
 
-/// Identifiers of the client entities of a pack (for `--bench` over a whole pack).
+/// Identifiers of the client entities of a pack (for `--bench` over a whole pack), sorted,
+/// each once (the game keeps one definition per identifier).
 pub fn client_entities(pack: &Pack) -> Vec<String> {
     let mut ids: Vec<String> = pack
         .entities
@@ -55,35 +56,113 @@ pub fn client_entities(pack: &Pack) -> Vec<String> {
         .filter(|e| e.kind == EntityKind::Client)
         .map(|e| e.identifier.clone())
         .collect();
+    ids.sort();
     ids.dedup();
     ids
 }
 
-/// Like [`load_entity`] on an already loaded pack.
-pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError> {
-    // Broken JSON anywhere is bad input: the game would drop that file and the run would
-    // silently differ from what the author expects.
-    if let Some(p) = pack.problems.first() {
-        return Err(LoadError(format!(
-            "{}:{}:{}: {}",
-            p.file.display(),
-            p.line,
-            p.column,
-            p.message
-        )));
-    }
-    let Some(entity) = pack
+/// Identifiers of the attachables of a pack, sorted, each once.
+pub fn attachables(pack: &Pack) -> Vec<String> {
+    let mut ids: Vec<String> = pack
         .entities
         .iter()
-        .find(|e| e.kind == EntityKind::Client && e.identifier.eq_ignore_ascii_case(identifier))
+        .filter(|e| e.kind == EntityKind::Attachable)
+        .map(|e| e.identifier.clone())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+/// `description.min_engine_version` of an entity file as numbers (absent: 0.0.0).
+fn entity_min_engine(pack: &Pack, e: &crate::pack::Entity) -> Vec<u32> {
+    let Some(text) = std::fs::read_to_string(&pack.files[e.file].path)
+        .ok()
+        .or_else(|| Some(pack.files[e.file].source.clone()))
     else {
-        let known = client_entities(pack);
-        let mut msg = format!("no client entity `{identifier}` in the pack");
-        if !known.is_empty() {
-            msg.push_str(&format!(" (client entities: {})", known.join(", ")));
-        }
-        return Err(LoadError(msg));
+        return Vec::new();
     };
+    let Ok(tree) = parse_tree(&text) else {
+        return Vec::new();
+    };
+    let v = tree
+        .props()
+        .iter()
+        .find_map(|(_, v)| v.get("description"))
+        .and_then(|d| d.get("min_engine_version"))
+        .and_then(Tree::as_str)
+        .unwrap_or("");
+    v.split('.')
+        .map(|p| p.trim().parse().unwrap_or(0))
+        .collect()
+}
+
+/// The client entity or attachable `identifier` names. `pig` means `minecraft:pig` (the
+/// game's default namespace); case is ignored. Of several definitions the game keeps one:
+/// the highest `min_engine_version` (what a current game picks of the `v1.0` and newer files
+/// Mojang ships side by side), and of equal ones the last loaded (a later pack overrides).
+/// Client entities come before attachables of the same identifier.
+pub fn find_entity<'p>(
+    pack: &'p Pack,
+    identifier: &str,
+) -> Result<&'p crate::pack::Entity, LoadError> {
+    let wanted = if identifier.contains(':') {
+        identifier.to_string()
+    } else {
+        format!("minecraft:{identifier}")
+    };
+    for kind in [EntityKind::Client, EntityKind::Attachable] {
+        let found: Vec<&crate::pack::Entity> = pack
+            .entities
+            .iter()
+            .filter(|e| e.kind == kind && e.identifier.eq_ignore_ascii_case(&wanted))
+            .collect();
+        if found.len() == 1 {
+            return Ok(found[0]);
+        }
+        if let Some(best) = found
+            .iter()
+            .enumerate()
+            .max_by(|(i, a), (j, b)| {
+                entity_min_engine(pack, a)
+                    .cmp(&entity_min_engine(pack, b))
+                    .then(i.cmp(j))
+            })
+            .map(|(_, e)| *e)
+        {
+            return Ok(best);
+        }
+    }
+    let mut known = client_entities(pack);
+    known.extend(attachables(pack));
+    let mut msg = format!("no client entity or attachable `{identifier}` in the pack");
+    let lower = wanted.to_ascii_lowercase();
+    let path = |s: &str| s.rsplit(':').next().unwrap_or(s).to_string();
+    let best = known
+        .iter()
+        .map(|k| {
+            let kl = k.to_ascii_lowercase();
+            let d = strsim::osa_distance(&lower, &kl)
+                .min(strsim::osa_distance(&path(&lower), &path(&kl)));
+            (d, k)
+        })
+        .min();
+    match best {
+        Some((d, k)) if d <= (path(&lower).len() / 3).max(1) => {
+            msg.push_str(&format!("; did you mean `{k}`?"));
+        }
+        _ if known.is_empty() => msg.push_str(" (it has none)"),
+        _ => msg.push_str(&format!(
+            " ({} client entities and attachables; `molang run PACK --list` names them)",
+            known.len()
+        )),
+    }
+    Err(LoadError(msg))
+}
+
+/// Like [`load_entity`] on an already loaded pack.
+pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError> {
+    let entity = find_entity(pack, identifier)?;
     let mut trees: HashMap<usize, Tree> = HashMap::new();
     for (i, f) in pack.files.iter().enumerate() {
         if !matches!(
@@ -92,6 +171,8 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError
                 | FileKind::Animation
                 | FileKind::AnimationController
                 | FileKind::Geometry
+                | FileKind::RenderController
+                | FileKind::Attachable
                 | FileKind::Other
         ) {
             continue;
@@ -105,18 +186,39 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError
             Ok(t) => {
                 trees.insert(i, t);
             }
-            Err(e) => {
-                return Err(LoadError(format!(
-                    "{}:{}:{}: {}",
-                    f.path.display(),
-                    e.line,
-                    e.column,
-                    e.message
-                )))
-            }
+            // The pack loader already reported it (see `file_problems`); the game drops the file.
+            Err(_) => {}
         }
     }
-    let source = ScriptSource::from_pack(pack, entity);
+    let mut source = ScriptSource::from_pack(pack, entity);
+    // An attachable's `parent_setup` sets variables on its holder (the bow's
+    // `v.charge_amount`, read by humanoid animations). Run alone, the attachable plays the
+    // holder's part: it runs first in each frame, on the attachable's own variables.
+    if entity.kind == EntityKind::Attachable {
+        let setup = trees
+            .get(&entity.file)
+            .and_then(|t| t.get("minecraft:attachable"))
+            .and_then(|t| t.get("description"))
+            .and_then(|d| d.get("scripts"))
+            .and_then(|s| s.get("parent_setup"));
+        let text = match setup {
+            Some(Tree::Str(s)) => Some(s.clone()),
+            Some(Tree::Arr(a)) => Some(
+                a.iter()
+                    .filter_map(Tree::as_str)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            _ => None,
+        };
+        if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
+            source.pre_animation.insert(0, t);
+        }
+    }
+    // The game sets these before the entity's scripts run (see `crate::engine_vars`).
+    source
+        .preset
+        .extend(crate::engine_vars::for_entity(&entity.identifier).map(|e| e.name.to_string()));
     let version = source.version;
     let mut notes = Vec::new();
     let scripts = match EntityScripts::compile(&source) {
@@ -167,12 +269,40 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError
         },
         bone_index: HashMap::new(),
         anim_index: HashMap::new(),
-        short_names: entity.animations.clone(),
+        short_names: Vec::new(),
+        legacy: Vec::new(),
+        missing_geometry: Vec::new(),
+    };
+    let root_key = match entity.kind {
+        EntityKind::Attachable => "minecraft:attachable",
+        _ => "minecraft:client_entity",
     };
     let entity_tree = trees.get(&entity.file);
     let description = entity_tree
-        .and_then(|t| t.get("minecraft:client_entity"))
+        .and_then(|t| t.get(root_key))
         .and_then(|t| t.get("description"));
+    let pairs = |v: Option<&Tree>| -> Vec<(String, String)> {
+        v.map(Tree::props)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+            .collect()
+    };
+    b.short_names = pairs(description.and_then(|d| d.get("animations")));
+    // The 1.8.0 list `[{"move": "controller.animation.humanoid.move"}, ...]`: its own
+    // namespace (see the module doc), played before `scripts.animate`.
+    for e in description
+        .and_then(|d| d.get("animation_controllers"))
+        .map(Tree::elems)
+        .unwrap_or(&[])
+    {
+        b.legacy.extend(pairs(Some(e)));
+    }
+    let legacy = b.legacy.clone();
+    for (short, id) in &legacy {
+        let node = b.node_for(short, Some(id.clone()), 0);
+        b.model.animate.push((node, None));
+    }
     if let Some(geo) = description.and_then(|d| d.get("geometry")) {
         let name = geo
             .get("default")
@@ -184,10 +314,7 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError
     }
     // `animate` entries: names or {name: condition}, in order.
     let animate_ptr = ptr(
-        &ptr(
-            &ptr(&ptr("", "minecraft:client_entity"), "description"),
-            "scripts",
-        ),
+        &ptr(&ptr(&ptr("", root_key), "description"), "scripts"),
         "animate",
     );
     let animate = description
@@ -209,8 +336,99 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError
         let node = b.node(&name, 0);
         b.model.animate.push((node, cond));
     }
+    // `scripts.scale` and `scaleX/Y/Z` (any case): the entity's size.
+    let scripts_ptr = ptr(&ptr(&ptr("", root_key), "description"), "scripts");
+    for (k, v) in description
+        .and_then(|d| d.get("scripts"))
+        .map(Tree::props)
+        .unwrap_or(&[])
+    {
+        let slot = match k.to_ascii_lowercase().as_str() {
+            "scale" => 0,
+            "scalex" => 1,
+            "scaley" => 2,
+            "scalez" => 3,
+            _ => continue,
+        };
+        let label = format!("{} {k}", entity.identifier);
+        b.model.scale[slot] = b.num(entity.file, &ptr(&scripts_ptr, k), v, &label);
+    }
+    // Render controllers, with the entity's resource maps.
+    let map = |key: &str| -> Vec<(String, String)> {
+        description
+            .and_then(|d| d.get(key))
+            .map(Tree::props)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|(k, v)| Some((k.to_ascii_lowercase(), v.as_str()?.to_string())))
+            .collect()
+    };
+    let resources = [map("geometry"), map("textures"), map("materials")];
+    let rc_ptr = ptr(
+        &ptr(&ptr("", root_key), "description"),
+        "render_controllers",
+    );
+    for (i, e) in description
+        .and_then(|d| d.get("render_controllers"))
+        .map(Tree::elems)
+        .unwrap_or(&[])
+        .iter()
+        .enumerate()
+    {
+        let (id, cond) = match e {
+            Tree::Str(s) => (s.clone(), None),
+            Tree::Obj(props) if !props.is_empty() => {
+                let (k, v) = &props[0];
+                let p = ptr(&ptr(&rc_ptr, &i.to_string()), k);
+                let label = format!("{} render controller {k}", entity.identifier);
+                (k.clone(), b.num(entity.file, &p, v, &label))
+            }
+            _ => continue,
+        };
+        if let Some(def) = b.render_controller(&id, cond, &resources) {
+            b.model.render.push(def);
+        }
+    }
     if !b.model.has_geometry {
         b.model.fk_order = (0..b.model.bones.len()).collect();
+    }
+    // A broken file stops the run only when the entity may need it: its text names the
+    // entity or something the entity could not find (the game drops a broken file and
+    // plays the rest; a broken UI file changes nothing for a mob).
+    let mut wanted: Vec<String> = vec![entity.identifier.to_ascii_lowercase()];
+    for n in &b.model.nodes {
+        if let PlayNode::Missing(m) = n {
+            wanted.extend(m.split('`').skip(1).step_by(2).map(str::to_ascii_lowercase));
+        }
+    }
+    wanted.extend(b.missing_geometry.iter().map(|g| g.to_ascii_lowercase()));
+    for p in &pack.problems {
+        let text = pack
+            .files
+            .iter()
+            .find(|f| f.path == p.file)
+            .map(|f| f.source.to_ascii_lowercase())
+            .unwrap_or_default();
+        if wanted
+            .iter()
+            .any(|w| !w.is_empty() && text.contains(w.as_str()))
+        {
+            return Err(LoadError(format!(
+                "{}:{}:{}: {} (the entity may need this file)",
+                p.file.display(),
+                p.line,
+                p.column,
+                p.message
+            )));
+        }
+        b.notes.push(format!(
+            "note: {}:{}:{}: {} (the game skips this file; {} does not use it)",
+            p.file.display(),
+            p.line,
+            p.column,
+            p.message,
+            entity.identifier
+        ));
     }
     Ok(Loaded {
         model: b.model,
@@ -230,7 +448,12 @@ struct Builder<'a> {
     bone_index: HashMap<String, usize>,
     /// Animation id → index in `model.animations`.
     anim_index: HashMap<String, usize>,
+    /// `description.animations`: the names `scripts.animate` and controller states use.
     short_names: Vec<(String, String)>,
+    /// `description.animation_controllers` (1.8.0): short name → controller, played as roots.
+    legacy: Vec<(String, String)>,
+    /// Geometry identifiers the pack does not have.
+    missing_geometry: Vec<String>,
 }
 
 impl Builder<'_> {
@@ -405,6 +628,7 @@ impl Builder<'_> {
             }
         }
         let Some((_, g)) = found else {
+            self.missing_geometry.push(name.to_string());
             self.notes.push(format!(
                 "geometry `{name}` is not in the pack; bones come from the animations and world positions ignore pivots"
             ));
@@ -466,14 +690,258 @@ impl Builder<'_> {
         self.model.fk_order = fk_order(&mut self.model.bones);
     }
 
-    /// The play node for a short name of the entity's `animations` map.
-    fn node(&mut self, short: &str, depth: usize) -> usize {
-        let id = self
-            .short_names
+    /// One render controller (the last definition of `id` in the pack).
+    fn render_controller(
+        &mut self,
+        id: &str,
+        condition: Option<Num>,
+        resources: &[Vec<(String, String)>; 3],
+    ) -> Option<super::render::RenderDef> {
+        use super::render::{split, RenderArray, RenderDef, Sel, SelText};
+        let Some(rc) = self.pack.render_controllers_named(id).last() else {
+            self.notes.push(format!(
+                "render controller `{id}` is not in the pack; the entity is drawn without it"
+            ));
+            return None;
+        };
+        let file = rc.file;
+        let tree = self
+            .trees
+            .get(&file)?
+            .get("render_controllers")?
+            .get(id)?
+            .clone();
+        let rp = ptr(&ptr("", "render_controllers"), id);
+        let mut def = RenderDef {
+            id: id.to_string(),
+            condition,
+            ..RenderDef::default()
+        };
+        // Arrays, flattened (an array may list another, declared before or after it).
+        let mut raw: Vec<(String, Vec<String>)> = Vec::new();
+        for (_, group) in tree.get("arrays").map(Tree::props).unwrap_or(&[]) {
+            for (name, items) in group.props() {
+                let items = items
+                    .elems()
+                    .iter()
+                    .filter_map(Tree::as_str)
+                    .map(str::to_string)
+                    .collect();
+                raw.push((name.to_ascii_lowercase(), items));
+            }
+        }
+        fn flatten(raw: &[(String, Vec<String>)], i: usize, depth: usize, out: &mut Vec<String>) {
+            for item in &raw[i].1 {
+                let l = item.trim().to_ascii_lowercase();
+                match raw.iter().position(|(n, _)| *n == l) {
+                    Some(j) if depth < 8 => flatten(raw, j, depth + 1, out),
+                    Some(_) => {}
+                    None => out.push(item.trim().to_string()),
+                }
+            }
+        }
+        for i in 0..raw.len() {
+            let mut items = Vec::new();
+            flatten(&raw, i, 0, &mut items);
+            def.arrays.push(RenderArray {
+                name: raw[i].0.clone(),
+                items,
+            });
+        }
+        let resolve = |r: &str| -> String {
+            let l = r.to_ascii_lowercase();
+            for (prefix, map) in ["geometry.", "texture.", "material."].iter().zip(resources) {
+                if let Some(short) = l.strip_prefix(prefix) {
+                    if let Some((_, v)) = map.iter().find(|(k, _)| k == short) {
+                        return v.clone();
+                    }
+                }
+            }
+            r.to_string()
+        };
+        for a in &mut def.arrays {
+            for item in &mut a.items {
+                *item = resolve(item);
+            }
+        }
+        // A selector string to a `Sel`, compiling its numeric parts.
+        fn sel(
+            b: &mut Builder,
+            def: &RenderDef,
+            file: usize,
+            p: &str,
+            text: &str,
+            label: &str,
+            resolve: &dyn Fn(&str) -> String,
+            depth: usize,
+        ) -> Sel {
+            let num = |b: &mut Builder, t: &str, what: &str| match b.compile(
+                file,
+                &format!("{p} ({what})"),
+                t,
+                label,
+            ) {
+                Some(id) => Num::Expr(id),
+                None => Num::Const(0.0),
+            };
+            match split(text) {
+                SelText::Resource(r) => {
+                    if r.to_ascii_lowercase().starts_with("array.") {
+                        // A whole array: its first element.
+                        let l = r.to_ascii_lowercase();
+                        match def.arrays.iter().position(|a| a.name == l) {
+                            Some(array) => Sel::Index {
+                                array,
+                                index: Num::Const(0.0),
+                            },
+                            None => Sel::Nothing,
+                        }
+                    } else {
+                        Sel::Const(resolve(r))
+                    }
+                }
+                SelText::Index(name, index) => {
+                    let l = name.to_ascii_lowercase();
+                    match def.arrays.iter().position(|a| a.name == l) {
+                        Some(array) => Sel::Index {
+                            array,
+                            index: num(b, index, "index"),
+                        },
+                        None => {
+                            b.notes.push(format!(
+                                "{}: render controller `{}`: `{name}` is not one of its arrays; it selects nothing",
+                                b.path(file).display(),
+                                def.id
+                            ));
+                            Sel::Nothing
+                        }
+                    }
+                }
+                SelText::Cond(c, t, e) if depth < 32 => Sel::Cond {
+                    cond: num(b, c, "condition"),
+                    then: Box::new(sel(b, def, file, p, t, label, resolve, depth + 1)),
+                    otherwise: Box::new(sel(b, def, file, p, e, label, resolve, depth + 1)),
+                },
+                _ => {
+                    b.notes.push(format!(
+                        "{}: render controller `{}`: `{}` is not a resource choice the runtime evaluates (Kind.name, Array.name[i], c ? a : b); it selects nothing",
+                        b.path(file).display(),
+                        def.id,
+                        text.trim()
+                    ));
+                    Sel::Nothing
+                }
+            }
+        }
+        if let Some(g) = tree.get("geometry").and_then(Tree::as_str) {
+            let label = format!("{id} geometry");
+            def.geometry = Some(sel(
+                self,
+                &def,
+                file,
+                &ptr(&rp, "geometry"),
+                g,
+                &label,
+                &resolve,
+                0,
+            ));
+        }
+        for (i, t) in tree
+            .get("textures")
+            .map(Tree::elems)
+            .unwrap_or(&[])
             .iter()
-            .rev()
-            .find(|(s, _)| s.eq_ignore_ascii_case(short))
-            .map(|(_, id)| id.clone());
+            .enumerate()
+        {
+            if let Some(t) = t.as_str() {
+                let label = format!("{id} textures[{i}]");
+                let p = ptr(&ptr(&rp, "textures"), &i.to_string());
+                let s = sel(self, &def, file, &p, t, &label, &resolve, 0);
+                def.textures.push(s);
+            }
+        }
+        for (i, m) in tree
+            .get("materials")
+            .map(Tree::elems)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            for (pattern, v) in m.props() {
+                if let Some(t) = v.as_str() {
+                    let label = format!("{id} materials {pattern}");
+                    let p = ptr(&ptr(&ptr(&rp, "materials"), &i.to_string()), pattern);
+                    let s = sel(self, &def, file, &p, t, &label, &resolve, 0);
+                    def.materials.push((pattern.clone(), s));
+                }
+            }
+        }
+        for (i, m) in tree
+            .get("part_visibility")
+            .map(Tree::elems)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            for (pattern, v) in m.props() {
+                let p = ptr(&ptr(&ptr(&rp, "part_visibility"), &i.to_string()), pattern);
+                let label = format!("{id} part_visibility {pattern}");
+                let n = self.num(file, &p, v, &label).unwrap_or(Num::Const(0.0));
+                def.part_visibility.push((pattern.clone(), n));
+            }
+        }
+        for (k, key) in ["color", "overlay_color", "is_hurt_color", "on_fire_color"]
+            .iter()
+            .enumerate()
+        {
+            let Some(c) = tree.get(key) else { continue };
+            for (ch, name) in ["r", "g", "b", "a"].iter().enumerate() {
+                if let Some(v) = c.get(name) {
+                    let label = format!("{id} {key}.{name}");
+                    def.colors[k][ch] = self.num(file, &ptr(&ptr(&rp, key), name), v, &label);
+                }
+            }
+        }
+        if let Some(uv) = tree.get("uv_anim") {
+            let mut out = [None; 4];
+            for (half, key) in ["offset", "scale"].iter().enumerate() {
+                for (j, v) in uv
+                    .get(key)
+                    .map(Tree::elems)
+                    .unwrap_or(&[])
+                    .iter()
+                    .take(2)
+                    .enumerate()
+                {
+                    let label = format!("{id} uv_anim.{key}");
+                    let p = ptr(&ptr(&ptr(&rp, "uv_anim"), key), &j.to_string());
+                    out[half * 2 + j] = self.num(file, &p, v, &label);
+                }
+            }
+            def.uv_anim = Some(out);
+        }
+        def.rebuild_animation_matrices = tree
+            .get("rebuild_animation_matrices")
+            .and_then(Tree::as_bool)
+            == Some(true);
+        Some(def)
+    }
+
+    /// The play node for a short name of the entity's `animations` map.
+    /// Names resolve in `description.animations`; a name only the legacy controller list
+    /// has resolves there (an `animate` entry naming a legacy controller).
+    fn node(&mut self, short: &str, depth: usize) -> usize {
+        let find = |list: &[(String, String)]| {
+            list.iter()
+                .rev()
+                .find(|(s, _)| s.eq_ignore_ascii_case(short))
+                .map(|(_, id)| id.clone())
+        };
+        let id = find(&self.short_names).or_else(|| find(&self.legacy));
+        self.node_for(short, id, depth)
+    }
+
+    fn node_for(&mut self, short: &str, id: Option<String>, depth: usize) -> usize {
         let node = match id {
             None => PlayNode::Missing(format!("`{short}` is not in the entity's animations")),
             Some(id) => {

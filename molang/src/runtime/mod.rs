@@ -56,6 +56,7 @@ pub mod inputs;
 pub mod load;
 pub mod model;
 pub mod play;
+pub mod render;
 
 pub use load::{load_entity, load_from_pack, LoadError, Loaded};
 pub use play::{ArgInput, Backend, LogLine, Pose, Runtime};

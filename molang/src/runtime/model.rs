@@ -151,4 +151,8 @@ pub struct Model {
     pub nodes: Vec<PlayNode>,
     /// `scripts.animate`: root nodes with their condition.
     pub animate: Vec<(usize, Option<Num>)>,
+    /// `scripts.scale`, `scaleX`, `scaleY`, `scaleZ` (absent: 1).
+    pub scale: [Option<Num>; 4],
+    /// Render controllers of the entity, in order, with their condition.
+    pub render: Vec<super::render::RenderDef>,
 }

@@ -31,6 +31,10 @@ pub struct Pose {
     pub world: Vec<[f32; 3]>,
     /// World-space locators: bones in order, each bone's locators in order.
     pub locators: Vec<[f32; 3]>,
+    /// `scripts.scale` × `scaleX/Y/Z` this frame (already applied to `world` and `locators`).
+    pub entity_scale: [f32; 3],
+    /// The render controllers' choices this frame (see [`super::render`]).
+    pub render: super::render::RenderFrame,
 }
 
 /// A content-log line: what the game would print, and the frame it happened in.
@@ -380,6 +384,13 @@ impl Runtime {
         if self.watch_stale {
             self.update_watch();
         }
+        // Contexts the game gives every client entity and attachable: third person, and an
+        // item held in the main hand (`context.item_slot` 'main_hand' is a string: 0 here).
+        for (name, v) in [("is_first_person", 0.0f32)] {
+            if let Some(s) = self.scripts.names().contexts.get(name) {
+                self.inst.set_context_slot(s, v);
+            }
+        }
         for a in self.inst.run_frame(&self.scripts) {
             self.content_log(a.message);
         }
@@ -404,6 +415,36 @@ impl Runtime {
             &mut self.pose.world,
             &mut self.pose.locators,
         );
+        // The entity's scale sizes the whole model about its origin (the game scales the
+        // model matrix), after the bones are posed.
+        let mut k = [1.0f32; 3];
+        if let Some(n) = model.scale[0] {
+            let s = self.eval(n, 1.0);
+            k = [s; 3];
+        }
+        for axis in 0..3 {
+            if let Some(n) = model.scale[axis + 1] {
+                k[axis] *= self.eval(n, 1.0);
+            }
+        }
+        if k != [1.0; 3] {
+            for w in self
+                .pose
+                .world
+                .iter_mut()
+                .chain(self.pose.locators.iter_mut())
+            {
+                for axis in 0..3 {
+                    w[axis] *= k[axis];
+                }
+            }
+        }
+        self.pose.entity_scale = k;
+        if !model.render.is_empty() {
+            let mut frame = std::mem::take(&mut self.pose.render);
+            super::render::evaluate(&model, &mut frame, &mut |n, this| self.eval(n, this));
+            self.pose.render = frame;
+        }
         self.log_query_misses();
         self.frame += 1;
         &self.pose
@@ -761,6 +802,7 @@ fn bind_pose(bones: usize) -> Pose {
         rot: vec![[0.0; 3]; bones],
         pos: vec![[0.0; 3]; bones],
         scale: vec![[1.0; 3]; bones],
+        entity_scale: [1.0; 3],
         ..Pose::default()
     }
 }
