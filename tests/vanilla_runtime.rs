@@ -165,3 +165,205 @@ fn every_vanilla_entity_runs_walking_on_both_back_ends() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+// ---- hand-computed poses: each frame's value from the animation file's formula, in f64 ----
+
+/// Runs a vanilla entity under `csv` (a timeline as `molang run --inputs` reads it) on
+/// both back ends; returns the bone names and, per frame, each bone's rotation and
+/// position. Asserts the two back ends agree bit for bit.
+fn vanilla(id: &str, csv: &str, frames: u64) -> (Vec<String>, Vec<Vec<([f32; 3], [f32; 3])>>) {
+    let rp = common::shared_dir().join("vanilla/resource_pack");
+    let pack = molang::pack::load(&[rp]);
+    let timeline = inputs::parse(csv, "inline.csv").unwrap();
+    let mut out = Vec::new();
+    let mut names = Vec::new();
+    for backend in [Backend::Interp, Backend::Jit] {
+        let loaded = load_from_pack(&pack, id).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let mut rt = Runtime::new(loaded, backend, FPS, 0);
+        let (mut driver, _) = Driver::new(&timeline, &mut rt);
+        names = rt.model.bones.iter().map(|b| b.name.clone()).collect();
+        let mut poses = Vec::new();
+        for f in 0..frames {
+            let t = (f as f64 / FPS as f64) as f32;
+            driver.sample(t, 1.0 / FPS, f == 0);
+            driver.apply(&mut rt);
+            let p = rt.step(t, driver.queries());
+            poses.push(
+                (0..p.rot.len())
+                    .map(|b| (p.rot[b], p.pos[b]))
+                    .collect::<Vec<_>>(),
+            );
+            let log = rt.take_log();
+            assert!(log.is_empty(), "{id}: content log {log:?}");
+        }
+        out.push(poses);
+    }
+    let jit = out.pop().unwrap();
+    let interp = out.pop().unwrap();
+    assert_eq!(
+        format!("{interp:?}"),
+        format!("{jit:?}"),
+        "{id}: the JIT's pose differs from the interpreter's"
+    );
+    (names, interp)
+}
+
+fn bone(names: &[String], name: &str) -> usize {
+    names
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(name))
+        .unwrap_or_else(|| panic!("no bone {name} in {names:?}"))
+}
+
+const WALK: &str =
+    "t,q.ground_speed,q.modified_move_speed,q.is_on_ground,q.is_moving\n0,4,0.7,1,1\n4,4,0.7,1,1\n";
+
+/// `query.modified_distance_moved` at each frame: the driver integrates 4 m/s over the
+/// frames before it (in f32, as it does).
+fn distances(frames: u64) -> Vec<f64> {
+    let mut d = 0.0f32;
+    (0..frames)
+        .map(|_| {
+            let now = d as f64;
+            d += 4.0f32 * (1.0 / FPS);
+            now
+        })
+        .collect()
+}
+
+fn cos_d(deg: f64) -> f64 {
+    deg.to_radians().cos()
+}
+
+fn sin_d(deg: f64) -> f64 {
+    deg.to_radians().sin()
+}
+
+fn close(got: f32, want: f64, what: &str) {
+    assert!(
+        (got as f64 - want).abs() < 0.01,
+        "{what}: got {got}, the formula gives {want}"
+    );
+}
+
+/// animation.humanoid.move, played by the legacy `controller.animation.humanoid.move` (a
+/// 1.8.0 `animation_controllers` entry sharing the short name `move` with the animation):
+/// `rightleg.rx = v.tcos0 * 1.4`, `leftleg.rx = v.tcos0 * -1.4`, with the entity's
+/// `v.tcos0 = cos(mdm * 38.17) * mms / v.gliding_speed_value * 57.3` (gliding = 1 at rest).
+fn humanoid_legs(id: &str) {
+    let (names, poses) = vanilla(id, WALK, 80);
+    let (r, l) = (bone(&names, "rightleg"), bone(&names, "leftleg"));
+    let mut moved = false;
+    for (f, (p, d)) in poses.iter().zip(distances(80)).enumerate() {
+        let tcos0 = cos_d(d * 38.17) * 0.7f32 as f64 / 1.0 * 57.3;
+        close(
+            p[r].0[0],
+            tcos0 * 1.4,
+            &format!("{id} frame {f} rightleg.rx"),
+        );
+        close(
+            p[l].0[0],
+            tcos0 * -1.4,
+            &format!("{id} frame {f} leftleg.rx"),
+        );
+        moved |= (tcos0 * 1.4).abs() > 10.0;
+    }
+    assert!(moved, "{id}: the legs should swing");
+}
+
+#[test]
+fn skeleton_legs_follow_humanoid_move_through_the_legacy_controller() {
+    humanoid_legs("minecraft:skeleton");
+}
+
+#[test]
+fn zombie_legs_follow_humanoid_move_through_the_legacy_controller() {
+    humanoid_legs("zombie");
+}
+
+/// animation.wolf.leg_default in controller.animation.wolf.sitting's `default` state:
+/// `leg0.rx = cos(mdm * 38.17) * 80.22 * mms - this`, `leg1.rx` with `+ 180`.
+#[test]
+fn wolf_legs_follow_the_sitting_controllers_default_state() {
+    let (names, poses) = vanilla("minecraft:wolf", WALK, 80);
+    let (l0, l1) = (bone(&names, "leg0"), bone(&names, "leg1"));
+    for (f, (p, d)) in poses.iter().zip(distances(80)).enumerate() {
+        let mms = 0.7f32 as f64;
+        close(
+            p[l0].0[0],
+            cos_d(d * 38.17) * 80.22 * mms,
+            &format!("frame {f} leg0.rx"),
+        );
+        close(
+            p[l1].0[0],
+            cos_d(d * 38.17 + 180.0) * 80.22 * mms,
+            &format!("frame {f} leg1.rx"),
+        );
+    }
+}
+
+/// The cow's `walk` (animation.quadruped.walk, `anim_time_update: q.modified_distance_moved`)
+/// at blend weight `q.modified_move_speed`: `leg0.rx = 0.7 × cos(anim_time × 38.17) × 80`.
+#[test]
+fn cow_legs_follow_quadruped_walk_at_its_blend_weight() {
+    let (names, poses) = vanilla("minecraft:cow", WALK, 80);
+    let (l0, l1) = (bone(&names, "leg0"), bone(&names, "leg1"));
+    for (f, (p, d)) in poses.iter().zip(distances(80)).enumerate() {
+        let w = 0.7f32 as f64;
+        close(
+            p[l0].0[0],
+            w * cos_d(d * 38.17) * 80.0,
+            &format!("frame {f} leg0.rx"),
+        );
+        close(
+            p[l1].0[0],
+            w * cos_d(d * 38.17) * -80.0,
+            &format!("frame {f} leg1.rx"),
+        );
+    }
+}
+
+/// The chicken's wings: `wing0.rz = v.wing_flap - this`, `wing1.rz = -v.wing_flap - this`
+/// (animation.chicken.general). `v.wing_flap` is an engine variable: 0 at rest, here a
+/// column ramping 0 → 40 over 4 s.
+#[test]
+fn chicken_wings_follow_the_wing_flap_engine_variable() {
+    let csv = "t,q.ground_speed,q.modified_move_speed,q.is_on_ground,v.wing_flap\n0,4,0.7,1,0\n4,4,0.7,1,40\n";
+    let (names, poses) = vanilla("minecraft:chicken", csv, 80);
+    let (w0, w1) = (bone(&names, "wing0"), bone(&names, "wing1"));
+    for (f, p) in poses.iter().enumerate() {
+        let flap = 10.0 * f as f64 / FPS as f64;
+        close(p[w0].0[2], flap, &format!("frame {f} wing0.rz"));
+        close(p[w1].0[2], -flap, &format!("frame {f} wing1.rz"));
+    }
+    // Without the column the wings rest at the engine's value, 0.
+    let (names, poses) = vanilla("minecraft:chicken", WALK, 20);
+    let w0 = bone(&names, "wing0");
+    assert!(poses.iter().all(|p| p[w0].0[2] == 0.0));
+}
+
+/// The shulker's lid (animation.shulker.move): with `v.Shulker.PeekAmount` ramping 0 → 0.9,
+/// the entity's `LidPositionFactor = 180 (0.5 + peek)` and `LidRotationFactor =
+/// -1 + sin(180 (0.5 + peek))` give `lid.py = 7.2 − sin(lpf × 1.16) × 7.5 + (lpf > 180 ?
+/// sin(life_time × 114.6) × 0.7 + 1.5 : 0)` and `lid.ry = peek > 0.3 ? lrf⁴ × 22.5 : 0`.
+#[test]
+fn shulker_lid_follows_its_peek_amount() {
+    let csv = "t,v.shulker.peekamount\n0,0\n4,0.9\n";
+    let (names, poses) = vanilla("minecraft:shulker", csv, 80);
+    let lid = bone(&names, "lid");
+    for (f, p) in poses.iter().enumerate() {
+        let t = (f as f64 / FPS as f64) as f32 as f64;
+        let peek = 0.225 * t;
+        let lpf = 180.0 * (0.5 + peek);
+        let lrf = -1.0 + sin_d(180.0 * (0.5 + peek));
+        let py = 7.2 - sin_d(lpf * 1.16) * 7.5
+            + if lpf > 180.0 {
+                sin_d(t * 114.6) * 0.7 + 1.5
+            } else {
+                0.0
+            };
+        let ry = if peek > 0.3 { lrf.powi(4) * 22.5 } else { 0.0 };
+        close(p[lid].1[1], py, &format!("frame {f} lid.py"));
+        close(p[lid].0[1], ry, &format!("frame {f} lid.ry"));
+    }
+}

@@ -427,3 +427,256 @@ fn bad_argument_columns_exit_2_naming_the_column() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+// ---- vanilla, layers, attachables, friendlier misses ----
+
+fn vanilla_rp() -> PathBuf {
+    let rp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/vanilla/resource_pack");
+    let rp = if rp.is_dir() {
+        rp
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/vanilla/resource_pack")
+    };
+    let rp = std::env::var_os("MOLANG_SHARED_DIR")
+        .map(|d| PathBuf::from(d).join("vanilla/resource_pack"))
+        .unwrap_or(rp);
+    assert!(
+        rp.is_dir(),
+        "this test needs the vanilla pack at {}",
+        rp.display()
+    );
+    rp
+}
+
+/// An add-on layered over vanilla: its entity uses vanilla's `geometry.slime` and
+/// `animation.common.look_at_target` next to its own animation, and `scripts.scale = 2`.
+#[test]
+fn layered_packs_an_addon_over_vanilla() {
+    let out = molang()
+        .arg("run")
+        .arg("--pack")
+        .arg(vanilla_rp())
+        .arg("--pack")
+        .arg(fixture("addon"))
+        .args([
+            "--entity",
+            "addon:blob",
+            "--fps",
+            "20",
+            "--seconds",
+            "1.05",
+            "--world",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        !err.contains("is not in the pack"),
+        "vanilla's geometry.slime is found: {err}"
+    );
+    assert!(
+        !err.contains("does not exist"),
+        "vanilla's look_at_target is found: {err}"
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    // geometry.slime's bones, in geometry order.
+    let bones: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .take(4)
+        .map(|l| l.split(',').nth(2).unwrap())
+        .collect();
+    assert_eq!(bones, ["cube", "eye0", "eye1", "mouth"]);
+    // Frame 20 (t = 1): cube.rx = sin(1 × 90) × 10 = 10; the pivot (0, 24, 0) × scale 2.
+    let row = trace_row(&text, 20, "cube");
+    assert!((row[0] - 10.0).abs() < 1e-4, "{row:?}");
+    assert_eq!(&row[9..12], &[0.0, 48.0, 0.0], "{row:?}");
+}
+
+#[test]
+fn a_vanilla_mob_walks_from_a_short_identifier_with_no_extra_columns() {
+    let out = molang()
+        .arg("run")
+        .arg(vanilla_rp())
+        .args(["--entity", "zombie", "--fps", "20", "--seconds", "1"])
+        .arg("--inputs")
+        .arg(fixture("walking").join("walk.csv"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("nested deeper"), "{err}");
+    assert!(!err.contains("ended the script"), "{err}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let a = trace_row(&text, 0, "rightLeg")[0];
+    let b = trace_row(&text, 5, "rightLeg")[0];
+    assert!((a - b).abs() > 1.0, "the leg swings: {a} then {b}");
+}
+
+#[test]
+fn an_unknown_entity_gets_did_you_mean_not_a_list() {
+    let out = molang()
+        .arg("run")
+        .arg(vanilla_rp())
+        .args(["--entity", "pgi", "--seconds", "0.1"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("did you mean `minecraft:pig`?"), "{err}");
+    assert!(err.len() < 300, "no dump of every identifier: {err}");
+}
+
+#[test]
+fn an_unknown_query_column_gets_a_note_with_a_suggestion() {
+    let dir = scratch("typo");
+    let csv = dir.join("in.csv");
+    std::fs::write(&csv, "t,q.ground_sped\n0,1\n").unwrap();
+    let out = molang()
+        .arg("run")
+        .arg(fixture("quadruped"))
+        .args(["--entity", "test:dog", "--seconds", "0.1"])
+        .arg("--inputs")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("q.ground_sped is not a query the game knows; did you mean q.ground_speed?"),
+        "{err}"
+    );
+}
+
+/// A broken JSON file the entity does not use (a UI file) is skipped with a note; one that
+/// names the entity stops the run with its position.
+#[test]
+fn a_broken_unrelated_file_does_not_stop_the_run() {
+    let dir = scratch("broken");
+    let copy = |from: &std::path::Path, to: &std::path::Path| {
+        for e in walk(from) {
+            let rel = e.strip_prefix(from).unwrap();
+            let dst = to.join(rel);
+            std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+            std::fs::copy(&e, &dst).unwrap();
+        }
+    };
+    copy(&fixture("quadruped"), &dir);
+    std::fs::create_dir_all(dir.join("ui")).unwrap();
+    std::fs::write(
+        dir.join("ui/hud_screen.json"),
+        "{ \"namespace\": \"hud\", oops }",
+    )
+    .unwrap();
+    let run = || {
+        molang()
+            .arg("run")
+            .arg(&dir)
+            .args(["--entity", "test:dog", "--seconds", "0.1"])
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("hud_screen.json") && err.contains("does not use it"),
+        "{err}"
+    );
+    std::fs::write(dir.join("ui/hud_screen.json"), "{ \"test:dog\": oops }").unwrap();
+    let out = run();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("hud_screen.json:1:"), "{err}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The vanilla bow runs as an entity: its `v.charge_amount` (which humanoid animations of
+/// the holder read) from the item queries given as columns.
+#[test]
+fn an_attachable_runs_like_an_entity() {
+    let dir = scratch("bow");
+    let csv = dir.join("in.csv");
+    std::fs::write(
+        &csv,
+        "t,q.main_hand_item_max_duration,q.main_hand_item_use_duration\n0,72000,71995\n",
+    )
+    .unwrap();
+    let out = molang()
+        .arg("run")
+        .arg(vanilla_rp())
+        .args([
+            "--entity",
+            "minecraft:bow",
+            "--fps",
+            "10",
+            "--seconds",
+            "0.2",
+            "--vars",
+        ])
+        .arg("--inputs")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("ended the script"), "{err}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let col = header
+        .iter()
+        .position(|h| *h == "v.charge_amount")
+        .expect("v.charge_amount column");
+    let first = text.lines().nth(1).unwrap().split(',').nth(col).unwrap();
+    // clamp((72000 − (71995 − frame_alpha 0 + 1)) / 10, 0, 1) = 0.4
+    assert_eq!(first.parse::<f32>().unwrap(), 0.4);
+}
+
+#[test]
+fn render_columns_show_visibility_geometry_and_textures() {
+    let out = molang()
+        .arg("run")
+        .arg(vanilla_rp())
+        .args([
+            "--entity",
+            "horse",
+            "--fps",
+            "10",
+            "--seconds",
+            "0.1",
+            "--render",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("frame,t,bone,rx,ry,rz,px,py,pz,sx,sy,sz,visible,geometry,textures")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let saddle = rows.iter().find(|r| r[2] == "Saddle").unwrap();
+    assert_eq!(saddle[12], "0", "no saddle without q.is_saddled");
+    let head = rows.iter().find(|r| r[2] == "Head").unwrap();
+    assert_eq!(head[12], "1");
+    assert_eq!(head[13], "geometry.horse.v3");
+    assert_eq!(
+        head[14],
+        "textures/entity/horse2/horse_white|textures/entity/horse2/horse_markings_none|textures/entity/horse2/armor/horse_armor_none"
+    );
+}

@@ -152,6 +152,8 @@ pub fn find_entity<'p>(
             msg.push_str(&format!("; did you mean `{k}`?"));
         }
         _ if known.is_empty() => msg.push_str(" (it has none)"),
+        // A small pack: name them all; a big one (vanilla has 130) only by count.
+        _ if known.len() <= 12 => msg.push_str(&format!(" (it has: {})", known.join(", "))),
         _ => msg.push_str(&format!(
             " ({} client entities and attachables; `molang run PACK --list` names them)",
             known.len()
@@ -298,11 +300,6 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError
     {
         b.legacy.extend(pairs(Some(e)));
     }
-    let legacy = b.legacy.clone();
-    for (short, id) in &legacy {
-        let node = b.node_for(short, Some(id.clone()), 0);
-        b.model.animate.push((node, None));
-    }
     if let Some(geo) = description.and_then(|d| d.get("geometry")) {
         let name = geo
             .get("default")
@@ -311,6 +308,12 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError
         if let Some(name) = name {
             b.load_geometry(name);
         }
+    }
+    // The legacy list plays first (after the geometry is loaded: bones come from it).
+    let legacy = b.legacy.clone();
+    for (short, id) in &legacy {
+        let node = b.node_for(short, Some(id.clone()), 0);
+        b.model.animate.push((node, None));
     }
     // `animate` entries: names or {name: condition}, in order.
     let animate_ptr = ptr(

@@ -41,6 +41,29 @@
 //!   they happened in; the game would repeat them every frame.
 //! - `query.time_stamp` = floor(t × 20) (ticks); `query.is_alive` = 1; `query.delta_time` =
 //!   1/fps; `query.life_time` = t. The inputs override any of them.
+//! - The entity's play list: first the 1.8.0 `description.animation_controllers` entries
+//!   (`[{"move": "controller.animation.humanoid.move"}]`), in order, then `scripts.animate`
+//!   (the game plays both; the order between them is a choice: the legacy list first, as it
+//!   comes first in Mojang's files). The legacy list is its own namespace: its entries name
+//!   controllers directly, and a name inside a controller state (or in `animate`) resolves
+//!   in `description.animations` first, then in the legacy list. So `"move":
+//!   "animation.humanoid.move"` next to `{"move": "controller.animation.humanoid.move"}`
+//!   plays the animation inside the controller instead of the controller inside itself.
+//! - Of several client entity definitions with one identifier (Mojang's `*.v1.0.entity.json`
+//!   next to the current file) the highest `description.min_engine_version` plays; of equal
+//!   ones the last loaded (a later pack layer). `pig` means `minecraft:pig`.
+//! - Engine variables ([`crate::engine_vars`]) the entity reads and no input column gives
+//!   are set before every frame to their rest value (the game sets them every frame), and
+//!   are known to the checker of the entity's scripts as set (no E0601 for the shulker).
+//! - `scripts.scale` × `scaleX/Y/Z` is evaluated after the animations each frame and scales
+//!   world positions and locators about the entity origin (`Pose::entity_scale`); bone
+//!   channels stay unscaled, as the game scales the model matrix.
+//! - Attachables run like client entities. The game shares an attachable's variables with
+//!   its holder (the bow's `v.charge_amount` is read by the holder's humanoid animations);
+//!   run alone, the attachable keeps its variables and the holder's part comes from input
+//!   columns; `parent_setup` runs first in each frame, on the attachable.
+//!   `context.is_first_person` is 0 (third person) for every entity.
+//! - Render controllers: see [`render`] for the rules.
 //! - Queries with arguments: an input column `q.name(args)` answers reads whose arguments
 //!   equal its own, all of them, in order and in number. Numbers compare as Molang's `==`:
 //!   `-0` matches `0`, a NaN argument matches no column (columns cannot be NaN). Strings

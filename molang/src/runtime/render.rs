@@ -317,7 +317,8 @@ mod tests {
         assert!(glob("*", "leg0"));
         assert!(glob("Bit*", "Bit1"));
         assert!(!glob("Bit*", "bit1"));
-        assert!(glob("*ear*", "MuleEarL"));
+        assert!(glob("*Ear*", "MuleEarL"));
+        assert!(!glob("*ear*", "MuleEarL"));
         assert!(!glob("Saddle", "Saddle2"));
         assert!(glob("a*b*c", "aXXbYc"));
     }
