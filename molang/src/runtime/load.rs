@@ -164,7 +164,33 @@ pub fn find_entity<'p>(
 
 /// Like [`load_entity`] on an already loaded pack.
 pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError> {
-    let entity = find_entity(pack, identifier)?;
+    let entity = match find_entity(pack, identifier) {
+        Ok(e) => e,
+        Err(e) => {
+            // The entity may be in a file that did not load: say so with its position.
+            let wanted = identifier
+                .rsplit(':')
+                .next()
+                .unwrap_or(identifier)
+                .to_ascii_lowercase();
+            let broken = pack.problems.iter().find(|p| {
+                pack.files
+                    .iter()
+                    .find(|f| f.path == p.file)
+                    .is_some_and(|f| f.source.to_ascii_lowercase().contains(&wanted))
+            });
+            return Err(match broken {
+                Some(p) => LoadError(format!(
+                    "{}:{}:{}: {} (the entity may be defined there)",
+                    p.file.display(),
+                    p.line,
+                    p.column,
+                    p.message
+                )),
+                None => e,
+            });
+        }
+    };
     let mut trees: HashMap<usize, Tree> = HashMap::new();
     for (i, f) in pack.files.iter().enumerate() {
         if !matches!(
@@ -310,7 +336,33 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError
         }
     }
     // The legacy list plays first (after the geometry is loaded: bones come from it).
-    let legacy = b.legacy.clone();
+    // A controller that `scripts.animate` plays too runs once (Mojang's zombie lists its
+    // controllers in both; the game does not swing its legs twice as far).
+    let animate_ids: Vec<String> = description
+        .and_then(|d| d.get("scripts"))
+        .and_then(|s| s.get("animate"))
+        .map(Tree::elems)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|e| match e {
+            Tree::Str(s) => Some(s.as_str()),
+            Tree::Obj(p) => p.first().map(|(k, _)| k.as_str()),
+            _ => None,
+        })
+        .filter_map(|short| {
+            b.short_names
+                .iter()
+                .rev()
+                .find(|(s, _)| s.eq_ignore_ascii_case(short))
+                .map(|(_, id)| id.to_ascii_lowercase())
+        })
+        .collect();
+    let legacy: Vec<(String, String)> = b
+        .legacy
+        .iter()
+        .filter(|(_, id)| !animate_ids.contains(&id.to_ascii_lowercase()))
+        .cloned()
+        .collect();
     for (short, id) in &legacy {
         let node = b.node_for(short, Some(id.clone()), 0);
         b.model.animate.push((node, None));

@@ -44,7 +44,10 @@
 //! - The entity's play list: first the 1.8.0 `description.animation_controllers` entries
 //!   (`[{"move": "controller.animation.humanoid.move"}]`), in order, then `scripts.animate`
 //!   (the game plays both; the order between them is a choice: the legacy list first, as it
-//!   comes first in Mojang's files). The legacy list is its own namespace: its entries name
+//!   comes first in Mojang's files). A legacy entry naming a controller that
+//!   `scripts.animate` also plays is skipped: one instance per controller (Mojang's zombie
+//!   lists its controllers in both; played twice, its legs would swing twice as far, which
+//!   the game does not show; choice). The legacy list is its own namespace: its entries name
 //!   controllers directly, and a name inside a controller state (or in `animate`) resolves
 //!   in `description.animations` first, then in the legacy list. So `"move":
 //!   "animation.humanoid.move"` next to `{"move": "controller.animation.humanoid.move"}`
