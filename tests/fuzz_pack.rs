@@ -243,7 +243,10 @@ fn replay_args(f: &Reported, out: &Path) -> RunArgs {
     let words = shell_words(&f.command);
     assert_eq!(words[..2], ["molang", "run"], "{}", f.command);
     let mut a = RunArgs {
-        pack: PathBuf::from(&words[2]),
+        packs: vec![PathBuf::from(&words[2])],
+        pack_layers: Vec::new(),
+        list: false,
+        render: false,
         entity: None,
         inputs: None,
         fps: 60.0,
@@ -308,7 +311,7 @@ fn replay_trace(f: &Reported, out_dir: &Path) -> Vec<(usize, String, Vec<String>
 /// columns as input slots, `v.` columns set before each frame): the content log.
 fn replay_log(f: &Reported) -> Vec<LogLine> {
     let a = replay_args(f, Path::new("unused"));
-    let loaded = load_entity(&a.pack, a.entity.as_deref().unwrap()).unwrap();
+    let loaded = load_entity(&a.packs[0], a.entity.as_deref().unwrap()).unwrap();
     let backend = match a.backend {
         RunBackend::Jit => Backend::Jit,
         RunBackend::Interp => Backend::Interp,
