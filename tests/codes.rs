@@ -228,6 +228,14 @@ const PACK_ONLY: &[Code] = &[
     Code::Io,
     // An animation reads a `variable.*` that no script of the entity using it sets.
     Code::NeverSet,
+    // Pack structure (W08xx): controllers, entity names, bones, render-controller arrays.
+    Code::UnknownState,
+    Code::NoInitialState,
+    Code::UnknownInitialState,
+    Code::UnknownShortName,
+    Code::UndefinedAnimation,
+    Code::UnknownBone,
+    Code::ArrayIndexOutOfRange,
 ];
 
 /// Codes the grammar defines but no input reaches yet, with the reason.
@@ -442,6 +450,228 @@ fn pack_never_set() {
 
 #[test]
 fn pack_only_codes_are_covered_by_pack_tests() {
-    // The three tests above exercise exactly PACK_ONLY; keep the list in step.
-    assert_eq!(PACK_ONLY, &[Code::BrokenJson, Code::Io, Code::NeverSet]);
+    // The pack tests in this file exercise exactly PACK_ONLY; keep the list in step.
+    assert_eq!(
+        PACK_ONLY,
+        &[
+            Code::BrokenJson,
+            Code::Io,
+            Code::NeverSet,
+            Code::UnknownState,
+            Code::NoInitialState,
+            Code::UnknownInitialState,
+            Code::UnknownShortName,
+            Code::UndefinedAnimation,
+            Code::UnknownBone,
+            Code::ArrayIndexOutOfRange,
+        ]
+    );
+}
+
+// ---- Pack structure (W08xx) ---------------------------------------------------------------
+
+/// The one diagnostic of `code` in `got`, with its 1-based line and column.
+fn only(
+    got: &[(Code, String, usize, usize, Option<String>)],
+    code: Code,
+) -> (String, usize, usize) {
+    let hits: Vec<_> = got.iter().filter(|d| d.0 == code).collect();
+    assert_eq!(hits.len(), 1, "want one {}: {got:?}", code.as_str());
+    (hits[0].1.clone(), hits[0].2, hits[0].3)
+}
+
+/// 1-based line and column of the first `needle` in `src`.
+fn pos(src: &str, needle: &str) -> (usize, usize) {
+    let at = src
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in {src}"));
+    let line_start = src[..at].rfind('\n').map_or(0, |i| i + 1);
+    (
+        src[..at].matches('\n').count() + 1,
+        src[line_start..at].chars().count() + 1,
+    )
+}
+
+/// A client entity playing `animations` (short -> id) through `animate`, with a geometry.
+fn structure_entity(animations: &str, animate: &str) -> String {
+    format!(
+        r#"{{
+  "format_version": "1.10.0",
+  "minecraft:client_entity": {{
+    "description": {{
+      "identifier": "test:thing",
+      "geometry": {{ "default": "geometry.thing" }},
+      "animations": {{ {animations} }},
+      "scripts": {{ "animate": [ {animate} ] }},
+      "render_controllers": [ "controller.render.thing" ]
+    }}
+  }}
+}}"#
+    )
+}
+
+const STRUCTURE_GEOMETRY: &str = r#"{
+  "format_version": "1.12.0",
+  "minecraft:geometry": [
+    { "description": { "identifier": "geometry.thing" }, "bones": [ { "name": "body" }, { "name": "leg" } ] }
+  ]
+}"#;
+
+fn controller_file(body: &str) -> String {
+    format!(
+        "{{\n  \"format_version\": \"1.10.0\",\n  \"animation_controllers\": {{\n    \"controller.animation.thing\": {body}\n  }}\n}}"
+    )
+}
+
+fn with_controller(body: &str) -> (String, Vec<(Code, String, usize, usize, Option<String>)>) {
+    let entity = structure_entity(r#""ctrl": "controller.animation.thing""#, r#""ctrl""#);
+    let file = controller_file(body);
+    let got = pack_codes(&[
+        ("rp/entity/thing.json", &entity),
+        ("rp/models/thing.geo.json", STRUCTURE_GEOMETRY),
+        ("rp/animation_controllers/thing.json", &file),
+    ]);
+    (file, got)
+}
+
+#[test]
+fn pack_unknown_state() {
+    let (src, got) = with_controller(
+        r#"{ "initial_state": "default", "states": {
+      "default": { "transitions": [ { "walking": "q.is_moving" } ] },
+      "walk": {} } }"#,
+    );
+    let (file, line, col) = only(&got, Code::UnknownState);
+    assert_eq!(file, "rp/animation_controllers/thing.json");
+    assert_eq!(
+        (line, col),
+        pos(&src, "\"walking\""),
+        "the `walking` key: {got:?}"
+    );
+}
+
+#[test]
+fn pack_no_initial_state() {
+    let (src, got) = with_controller(r#"{ "states": { "idle": {}, "walk": {} } }"#);
+    let (_, line, col) = only(&got, Code::NoInitialState);
+    assert_eq!(
+        (line, col),
+        pos(&src, "\"controller.animation.thing\""),
+        "the controller's key: {got:?}"
+    );
+    // Vanilla relies on the implied `default` state: no warning when it exists.
+    let (_, got) = with_controller(r#"{ "states": { "default": {} } }"#);
+    assert!(!got.iter().any(|d| d.0 == Code::NoInitialState), "{got:?}");
+}
+
+#[test]
+fn pack_unknown_initial_state() {
+    let (src, got) = with_controller(r#"{ "initial_state": "idel", "states": { "idle": {} } }"#);
+    let (_, line, col) = only(&got, Code::UnknownInitialState);
+    assert_eq!(
+        (line, col),
+        pos(&src, "\"idel\""),
+        "the `initial_state` value: {got:?}"
+    );
+}
+
+#[test]
+fn pack_unknown_short_name() {
+    // Twice: an `animate` entry of the entity, and a controller state's animation.
+    let (src, got) = with_controller(
+        r#"{ "states": { "default": { "animations": [ "ctrl", { "wave": "1" } ] } } }"#,
+    );
+    let (_, line, col) = only(&got, Code::UnknownShortName);
+    assert_eq!(
+        (line, col),
+        pos(&src, "\"wave\""),
+        "the `wave` key: {got:?}"
+    );
+    let entity = structure_entity(r#""walk": "animation.thing.walk""#, r#""walk", "wlak""#);
+    let anim = r#"{ "format_version": "1.8.0", "animations": { "animation.thing.walk": { "bones": { "leg": { "rotation": [1, 0, 0] } } } } }"#;
+    let got = pack_codes(&[
+        ("rp/entity/thing.json", &entity),
+        ("rp/animations/thing.json", anim),
+    ]);
+    let (file, line, col) = only(&got, Code::UnknownShortName);
+    assert_eq!(file, "rp/entity/thing.json");
+    assert_eq!(
+        (line, col),
+        pos(&entity, "\"wlak\""),
+        "the `wlak` entry: {got:?}"
+    );
+}
+
+#[test]
+fn pack_undefined_animation() {
+    let entity = structure_entity(r#""walk": "animation.thing.wlak""#, r#""walk""#);
+    let got = pack_codes(&[("rp/entity/thing.json", &entity)]);
+    let (file, line, col) = only(&got, Code::UndefinedAnimation);
+    assert_eq!(file, "rp/entity/thing.json");
+    assert_eq!(
+        (line, col),
+        pos(&entity, "\"animation.thing.wlak\""),
+        "the identifier value: {got:?}"
+    );
+}
+
+#[test]
+fn pack_unknown_bone() {
+    let entity = structure_entity(r#""walk": "animation.thing.walk""#, r#""walk""#);
+    // `geometry.thing` inherits `leg` from its parent; `tail` is nowhere.
+    let geometry = r#"{
+  "format_version": "1.8.0",
+  "geometry.base": { "bones": [ { "name": "leg" } ] },
+  "geometry.thing:geometry.base": { "bones": [ { "name": "body" } ] }
+}"#;
+    let anim = r#"{
+  "format_version": "1.8.0",
+  "animations": {
+    "animation.thing.walk": {
+      "bones": {
+        "LEG": { "rotation": [ "q.anim_time", 0, 0 ] },
+        "tail": { "rotation": [ 0, 1, 0 ] }
+      }
+    }
+  }
+}"#;
+    let got = pack_codes(&[
+        ("rp/entity/thing.json", &entity),
+        ("rp/models/thing.geo.json", geometry),
+        ("rp/animations/thing.json", anim),
+    ]);
+    let (file, line, col) = only(&got, Code::UnknownBone);
+    assert_eq!(file, "rp/animations/thing.json");
+    assert_eq!(
+        (line, col),
+        pos(anim, "\"tail\""),
+        "the `tail` key: {got:?}"
+    );
+}
+
+#[test]
+fn pack_array_index_out_of_range() {
+    let entity = structure_entity("", "");
+    let rc = r#"{
+  "format_version": "1.8.0",
+  "render_controllers": {
+    "controller.render.thing": {
+      "arrays": { "textures": { "Array.skins": [ "Texture.a", "Texture.b" ], "Array.all": [ "Array.skins", "Texture.c" ] } },
+      "geometry": "Geometry.default",
+      "textures": [ "Array.skins[2]", "Array.all[2]", "Array.skins[q.variant]" ]
+    }
+  }
+}"#;
+    let got = pack_codes(&[
+        ("rp/entity/thing.json", &entity),
+        ("rp/render_controllers/thing.json", rc),
+    ]);
+    // `Array.all` flattens `Array.skins` in: three elements, so only `Array.skins[2]` is past the end.
+    let (file, line, col) = only(&got, Code::ArrayIndexOutOfRange);
+    assert_eq!(file, "rp/render_controllers/thing.json");
+    assert_eq!(
+        (line, col),
+        pos(rc, "2]"),
+        "the index `2` of `Array.skins[2]`: {got:?}"
+    );
 }

@@ -1,6 +1,12 @@
 //! `molang check` over a whole pack: every Molang site of every file, checked with what the
 //! pack says about it (its Molang version from the manifest, and for entities which
-//! variables are set where). Works on a loaded [`Pack`]; does no IO itself.
+//! variables are set where), then the pack's structure (see [`structure`]). Works on a
+//! loaded [`Pack`]; does no IO itself.
+//!
+//! Layers and namespaces come from the loader ([`crate::pack::load`]): definitions a later
+//! layer overrides are not in the model, so their Molang is checked on its own (syntax,
+//! names) but takes no part in entity-level checks; an entity resolves animations and
+//! controllers on its own side only.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -42,8 +48,12 @@ pub fn molang_version(min_engine_version: Option<[u32; 3]>) -> i16 {
 #[derive(Clone, Debug)]
 pub struct PackDiagnostic {
     pub path: std::path::PathBuf,
-    /// `None` for whole-file problems (broken JSON); then `line`/`column` are set.
+    /// `None` for whole-file problems (broken JSON) and pack-structure problems; then
+    /// `line`/`column` are set.
     pub site: Option<SiteId>,
+    /// For pack-structure problems: the file ([`Pack::files`] index) whose bytes the
+    /// diagnostic's span indexes (a JSON key or value).
+    pub file: Option<usize>,
     pub diagnostic: Diagnostic,
     pub line: usize,
     pub column: usize,
@@ -73,6 +83,7 @@ pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
         out.push(PackDiagnostic {
             path: p.file.clone(),
             site: None,
+            file: None,
             diagnostic: d,
             line: p.line,
             column: p.column,
@@ -89,8 +100,9 @@ pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
             entity_of_site.entry(s).or_default().push(ei);
             sets.extend(site_assignments(&pack.sites[s].text));
         }
+        let side = pack.entity_side(e);
         for (_, full) in &e.animations {
-            for c in pack.controllers_named(full) {
+            for c in pack.controllers_for(side, full) {
                 for st in &c.states {
                     sets.extend(st.variables.iter().map(|(n, _)| n.clone()));
                 }
@@ -149,12 +161,14 @@ pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
             out.push(PackDiagnostic {
                 path: pack.files[site.file].path.clone(),
                 site: Some(si),
+                file: None,
                 diagnostic: d,
                 line,
                 column,
             });
         }
     }
+    out.extend(structure::check(pack));
     let errors = out
         .iter()
         .filter(|d| d.diagnostic.severity == Severity::Error)
@@ -204,14 +218,23 @@ fn lenient() -> CheckOptions {
 /// controllers and render controllers it names.
 fn entity_sites(pack: &Pack, ei: usize) -> Vec<SiteId> {
     let e = &pack.entities[ei];
+    let side = pack.entity_side(e);
     let mut sites: Vec<SiteId> = Vec::new();
     sites.extend(e.initialize);
     sites.extend(e.pre_animation);
     sites.extend(e.animate.iter().filter_map(|(_, s)| *s));
     sites.extend(e.other_sites.iter().copied());
+    // Client and server animations are separate namespaces: a behaviour entity never runs
+    // a resource-pack controller of the same id, nor the other way round.
     for (_, full) in &e.animations {
-        sites.extend(pack.animation_sites(full));
-        sites.extend(pack.controller_sites(full));
+        sites.extend(
+            pack.animations_for(side, full)
+                .flat_map(|a| a.sites.iter().copied()),
+        );
+        sites.extend(
+            pack.controllers_for(side, full)
+                .flat_map(|c| c.sites.iter().copied()),
+        );
     }
     for rc in &e.render_controllers {
         sites.extend(pack.render_controller_sites(rc));
@@ -299,4 +322,377 @@ fn never_set<'e>(
         );
     }
     out
+}
+
+/// Pack structure (W08xx): what the runtime notices when it loads an entity (a transition to
+/// no state, a name that resolves to nothing, a bone no geometry has, an array index past
+/// the end), reported for every entity and controller of the pack at the JSON key or value
+/// concerned. Only the definitions the game uses are judged (see [`crate::pack::load`]).
+pub mod structure {
+    use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+    use std::ops::Range;
+
+    use super::PackDiagnostic;
+    use crate::diagnostics::{Code, Diagnostic};
+    use crate::pack::{EntityKind, Pack, Side};
+    use grammar::Span;
+
+    /// Every structure problem of `pack`.
+    pub fn check(pack: &Pack) -> Vec<PackDiagnostic> {
+        let mut out = Vec::new();
+        controllers(pack, &mut out);
+        entities(pack, &mut out);
+        bones(pack, &mut out);
+        arrays(pack, &mut out);
+        out
+    }
+
+    fn at(
+        pack: &Pack,
+        file: usize,
+        range: &Range<usize>,
+        code: Code,
+        message: String,
+        help: &str,
+    ) -> PackDiagnostic {
+        let f = &pack.files[file];
+        let (line, column) = f.line_col(range.start);
+        PackDiagnostic {
+            path: f.path.clone(),
+            site: None,
+            file: Some(file),
+            diagnostic: Diagnostic::new(code, Span::new(range.start, range.end), message)
+                .with_help(help),
+            line,
+            column,
+        }
+    }
+
+    fn controllers(pack: &Pack, out: &mut Vec<PackDiagnostic>) {
+        for c in &pack.controllers {
+            let names: HashSet<&str> = c.states.iter().map(|s| s.name.as_str()).collect();
+            if c.states.is_empty() {
+                continue;
+            }
+            match (&c.initial_state, &c.initial_state_at) {
+                (Some(init), Some(r)) if !names.contains(init.as_str()) => out.push(at(
+                    pack,
+                    c.file,
+                    r,
+                    Code::UnknownInitialState,
+                    format!("controller `{}` starts in state `{init}`, which it does not have", c.id),
+                    "the game cannot enter a state that does not exist; name one of the controller's states",
+                )),
+                (None, _) if !names.contains("default") => out.push(at(
+                    pack,
+                    c.file,
+                    &c.at,
+                    Code::NoInitialState,
+                    format!(
+                        "controller `{}` has no `initial_state` and no state called `default`",
+                        c.id
+                    ),
+                    "without `initial_state` the game starts in the state called `default`; add \"initial_state\" (molang run starts in the first state)",
+                )),
+                _ => {}
+            }
+            for s in &c.states {
+                for ((target, _), r) in s.transitions.iter().zip(&s.transition_at) {
+                    if !names.contains(target.as_str()) {
+                        out.push(at(
+                            pack,
+                            c.file,
+                            r,
+                            Code::UnknownState,
+                            format!(
+                                "state `{}` of `{}` goes to state `{target}`, which the controller does not have",
+                                s.name, c.id
+                            ),
+                            "the game ignores this transition, so the controller never takes it; fix the state name",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    fn other_side(side: Side) -> Side {
+        match side {
+            Side::Resource => Side::Behaviour,
+            Side::Behaviour => Side::Resource,
+            Side::Any => Side::Any,
+        }
+    }
+
+    fn side_name(side: Side) -> &'static str {
+        match side {
+            Side::Resource => "resource pack",
+            Side::Behaviour => "behaviour pack",
+            Side::Any => "pack",
+        }
+    }
+
+    fn entities(pack: &Pack, out: &mut Vec<PackDiagnostic>) {
+        // Controller-state entries missing for some entities: (file, range) -> entities.
+        let mut state_misses: BTreeMap<(usize, usize, usize), (String, BTreeSet<String>)> =
+            BTreeMap::new();
+        for e in &pack.entities {
+            let side = pack.entity_side(e);
+            let shorts: HashSet<&str> = e.animations.iter().map(|(s, _)| s.as_str()).collect();
+            for ((name, _), r) in e.animate.iter().zip(&e.animate_at) {
+                if !shorts.contains(name.as_str()) {
+                    out.push(at(
+                        pack,
+                        e.file,
+                        r,
+                        Code::UnknownShortName,
+                        format!("`{name}` is not in the `animations` of {}", e.identifier),
+                        "the game skips this entry; add it to description.animations or fix the name",
+                    ));
+                }
+            }
+            for ((short, id), r) in e.animations.iter().zip(&e.animation_at) {
+                let here = pack.animations_for(side, id).next().is_some()
+                    || pack.controllers_for(side, id).next().is_some();
+                if here {
+                    continue;
+                }
+                let there = other_side(side);
+                let elsewhere = there != Side::Any
+                    && (pack.animations_for(there, id).next().is_some()
+                        || pack.controllers_for(there, id).next().is_some());
+                let message = if elsewhere {
+                    format!(
+                        "`{id}` ({short}) is defined only in a {}; {} plays {} animations and controllers only",
+                        side_name(there),
+                        e.identifier,
+                        side_name(side)
+                    )
+                } else {
+                    format!("no file defines animation or controller `{id}` ({short})")
+                };
+                out.push(at(
+                    pack,
+                    e.file,
+                    r,
+                    Code::UndefinedAnimation,
+                    message,
+                    "the game plays nothing for this name; check the identifier, or load the pack that defines it (`--pack`)",
+                ));
+            }
+            for (_, id) in &e.animations {
+                for c in pack.controllers_for(side, id) {
+                    for s in &c.states {
+                        for ((name, _), r) in s.animations.iter().zip(&s.animation_at) {
+                            if !shorts.contains(name.as_str()) {
+                                let entry = state_misses
+                                    .entry((c.file, r.start, r.end))
+                                    .or_insert_with(|| {
+                                        (
+                                            format!(
+                                                "state `{}` of `{}` plays `{name}`",
+                                                s.name, c.id
+                                            ),
+                                            BTreeSet::new(),
+                                        )
+                                    });
+                                entry.1.insert(e.identifier.clone());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for ((file, start, end), (what, ids)) in state_misses {
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            out.push(at(
+                pack,
+                file,
+                &(start..end),
+                Code::UnknownShortName,
+                format!("{what}, which is not in the `animations` of {}", ids.join(", ")),
+                "the game skips this entry for that entity; add the name to its description.animations",
+            ));
+        }
+    }
+
+    /// Lower-case bone names of a geometry and its parents; `None` when some geometry in the
+    /// chain is not in the pack (then nothing can be judged).
+    fn geometry_bones(pack: &Pack, id: &str, into: &mut HashSet<String>) -> Option<()> {
+        let mut name = id.to_string();
+        for _ in 0..32 {
+            let g = pack.geometries_named(&name).last()?;
+            into.extend(g.bones.iter().map(|b| b.to_ascii_lowercase()));
+            match &g.parent {
+                Some(p) => name = p.clone(),
+                None => return Some(()),
+            }
+        }
+        Some(())
+    }
+
+    fn bones(pack: &Pack, out: &mut Vec<PackDiagnostic>) {
+        // Animation index -> the bone sets of the entities that play it (None: unknown).
+        let mut players: HashMap<usize, Vec<Option<HashSet<String>>>> = HashMap::new();
+        let anim_index: HashMap<*const crate::pack::Animation, usize> = pack
+            .animations
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a as *const _, i))
+            .collect();
+        for e in &pack.entities {
+            if e.kind == EntityKind::Behaviour {
+                continue;
+            }
+            let mut set = HashSet::new();
+            let known = !e.geometries.is_empty()
+                && e.geometries
+                    .iter()
+                    .all(|(_, g)| geometry_bones(pack, g, &mut set).is_some());
+            let bones = known.then_some(set);
+            let mut seen = HashSet::new();
+            for (_, id) in &e.animations {
+                for a in pack.animations_for(Side::Resource, id) {
+                    let i = anim_index[&(a as *const _)];
+                    if seen.insert(i) {
+                        players.entry(i).or_default().push(bones.clone());
+                    }
+                }
+            }
+        }
+        let mut list: Vec<_> = players.into_iter().collect();
+        list.sort_by_key(|(i, _)| *i);
+        for (i, sets) in list {
+            if sets.iter().any(Option::is_none) {
+                continue;
+            }
+            let a = &pack.animations[i];
+            for (bone, r) in &a.bones {
+                let lower = bone.to_ascii_lowercase();
+                if sets.iter().flatten().any(|s| s.contains(&lower)) {
+                    continue;
+                }
+                out.push(at(
+                    pack,
+                    a.file,
+                    r,
+                    Code::UnknownBone,
+                    format!(
+                        "animation `{}` moves bone `{bone}`, which no geometry of the entities playing it has",
+                        a.id
+                    ),
+                    "the game ignores channels of a bone the geometry lacks; check the bone name against the geometry (parents included)",
+                ));
+            }
+        }
+    }
+
+    fn flattened(arrays: &HashMap<String, Vec<String>>, name: &str, depth: usize) -> Option<usize> {
+        let elements = arrays.get(name)?;
+        let mut n = 0;
+        for e in elements {
+            let lower = e.to_ascii_lowercase();
+            if depth < 8 && lower.starts_with("array.") && arrays.contains_key(&lower) {
+                n += flattened(arrays, &lower, depth + 1)?;
+            } else {
+                n += 1;
+            }
+        }
+        Some(n)
+    }
+
+    fn arrays(pack: &Pack, out: &mut Vec<PackDiagnostic>) {
+        for rc in &pack.render_controllers {
+            let arrays: HashMap<String, Vec<String>> = rc
+                .arrays
+                .iter()
+                .map(|(n, e)| (n.to_ascii_lowercase(), e.clone()))
+                .collect();
+            for &si in &rc.sites {
+                let site = &pack.sites[si];
+                for (name, index, range) in constant_indexes(&site.text) {
+                    let Some(size) = flattened(&arrays, &name, 0) else {
+                        continue;
+                    };
+                    // The game's rule: max(0, i), truncated, then modulo the size.
+                    let i = index.max(0.0).trunc();
+                    if size == 0 || i < size as f64 {
+                        continue;
+                    }
+                    let wraps = (i % size as f64) as usize;
+                    out.push(PackDiagnostic {
+                        path: pack.files[site.file].path.clone(),
+                        site: Some(si),
+                        file: None,
+                        line: pack.locate(site, range.start).0,
+                        column: pack.locate(site, range.start).1,
+                        diagnostic: Diagnostic::new(
+                            Code::ArrayIndexOutOfRange,
+                            Span::new(range.start, range.end),
+                            format!(
+                                "index {} is past the end of `{name}` ({size} elements)",
+                                &site.text[range.clone()]
+                            ),
+                        )
+                        .with_help(format!(
+                            "the game wraps the index (modulo the size) and uses element {wraps}; use an index below {size}"
+                        )),
+                    });
+                }
+            }
+        }
+    }
+
+    /// `array.name[<number>]` in a site's text: the lower-case array name, the number and
+    /// its byte range.
+    fn constant_indexes(text: &str) -> Vec<(String, f64, Range<usize>)> {
+        let lower = text.to_ascii_lowercase();
+        let b = lower.as_bytes();
+        let mut out = Vec::new();
+        let mut from = 0;
+        while let Some(k) = lower[from..].find("array.") {
+            let start = from + k;
+            from = start + 6;
+            if start > 0
+                && (b[start - 1].is_ascii_alphanumeric()
+                    || b[start - 1] == b'_'
+                    || b[start - 1] == b'.')
+            {
+                continue;
+            }
+            let mut j = from;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                j += 1;
+            }
+            let name = lower[start..j].to_string();
+            while j < b.len() && b[j] == b' ' {
+                j += 1;
+            }
+            if b.get(j) != Some(&b'[') {
+                continue;
+            }
+            j += 1;
+            while j < b.len() && b[j] == b' ' {
+                j += 1;
+            }
+            let n0 = j;
+            while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.' || b[j] == b'-') {
+                j += 1;
+            }
+            let n1 = j;
+            if j < b.len() && b[j] == b'f' {
+                j += 1;
+            }
+            while j < b.len() && b[j] == b' ' {
+                j += 1;
+            }
+            if n1 == n0 || b.get(j) != Some(&b']') {
+                continue;
+            }
+            if let Ok(n) = lower[n0..n1].parse::<f64>() {
+                out.push((name, n, n0..n1));
+            }
+        }
+        out
+    }
 }

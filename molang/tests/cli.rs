@@ -194,3 +194,120 @@ fn bench_entity_times_per_frame_scripts() {
     assert_eq!(missing.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn fixture(rel: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(rel)
+}
+
+fn vanilla_rp() -> std::path::PathBuf {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vanilla/resource_pack");
+    assert!(
+        dir.join("manifest.json").is_file(),
+        "this test needs Mojang's vanilla resource pack at {}",
+        dir.display()
+    );
+    dir
+}
+
+/// JSON lines of `molang check ARGS` that concern files under `under`.
+fn check_json(args: &[std::ffi::OsString], under: &std::path::Path) -> Vec<serde_json::Value> {
+    let out = molang()
+        .args(["check", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let under = under.display().to_string();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["file"].as_str().unwrap().starts_with(&under))
+        .collect()
+}
+
+#[test]
+fn check_pack_flags_layer_an_addon_over_vanilla() {
+    let addon = fixture("addon_over_vanilla/RP");
+    let alone = check_json(&[addon.clone().into()], &addon);
+    assert!(
+        alone.iter().any(|l| l["code"] == "W0805"
+            && l["message"]
+                .as_str()
+                .unwrap()
+                .contains("animation.common.look_at_target")),
+        "{alone:?}"
+    );
+    let layered = check_json(
+        &[
+            "--pack".into(),
+            vanilla_rp().into(),
+            "--pack".into(),
+            addon.clone().into(),
+        ],
+        &addon,
+    );
+    let codes: Vec<&str> = layered
+        .iter()
+        .map(|l| l["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["W0806"], "{layered:?}");
+    assert!(layered[0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("bouncer.animation.json"));
+    assert_eq!(
+        (layered[0]["line"].as_u64(), layered[0]["column"].as_u64()),
+        (Some(8), Some(9))
+    );
+}
+
+#[test]
+fn check_positional_paths_are_layers_too() {
+    let addon = fixture("addon_over_vanilla/RP");
+    let positional = check_json(&[vanilla_rp().into(), addon.clone().into()], &addon);
+    let flags = check_json(
+        &[
+            "--pack".into(),
+            vanilla_rp().into(),
+            "--pack".into(),
+            addon.clone().into(),
+        ],
+        &addon,
+    );
+    assert_eq!(positional, flags);
+    // In the other order vanilla is on top, and the add-on still sees its names.
+    let reversed = check_json(&[addon.clone().into(), vanilla_rp().into()], &addon);
+    assert_eq!(reversed.len(), 1, "{reversed:?}");
+}
+
+#[test]
+fn check_keeps_client_and_server_namespaces_apart() {
+    let root = fixture("namespaces");
+    let got = check_json(&[root.join("RP").into(), root.join("BP").into()], &root);
+    // No W0604: neither entity is judged against the other side's controller variables.
+    let codes: Vec<&str> = got.iter().map(|l| l["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["W0805"], "{got:?}");
+    assert!(got[0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("BP/entities/walker.json"));
+    assert!(
+        got[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("defined only in a resource pack"),
+        "{got:?}"
+    );
+    let out = molang()
+        .arg("check")
+        .arg(root.join("RP"))
+        .arg(root.join("BP"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("0 errors, 1 warnings"), "{stderr}");
+}

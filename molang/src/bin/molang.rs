@@ -40,9 +40,16 @@ enum BackendArg {
 #[derive(Subcommand)]
 enum Command {
     /// Check packs, files or one expression; report every problem and what the game does.
+    ///
+    /// Each pack is a layer, in order (the `--pack` ones first, then the positional ones):
+    /// later packs override earlier ones by identifier and by file path, as the game stacks
+    /// an add-on over vanilla (`--pack vanilla/resource_pack --pack my_addon/RP`).
     Check {
-        /// Pack folders or JSON files.
+        /// Pack folders or JSON files, as layers in order.
         paths: Vec<PathBuf>,
+        /// A pack folder (or file) to load as the next layer; repeat for several.
+        #[arg(long = "pack", value_name = "PACK")]
+        packs: Vec<PathBuf>,
         /// Check this expression instead of files.
         #[arg(long)]
         expr: Option<String>,
@@ -108,11 +115,18 @@ fn main() -> ExitCode {
         Command::Fuzz(args) => molang::fuzz::cli::main(args),
         Command::Check {
             paths,
+            packs,
             expr,
             version,
             format,
             color,
-        } => check(paths, expr, version, format, color),
+        } => check(
+            packs.into_iter().chain(paths).collect(),
+            expr,
+            version,
+            format,
+            color,
+        ),
         Command::Bench {
             pack,
             entity,
@@ -224,6 +238,16 @@ fn check(
                     name: &name,
                     text: &file.source,
                     map: &map,
+                };
+                print_diag(&pd.diagnostic, &src, format, color);
+            }
+            // Pack structure: the span indexes the file itself.
+            None if pd.file.is_some_and(|f| !pack.files[f].source.is_empty()) => {
+                let file = &pack.files[pd.file.unwrap_or_default()];
+                let src = SourceText {
+                    name: &name,
+                    text: &file.source,
+                    map: &Identity,
                 };
                 print_diag(&pd.diagnostic, &src, format, color);
             }

@@ -104,4 +104,20 @@ codes! {
     // Packs: E07xx.
     BrokenJson = "E0701", Error, "the file is not valid JSON";
     Io = "E0702", Error, "the file could not be read";
+    // Pack structure: E08xx / W08xx. The game loads the pack and logs a content error (or
+    // nothing); the broken part does nothing.
+    /// A controller transition names a state the controller does not have.
+    UnknownState = "W0801", Warning, "transition to a state that does not exist";
+    /// No `initial_state` and no state called `default`.
+    NoInitialState = "W0802", Warning, "controller has no `initial_state` and no `default` state";
+    /// `initial_state` names a state that does not exist.
+    UnknownInitialState = "W0803", Warning, "`initial_state` names a state that does not exist";
+    /// An `animate` or controller-state entry whose short name the entity does not define.
+    UnknownShortName = "W0804", Warning, "no animation or controller of the entity has this name";
+    /// `description.animations` names an animation or controller no file (on its side) defines.
+    UndefinedAnimation = "W0805", Warning, "animation or controller that no file defines";
+    /// An animation moves a bone no geometry of the entities playing it has.
+    UnknownBone = "W0806", Warning, "animation moves a bone the geometry does not have";
+    /// A constant render-controller array index at or past the array's size.
+    ArrayIndexOutOfRange = "W0807", Warning, "constant array index past the end of the array";
 }

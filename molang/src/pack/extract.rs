@@ -8,10 +8,10 @@ use std::sync::{Mutex, OnceLock};
 
 use jsonc_parser::ast::{StringLit, Value};
 
-use super::json::{as_str, elems, literal_layout, props, ptr, ptr_idx};
+use super::json::{as_str, elems, literal_layout, props, props_at, ptr, ptr_idx, range_of};
 use super::{
-    Animation, Controller, ControllerState, Entity, EntityKind, FileKind, Pack, Piece,
-    RenderController, Site, SiteId, SiteKind,
+    Animation, Controller, ControllerState, Entity, EntityKind, FileKind, Geometry, Pack, Piece,
+    RenderController, Side, Site, SiteId, SiteKind,
 };
 
 /// What the walker learnt about a file besides its sites.
@@ -25,6 +25,44 @@ pub(crate) struct FileInfo {
 pub(crate) fn manifest_version(text: &str) -> Option<[u32; 3]> {
     let root = super::json::parse(text).ok()??;
     header_version(&root)
+}
+
+/// Which side a manifest's modules are: `resources` is the client, `data` (and `script`)
+/// the server; a manifest with both or neither says nothing.
+pub(crate) fn manifest_side(text: &str) -> Side {
+    let Some(root) = super::json::parse(text).ok().flatten() else {
+        return Side::Any;
+    };
+    let (mut client, mut server) = (false, false);
+    for (_, modules) in props(&root).filter(|(k, _)| *k == "modules") {
+        for (_, m) in elems(modules) {
+            for (_, t) in props(m).filter(|(k, _)| *k == "type") {
+                match as_str(t).map(str::to_ascii_lowercase).as_deref() {
+                    Some("resources") => client = true,
+                    Some("data" | "script" | "javascript") => server = true,
+                    _ => {}
+                }
+            }
+        }
+    }
+    match (client, server) {
+        (true, false) => Side::Resource,
+        (false, true) => Side::Behaviour,
+        _ => Side::Any,
+    }
+}
+
+/// `"1.16.0"` as `[1, 16, 0]` (missing parts are 0).
+fn dotted_version(s: &str) -> Option<[u32; 3]> {
+    let mut out = [0u32; 3];
+    let parts: Vec<&str> = s.trim().split('.').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    for (slot, p) in out.iter_mut().zip(parts) {
+        *slot = p.trim().parse().ok()?;
+    }
+    Some(out)
 }
 
 fn header_version(root: &Value<'_>) -> Option<[u32; 3]> {
@@ -148,6 +186,11 @@ pub(crate) fn file(
             "entity_sounds" if name == "sounds.json" => {
                 first(FileKind::Sounds);
                 cx.sound_variants(value, &p);
+            }
+            // Legacy (1.8.0 / 1.10.0) geometry: the file stays `Other` (no Molang in it), but
+            // its bones are recorded for the animation-bone check.
+            k if k.to_ascii_lowercase().starts_with("geometry.") => {
+                cx.legacy_geometry(k, value);
             }
             _ => {}
         }
@@ -360,16 +403,32 @@ impl Cx<'_, '_> {
                 let p = ptr(&dp, key);
                 match key {
                     "identifier" => entity.identifier = as_str(v).unwrap_or_default().to_string(),
+                    "min_engine_version" => {
+                        entity.min_engine_version = as_str(v).and_then(dotted_version)
+                    }
                     "scripts" => self.scripts(v, &p, prefix, &mut entity),
-                    "animations" => entity.animations.extend(short_names(v)),
+                    "animations" => {
+                        short_names_at(v, &mut entity.animations, &mut entity.animation_at)
+                    }
+                    "geometry" => {
+                        for (short, id) in props(v) {
+                            if let Some(id) = as_str(id) {
+                                entity.geometries.push((short.to_string(), id.to_string()));
+                            }
+                        }
+                    }
                     // Older (1.8.0) files list controllers to run as `[{"short": "id"}]`.
                     "animation_controllers" => {
                         for (_, e) in elems(v) {
-                            for (short, id) in short_names(e) {
+                            for (short, at, id) in props_at(e) {
+                                let Some(id) = as_str(id) else { continue };
+                                let short = short.to_string();
                                 if !entity.animate.iter().any(|(s, _)| *s == short) {
                                     entity.animate.push((short.clone(), None));
+                                    entity.animate_at.push(at.clone());
                                 }
-                                entity.animations.push((short, id));
+                                entity.animations.push((short, id.to_string()));
+                                entity.animation_at.push(at);
                             }
                         }
                     }
@@ -445,9 +504,9 @@ impl Cx<'_, '_> {
                 }
                 "animate" => {
                     let role = intern(format!("{prefix}.scripts.animate"));
-                    entity
-                        .animate
-                        .extend(self.animate_list(v, &p, role, &mut Vec::new()));
+                    let list =
+                        self.animate_list(v, &p, role, &mut Vec::new(), &mut entity.animate_at);
+                    entity.animate.extend(list);
                 }
                 "variables" => {
                     for (name, access) in props(v) {
@@ -473,13 +532,16 @@ impl Cx<'_, '_> {
         pointer: &str,
         role: &'static str,
         sites: &mut Vec<SiteId>,
+        at: &mut Vec<std::ops::Range<usize>>,
     ) -> Vec<(String, Option<SiteId>)> {
         let mut out = Vec::new();
         for (i, e) in elems(v) {
             if let Some(name) = as_str(e) {
                 out.push((name.to_string(), None));
+                at.push(range_of(e));
             }
-            for (name, blend) in props(e) {
+            for (name, key_at, blend) in props_at(e) {
+                at.push(key_at);
                 let s = self.string(
                     blend,
                     ptr(&ptr_idx(pointer, i), name),
@@ -525,7 +587,9 @@ impl Cx<'_, '_> {
                             "identifier" => {
                                 entity.identifier = as_str(dv).unwrap_or_default().to_string()
                             }
-                            "animations" => entity.animations.extend(short_names(dv)),
+                            "animations" => {
+                                short_names_at(dv, &mut entity.animations, &mut entity.animation_at)
+                            }
                             "scripts" => {
                                 for (sk, sv) in props(dv).filter(|(k, _)| *k == "animate") {
                                     let list = self.animate_list(
@@ -533,6 +597,7 @@ impl Cx<'_, '_> {
                                         &ptr(&dp, sk),
                                         "entity.scripts.animate",
                                         &mut Vec::new(),
+                                        &mut entity.animate_at,
                                     );
                                     entity.animate.extend(list);
                                 }
@@ -701,6 +766,14 @@ impl Cx<'_, '_> {
     fn geometry(&mut self, v: &Value<'_>, pointer: &str) {
         for (i, geo) in elems(v) {
             let gp = ptr_idx(pointer, i);
+            let identifier = props(geo)
+                .filter(|(k, _)| *k == "description")
+                .flat_map(|(_, d)| props(d).filter(|(k, _)| *k == "identifier"))
+                .filter_map(|(_, id)| as_str(id))
+                .last();
+            if let Some(identifier) = identifier {
+                self.record_geometry(identifier, geo);
+            }
             for (_, bones) in props(geo).filter(|(k, _)| *k == "bones") {
                 for (j, bone) in elems(bones) {
                     for (_, binding) in props(bone).filter(|(k, _)| *k == "binding") {
@@ -710,6 +783,34 @@ impl Cx<'_, '_> {
                 }
             }
         }
+    }
+
+    fn legacy_geometry(&mut self, key: &str, geo: &Value<'_>) {
+        if matches!(geo, Value::Object(_)) {
+            self.record_geometry(key, geo);
+        }
+    }
+
+    /// A geometry model entry; `name` may carry `:parent`.
+    fn record_geometry(&mut self, name: &str, geo: &Value<'_>) {
+        let (id, parent) = match name.split_once(':') {
+            Some((id, parent)) => (id.trim(), Some(parent.trim().to_string())),
+            None => (name.trim(), None),
+        };
+        let mut bones = Vec::new();
+        for (_, list) in props(geo).filter(|(k, _)| *k == "bones") {
+            for (_, bone) in elems(list) {
+                for (_, n) in props(bone).filter(|(k, _)| *k == "name") {
+                    bones.extend(as_str(n).map(str::to_string));
+                }
+            }
+        }
+        self.pack.geometries.push(Geometry {
+            file: self.file,
+            id: id.to_string(),
+            parent,
+            bones,
+        });
     }
 
     // ---- animations -----------------------------------------------------------------------
@@ -731,7 +832,8 @@ impl Cx<'_, '_> {
                             .extend(self.string(field, p, SiteKind::Other, role, false));
                     }
                     "bones" => {
-                        for (bone, channels) in props(field) {
+                        for (bone, at, channels) in props_at(field) {
+                            out.bones.push((bone.to_string(), at));
                             let bp = ptr(&p, bone);
                             for (ch, cv) in props(channels) {
                                 let role = match ch {
@@ -811,19 +913,24 @@ impl Cx<'_, '_> {
     // ---- animation controllers --------------------------------------------------------------
 
     fn controllers(&mut self, v: &Value<'_>, pointer: &str) {
-        for (id, ctrl) in props(v) {
+        for (id, at, ctrl) in props_at(v) {
             let cp = ptr(pointer, id);
             let mut out = Controller {
                 file: self.file,
                 id: id.to_string(),
+                at,
                 ..Controller::default()
             };
             for (key, field) in props(ctrl) {
                 match key {
-                    "initial_state" => out.initial_state = as_str(field).map(str::to_string),
+                    "initial_state" => {
+                        out.initial_state = as_str(field).map(str::to_string);
+                        out.initial_state_at = Some(range_of(field));
+                    }
                     "states" => {
-                        for (name, state) in props(field) {
-                            let s = self.state(name, state, &ptr(&ptr(&cp, key), name));
+                        for (name, at, state) in props_at(field) {
+                            let mut s = self.state(name, state, &ptr(&ptr(&cp, key), name));
+                            s.at = at;
                             out.sites.extend(&s.sites);
                             out.states.push(s);
                         }
@@ -849,11 +956,13 @@ impl Cx<'_, '_> {
                         &p,
                         "controller.state_animation_weight",
                         &mut out.sites,
+                        &mut out.animation_at,
                     );
                 }
                 "transitions" => {
                     for (i, t) in elems(field) {
-                        for (target, cond) in props(t) {
+                        for (target, at, cond) in props_at(t) {
+                            out.transition_at.push(at);
                             let s = self.string(
                                 cond,
                                 ptr(&ptr_idx(&p, i), target),
@@ -922,6 +1031,7 @@ impl Cx<'_, '_> {
                 file: self.file,
                 id: id.to_string(),
                 sites: Vec::new(),
+                arrays: Vec::new(),
             };
             for (key, field) in props(rc) {
                 let p = ptr(&rp, key);
@@ -976,6 +1086,10 @@ impl Cx<'_, '_> {
                                 _ => "render.arrays",
                             };
                             for (name, list) in props(arrays) {
+                                let elements = elems(list)
+                                    .filter_map(|(_, e)| as_str(e).map(str::to_string))
+                                    .collect();
+                                out.arrays.push((name.to_string(), elements));
                                 self.strings(
                                     list,
                                     &ptr(&ptr(&p, group), name),
@@ -1224,11 +1338,19 @@ fn type_of<'t>(types: &'t [(String, String)], name: &str) -> Option<&'t str> {
         .map(|(_, t)| t.as_str())
 }
 
-/// `{"short": "full.id"}` pairs of a `description.animations` object.
-fn short_names(v: &Value<'_>) -> Vec<(String, String)> {
-    props(v)
-        .filter_map(|(short, id)| as_str(id).map(|id| (short.to_string(), id.to_string())))
-        .collect()
+/// `{"short": "full.id"}` pairs of a `description.animations` object, with the byte range
+/// of each identifier string.
+fn short_names_at(
+    v: &Value<'_>,
+    out: &mut Vec<(String, String)>,
+    at: &mut Vec<std::ops::Range<usize>>,
+) {
+    for (short, _, id) in props_at(v) {
+        if let Some(s) = as_str(id) {
+            out.push((short.to_string(), s.to_string()));
+            at.push(range_of(id));
+        }
+    }
 }
 
 /// Keeps the first site of a slot given twice (duplicate keys); later ones still count.

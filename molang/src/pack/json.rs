@@ -217,3 +217,25 @@ pub(crate) fn line_col(src: &str, starts: &[usize], offset: usize) -> (usize, us
     let col = src[starts[line - 1]..offset].chars().count() + 1;
     (line, col)
 }
+
+/// Like [`props`], with the byte range of each key (quotes included) in the file.
+pub(crate) fn props_at<'b, 'a>(
+    value: &'b Value<'a>,
+) -> impl Iterator<Item = (&'b str, std::ops::Range<usize>, &'b Value<'a>)> {
+    use jsonc_parser::common::Ranged;
+    let list: &[jsonc_parser::ast::ObjectProp<'a>] = match value {
+        Value::Object(obj) => &obj.properties,
+        _ => &[],
+    };
+    list.iter().map(|p| {
+        let r = p.name.range();
+        (prop_name(&p.name), r.start..r.end, &p.value)
+    })
+}
+
+/// Byte range of a value in the file.
+pub(crate) fn range_of(value: &Value<'_>) -> std::ops::Range<usize> {
+    use jsonc_parser::common::Ranged;
+    let r = value.range();
+    r.start..r.end
+}

@@ -19,6 +19,7 @@
 
 mod extract;
 mod json;
+mod layer;
 #[cfg(test)]
 mod tests;
 pub mod tree;
@@ -104,11 +105,44 @@ impl SiteKind {
     }
 }
 
+/// Which half of the game reads a file: client (resource pack) and server (behaviour pack)
+/// animations and controllers are separate namespaces.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Side {
+    /// A resource pack (manifest module `resources`, or a client entity, attachable,
+    /// render controller, geometry or particle file).
+    Resource,
+    /// A behaviour pack (manifest module `data`, or a `minecraft:entity` file).
+    Behaviour,
+    /// Unknown: no manifest says, and the file kind does not tell. Definitions here are
+    /// seen from both sides (the loose-files case, `molang check some/folder`).
+    #[default]
+    Any,
+}
+
+impl Side {
+    /// Whether a definition on side `self` is visible to (or shadows) one on `other`.
+    pub fn meets(self, other: Side) -> bool {
+        self == other || self == Side::Any || other == Side::Any
+    }
+}
+
 /// One JSON file that was looked at.
 #[derive(Debug, Clone)]
 pub struct PackFile {
     pub path: PathBuf,
     pub kind: FileKind,
+    /// Index of the layer (the path given to [`load`]) the file came from; later layers
+    /// override earlier ones.
+    pub layer: usize,
+    /// Client or server namespace (see [`Side`]).
+    pub side: Side,
+    /// Path relative to its pack root (the folder of the nearest `manifest.json`, else the
+    /// layer's folder): a later layer's file at the same relative path replaces this one.
+    pub relative: PathBuf,
+    /// The file of a later layer that replaces this whole file (same relative path, same
+    /// side): the game never reads this one.
+    pub replaced_by: Option<usize>,
     /// `header.min_engine_version` of the nearest `manifest.json` in this file's folder or
     /// above it (for a manifest, its own).
     pub min_engine_version: Option<[u32; 3]>,
@@ -118,6 +152,13 @@ pub struct PackFile {
     /// empty otherwise. Byte offsets in [`Piece::json`] index into it.
     pub source: String,
     line_starts: Vec<usize>,
+}
+
+impl PackFile {
+    /// 1-based line and character column of byte `offset` of [`PackFile::source`].
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        json::line_col(&self.source, &self.line_starts, offset)
+    }
 }
 
 /// A range of a site's text and the JSON string literal it came from.
@@ -178,6 +219,10 @@ pub struct Entity {
     pub file: usize,
     pub kind: EntityKind,
     pub identifier: String,
+    /// `description.min_engine_version`: of several definitions of one identifier the game
+    /// uses the one with the highest version (absent counts as lowest); the others are
+    /// legacy definitions for old worlds.
+    pub min_engine_version: Option<[u32; 3]>,
     /// `scripts.variables` marked `public`: lowercased, without `variable.` / `v.`.
     pub public_variables: Vec<String>,
     pub initialize: Option<SiteId>,
@@ -188,6 +233,14 @@ pub struct Entity {
     pub animations: Vec<(String, String)>,
     /// `scripts.animate`: short name and its blend-weight site, if it has one.
     pub animate: Vec<(String, Option<SiteId>)>,
+    /// Byte range in the file of each `animations` value (the identifier string), in the
+    /// order of [`Entity::animations`].
+    pub animation_at: Vec<Range<usize>>,
+    /// Byte range of each `animate` entry (a string, or the key of `{name: blend}`), in the
+    /// order of [`Entity::animate`].
+    pub animate_at: Vec<Range<usize>>,
+    /// `description.geometry`: short name -> geometry identifier (client entities).
+    pub geometries: Vec<(String, String)>,
     /// Render-controller identifiers, in order.
     pub render_controllers: Vec<String>,
     /// Every other site of the file: `scale*`, `parent_setup`, render-controller
@@ -215,6 +268,8 @@ pub struct Animation {
     pub sites: Vec<SiteId>,
     /// The `timeline` sites (statements that may set variables).
     pub timeline: Vec<SiteId>,
+    /// `bones.<name>` keys and their byte range in the file.
+    pub bones: Vec<(String, Range<usize>)>,
 }
 
 /// One `animation_controllers.<id>` definition.
@@ -222,7 +277,11 @@ pub struct Animation {
 pub struct Controller {
     pub file: usize,
     pub id: String,
+    /// Byte range of the controller's key in the file.
+    pub at: Range<usize>,
     pub initial_state: Option<String>,
+    /// Byte range of the `initial_state` value.
+    pub initial_state_at: Option<Range<usize>>,
     pub states: Vec<ControllerState>,
     /// Every site inside it, in document order.
     pub sites: Vec<SiteId>,
@@ -232,6 +291,12 @@ pub struct Controller {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ControllerState {
     pub name: String,
+    /// Byte range of the state's key in the file.
+    pub at: Range<usize>,
+    /// Byte range of each `animations` entry, in the order of `animations`.
+    pub animation_at: Vec<Range<usize>>,
+    /// Byte range of each transition's target key, in the order of `transitions`.
+    pub transition_at: Vec<Range<usize>>,
     /// Short names played in this state (resolved through the entity's `animations`) and
     /// their blend-weight sites.
     pub animations: Vec<(String, Option<SiteId>)>,
@@ -252,6 +317,46 @@ pub struct RenderController {
     pub file: usize,
     pub id: String,
     pub sites: Vec<SiteId>,
+    /// `arrays.<group>.<name>`: the array name as written and its elements (names of
+    /// resources or of other arrays, which the game flattens in).
+    pub arrays: Vec<(String, Vec<String>)>,
+}
+
+/// One geometry definition: `minecraft:geometry` (1.12.0+) or a legacy top-level
+/// `"geometry.name"` / `"geometry.name:geometry.parent"` key (1.8.0 / 1.10.0).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Geometry {
+    pub file: usize,
+    /// Identifier without the `:parent` part.
+    pub id: String,
+    /// The geometry it inherits bones from (`geometry.x:geometry.parent`).
+    pub parent: Option<String>,
+    /// Bone names as written.
+    pub bones: Vec<String>,
+}
+
+/// What kind of definition a [`Shadowed`] entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DefinitionKind {
+    Entity,
+    Animation,
+    Controller,
+    RenderController,
+    Geometry,
+}
+
+/// A definition a later layer overrides (same identifier and side, or its whole file
+/// replaced). It is not in the model vectors: entity-level checks and the runtime never see
+/// it, as the game never loads it. Its sites stay in [`Pack::sites`] and are still checked
+/// on their own (syntax, names).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shadowed {
+    pub kind: DefinitionKind,
+    pub id: String,
+    /// The file that held the overridden definition.
+    pub file: usize,
+    /// The file of the definition (or the replacing file) that wins.
+    pub by: usize,
 }
 
 /// Something that stopped a file from loading. `line`/`column` are 1-based (column in
@@ -274,24 +379,42 @@ pub struct Pack {
     pub animations: Vec<Animation>,
     pub controllers: Vec<Controller>,
     pub render_controllers: Vec<RenderController>,
+    pub geometries: Vec<Geometry>,
+    /// Definitions overridden by a later layer, in load order.
+    pub shadowed: Vec<Shadowed>,
     pub problems: Vec<PackProblem>,
     animation_index: HashMap<String, Vec<usize>>,
+    geometry_index: HashMap<String, Vec<usize>>,
     controller_index: HashMap<String, Vec<usize>>,
     render_controller_index: HashMap<String, Vec<usize>>,
 }
 
-/// Reads every `.json` file under `paths` (files are read whatever their extension) and
-/// collects its Molang. Folders are walked in sorted order, skipping folders whose name
-/// starts with `.`; a path given twice is read once.
+/// Loads packs as layers, in order, the way the game stacks an add-on over vanilla: each
+/// path is one layer (a pack folder, a folder holding several packs, or one file) and later
+/// layers override earlier ones. Every `.json` file under a folder is read (a file given
+/// directly is read whatever its extension); folders are walked in sorted order, skipping
+/// folders whose name starts with `.`; a path given twice is read once (in its first layer).
+///
+/// Overriding, on one side (client and server are separate namespaces, see [`Side`]):
+/// a file at the same path relative to its pack root replaces the earlier file whole; an
+/// entity (by kind and identifier), animation, animation controller, render controller or
+/// geometry (by identifier) replaces an earlier layer's definition of that name. Overridden
+/// definitions move to [`Pack::shadowed`]; their files and sites stay, so their Molang is
+/// still checked on its own. Within one layer nothing is overridden.
 pub fn load(paths: &[PathBuf]) -> Pack {
-    let mut list: Vec<PathBuf> = Vec::new();
+    let mut list: Vec<Source> = Vec::new();
     let mut problems = Vec::new();
     let mut seen = HashSet::new();
-    for root in paths {
+    for (layer, root) in paths.iter().enumerate() {
+        let root_dir = if root.is_dir() {
+            root.clone()
+        } else {
+            root.parent().map(Path::to_path_buf).unwrap_or_default()
+        };
         // A pack folder's manifest may sit above the path given (e.g. `pack/animations`).
         if let Some(manifest) = ancestor_manifest(root) {
             if seen.insert(manifest.clone()) {
-                list.push(manifest);
+                list.push(Source::new(manifest, layer, &root_dir));
             }
         }
         let mut found = Vec::new();
@@ -303,27 +426,58 @@ pub fn load(paths: &[PathBuf]) -> Pack {
         found.sort();
         for f in found {
             if seen.insert(f.clone()) {
-                list.push(f);
+                list.push(Source::new(f, layer, &root_dir));
             }
         }
     }
-    let sources = list
-        .into_iter()
-        .map(|path| {
-            let text = read_text(&path);
-            (path, text)
-        })
-        .collect();
-    let mut pack = build(sources);
+    for s in &mut list {
+        s.text = read_text(&s.path);
+    }
+    let mut pack = build(list);
     problems.append(&mut pack.problems);
     pack.problems = problems;
     pack
 }
 
-/// Builds a pack from file contents already in memory, in the order given. Manifests among
-/// them apply to the other paths under their folder. Meant for tests and editors.
+/// Builds a pack from file contents already in memory, in the order given, as one layer.
+/// Manifests among them apply to the other paths under their folder. Meant for tests and
+/// editors.
 pub fn load_sources(files: Vec<(PathBuf, String)>) -> Pack {
-    build(files.into_iter().map(|(p, s)| (p, Ok(s))).collect())
+    load_layered_sources(vec![(PathBuf::new(), files)])
+}
+
+/// Like [`load`] for contents in memory: each `(root, files)` is one layer, later layers
+/// overriding earlier ones; `root` is the layer's folder (file paths relative to their pack
+/// root decide which files replace which).
+pub fn load_layered_sources(layers: Vec<(PathBuf, Vec<(PathBuf, String)>)>) -> Pack {
+    let mut list = Vec::new();
+    for (layer, (root, files)) in layers.into_iter().enumerate() {
+        for (path, text) in files {
+            let mut s = Source::new(path, layer, &root);
+            s.text = Ok(text);
+            list.push(s);
+        }
+    }
+    build(list)
+}
+
+/// One file to read, and the layer it belongs to.
+struct Source {
+    path: PathBuf,
+    text: Result<String, String>,
+    layer: usize,
+    layer_root: PathBuf,
+}
+
+impl Source {
+    fn new(path: PathBuf, layer: usize, root: &Path) -> Source {
+        Source {
+            path,
+            text: Ok(String::new()),
+            layer,
+            layer_root: root.to_path_buf(),
+        }
+    }
 }
 
 impl Pack {
@@ -401,6 +555,43 @@ impl Pack {
         lookup(&self.render_controller_index, id)
             .iter()
             .map(move |&i| &self.render_controllers[i])
+    }
+
+    /// Definitions of animation `id` that an entity on `side` sees, in load order: client
+    /// entities see resource-pack animations, behaviour entities behaviour-pack ones (and
+    /// both see files of unknown side).
+    pub fn animations_for<'s>(
+        &'s self,
+        side: Side,
+        id: &str,
+    ) -> impl Iterator<Item = &'s Animation> + 's {
+        self.animations_named(id)
+            .filter(move |a| self.files[a.file].side.meets(side))
+    }
+
+    /// Definitions of animation controller `id` that an entity on `side` sees.
+    pub fn controllers_for<'s>(
+        &'s self,
+        side: Side,
+        id: &str,
+    ) -> impl Iterator<Item = &'s Controller> + 's {
+        self.controllers_named(id)
+            .filter(move |c| self.files[c.file].side.meets(side))
+    }
+
+    /// Definitions of geometry `id` (matched without case), in load order.
+    pub fn geometries_named<'s>(&'s self, id: &str) -> impl Iterator<Item = &'s Geometry> + 's {
+        lookup(&self.geometry_index, &id.to_ascii_lowercase())
+            .iter()
+            .map(move |&i| &self.geometries[i])
+    }
+
+    /// The namespace an entity resolves its animations and controllers in.
+    pub fn entity_side(&self, entity: &Entity) -> Side {
+        match entity.kind {
+            EntityKind::Behaviour => Side::Behaviour,
+            EntityKind::Client | EntityKind::Attachable => Side::Resource,
+        }
     }
 
     /// Number of files of each kind.
@@ -491,36 +682,46 @@ fn ancestor_manifest(root: &Path) -> Option<PathBuf> {
         .find(|m| m.is_file() && m != root)
 }
 
-fn build(sources: Vec<(PathBuf, Result<String, String>)>) -> Pack {
-    // Manifests first, so every file knows its engine version whatever the order.
-    let mut manifests: Vec<(PathBuf, Option<[u32; 3]>)> = Vec::new();
-    for (path, text) in &sources {
-        if is_manifest(path) {
-            let version = text
-                .as_ref()
-                .ok()
-                .and_then(|t| extract::manifest_version(strip_bom(t)));
+fn build(sources: Vec<Source>) -> Pack {
+    // Manifests first, so every file knows its engine version and side whatever the order.
+    let mut manifests: Vec<(PathBuf, Option<[u32; 3]>, Side)> = Vec::new();
+    for src in &sources {
+        if is_manifest(&src.path) {
+            let text = src.text.as_ref().ok().map(|t| strip_bom(t));
             manifests.push((
-                path.parent().map(Path::to_path_buf).unwrap_or_default(),
-                version,
+                src.path.parent().map(Path::to_path_buf).unwrap_or_default(),
+                text.and_then(extract::manifest_version),
+                text.map_or(Side::Any, extract::manifest_side),
             ));
         }
     }
-    let version_for = |path: &Path| -> Option<[u32; 3]> {
+    let manifest_for = |path: &Path| {
         manifests
             .iter()
-            .filter(|(dir, _)| path.starts_with(dir))
-            .max_by_key(|(dir, _)| dir.components().count())
-            .and_then(|(_, v)| *v)
+            .filter(|(dir, _, _)| path.starts_with(dir))
+            .max_by_key(|(dir, _, _)| dir.components().count())
     };
 
     let mut pack = Pack::default();
-    for (path, text) in sources {
+    for src in sources {
+        let Source {
+            path,
+            text,
+            layer,
+            layer_root,
+        } = src;
         let file = pack.files.len();
-        let min_engine_version = version_for(&path);
+        let manifest = manifest_for(&path);
+        let min_engine_version = manifest.and_then(|(_, v, _)| *v);
+        let pack_root = manifest.map_or(layer_root.as_path(), |(dir, _, _)| dir.as_path());
+        let relative = path.strip_prefix(pack_root).unwrap_or(&path).to_path_buf();
         let mut entry = PackFile {
             path: path.clone(),
             kind: FileKind::Invalid,
+            layer,
+            side: manifest.map_or(Side::Any, |(_, _, s)| *s),
+            relative,
+            replaced_by: None,
             min_engine_version,
             format_version: None,
             source: String::new(),
@@ -570,14 +771,21 @@ fn build(sources: Vec<(PathBuf, Result<String, String>)>) -> Pack {
                 if is_manifest(&path) {
                     entry.min_engine_version = out.manifest_version.or(entry.min_engine_version);
                 }
+                if entry.side == Side::Any {
+                    entry.side = kind_side(out.kind);
+                }
                 // The runtime (`molang run`) reads numbers and key order of these kinds
-                // from the text, even where no string is Molang.
+                // from the text, even where no string is Molang; structure checks point
+                // into entity and render-controller files.
                 pack.sites.len() > before
                     || matches!(
                         out.kind,
                         FileKind::ClientEntity
+                            | FileKind::Attachable
+                            | FileKind::BehaviourEntity
                             | FileKind::Animation
                             | FileKind::AnimationController
+                            | FileKind::RenderController
                             | FileKind::Geometry
                     )
             }
@@ -588,25 +796,21 @@ fn build(sources: Vec<(PathBuf, Result<String, String>)>) -> Pack {
         }
         pack.files.push(entry);
     }
-    for (i, a) in pack.animations.iter().enumerate() {
-        pack.animation_index
-            .entry(a.id.clone())
-            .or_default()
-            .push(i);
-    }
-    for (i, c) in pack.controllers.iter().enumerate() {
-        pack.controller_index
-            .entry(c.id.clone())
-            .or_default()
-            .push(i);
-    }
-    for (i, r) in pack.render_controllers.iter().enumerate() {
-        pack.render_controller_index
-            .entry(r.id.clone())
-            .or_default()
-            .push(i);
-    }
+    layer::resolve(&mut pack);
     pack
+}
+
+/// The side a file's kind implies when no manifest says.
+fn kind_side(kind: FileKind) -> Side {
+    match kind {
+        FileKind::ClientEntity
+        | FileKind::Attachable
+        | FileKind::RenderController
+        | FileKind::Geometry
+        | FileKind::Particle => Side::Resource,
+        FileKind::BehaviourEntity | FileKind::Item | FileKind::Biome => Side::Behaviour,
+        _ => Side::Any,
+    }
 }
 
 fn strip_bom(text: &str) -> &str {

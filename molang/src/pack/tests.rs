@@ -1270,3 +1270,151 @@ fn vanilla_shapes_match_the_corpus_files() {
         }
     }
 }
+
+// ---- layers and namespaces ----------------------------------------------------------------
+
+fn manifest_of(kind: &str) -> String {
+    format!(
+        r#"{{"format_version": 2, "header": {{"name": "t", "uuid": "u", "version": [1, 0, 0], "min_engine_version": [1, 21, 0]}},
+           "modules": [{{"type": "{kind}", "uuid": "m", "version": [1, 0, 0]}}]}}"#
+    )
+}
+
+fn anim_file(id: &str, expr: &str) -> String {
+    format!(
+        r#"{{"format_version": "1.8.0", "animations": {{"{id}": {{"bones": {{"b": {{"rotation": ["{expr}", 0, 0]}}}}}}}}}}"#
+    )
+}
+
+fn layered(layers: &[(&str, &[(&str, String)])]) -> Pack {
+    load_layered_sources(
+        layers
+            .iter()
+            .map(|(root, files)| {
+                (
+                    PathBuf::from(root),
+                    files
+                        .iter()
+                        .map(|(p, s)| (PathBuf::from(p), s.clone()))
+                        .collect(),
+                )
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn later_layer_overrides_by_identifier() {
+    let pack = layered(&[
+        (
+            "vanilla",
+            &[
+                ("vanilla/manifest.json", manifest_of("resources")),
+                ("vanilla/animations/a.json", anim_file("animation.x", "1")),
+                (
+                    "vanilla/animations/keep.json",
+                    anim_file("animation.keep", "3"),
+                ),
+            ],
+        ),
+        (
+            "addon",
+            &[
+                ("addon/manifest.json", manifest_of("resources")),
+                ("addon/animations/mine.json", anim_file("animation.x", "2")),
+            ],
+        ),
+    ]);
+    let defs: Vec<_> = pack.animations_named("animation.x").collect();
+    assert_eq!(defs.len(), 1);
+    assert_eq!(
+        pack.files[defs[0].file].path,
+        PathBuf::from("addon/animations/mine.json")
+    );
+    assert_eq!(pack.animations_named("animation.keep").count(), 1);
+    assert_eq!(pack.shadowed.len(), 1);
+    assert_eq!(pack.shadowed[0].kind, DefinitionKind::Animation);
+    // The overridden file's Molang is still a site (checked on its own).
+    assert!(pack.sites.iter().any(|s| s.text == "1"));
+}
+
+#[test]
+fn later_layer_replaces_a_file_at_the_same_path() {
+    let pack = layered(&[
+        (
+            "vanilla",
+            &[
+                ("vanilla/manifest.json", manifest_of("resources")),
+                ("vanilla/animations/a.json", anim_file("animation.old", "1")),
+            ],
+        ),
+        (
+            "addon",
+            &[
+                ("addon/manifest.json", manifest_of("resources")),
+                ("addon/animations/A.json", anim_file("animation.new", "2")),
+            ],
+        ),
+    ]);
+    assert_eq!(pack.animations_named("animation.old").count(), 0);
+    assert_eq!(pack.animations_named("animation.new").count(), 1);
+    assert_eq!(pack.files[1].replaced_by, Some(3));
+    assert_eq!(pack.files[1].relative, PathBuf::from("animations/a.json"));
+}
+
+#[test]
+fn one_layer_keeps_duplicates_and_sides_do_not_override() {
+    // RP then BP as two layers: the same controller id on both sides stays twice.
+    let ctrl =
+        r#"{"animation_controllers": {"controller.animation.c": {"states": {"default": {}}}}}"#;
+    let pack = layered(&[
+        (
+            "rp",
+            &[
+                ("rp/manifest.json", manifest_of("resources")),
+                ("rp/animation_controllers/c.json", ctrl.to_string()),
+            ],
+        ),
+        (
+            "bp",
+            &[
+                ("bp/manifest.json", manifest_of("data")),
+                ("bp/animation_controllers/c.json", ctrl.to_string()),
+            ],
+        ),
+    ]);
+    assert_eq!(pack.controllers_named("controller.animation.c").count(), 2);
+    assert!(pack.shadowed.is_empty(), "{:?}", pack.shadowed);
+    let rp: Vec<_> = pack
+        .controllers_for(Side::Resource, "controller.animation.c")
+        .collect();
+    assert_eq!(rp.len(), 1);
+    assert_eq!(pack.files[rp[0].file].side, Side::Resource);
+    let bp: Vec<_> = pack
+        .controllers_for(Side::Behaviour, "controller.animation.c")
+        .collect();
+    assert_eq!(pack.files[bp[0].file].side, Side::Behaviour);
+}
+
+#[test]
+fn highest_entity_min_engine_version_wins() {
+    let entity = |v: &str| {
+        format!(
+            r#"{{"minecraft:client_entity": {{"description": {{"identifier": "t:e"{v}, "scripts": {{"pre_animation": ["v.a = 1;"]}}}}}}}}"#
+        )
+    };
+    let pack = pack_of(&[
+        (
+            "rp/entity/e.json",
+            &entity(r#", "min_engine_version": "1.16.0""#),
+        ),
+        ("rp/entity/e.v1.0.json", &entity("")),
+    ]);
+    assert_eq!(pack.entities.len(), 1);
+    assert_eq!(
+        pack.files[pack.entities[0].file].path,
+        PathBuf::from("rp/entity/e.json")
+    );
+    assert_eq!(pack.shadowed[0].kind, DefinitionKind::Entity);
+    assert_eq!(pack.shadowed[0].id, "t:e");
+}
