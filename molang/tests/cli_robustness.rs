@@ -542,3 +542,35 @@ proptest! {
         prop_assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn bench_entity_times_what_run_runs_with_the_same_defaults() {
+    // pre_animation reads an engine variable (the game sets v.attack_time): `molang run`
+    // gives it its default, so the frame never aborts; bench must time that same frame.
+    let dir = temp_dir("bench-run");
+    std::fs::create_dir_all(dir.join("entity")).unwrap();
+    std::fs::write(
+        dir.join("entity/e.entity.json"),
+        r#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:swing","scripts":{
+            "pre_animation":["v.swing = v.attack_time * 2 + q.ground_speed;"]}}}}"#,
+    )
+    .unwrap();
+    let out = molang()
+        .arg("bench")
+        .arg(&dir)
+        .args(["--entity", "t:swing", "--iterations", "500", "--set", "q.ground_speed=1"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("interp: ") && stdout.contains("jit: "), "{stdout}");
+    assert!(!stderr.contains("abort") && !stderr.contains("content-log"), "{stderr}");
+    let run = molang()
+        .arg("run")
+        .arg(&dir)
+        .args(["--entity", "t:swing", "--seconds", "1", "--vars"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -698,6 +698,9 @@ fn bench(
     ExitCode::SUCCESS
 }
 
+/// `bench PACK --entity`: times exactly the frame `molang run` plays (scripts, animation
+/// conditions, controllers, animations, pose), through the same runtime and defaults, so
+/// its aborts are run's aborts.
 fn bench_entity(
     pack_dir: &std::path::Path,
     id: &str,
@@ -705,7 +708,8 @@ fn bench_entity(
     set: &[String],
     iterations: u64,
 ) -> ExitCode {
-    use molang::entity::{EntityScripts, ScriptSource};
+    use molang::expression::{split_name, NameKind};
+    use molang::runtime::{load::load_from_pack, Backend, Runtime};
     use std::time::Instant;
 
     if !pack_dir.exists() {
@@ -720,69 +724,70 @@ fn bench_entity(
         }
     };
     let pack = molang::pack::load(&[pack_dir.to_path_buf()]);
-    let Some(entity) = pack
-        .entities
-        .iter()
-        .find(|e| e.identifier.eq_ignore_ascii_case(id))
-    else {
-        eprintln!("error: no entity `{id}` in {}", pack_dir.display());
-        let known: Vec<&str> = pack
-            .entities
-            .iter()
-            .map(|e| e.identifier.as_str())
-            .collect();
-        if !known.is_empty() {
-            eprintln!("entities in this pack: {}", known.join(", "));
-        }
-        return ExitCode::from(2);
-    };
-    let source = ScriptSource::from_pack(&pack, entity);
-    let mut scripts = match EntityScripts::compile(&source) {
-        Ok(s) => s,
-        Err(diags) => {
-            for d in &diags {
-                eprintln!(
-                    "{}[{}]: {}",
-                    d.severity.as_str(),
-                    d.code.as_str(),
-                    d.message
-                );
+    const FPS: f32 = 20.0;
+    let time = |b: Backend, label: &str| -> Result<(), String> {
+        let loaded = load_from_pack(&pack, id).map_err(|e| e.to_string())?;
+        let mut rt = Runtime::new(loaded, b, FPS, 0);
+        if b == Backend::Jit {
+            if let Some(why) = &rt.jit_fallback {
+                eprintln!("note: the JIT does not cover this entity ({why}); jit times the interpreter");
             }
-            eprintln!("the entity's scripts do not load; run `molang check` for positions");
-            return ExitCode::from(1);
         }
-    };
-    let time = |scripts: &EntityScripts, label: &str| {
-        let mut inst = scripts.instantiate(0);
+        let mut queries = Vec::new();
         for (name, v) in &inputs {
-            if let Some((molang::expression::NameKind::Query, n)) =
-                molang::expression::split_name(name)
-            {
-                inst.set_query(scripts, &n, v.as_num());
+            match split_name(name) {
+                Some((NameKind::Query, n)) => queries.push((rt.input_slot(&n), v.as_num())),
+                Some((NameKind::Var(molang::ir::Scope::Variable), n)) => {
+                    if let Some(slot) = rt.variable_slot(&n) {
+                        rt.set_variable(slot, v.as_num());
+                    }
+                }
+                _ => eprintln!("note: --set {name}: bench PACK --entity takes q. and v. inputs only"),
             }
         }
-        inst.run_frame(scripts); // initialize + first frame
-        for _ in 0..(iterations / 10).max(1) {
-            inst.run_frame(scripts);
-        }
+        let dt = 1.0 / FPS;
+        let mut frame = 0u64;
+        let mut first = Vec::new();
+        let mut step = |rt: &mut Runtime, n: u64, first: &mut Vec<String>| -> usize {
+            let mut log = 0;
+            for _ in 0..n {
+                let t = frame as f32 * dt;
+                std::hint::black_box(rt.step(t, &queries));
+                let lines = rt.take_log();
+                log += lines.len();
+                for l in lines {
+                    if first.len() < 3 && !first.contains(&l.message) {
+                        first.push(l.message);
+                    }
+                }
+                frame += 1;
+            }
+            log
+        };
+        let warm = step(&mut rt, (iterations / 10).max(1), &mut first);
         let start = Instant::now();
-        let mut aborts = 0;
-        for _ in 0..iterations {
-            aborts += inst.run_frame(scripts).len();
-        }
+        let logged = step(&mut rt, iterations, &mut first);
         let ns = start.elapsed().as_nanos() as f64 / iterations as f64;
         println!("{label}: {ns:.1} ns/frame");
-        if aborts > 0 {
-            eprintln!("note: {aborts} runtime aborts during the {label} run");
+        if warm + logged > 0 {
+            eprintln!(
+                "note: {} content-log lines during the {label} run, as `molang run` logs them; first: {}",
+                warm + logged,
+                first.join("; ")
+            );
         }
+        Ok(())
     };
-    if matches!(backend, BackendArg::Interp | BackendArg::Both) {
-        time(&scripts, "interp");
-    }
-    if matches!(backend, BackendArg::Jit | BackendArg::Both) {
-        match scripts.enable_jit() {
-            Ok(()) => time(&scripts, "jit"),
-            Err(e) => println!("jit: unavailable ({e})"),
+    for (b, label) in [(Backend::Interp, "interp"), (Backend::Jit, "jit")] {
+        let wanted = match b {
+            Backend::Interp => matches!(backend, BackendArg::Interp | BackendArg::Both),
+            Backend::Jit => matches!(backend, BackendArg::Jit | BackendArg::Both),
+        };
+        if wanted {
+            if let Err(e) = time(b, label) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
         }
     }
     ExitCode::SUCCESS
