@@ -659,7 +659,12 @@ impl Builder<'_> {
 
     fn load_geometry(&mut self, name: &str) {
         let mut found: Option<(usize, &Tree)> = None;
+        // The definition the pack model kept (a later layer overrides an earlier one).
+        let winner = self.pack.geometries_named(name).last().map(|g| g.file);
         'files: for (&file, tree) in self.trees.iter() {
+            if winner.is_some_and(|w| w != file) {
+                continue;
+            }
             // minecraft:geometry (1.12.0+): an array of {description: {identifier}, bones}.
             if let Some(list) = tree.get("minecraft:geometry") {
                 for g in list.elems() {
@@ -1000,7 +1005,12 @@ impl Builder<'_> {
         let node = match id {
             None => PlayNode::Missing(format!("`{short}` is not in the entity's animations")),
             Some(id) => {
-                if let Some(c) = self.pack.controllers_named(&id).next() {
+                // Client entities see resource-pack controllers only (the server has its own).
+                if let Some(c) = self
+                    .pack
+                    .controllers_for(crate::pack::Side::Resource, &id)
+                    .last()
+                {
                     if depth >= MAX_NESTING {
                         PlayNode::Missing(format!(
                             "controller `{id}` nested deeper than {MAX_NESTING}"
@@ -1025,7 +1035,11 @@ impl Builder<'_> {
             return Some(i);
         }
         // The last definition wins, as the game overrides by identifier.
-        let file = self.pack.animations_named(id).last()?.file;
+        let file = self
+            .pack
+            .animations_for(crate::pack::Side::Resource, id)
+            .last()?
+            .file;
         let tree = self.trees.get(&file)?.get("animations")?.get(id)?.clone();
         let ap = ptr(&ptr("", "animations"), id);
         let mut def = AnimationDef {
