@@ -122,7 +122,28 @@ pub fn animation(p: &RigParams) -> Value {
     })
 }
 
+/// Creates `dir` itself if it is missing, like `mkdir` (not `mkdir -p`): a typo in a parent
+/// folder is an error, never a tree of new folders somewhere unexpected.
+pub fn create_out_dir(dir: &Path) -> Result<(), String> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(parent) = parent {
+        if !parent.is_dir() {
+            return Err(format!(
+                "{}: the folder {} does not exist (only the last folder of an output path is created)",
+                dir.display(),
+                parent.display()
+            ));
+        }
+    }
+    std::fs::create_dir(dir)
+        .map_err(|e| format!("{}: cannot create the folder: {e}", dir.display()))
+}
+
 pub fn emit(p: &RigParams, out: &Path) -> Result<Vec<PathBuf>, String> {
+    create_out_dir(out)?;
     let files = [
         ("manifest.json", manifest()),
         ("entity/doggoyle.entity.json", client_entity(p)),
@@ -132,6 +153,7 @@ pub fn emit(p: &RigParams, out: &Path) -> Result<Vec<PathBuf>, String> {
     let mut written = Vec::new();
     for (rel, v) in files {
         let path = out.join(rel);
+        // The pack's own sub-folders, inside the folder the user named.
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }

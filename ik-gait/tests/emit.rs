@@ -24,3 +24,18 @@ fn emitted_pack_checks_clean() {
     assert_eq!((summary.errors, summary.warnings), (0, 0));
     assert!(summary.expressions > 0);
 }
+
+#[test]
+fn emit_creates_only_the_last_folder() {
+    let base = std::env::temp_dir().join(format!("doggoyle-emit-parent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    // The parent is missing: nothing may be created, and the error names the missing folder.
+    let err = ik_gait::emit::emit(&RigParams::default(), &base.join("x/y")).unwrap_err();
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!base.exists(), "emit created the missing parents");
+    // The parent exists: the last folder is created and the pack written into it.
+    std::fs::create_dir(&base).unwrap();
+    let files = ik_gait::emit::emit(&RigParams::default(), &base.join("pack")).unwrap();
+    assert!(files.iter().all(|f| f.starts_with(base.join("pack"))));
+    let _ = std::fs::remove_dir_all(&base);
+}

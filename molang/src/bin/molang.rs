@@ -37,17 +37,43 @@ enum BackendArg {
     Both,
 }
 
+/// `--version`: the Molang versions the game has (spec §9.2), -1 ..= 13.
+fn molang_version_arg(s: &str) -> Result<i16, String> {
+    let v: i16 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a Molang version; {VERSIONS}"))?;
+    if (-1..=grammar::LATEST_VERSION).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("the game has no Molang version {v}; {VERSIONS}"))
+    }
+}
+
+/// A count that must be positive (`--iterations 0` would time nothing and print `inf`).
+fn at_least_one(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
+}
+
+const VERSIONS: &str = "versions are -1 (invalid), 0 (before versioning, packs < 1.17.0), \
+1 (1.17.0) .. 12 (1.20.70) and 13 (the latest, the default)";
+
 #[derive(Subcommand)]
+#[command(allow_negative_numbers = true)]
 enum Command {
     /// Check packs, files or one expression; report every problem and what the game does.
     Check {
         /// Pack folders or JSON files.
         paths: Vec<PathBuf>,
         /// Check this expression instead of files.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         expr: Option<String>,
         /// Molang version for --expr (-1..13; packs take it from manifest.json).
-        #[arg(long)]
+        #[arg(long, value_parser = molang_version_arg, allow_negative_numbers = true)]
         version: Option<i16>,
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
@@ -55,13 +81,17 @@ enum Command {
         #[arg(long)]
         color: bool,
     },
-    /// Evaluate one expression (or a JSON-lines batch) on the reference interpreter.
+    /// Evaluate one expression (or a JSON-lines batch): native code (JIT) by default, the
+    /// reference interpreter with --backend interp.
     Eval {
+        /// The expression; one starting with `-` works as written (`molang eval '-1/0'`).
+        #[arg(allow_hyphen_values = true)]
         expr: Option<String>,
         /// NAME=VALUE for queries, variables, temps and contexts (q.anim_time=1.5, v.x=2).
-        #[arg(long = "set", value_name = "NAME=VALUE")]
+        #[arg(long = "set", value_name = "NAME=VALUE", allow_hyphen_values = true)]
         set: Vec<String>,
-        #[arg(long)]
+        /// Molang version (-1..13).
+        #[arg(long, value_parser = molang_version_arg, allow_negative_numbers = true)]
         version: Option<i16>,
         /// Seed of the random generator.
         #[arg(long, default_value_t = 0)]
@@ -84,15 +114,17 @@ enum Command {
         /// Entity identifier inside the pack (e.g. minecraft:pig).
         #[arg(long)]
         entity: Option<String>,
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         expr: Option<String>,
         #[arg(long, value_enum, default_value = "both")]
         backend: BackendArg,
-        #[arg(long = "set", value_name = "NAME=VALUE")]
+        #[arg(long = "set", value_name = "NAME=VALUE", allow_hyphen_values = true)]
         set: Vec<String>,
-        #[arg(long, default_value_t = 1_000_000)]
+        /// Timed evaluations (or frames) per back end, at least 1.
+        #[arg(long, default_value_t = 1_000_000, value_parser = at_least_one)]
         iterations: u64,
-        #[arg(long)]
+        /// Molang version (-1..13).
+        #[arg(long, value_parser = molang_version_arg, allow_negative_numbers = true)]
         version: Option<i16>,
     },
     /// Run an entity headless: scripts, animations and controllers frame by frame.
@@ -163,7 +195,7 @@ impl SourceMap for SiteMap<'_> {
 
 fn print_diag(d: &Diagnostic, src: &SourceText<'_>, format: Format, color: bool) {
     match format {
-        Format::Human => eprint!("{}", render_report(d, src, color)),
+        Format::Human => print!("{}", render_report(d, src, color)),
         Format::Json => println!("{}", render_json_line(d, src)),
     }
 }
@@ -176,6 +208,13 @@ fn check(
     color: bool,
 ) -> ExitCode {
     if let Some(expr) = expr {
+        if !paths.is_empty() {
+            eprintln!(
+                "error: give either --expr or pack paths, not both (--expr checks one expression; {} would be ignored)",
+                paths[0].display()
+            );
+            return ExitCode::from(2);
+        }
         let options = CheckOptions {
             version: version.unwrap_or(grammar::LATEST_VERSION),
             ..CheckOptions::default()
@@ -191,8 +230,12 @@ fn check(
         }
         let errors = checked.diagnostics.iter().filter(|d| d.is_error()).count();
         let warnings = checked.diagnostics.len() - errors;
-        if format == Format::Human {
-            eprintln!("1 expression: {errors} errors, {warnings} warnings");
+        match format {
+            Format::Human => println!("1 expression: {errors} errors, {warnings} warnings"),
+            Format::Json => println!(
+                "{}",
+                serde_json::json!({"summary": {"files": 0, "expressions": 1, "errors": errors, "warnings": warnings}})
+            ),
         }
         return if errors > 0 {
             ExitCode::from(1)
@@ -229,31 +272,57 @@ fn check(
             }
             None => {
                 let d = &pd.diagnostic;
+                // Positions are 1-based everywhere; a whole-file problem (not UTF-8) is 1:1.
+                let (line, column) = (pd.line.max(1), pd.column.max(1));
                 match format {
-                    Format::Human => eprintln!(
-                        "{}[{}]: {}:{}:{}: {}",
-                        d.severity.as_str(),
-                        d.code.as_str(),
-                        name,
-                        pd.line,
-                        pd.column,
-                        d.message
-                    ),
+                    Format::Human => {
+                        println!(
+                            "{}[{}]: {}:{}:{}: {}",
+                            d.severity.as_str(),
+                            d.code.as_str(),
+                            name,
+                            line,
+                            column,
+                            d.message
+                        );
+                        if let Some(h) = &d.help {
+                            println!("  help: {h}");
+                        }
+                        println!("  {}", d.consequence());
+                    }
                     Format::Json => println!(
                         "{}",
-                        serde_json::json!({"file": name, "line": pd.line, "column": pd.column, "end_line": pd.line,
-                            "end_column": pd.column, "code": d.code.as_str(), "severity": d.severity.as_str(),
-                            "message": d.message, "help": d.help})
+                        serde_json::json!({"file": name, "line": line, "column": column, "end_line": line,
+                            "end_column": column, "code": d.code.as_str(), "severity": d.severity.as_str(),
+                            "message": d.message, "help": d.help, "game": d.consequence()})
                     ),
                 }
             }
         }
     }
-    if format == Format::Human {
-        eprintln!(
+    match format {
+        Format::Human => println!(
             "{} files, {} expressions: {} errors, {} warnings",
             summary.files, summary.expressions, summary.errors, summary.warnings
+        ),
+        Format::Json => println!(
+            "{}",
+            serde_json::json!({"summary": {"files": summary.files, "expressions": summary.expressions,
+                "errors": summary.errors, "warnings": summary.warnings}})
+        ),
+    }
+    if summary.files == 0 {
+        // A linter that checked nothing must not look like a clean pass in CI.
+        eprintln!(
+            "error: no pack files found under {} (looked for .json files: entities, animations, \
+controllers, render controllers, particles, attachables)",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
+        return ExitCode::from(2);
     }
     if summary.errors > 0 {
         ExitCode::from(1)
@@ -268,13 +337,72 @@ fn parse_sets(set: &[String]) -> Result<Vec<(String, Value)>, String> {
             let (name, value) = s
                 .split_once('=')
                 .ok_or_else(|| format!("--set {s}: expected NAME=VALUE"))?;
-            let v: f32 = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("--set {s}: `{value}` is not a number"))?;
+            let v = parse_number(value)
+                .ok_or_else(|| format!("--set {s}: `{value}` is not a number"))?;
             Ok((name.trim().to_string(), Value::Num(v)))
         })
         .collect()
+}
+
+/// A number as the tools write them: decimal, or `NaN`, `inf`, `-inf` (any case; also
+/// `infinity`), so every value `eval` prints can be read back.
+fn parse_number(text: &str) -> Option<f32> {
+    let t = text.trim();
+    match t.to_ascii_lowercase().as_str() {
+        "nan" | "+nan" | "-nan" => Some(f32::NAN),
+        "inf" | "+inf" | "infinity" | "+infinity" => Some(f32::INFINITY),
+        "-inf" | "-infinity" => Some(f32::NEG_INFINITY),
+        _ => t.parse().ok().filter(|x: &f32| x.is_finite()),
+    }
+}
+
+/// Notes for `--set` names the expression cannot see: a namespace Molang does not have, or a
+/// name the expression never reads (a typo in either place reads 0 silently otherwise).
+fn set_notes(inputs: &[(String, Value)], names: &molang::ir::Names) -> Vec<String> {
+    use molang::expression::{split_name, NameKind};
+    let mut notes = Vec::new();
+    for (name, _) in inputs {
+        match split_name(name) {
+            None => notes.push(format!(
+                "note: --set {name}: `{}` is not a Molang namespace (use q./query., v./variable., t./temp. or c./context.); nothing reads it",
+                name.split('.').next().unwrap_or(name)
+            )),
+            Some((kind, n)) => {
+                let (read, full) = match kind {
+                    NameKind::Query => (names.queries.get(&n).is_some(), format!("query.{n}")),
+                    NameKind::Var(scope) => (
+                        names.table(scope).get(&n).is_some(),
+                        format!("{}.{n}", scope.prefix()),
+                    ),
+                };
+                if !read {
+                    notes.push(format!(
+                        "note: --set {name}: the expression never reads `{full}`"
+                    ));
+                }
+            }
+        }
+    }
+    notes
+}
+
+/// What ended a run early, in words (the game's behaviour included), for people.
+fn describe_abort(a: &molang::interp::Abort, e: &molang::Expression) -> String {
+    let span = e.program().span(a.node);
+    let column = e.program().source()[..(span.start as usize).min(e.program().source().len())]
+        .chars()
+        .count()
+        + 1;
+    match a.kind {
+        molang::interp::AbortKind::UnsetRead { scope, slot } => format!(
+            "note: column {column}: `{}.{}` is read before anything sets it; the game ends the expression there with value 0",
+            scope.prefix(),
+            e.names().table(scope).name(slot)
+        ),
+        molang::interp::AbortKind::Budget => format!(
+            "note: column {column}: the loop ran out of its iteration budget; the run ended there with value 0"
+        ),
+    }
 }
 
 fn eval_one(
@@ -292,9 +420,9 @@ fn eval_one(
         }
     };
     let version = version.unwrap_or(grammar::LATEST_VERSION);
+    // Unknown queries are warned about (with "did you mean"): a typo reads 0 silently.
     let options = CheckOptions {
         version,
-        warn_unknown_queries: false,
         ..CheckOptions::default()
     };
     let src = SourceText {
@@ -306,6 +434,9 @@ fn eval_one(
         Ok(e) => {
             for d in &e.warnings {
                 eprint!("{}", render_report(d, &src, false));
+            }
+            for n in set_notes(&inputs, e.names()) {
+                eprintln!("{n}");
             }
             let options = EvalOptions {
                 version,
@@ -322,11 +453,7 @@ fn eval_one(
                 },
             };
             if let Some(a) = result.abort {
-                let span = e.program().span(a.node);
-                eprintln!(
-                    "note: the run ended early at bytes {}..{}: {:?}",
-                    span.start, span.end, a.kind
-                );
+                eprintln!("{}", describe_abort(&a, &e));
             }
             println!("{}", result.value.display());
             ExitCode::SUCCESS
@@ -377,9 +504,6 @@ fn eval_batch(file: &str, backend: BackendArg, tier_after: u32) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        if line.trim().is_empty() {
-            continue;
-        }
         let _ = writeln!(out, "{}", eval_batch_line(&line, &mut cache));
     }
     ExitCode::SUCCESS
@@ -387,6 +511,10 @@ fn eval_batch(file: &str, backend: BackendArg, tier_after: u32) -> ExitCode {
 
 fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
     let error = |msg: String| serde_json::json!({"value": null, "aborted": false, "diagnostics": [{"code": "input", "severity": "error", "message": msg}]});
+    if line.trim().is_empty() {
+        // Still one output line per input line, so outputs pair with inputs by line number.
+        return error("empty input line".into());
+    }
     let input: serde_json::Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => return error(format!("malformed input line: {e}")),
@@ -403,9 +531,18 @@ fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
     let mut inputs = Vec::new();
     if let Some(set) = input.get("set").and_then(|s| s.as_object()) {
         for (k, v) in set {
-            match v.as_f64() {
-                Some(x) => inputs.push((k.clone(), Value::Num(x as f32))),
-                None => return error(format!("set.{k} is not a number")),
+            // Numbers, or the strings eval writes for NaN and the infinities.
+            let x = v
+                .as_f64()
+                .map(|x| x as f32)
+                .or_else(|| v.as_str().and_then(parse_number));
+            match x {
+                Some(x) => inputs.push((k.clone(), Value::Num(x))),
+                None => {
+                    return error(format!(
+                        "set.{k} is not a number (numbers, or \"NaN\", \"inf\", \"-inf\")"
+                    ))
+                }
             }
         }
     }
@@ -561,6 +698,9 @@ fn bench(
     ExitCode::SUCCESS
 }
 
+/// `bench PACK --entity`: times exactly the frame `molang run` plays (scripts, animation
+/// conditions, controllers, animations, pose), through the same runtime and defaults, so
+/// its aborts are run's aborts.
 fn bench_entity(
     pack_dir: &std::path::Path,
     id: &str,
@@ -568,7 +708,8 @@ fn bench_entity(
     set: &[String],
     iterations: u64,
 ) -> ExitCode {
-    use molang::entity::{EntityScripts, ScriptSource};
+    use molang::expression::{split_name, NameKind};
+    use molang::runtime::{load::load_from_pack, Backend, Runtime};
     use std::time::Instant;
 
     if !pack_dir.exists() {
@@ -583,69 +724,70 @@ fn bench_entity(
         }
     };
     let pack = molang::pack::load(&[pack_dir.to_path_buf()]);
-    let Some(entity) = pack
-        .entities
-        .iter()
-        .find(|e| e.identifier.eq_ignore_ascii_case(id))
-    else {
-        eprintln!("error: no entity `{id}` in {}", pack_dir.display());
-        let known: Vec<&str> = pack
-            .entities
-            .iter()
-            .map(|e| e.identifier.as_str())
-            .collect();
-        if !known.is_empty() {
-            eprintln!("entities in this pack: {}", known.join(", "));
-        }
-        return ExitCode::from(2);
-    };
-    let source = ScriptSource::from_pack(&pack, entity);
-    let mut scripts = match EntityScripts::compile(&source) {
-        Ok(s) => s,
-        Err(diags) => {
-            for d in &diags {
-                eprintln!(
-                    "{}[{}]: {}",
-                    d.severity.as_str(),
-                    d.code.as_str(),
-                    d.message
-                );
+    const FPS: f32 = 20.0;
+    let time = |b: Backend, label: &str| -> Result<(), String> {
+        let loaded = load_from_pack(&pack, id).map_err(|e| e.to_string())?;
+        let mut rt = Runtime::new(loaded, b, FPS, 0);
+        if b == Backend::Jit {
+            if let Some(why) = &rt.jit_fallback {
+                eprintln!("note: the JIT does not cover this entity ({why}); jit times the interpreter");
             }
-            eprintln!("the entity's scripts do not load; run `molang check` for positions");
-            return ExitCode::from(1);
         }
-    };
-    let time = |scripts: &EntityScripts, label: &str| {
-        let mut inst = scripts.instantiate(0);
+        let mut queries = Vec::new();
         for (name, v) in &inputs {
-            if let Some((molang::expression::NameKind::Query, n)) =
-                molang::expression::split_name(name)
-            {
-                inst.set_query(scripts, &n, v.as_num());
+            match split_name(name) {
+                Some((NameKind::Query, n)) => queries.push((rt.input_slot(&n), v.as_num())),
+                Some((NameKind::Var(molang::ir::Scope::Variable), n)) => {
+                    if let Some(slot) = rt.variable_slot(&n) {
+                        rt.set_variable(slot, v.as_num());
+                    }
+                }
+                _ => eprintln!("note: --set {name}: bench PACK --entity takes q. and v. inputs only"),
             }
         }
-        inst.run_frame(scripts); // initialize + first frame
-        for _ in 0..(iterations / 10).max(1) {
-            inst.run_frame(scripts);
-        }
+        let dt = 1.0 / FPS;
+        let mut frame = 0u64;
+        let mut first = Vec::new();
+        let mut step = |rt: &mut Runtime, n: u64, first: &mut Vec<String>| -> usize {
+            let mut log = 0;
+            for _ in 0..n {
+                let t = frame as f32 * dt;
+                std::hint::black_box(rt.step(t, &queries));
+                let lines = rt.take_log();
+                log += lines.len();
+                for l in lines {
+                    if first.len() < 3 && !first.contains(&l.message) {
+                        first.push(l.message);
+                    }
+                }
+                frame += 1;
+            }
+            log
+        };
+        let warm = step(&mut rt, (iterations / 10).max(1), &mut first);
         let start = Instant::now();
-        let mut aborts = 0;
-        for _ in 0..iterations {
-            aborts += inst.run_frame(scripts).len();
-        }
+        let logged = step(&mut rt, iterations, &mut first);
         let ns = start.elapsed().as_nanos() as f64 / iterations as f64;
         println!("{label}: {ns:.1} ns/frame");
-        if aborts > 0 {
-            eprintln!("note: {aborts} runtime aborts during the {label} run");
+        if warm + logged > 0 {
+            eprintln!(
+                "note: {} content-log lines during the {label} run, as `molang run` logs them; first: {}",
+                warm + logged,
+                first.join("; ")
+            );
         }
+        Ok(())
     };
-    if matches!(backend, BackendArg::Interp | BackendArg::Both) {
-        time(&scripts, "interp");
-    }
-    if matches!(backend, BackendArg::Jit | BackendArg::Both) {
-        match scripts.enable_jit() {
-            Ok(()) => time(&scripts, "jit"),
-            Err(e) => println!("jit: unavailable ({e})"),
+    for (b, label) in [(Backend::Interp, "interp"), (Backend::Jit, "jit")] {
+        let wanted = match b {
+            Backend::Interp => matches!(backend, BackendArg::Interp | BackendArg::Both),
+            Backend::Jit => matches!(backend, BackendArg::Jit | BackendArg::Both),
+        };
+        if wanted {
+            if let Err(e) = time(b, label) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
         }
     }
     ExitCode::SUCCESS

@@ -46,11 +46,11 @@ pub struct FuzzArgs {
     /// Client entity identifier (e.g. minecraft:pig).
     #[arg(long)]
     pub entity: String,
-    /// Random input sequences to try.
-    #[arg(long, default_value_t = 200)]
+    /// Random input sequences to try (at least 1).
+    #[arg(long, default_value_t = 200, value_parser = positive_u64)]
     pub cases: u64,
-    /// Frames per case.
-    #[arg(long, default_value_t = 60)]
+    /// Frames per case (at least 1).
+    #[arg(long, default_value_t = 60, value_parser = positive_usize)]
     pub frames: usize,
     /// Seed of the input generator (each case also seeds `math.random` from it).
     #[arg(long, default_value_t = 0)]
@@ -68,9 +68,53 @@ pub struct FuzzArgs {
     /// command's `--fps` (in scripts-only mode `q.delta_time` is fuzzed like any query).
     #[arg(long, default_value_t = 20.0)]
     pub fps: f32,
-    /// Folder for the reproducer CSV files.
-    #[arg(long, default_value = ".")]
+    /// Folder for the reproducer CSV files, created (only its last component) when something
+    /// is found; never inside the pack.
+    #[arg(long, default_value = "fuzz-findings")]
     pub out_dir: PathBuf,
+}
+
+fn positive_u64(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => {
+            Err("must be at least 1 (0 would try nothing and report \"nothing found\")".into())
+        }
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
+}
+
+fn positive_usize(s: &str) -> Result<usize, String> {
+    positive_u64(s).map(|n| n as usize)
+}
+
+/// Refuses a reproducer folder inside the input pack (tools never write into an input).
+fn check_out_dir(out: &std::path::Path, pack: &std::path::Path) -> Result<(), String> {
+    let abs = |p: &std::path::Path| -> Option<PathBuf> {
+        // The folder may not exist yet: resolve its nearest existing ancestor.
+        let mut base = p.to_path_buf();
+        let mut rest = Vec::new();
+        while !base.exists() {
+            rest.push(base.file_name()?.to_owned());
+            base = base.parent()?.to_path_buf();
+            if base.as_os_str().is_empty() {
+                base = PathBuf::from(".");
+            }
+        }
+        let mut full = base.canonicalize().ok()?;
+        full.extend(rest.iter().rev());
+        Some(full)
+    };
+    if let (Some(o), Some(p)) = (abs(out), abs(pack)) {
+        if o.starts_with(&p) {
+            return Err(format!(
+                "--out-dir {} is inside the pack {}; molang never writes into an input pack",
+                out.display(),
+                pack.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -348,6 +392,7 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
     if !args.pack.exists() {
         return Err(format!("{} does not exist", args.pack.display()));
     }
+    check_out_dir(&args.out_dir, &args.pack)?;
     let user_ranges = match &args.ranges {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -371,7 +416,22 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
             None if runtime_mode && PROVIDED_QUERIES.contains(&key.as_str()) => eprintln!(
                 "note: the runtime provides query.{key} (as `molang run` does); its range is unused"
             ),
-            None => eprintln!("note: the entity never reads query.{key}; its range is unused"),
+            None => {
+                // A typo in a ranges key fuzzes nothing: point at the name the entity reads.
+                let near = fuzzer
+                    .inputs
+                    .iter()
+                    .filter(|i| i.kind == InputKind::Query)
+                    .find(|i| crate::queries::suggest(key) == Some(i.name.as_str()))
+                    .map(|i| i.name.clone())
+                    .or_else(|| crate::queries::suggest(key).map(str::to_string));
+                match near {
+                    Some(n) => eprintln!(
+                        "note: the entity never reads query.{key}; its range is unused (did you mean `{n}`?)"
+                    ),
+                    None => eprintln!("note: the entity never reads query.{key}; its range is unused"),
+                }
+            }
         }
     }
     eprintln!(
@@ -432,8 +492,7 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
         );
         return Ok(Vec::new());
     }
-    std::fs::create_dir_all(&args.out_dir)
-        .map_err(|e| format!("{}: {e}", args.out_dir.display()))?;
+    create_out_dir(&args.out_dir)?;
     let stem: String = args
         .entity
         .chars()
@@ -728,6 +787,9 @@ impl Fuzzer {
                     if PROVIDED_QUERIES.contains(&name) {
                         continue;
                     }
+                    if skip_unfuzzable(name, user_ranges) {
+                        continue;
+                    }
                     inputs.push(Input {
                         kind: InputKind::Query,
                         // As `molang run` binds an input column.
@@ -763,6 +825,7 @@ impl Fuzzer {
                     .names()
                     .queries
                     .iter()
+                    .filter(|(_, name)| !skip_unfuzzable(name, user_ranges))
                     .map(|(slot, name)| Input {
                         kind: InputKind::Query,
                         slot,
@@ -1110,8 +1173,42 @@ fn simpler(v: f32, r: Range) -> Vec<f32> {
     out
 }
 
+/// Entity properties (`q.property('ns:name')`) are the behaviour pack's enums, booleans and
+/// integers, mostly compared with strings: a number drawn in [-10, 10] stands for none of
+/// their values. They are left out (with a note) unless the ranges file names them.
+fn skip_unfuzzable(name: &str, user_ranges: &BTreeMap<String, Range>) -> bool {
+    let skip = matches!(name, "property" | "has_property") && !user_ranges.contains_key(name);
+    if skip {
+        eprintln!(
+            "note: query.{name} is not fuzzed: entity properties take the behaviour pack's values \
+(strings, booleans, integers), not random numbers; give it a range in --ranges to fuzz it as a number"
+        );
+    }
+    skip
+}
+
+/// `mkdir`, not `mkdir -p`: only the last folder of `--out-dir` is created.
+fn create_out_dir(dir: &std::path::Path) -> Result<(), String> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.is_dir() {
+            return Err(format!(
+                "--out-dir {}: the folder {} does not exist (only the last folder is created)",
+                dir.display(),
+                parent.display()
+            ));
+        }
+    }
+    std::fs::create_dir(dir).map_err(|e| format!("--out-dir {}: {e}", dir.display()))
+}
+
 fn compile_invariant(text: &str, names: &Names, version: i16) -> Result<Invariant, String> {
     let mut table = names.clone();
+    // The invariant runs on its own fresh storage after the frame, where the entity's temps
+    // are gone: it gets no temps of its own table, so any temp it names shows up below.
+    table.temps = Default::default();
     let options = CheckOptions {
         version,
         warn_unknown_queries: false,

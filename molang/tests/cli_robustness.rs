@@ -1,0 +1,576 @@
+//! The `molang` binary on the inputs a new user gives it: every case here was a crash, a
+//! silent wrong answer or a surprising exit code once. Each test runs the built binary.
+
+use proptest::prelude::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn molang() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_molang"))
+}
+
+fn run(args: &[&str]) -> Output {
+    molang().args(args).output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("molang-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+}
+
+/// A minified one-line animation file of about 300 kB whose only mistake sits near its end.
+fn long_line_pack() -> PathBuf {
+    let dir = temp_dir("long-line");
+    std::fs::create_dir_all(dir.join("animations")).unwrap();
+    let mut bones = String::new();
+    for i in 0..4_000 {
+        bones.push_str(&format!(
+            "\"bone{i}\":{{\"rotation\":[\"math.cos(q.anim_time*{i})*20\",0,0]}},"
+        ));
+    }
+    bones.push_str("\"last\":{\"rotation\":[\"math.max(1, 2, 3)\",0,0]}");
+    let json = format!(
+        "{{\"format_version\":\"1.8.0\",\"animations\":{{\"animation.long\":{{\"loop\":true,\"bones\":{{{bones}}}}}}}}}"
+    );
+    assert!(json.len() > 200_000 && !json.contains('\n'));
+    std::fs::write(dir.join("animations/long.animation.json"), json).unwrap();
+    dir
+}
+
+#[test]
+fn check_long_minified_line_reports_without_panicking() {
+    let dir = long_line_pack();
+    let out = molang().arg("check").arg(&dir).output().unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("error[E0203]: math.max takes exactly 2 arguments, found 3"),
+        "{stdout}"
+    );
+    // The position is the real column of the call on line 1, and the excerpt is short.
+    let json = std::fs::read_to_string(dir.join("animations/long.animation.json")).unwrap();
+    let col = json.find("math.max(1, 2, 3)").unwrap() + 1;
+    assert!(col > 65_535);
+    assert!(
+        stdout.contains(&format!("long.animation.json:1:{col}")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().all(|l| l.chars().count() < 400),
+        "excerpt not windowed"
+    );
+    assert!(stdout.contains("^^^^^^^^^^^^^^^^^"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_human_output_and_summary_go_to_stdout() {
+    let out = molang()
+        .arg("check")
+        .arg(examples().join("mistakes_pack"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("E0203") && stdout.contains("4 files, 13 expressions"),
+        "{stdout}"
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "",
+        "only failures of the tool itself go to stderr"
+    );
+}
+
+#[test]
+fn check_json_ends_with_summary_and_gives_game_effect_apart() {
+    let out = molang()
+        .args(["check", "--format", "json"])
+        .arg(examples().join("mistakes_pack"))
+        .output()
+        .unwrap();
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last = lines.last().unwrap();
+    assert_eq!(last["summary"]["files"], 4);
+    assert_eq!(last["summary"]["expressions"], 13);
+    assert_eq!(last["summary"]["errors"], 7);
+    assert_eq!(last["summary"]["warnings"], 2);
+    let arity = lines.iter().find(|l| l["code"] == "E0203").unwrap();
+    assert!(arity["game"]
+        .as_str()
+        .unwrap()
+        .starts_with("The game refuses to load"));
+    assert!(!arity["help"]
+        .as_str()
+        .unwrap_or("")
+        .contains("The game refuses"));
+}
+
+#[test]
+fn check_json_positions_are_one_based_for_whole_file_problems() {
+    let dir = temp_dir("not-utf8");
+    std::fs::create_dir_all(dir.join("entity")).unwrap();
+    std::fs::write(dir.join("entity/bad.entity.json"), b"{\"a\": \"\xff\xfe\"}").unwrap();
+    let out = molang()
+        .args(["check", "--format", "json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    let d: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(d["code"], "E0702", "{stdout}");
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_empty_folder_says_nothing_was_found() {
+    let dir = temp_dir("empty");
+    let out = molang().arg("check").arg(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no pack files found"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_refuses_paths_together_with_expr() {
+    let out = molang()
+        .arg("check")
+        .arg(examples().join("mistakes_pack"))
+        .args(["--expr", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("not both"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn eval_unset_read_names_the_variable_in_words() {
+    let out = run(&["eval", "v.y"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout).trim(), "0");
+    assert!(
+        stderr.contains("`variable.y` is read before anything sets it"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("UnsetRead") && !stderr.contains("Slot("),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn eval_warns_about_unknown_queries_and_unread_sets() {
+    let out = run(&[
+        "eval",
+        "q.anger_levl * 2",
+        "--set",
+        "q.anger_level=3",
+        "--set",
+        "foo.x=1",
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("W0205") && stderr.contains("did you mean `query.anger_level`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("--set q.anger_level: the expression never reads `query.anger_level`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`foo` is not a Molang namespace"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn negative_numbers_work_as_written() {
+    let out = run(&["check", "--expr", "1 ? 2 : 3", "--version", "-1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = run(&["eval", "-1 - 2"]);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout).trim()),
+        (Some(0), "-3"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(&["eval", "q.x * 2", "--set", "q.x=-1.5", "--version", "-1"]);
+    assert_eq!(text(&out.stdout).trim(), "-3", "{}", text(&out.stderr));
+}
+
+#[test]
+fn versions_the_game_does_not_have_are_refused_with_the_list() {
+    for v in ["99", "14", "-2", "abc"] {
+        let out = run(&["eval", "1", "--version", v]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{v}");
+        assert!(stderr.contains("versions are -1"), "{v}: {stderr}");
+    }
+}
+
+#[test]
+fn zero_counts_are_refused() {
+    let out = run(&["bench", "--expr", "1", "--iterations", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!text(&out.stdout).contains("inf"));
+    let out = molang()
+        .arg("fuzz")
+        .arg(examples().join("classic_mobs"))
+        .args(["--entity", "classic:humanoid", "--cases", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!text(&out.stdout).contains("nothing found"));
+}
+
+#[test]
+fn eval_batch_answers_blank_lines_and_reads_nan_back() {
+    let mut child = molang()
+        .args(["eval", "--batch", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"expr\": \"q.x\", \"set\": {\"q.x\": \"NaN\"}}\n\n{\"expr\": \"q.x\", \"set\": {\"q.x\": \"-inf\"}}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "one output line per input line");
+    assert_eq!(lines[0]["value"], "NaN");
+    assert!(lines[1]["value"].is_null());
+    assert_eq!(lines[1]["diagnostics"][0]["message"], "empty input line");
+    assert_eq!(lines[2]["value"], "-inf");
+    let out = run(&["eval", "q.x", "--set", "q.x=inf"]);
+    assert_eq!(text(&out.stdout).trim(), "inf");
+}
+
+#[test]
+fn help_texts_state_the_real_defaults() {
+    let help = text(&run(&["eval", "--help"]).stdout);
+    assert!(!help.contains("on the reference interpreter"), "{help}");
+    assert!(help.contains("[default: jit]"), "{help}");
+    // And the default really is the JIT: a batch that compiles at once reports it.
+    let mut child = molang()
+        .args(["eval", "--batch", "-", "--tier-after", "0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"expr\": \"1 + 1\"}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert_eq!(line["backend"], "jit");
+    let help = text(&run(&["bench", "--help"]).stdout);
+    assert!(
+        help.contains("[default: both]") && help.contains("[default: 1000000]"),
+        "{help}"
+    );
+    let help = text(&run(&["fuzz", "--help"]).stdout);
+    assert!(
+        help.contains("[default: fuzz-findings]") && help.contains("[default: 200]"),
+        "{help}"
+    );
+}
+
+/// A pack whose entity uses a `t.` temp and reads a variable, for the fuzz tests.
+fn temp_entity_pack(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    std::fs::create_dir_all(dir.join("pack/entity")).unwrap();
+    std::fs::write(
+        dir.join("pack/entity/e.entity.json"),
+        r#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:e","scripts":{
+            "pre_animation":["t.s = q.ground_speed * 2;","v.speed = t.s;"]}}}}"#,
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn fuzz_invariant_works_on_entities_with_temps() {
+    let dir = temp_entity_pack("fuzz-temps");
+    let out = molang()
+        .arg("fuzz")
+        .arg(dir.join("pack"))
+        .args([
+            "--entity",
+            "t:e",
+            "--invariant",
+            "1",
+            "--invariant",
+            "v.speed >= 0",
+            "--cases",
+            "5",
+        ])
+        .arg("--out-dir")
+        .arg(dir.join("findings"))
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("may only read"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}{}", text(&out.stdout));
+    // An invariant naming a temp is still refused: the entity's temps are gone after a frame.
+    let out = molang()
+        .arg("fuzz")
+        .arg(dir.join("pack"))
+        .args(["--entity", "t:e", "--invariant", "t.s >= 0", "--cases", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fuzz_out_dir_is_created_like_mkdir_and_never_inside_the_pack() {
+    let dir = temp_entity_pack("fuzz-out");
+    // v.speed < 1 fails as soon as the speed is fuzzed above 0.5, so reproducers are written.
+    let fuzz = |out: &Path| {
+        molang()
+            .arg("fuzz")
+            .arg(dir.join("pack"))
+            .args([
+                "--entity",
+                "t:e",
+                "--invariant",
+                "v.speed < 1",
+                "--cases",
+                "20",
+            ])
+            .arg("--out-dir")
+            .arg(out)
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let out = fuzz(&dir.join("missing/parent/findings"));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(!dir.join("missing").exists(), "created the missing parents");
+    let out = fuzz(&dir.join("pack/findings"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("inside the pack"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!dir.join("pack/findings").exists());
+    let out = fuzz(&dir.join("findings"));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(std::fs::read_dir(dir.join("findings")).unwrap().count() > 0);
+    // The default folder is fuzz-findings/ in the current directory, named in the output.
+    let out = molang()
+        .arg("fuzz")
+        .arg(dir.join("pack"))
+        .args([
+            "--entity",
+            "t:e",
+            "--invariant",
+            "v.speed < 1",
+            "--cases",
+            "20",
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("fuzz-findings/"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(dir.join("fuzz-findings").is_dir());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fuzz_ranges_typos_get_a_suggestion() {
+    let dir = temp_entity_pack("fuzz-ranges");
+    std::fs::write(
+        dir.join("ranges.json"),
+        r#"{"ground_sped": [0, 2], "ground_speed": [0, 1]}"#,
+    )
+    .unwrap();
+    let out = molang()
+        .arg("fuzz")
+        .arg(dir.join("pack"))
+        .args(["--entity", "t:e", "--cases", "2"])
+        .arg("--ranges")
+        .arg(dir.join("ranges.json"))
+        .arg("--out-dir")
+        .arg(dir.join("f"))
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("query.ground_sped; its range is unused (did you mean `ground_speed`?)"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// Random argument vectors: whatever a user types, no subcommand panics, and the exit code is
+// 0 (fine), 1 (problems found) or 2 (usage or I/O failure).
+fn flag_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("-1".to_string()),
+        Just("0".to_string()),
+        Just("NaN".to_string()),
+        Just("inf".to_string()),
+        Just("1e39".to_string()),
+        Just("99999999999999999999999".to_string()),
+        Just(String::new()),
+        Just("q.x=NaN".to_string()),
+        Just("foo.x=1".to_string()),
+        Just("v.y".to_string()),
+        Just("-1/0".to_string()),
+        Just("math.max(1, 2, 3)".to_string()),
+        Just("/nonexistent/dir".to_string()),
+        Just("ünï©ødé".to_string()),
+        "[a-z:._-]{0,8}",
+    ]
+}
+
+fn arg_vector() -> impl Strategy<Value = Vec<String>> {
+    let sub = prop_oneof![
+        Just("check"),
+        Just("eval"),
+        Just("bench"),
+        Just("run"),
+        Just("fuzz"),
+        Just("nope")
+    ];
+    let flag = prop_oneof![
+        Just("--version"),
+        Just("--expr"),
+        Just("--set"),
+        Just("--format"),
+        Just("--iterations"),
+        Just("--entity"),
+        Just("--cases"),
+        Just("--frames"),
+        Just("--fps"),
+        Just("--seconds"),
+        Just("--backend"),
+        Just("--seed"),
+        Just("--tier-after"),
+        Just("--bogus"),
+        Just("--inputs"),
+    ];
+    let pack = prop_oneof![
+        Just(examples().join("classic_mobs").display().to_string()),
+        Just(examples().join("mistakes_pack").display().to_string()),
+        Just("/nonexistent".to_string()),
+    ];
+    (
+        sub,
+        proptest::collection::vec((flag, flag_value()), 0..4),
+        proptest::option::of(pack),
+    )
+        .prop_map(|(sub, flags, pack)| {
+            let mut v = vec![sub.to_string()];
+            v.extend(pack);
+            for (f, val) in flags {
+                // Small counts only: a valid huge --iterations would just take long.
+                let val = if matches!(f, "--iterations" | "--cases" | "--frames" | "--seconds")
+                    && val.parse::<f64>().map_or(false, |x| x > 100.0)
+                {
+                    "3".to_string()
+                } else {
+                    val
+                };
+                v.push(f.to_string());
+                v.push(val);
+            }
+            v
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 120, failure_persistence: None, ..ProptestConfig::default() })]
+    #[test]
+    fn no_subcommand_panics_on_random_arguments(args in arg_vector()) {
+        let dir = std::env::temp_dir().join(format!("molang-cli-prop-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let out = molang().args(&args).current_dir(&dir).stdin(Stdio::null()).output().unwrap();
+        let code = out.status.code();
+        let stderr = text(&out.stderr);
+        prop_assert!(matches!(code, Some(0..=2)), "{args:?} exited {code:?}: {stderr}");
+        prop_assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn bench_entity_times_what_run_runs_with_the_same_defaults() {
+    // pre_animation reads an engine variable (the game sets v.attack_time): `molang run`
+    // gives it its default, so the frame never aborts; bench must time that same frame.
+    let dir = temp_dir("bench-run");
+    std::fs::create_dir_all(dir.join("entity")).unwrap();
+    std::fs::write(
+        dir.join("entity/e.entity.json"),
+        r#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:swing","scripts":{
+            "pre_animation":["v.swing = v.attack_time * 2 + q.ground_speed;"]}}}}"#,
+    )
+    .unwrap();
+    let out = molang()
+        .arg("bench")
+        .arg(&dir)
+        .args(["--entity", "t:swing", "--iterations", "500", "--set", "q.ground_speed=1"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("interp: ") && stdout.contains("jit: "), "{stdout}");
+    assert!(!stderr.contains("abort") && !stderr.contains("content-log"), "{stderr}");
+    let run = molang()
+        .arg("run")
+        .arg(&dir)
+        .args(["--entity", "t:swing", "--seconds", "1", "--vars"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
