@@ -18,7 +18,7 @@
 //! [`Pack::problems`] and loading goes on.
 
 mod extract;
-mod json;
+pub(crate) mod json;
 #[cfg(test)]
 mod tests;
 pub mod tree;
