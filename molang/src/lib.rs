@@ -25,6 +25,7 @@ pub mod lint;
 pub mod pack;
 pub mod queries;
 pub mod runtime;
+pub mod testing;
 
 pub use check::{check, CheckOptions, Checked};
 pub use diagnostics::{Code, Diagnostic, Severity};

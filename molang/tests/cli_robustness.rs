@@ -558,13 +558,26 @@ fn bench_entity_times_what_run_runs_with_the_same_defaults() {
     let out = molang()
         .arg("bench")
         .arg(&dir)
-        .args(["--entity", "t:swing", "--iterations", "500", "--set", "q.ground_speed=1"])
+        .args([
+            "--entity",
+            "t:swing",
+            "--iterations",
+            "500",
+            "--set",
+            "q.ground_speed=1",
+        ])
         .output()
         .unwrap();
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
-    assert!(stdout.contains("interp: ") && stdout.contains("jit: "), "{stdout}");
-    assert!(!stderr.contains("abort") && !stderr.contains("content-log"), "{stderr}");
+    assert!(
+        stdout.contains("interp: ") && stdout.contains("jit: "),
+        "{stdout}"
+    );
+    assert!(
+        !stderr.contains("abort") && !stderr.contains("content-log"),
+        "{stderr}"
+    );
     let run = molang()
         .arg("run")
         .arg(&dir)

@@ -138,6 +138,30 @@ enum Command {
     Run(molang::runtime::cli::RunArgs),
     /// Drive an entity with random query inputs; report NaN, aborts and broken invariants.
     Fuzz(molang::fuzz::cli::FuzzArgs),
+    /// Run a pack's entity tests (`*.test.json`): expectations on variables, bones, the
+    /// content log and whole-trace snapshots.
+    Test {
+        /// Test files or folders searched for `*.test.json` (default: tests/).
+        paths: Vec<PathBuf>,
+        /// Write (or update) snapshot files instead of comparing with them.
+        #[arg(long)]
+        bless: bool,
+        /// Back end; `both` also fails a test whose JIT frames differ from the interpreter's.
+        #[arg(long, value_enum, default_value = "jit")]
+        backend: BackendArg,
+        #[arg(long, value_enum, default_value = "human")]
+        format: TestFormat,
+        /// Run only the tests whose name contains this text.
+        #[arg(long)]
+        filter: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum TestFormat {
+    Human,
+    Json,
+    Junit,
 }
 
 fn main() -> ExitCode {
@@ -145,6 +169,13 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => molang::runtime::cli::main(args),
         Command::Fuzz(args) => molang::fuzz::cli::main(args),
+        Command::Test {
+            paths,
+            bless,
+            backend,
+            format,
+            filter,
+        } => test(paths, bless, backend, format, filter),
         Command::Check {
             paths,
             packs,
@@ -754,7 +785,9 @@ fn bench_entity(
         let mut rt = Runtime::new(loaded, b, FPS, 0);
         if b == Backend::Jit {
             if let Some(why) = &rt.jit_fallback {
-                eprintln!("note: the JIT does not cover this entity ({why}); jit times the interpreter");
+                eprintln!(
+                    "note: the JIT does not cover this entity ({why}); jit times the interpreter"
+                );
             }
         }
         let mut queries = Vec::new();
@@ -766,7 +799,9 @@ fn bench_entity(
                         rt.set_variable(slot, v.as_num());
                     }
                 }
-                _ => eprintln!("note: --set {name}: bench PACK --entity takes q. and v. inputs only"),
+                _ => {
+                    eprintln!("note: --set {name}: bench PACK --entity takes q. and v. inputs only")
+                }
             }
         }
         let dt = 1.0 / FPS;
@@ -815,4 +850,121 @@ fn bench_entity(
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `molang test`: exit 0 when every test passes, 1 when one fails, 2 on bad test files.
+fn test(
+    paths: Vec<PathBuf>,
+    bless: bool,
+    backend: BackendArg,
+    format: TestFormat,
+    filter: Option<String>,
+) -> ExitCode {
+    use molang::testing::{self, report, Backends, PackCache};
+    use rayon::prelude::*;
+    use std::io::IsTerminal;
+
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from("tests")]
+    } else {
+        paths
+    };
+    let files = match testing::discover(&paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut tests = match testing::load_tests(&files) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(f) = &filter {
+        tests.retain(|t| t.name.contains(f.as_str()));
+    }
+    if tests.is_empty() {
+        eprintln!(
+            "error: no tests found under {} (test files end in .test.json{})",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if filter.is_some() {
+                ", and --filter must match a name"
+            } else {
+                ""
+            }
+        );
+        return ExitCode::from(2);
+    }
+    // Each distinct layer stack loads once; the tests then run in parallel.
+    let mut cache = PackCache::default();
+    let mut packs = Vec::new();
+    for t in &tests {
+        match cache.get(&t.packs) {
+            Ok(p) => packs.push(p),
+            Err(e) => {
+                eprintln!("error: {}: test `{}`: {e}", t.file.display(), t.name);
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let backends = match backend {
+        BackendArg::Interp => Backends::Interp,
+        BackendArg::Jit => Backends::Jit,
+        BackendArg::Both => Backends::Both,
+    };
+    let bar = (std::io::stderr().is_terminal() && tests.len() >= 20).then(|| {
+        let bar = indicatif::ProgressBar::new(tests.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} tests {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let outcomes: Vec<testing::Outcome> = tests
+        .par_iter()
+        .zip(packs.par_iter())
+        .map(|(t, p)| {
+            let o = testing::run_test(t, p, backends, bless);
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            o
+        })
+        .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    match format {
+        TestFormat::Human => {
+            for o in &outcomes {
+                println!("{}", report::line(o));
+            }
+            print!("{}", report::human_tail(&outcomes));
+        }
+        TestFormat::Json => {
+            for o in &outcomes {
+                println!("{}", report::json_line(o));
+            }
+            println!("{}", report::json_summary(&outcomes));
+        }
+        TestFormat::Junit => match report::junit(&outcomes) {
+            Ok(xml) => println!("{xml}"),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    }
+    if outcomes.iter().all(|o| o.passed()) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }

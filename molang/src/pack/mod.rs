@@ -18,7 +18,7 @@
 //! [`Pack::problems`] and loading goes on.
 
 mod extract;
-mod json;
+pub(crate) mod json;
 mod layer;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,771 @@
+//! `molang test`: unit tests for a pack's entities. A test plays one entity through the
+//! runtime exactly as `molang run` does (same loader, same input driver, same engine-variable
+//! defaults) and checks expectations on the frames it produced.
+//!
+//! Rules the issue left open, chosen here:
+//! - Frame n is at t = n / fps, frames 0 .. round(seconds · fps) − 1, as in `molang run`.
+//! - `at` picks the nearest frame (a time exactly between two frames takes the later one).
+//! - `from` / `to` are inclusive and select frames whose time lies in [from, to].
+//! - `always` / `never` are Molang conditions evaluated after each selected frame over the
+//!   entity's variables and that frame's queries; a condition whose evaluation reads an unset
+//!   variable counts as false (the game would end the expression with 0).
+//! - `no_content_log` fails on the first runtime content-log line (aborted expressions,
+//!   missing animations); load-time notes are not content-log lines.
+//! - Snapshots are the `molang run --world --vars` CSV trace; a cell matches when both are NaN
+//!   or they differ by at most the tolerance (default 1e-4).
+//! - With two back ends, the JIT's frames must equal the interpreter's bit for bit (NaN = NaN);
+//!   expectations are checked on the interpreter's frames.
+
+pub mod report;
+pub mod spec;
+
+use crate::builtins::math::DefaultRng;
+use crate::check::{check, CheckOptions};
+use crate::expression::SimpleHost;
+use crate::interp::{self, EvalOptions, Storage, Value};
+use crate::ir::{Program, Scope, Slot};
+use crate::pack::Pack;
+use crate::runtime::cli::Driver;
+use crate::runtime::inputs::{self, Timeline};
+use crate::runtime::{load_from_pack, Backend, Runtime};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use spec::FileError;
+
+/// Bone channels, in trace order: rotation, position, scale, world position.
+pub const CHANNELS: [&str; 12] = [
+    "rx", "ry", "rz", "px", "py", "pz", "sx", "sy", "sz", "wx", "wy", "wz",
+];
+
+/// One test from a test file.
+#[derive(Clone, Debug)]
+pub struct TestCase {
+    pub file: PathBuf,
+    /// Position in its file (0 for a file with one test).
+    pub index: usize,
+    pub name: String,
+    pub entity: String,
+    /// Resource packs in layer order (later override earlier).
+    pub packs: Vec<PathBuf>,
+    pub fps: f32,
+    pub seconds: f32,
+    pub seed: u64,
+    pub inputs: Inputs,
+    pub expect: Vec<Expect>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inputs {
+    None,
+    /// A CSV file in the `molang run --inputs` format.
+    Csv(PathBuf),
+    /// Inline columns, already written as that CSV text.
+    Inline(String),
+}
+
+/// What a value expectation looks at.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    Variable(String),
+    Query(String),
+    Bone { bone: String, channel: usize },
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Variable(v) => write!(f, "variable.{v}"),
+            Target::Query(q) => write!(f, "query.{q}"),
+            Target::Bone { bone, channel } => write!(f, "{bone}.{}", CHANNELS[*channel]),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Expect {
+    pub kind: ExpectKind,
+    /// Where the expectation starts in its file (1-based).
+    pub line: usize,
+    pub column: usize,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExpectKind {
+    Value {
+        at: f32,
+        target: Target,
+        want: f32,
+        tolerance: f32,
+    },
+    Between {
+        from: f32,
+        to: f32,
+        target: Target,
+        lo: f32,
+        hi: f32,
+    },
+    Condition {
+        text: String,
+        never: bool,
+        from: f32,
+        to: f32,
+    },
+    NoContentLog,
+    Snapshot {
+        file: PathBuf,
+        tolerance: f32,
+    },
+}
+
+/// Which back ends a run uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backends {
+    Interp,
+    Jit,
+    Both,
+}
+
+/// A failed expectation, in words, with the frame it failed at where there is one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    /// `file:line:col` of the expectation, or of the test for whole-test problems.
+    pub location: String,
+    pub what: String,
+    pub frame: Option<u64>,
+    pub t: Option<f32>,
+    pub detail: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub name: String,
+    pub file: PathBuf,
+    pub seconds: f64,
+    pub failures: Vec<Failure>,
+    /// Snapshot files written by `--bless`.
+    pub blessed: Vec<PathBuf>,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// Every `*.test.json` under the paths (a file path is taken as given), sorted.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_file() {
+            out.push(p.clone());
+        } else if p.is_dir() {
+            walk(p, &mut out).map_err(|e| format!("{}: {e}", p.display()))?;
+        } else {
+            return Err(format!("{}: no such file or directory", p.display()));
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.path());
+    for e in entries {
+        let p = e.path();
+        if e.file_type()?.is_dir() {
+            walk(&p, out)?;
+        } else if p.to_string_lossy().ends_with(".test.json") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Reads every test of the files; the first bad file is the error.
+pub fn load_tests(files: &[PathBuf]) -> Result<Vec<TestCase>, FileError> {
+    let mut tests = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| FileError {
+            file: f.clone(),
+            line: 1,
+            column: 1,
+            message: format!("cannot read: {e}"),
+        })?;
+        tests.extend(spec::parse_file(f, &text)?);
+    }
+    Ok(tests)
+}
+
+/// Packs loaded once per distinct layer stack, shared by the tests that use it.
+#[derive(Default)]
+pub struct PackCache {
+    packs: HashMap<Vec<PathBuf>, Arc<Pack>>,
+}
+
+impl PackCache {
+    pub fn get(&mut self, layers: &[PathBuf]) -> Result<Arc<Pack>, String> {
+        if let Some(p) = self.packs.get(layers) {
+            return Ok(p.clone());
+        }
+        for l in layers {
+            if !l.exists() {
+                return Err(format!("pack {}: no such file or directory", l.display()));
+            }
+        }
+        let pack = Arc::new(crate::pack::load(layers));
+        self.packs.insert(layers.to_vec(), pack.clone());
+        Ok(pack)
+    }
+}
+
+/// The frames one back end produced: per frame the pose (bones × channels) and every
+/// variable the entity names, the queries it read, and the content log.
+struct Recording {
+    bones: Vec<String>,
+    variables: Vec<String>,
+    queries: Vec<String>,
+    /// frame → bone-major channel values.
+    pose: Vec<Vec<f32>>,
+    /// frame → variable value (NaN-boxed: unset is `None`).
+    vars: Vec<Vec<Option<f32>>>,
+    query_values: Vec<Vec<f32>>,
+    log: Vec<(u64, String)>,
+    conditions: Vec<Vec<bool>>,
+}
+
+fn timeline(test: &TestCase) -> Result<Timeline, String> {
+    match &test.inputs {
+        Inputs::None => Ok(Timeline::default()),
+        Inputs::Csv(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            inputs::parse(&text, &p.display().to_string())
+        }
+        Inputs::Inline(csv) => inputs::parse(csv, &format!("{} (inputs)", test.file.display())),
+    }
+}
+
+/// A condition compiled against the entity's names (queries it adds read 0).
+struct Condition {
+    program: Program,
+    queries: usize,
+}
+
+fn compile_condition(text: &str, rt: &Runtime) -> Result<Condition, String> {
+    let mut names = rt.scripts.names().clone();
+    names.temps = Default::default();
+    let checked = check(
+        text,
+        &CheckOptions {
+            warn_unknown_queries: false,
+            ..CheckOptions::default()
+        },
+        &mut names,
+    );
+    let Some(program) = checked.program else {
+        let why: Vec<String> = checked
+            .diagnostics
+            .iter()
+            .filter(|d| d.refuses_load())
+            .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+            .collect();
+        return Err(format!("`{text}` does not load: {}", why.join("; ")));
+    };
+    Ok(Condition {
+        program,
+        queries: names.queries.len(),
+    })
+}
+
+fn holds(c: &Condition, rt: &Runtime) -> bool {
+    let inst = rt.instance();
+    let mut storage = Storage::default();
+    for (slot, _) in rt.scripts.names().variables.iter() {
+        if let Some(v) = inst.variable_by_slot(&rt.scripts, slot) {
+            storage.set(Scope::Variable, slot, v);
+        }
+    }
+    let mut queries = vec![Value::Num(0.0); c.queries];
+    for (q, v) in queries.iter_mut().zip(&inst.queries) {
+        *q = *v;
+    }
+    let mut host = SimpleHost {
+        queries,
+        rng: DefaultRng::new(0),
+        this: 0.0,
+    };
+    let out = interp::run(&c.program, &mut storage, &mut host, &EvalOptions::default());
+    out.abort.is_none() && out.value.truthy()
+}
+
+fn frame_count(test: &TestCase) -> u64 {
+    (test.seconds as f64 * test.fps as f64).round() as u64
+}
+
+fn record(test: &TestCase, pack: &Pack, backend: Backend) -> Result<Recording, String> {
+    let tl = timeline(test)?;
+    let loaded = load_from_pack(pack, &test.entity).map_err(|e| e.to_string())?;
+    let mut rt = Runtime::new(loaded, backend, test.fps, test.seed);
+    let (mut driver, _notes) = Driver::new(&tl, &mut rt);
+    let conditions: Vec<Condition> = test
+        .expect
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ExpectKind::Condition { text, .. } => Some(
+                compile_condition(text, &rt)
+                    .map_err(|m| format!("{}:{}:{}: {m}", test.file.display(), e.line, e.column)),
+            ),
+            _ => None,
+        })
+        .collect::<Result<_, _>>()?;
+    let bones: Vec<String> = rt.model.bones.iter().map(|b| b.name.clone()).collect();
+    let var_slots: Vec<(Slot, String)> = rt
+        .scripts
+        .names()
+        .variables
+        .iter()
+        .map(|(s, n)| (s, n.to_string()))
+        .collect();
+    let query_names: Vec<String> = rt
+        .scripts
+        .names()
+        .queries
+        .iter()
+        .map(|(_, n)| n.to_string())
+        .collect();
+    let n = frame_count(test);
+    let dt = 1.0 / test.fps;
+    let mut rec = Recording {
+        bones,
+        variables: var_slots.iter().map(|(_, n)| n.clone()).collect(),
+        queries: query_names,
+        pose: Vec::with_capacity(n as usize),
+        vars: Vec::with_capacity(n as usize),
+        query_values: Vec::with_capacity(n as usize),
+        log: Vec::new(),
+        conditions: vec![Vec::with_capacity(n as usize); conditions.len()],
+    };
+    for frame in 0..n {
+        let t = (frame as f64 / test.fps as f64) as f32;
+        driver.sample(t, dt, frame == 0);
+        driver.apply(&mut rt);
+        let pose = rt.step(t, driver.queries());
+        let mut row = Vec::with_capacity(rec.bones.len() * 12);
+        for b in 0..rec.bones.len() {
+            for a in [&pose.rot, &pose.pos, &pose.scale, &pose.world] {
+                row.extend_from_slice(&a.get(b).copied().unwrap_or([0.0; 3]));
+            }
+        }
+        rec.pose.push(row);
+        rec.vars
+            .push(var_slots.iter().map(|(s, _)| rt.variable(*s)).collect());
+        rec.query_values.push(
+            rt.instance()
+                .queries
+                .iter()
+                .take(rec.queries.len())
+                .map(|v| v.as_num())
+                .collect(),
+        );
+        for l in rt.take_log() {
+            rec.log.push((l.frame, l.message));
+        }
+        for (i, c) in conditions.iter().enumerate() {
+            rec.conditions[i].push(holds(c, &rt));
+        }
+    }
+    Ok(rec)
+}
+
+impl Recording {
+    fn value(&self, target: &Target, frame: usize) -> Result<Option<f32>, String> {
+        match target {
+            Target::Variable(v) => {
+                let i = self
+                    .variables
+                    .iter()
+                    .position(|n| n == v)
+                    .ok_or_else(|| format!("the entity never names variable.{v}"))?;
+                Ok(self.vars[frame][i])
+            }
+            Target::Query(q) => {
+                let i = self
+                    .queries
+                    .iter()
+                    .position(|n| n == q)
+                    .ok_or_else(|| format!("the entity never reads query.{q}"))?;
+                Ok(self.query_values[frame].get(i).copied())
+            }
+            Target::Bone { bone, channel } => {
+                let b = self
+                    .bones
+                    .iter()
+                    .position(|n| n.eq_ignore_ascii_case(bone))
+                    .ok_or_else(|| {
+                        format!(
+                            "the entity has no bone `{bone}` (bones: {})",
+                            self.bones.join(", ")
+                        )
+                    })?;
+                Ok(Some(self.pose[frame][b * 12 + channel]))
+            }
+        }
+    }
+
+    /// The trace as `molang run --world --vars` writes it (CSV).
+    fn csv(&self, fps: f32) -> String {
+        use crate::interp::value::format_f32;
+        let mut s = String::from("frame,t,bone");
+        for c in CHANNELS {
+            s.push(',');
+            s.push_str(c);
+        }
+        for v in &self.variables {
+            s.push_str(",v.");
+            s.push_str(v);
+        }
+        s.push('\n');
+        let cell = |x: Option<f32>| x.map_or(String::new(), format_f32);
+        for (f, row) in self.pose.iter().enumerate() {
+            let t = format_f32((f as f64 / fps as f64) as f32);
+            let vars: String = self.vars[f]
+                .iter()
+                .map(|v| format!(",{}", cell(*v)))
+                .collect();
+            if self.bones.is_empty() {
+                s.push_str(&format!("{f},{t},{}{vars}\n", ",".repeat(11)));
+            }
+            for (b, name) in self.bones.iter().enumerate() {
+                s.push_str(&format!("{f},{t},{name}"));
+                for c in 0..12 {
+                    s.push(',');
+                    s.push_str(&format_f32(row[b * 12 + c]));
+                }
+                s.push_str(&vars);
+                s.push('\n');
+            }
+        }
+        s
+    }
+
+    fn same_bits(&self, other: &Recording) -> Option<String> {
+        let eq = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        for (f, (a, b)) in self.pose.iter().zip(&other.pose).enumerate() {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                if !eq(*x, *y) {
+                    return Some(format!(
+                        "frame {f}: {}.{}: interp {x}, jit {y}",
+                        self.bones[i / 12],
+                        CHANNELS[i % 12]
+                    ));
+                }
+            }
+        }
+        for (f, (a, b)) in self.vars.iter().zip(&other.vars).enumerate() {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                let same = match (x, y) {
+                    (Some(x), Some(y)) => eq(*x, *y),
+                    (None, None) => true,
+                    _ => false,
+                };
+                if !same {
+                    return Some(format!(
+                        "frame {f}: variable.{}: interp {x:?}, jit {y:?}",
+                        self.variables[i]
+                    ));
+                }
+            }
+        }
+        if self.log != other.log {
+            return Some("the content logs differ".into());
+        }
+        None
+    }
+}
+
+fn nearest_frame(t: f32, fps: f32, n: u64) -> u64 {
+    ((t as f64 * fps as f64 + 0.5).floor() as u64).min(n.saturating_sub(1))
+}
+
+fn frames_in(from: f32, to: f32, fps: f32, n: u64) -> impl Iterator<Item = u64> {
+    (0..n).filter(move |&f| {
+        let t = (f as f64 / fps as f64) as f32;
+        t >= from && t <= to
+    })
+}
+
+fn show(x: Option<f32>) -> String {
+    x.map_or("unset".into(), crate::interp::value::format_f32)
+}
+
+/// Runs one test. `bless` writes snapshot files instead of comparing them.
+pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -> Outcome {
+    let start = std::time::Instant::now();
+    let mut outcome = Outcome {
+        name: test.name.clone(),
+        file: test.file.clone(),
+        seconds: 0.0,
+        failures: Vec::new(),
+        blessed: Vec::new(),
+    };
+    let test_loc = format!("{}", test.file.display());
+    let primary = match backends {
+        Backends::Jit => Backend::Jit,
+        _ => Backend::Interp,
+    };
+    let rec = match record(test, pack, primary) {
+        Ok(r) => r,
+        Err(e) => {
+            outcome.failures.push(Failure {
+                location: test_loc,
+                what: format!("entity {} loads and runs", test.entity),
+                frame: None,
+                t: None,
+                detail: e,
+            });
+            outcome.seconds = start.elapsed().as_secs_f64();
+            return outcome;
+        }
+    };
+    if backends == Backends::Both {
+        match record(test, pack, Backend::Jit) {
+            Ok(jit) => {
+                if let Some(d) = rec.same_bits(&jit) {
+                    outcome.failures.push(Failure {
+                        location: test_loc.clone(),
+                        what: "the JIT and the interpreter agree bit for bit".into(),
+                        frame: None,
+                        t: None,
+                        detail: d,
+                    });
+                }
+            }
+            Err(e) => outcome.failures.push(Failure {
+                location: test_loc.clone(),
+                what: "the entity runs on the JIT".into(),
+                frame: None,
+                t: None,
+                detail: e,
+            }),
+        }
+    }
+    let n = frame_count(test);
+    let time = |f: u64| (f as f64 / test.fps as f64) as f32;
+    let mut cond_index = 0;
+    for e in &test.expect {
+        let location = format!("{}:{}:{}", test.file.display(), e.line, e.column);
+        let mut fail = |what: String, frame: Option<u64>, detail: String| {
+            outcome.failures.push(Failure {
+                location: location.clone(),
+                what,
+                frame,
+                t: frame.map(time),
+                detail,
+            })
+        };
+        match &e.kind {
+            _ if n == 0 && !matches!(e.kind, ExpectKind::NoContentLog) => fail(
+                "a frame to look at".into(),
+                None,
+                "the test runs 0 frames".into(),
+            ),
+            ExpectKind::Value {
+                at,
+                target,
+                want,
+                tolerance,
+            } => {
+                let f = nearest_frame(*at, test.fps, n);
+                let what = format!(
+                    "{target} = {} ± {} at t = {at}",
+                    show(Some(*want)),
+                    show(Some(*tolerance))
+                );
+                match rec.value(target, f as usize) {
+                    Err(m) => fail(what, None, m),
+                    Ok(got) => {
+                        let ok = got.is_some_and(|g| {
+                            (g - want).abs() <= *tolerance || (g.is_nan() && want.is_nan())
+                        });
+                        if !ok {
+                            fail(
+                                what,
+                                Some(f),
+                                format!("wanted {}, got {}", show(Some(*want)), show(got)),
+                            );
+                        }
+                    }
+                }
+            }
+            ExpectKind::Between {
+                from,
+                to,
+                target,
+                lo,
+                hi,
+            } => {
+                let what = format!(
+                    "{target} within [{}, {}] from t = {from} to {to}",
+                    show(Some(*lo)),
+                    show(Some(*hi))
+                );
+                for f in frames_in(*from, *to, test.fps, n) {
+                    match rec.value(target, f as usize) {
+                        Err(m) => {
+                            fail(what.clone(), None, m);
+                            break;
+                        }
+                        Ok(got) => {
+                            if !got.is_some_and(|g| g >= *lo && g <= *hi) {
+                                fail(what.clone(), Some(f), format!("got {}", show(got)));
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            ExpectKind::Condition {
+                text,
+                never,
+                from,
+                to,
+            } => {
+                let values = &rec.conditions[cond_index];
+                cond_index += 1;
+                let what = format!(
+                    "{} `{text}` from t = {from} to {to}",
+                    if *never { "never" } else { "always" }
+                );
+                if let Some(f) =
+                    frames_in(*from, *to, test.fps, n).find(|&f| values[f as usize] == *never)
+                {
+                    fail(
+                        what,
+                        Some(f),
+                        format!(
+                            "`{text}` is {} after this frame",
+                            if *never { "true" } else { "false" }
+                        ),
+                    );
+                }
+            }
+            ExpectKind::NoContentLog => {
+                if let Some((f, m)) = rec.log.first() {
+                    let more = rec.log.len() - 1;
+                    fail(
+                        "no content-log lines".into(),
+                        Some(*f),
+                        if more > 0 {
+                            format!("{m} (and {more} more)")
+                        } else {
+                            m.clone()
+                        },
+                    );
+                }
+            }
+            ExpectKind::Snapshot { file, tolerance } => {
+                let trace = rec.csv(test.fps);
+                if bless {
+                    match std::fs::write(file, &trace) {
+                        Ok(()) => outcome.blessed.push(file.clone()),
+                        Err(err) => fail(
+                            format!("snapshot {}", file.display()),
+                            None,
+                            format!("cannot write it: {err}"),
+                        ),
+                    }
+                    continue;
+                }
+                match std::fs::read_to_string(file) {
+                    Err(_) => fail(
+                        format!("snapshot {}", file.display()),
+                        None,
+                        "no snapshot file yet: run `molang test --bless` to write it".into(),
+                    ),
+                    Ok(stored) => {
+                        if let Some((f, d)) = compare_snapshot(&stored, &trace, *tolerance) {
+                            fail(
+                                format!(
+                                    "trace matches snapshot {} (± {tolerance})",
+                                    file.display()
+                                ),
+                                f,
+                                d,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    outcome.seconds = start.elapsed().as_secs_f64();
+    outcome
+}
+
+/// The first cell where two traces differ, with a few rows of that bone and column around it.
+fn compare_snapshot(stored: &str, now: &str, tol: f32) -> Option<(Option<u64>, String)> {
+    let split = |s: &str| -> Vec<Vec<String>> {
+        s.lines()
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect()
+    };
+    let (a, b) = (split(stored), split(now));
+    if a.first() != b.first() {
+        return Some((
+            None,
+            format!(
+                "the columns differ: snapshot `{}`, now `{}`",
+                a.first().map(|r| r.join(",")).unwrap_or_default(),
+                b.first().map(|r| r.join(",")).unwrap_or_default()
+            ),
+        ));
+    }
+    let header = &b[0];
+    let same = |x: &str, y: &str| {
+        x == y
+            || match (x.parse::<f32>(), y.parse::<f32>()) {
+                (Ok(p), Ok(q)) => (p.is_nan() && q.is_nan()) || (p - q).abs() <= tol,
+                _ => false,
+            }
+    };
+    for (r, (ra, rb)) in a.iter().zip(&b).enumerate().skip(1) {
+        for (c, (x, y)) in ra.iter().zip(rb).enumerate() {
+            if c < 3 && x != y || !same(x, y) {
+                let frame = rb.first().and_then(|f| f.parse::<u64>().ok());
+                let bone = rb.get(2).cloned().unwrap_or_default();
+                let mut table = format!(
+                    "first difference: frame {}, bone `{bone}`, {}: snapshot {x}, now {y}\n      frame  snapshot  now",
+                    rb[0], header[c]
+                );
+                let rows: Vec<usize> = (1..b.len().min(a.len()))
+                    .filter(|&i| b[i].get(2) == Some(&bone))
+                    .collect();
+                let at = rows.iter().position(|&i| i == r).unwrap_or(0);
+                for &i in &rows[at.saturating_sub(2)..(at + 3).min(rows.len())] {
+                    table.push_str(&format!(
+                        "\n      {:>5}  {}  {}{}",
+                        b[i][0],
+                        a[i].get(c).map_or("", |s| s.as_str()),
+                        b[i].get(c).map_or("", |s| s.as_str()),
+                        if i == r { "   <-" } else { "" }
+                    ));
+                }
+                return Some((frame, table));
+            }
+        }
+    }
+    if a.len() != b.len() {
+        return Some((
+            None,
+            format!(
+                "the snapshot has {} rows, the run {}",
+                a.len() - 1,
+                b.len() - 1
+            ),
+        ));
+    }
+    None
+}

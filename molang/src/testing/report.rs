@@ -1,0 +1,110 @@
+//! How `molang test` results read: one line per test, failures in words, a summary; JSON
+//! lines for tools; JUnit XML (through quick-junit) for CI dashboards.
+
+use super::{Failure, Outcome};
+
+fn failure_text(f: &Failure) -> String {
+    let when = match (f.frame, f.t) {
+        (Some(fr), Some(t)) => {
+            format!(" (frame {fr}, t = {})", crate::interp::value::format_f32(t))
+        }
+        _ => String::new(),
+    };
+    format!(
+        "  {}: expected {}{when}\n    {}\n",
+        f.location,
+        f.what,
+        f.detail.replace('\n', "\n    ")
+    )
+}
+
+/// `ok    name (12 ms)` / `FAILED name (12 ms)`.
+pub fn line(o: &Outcome) -> String {
+    format!(
+        "{} {} ({:.0} ms){}",
+        if o.passed() { "ok    " } else { "FAILED" },
+        o.name,
+        o.seconds * 1e3,
+        if o.blessed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", wrote {}",
+                o.blessed
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    )
+}
+
+/// The failures of every failed test, then the summary line.
+pub fn human_tail(outcomes: &[Outcome]) -> String {
+    let mut s = String::new();
+    for o in outcomes.iter().filter(|o| !o.passed()) {
+        s.push_str(&format!("\n--- {} ({})\n", o.name, o.file.display()));
+        for f in &o.failures {
+            s.push_str(&failure_text(f));
+        }
+    }
+    s.push_str(&format!("\n{}\n", summary(outcomes)));
+    s
+}
+
+/// `N passed, N failed` (the plain line CI runners read).
+pub fn summary(outcomes: &[Outcome]) -> String {
+    let failed = outcomes.iter().filter(|o| !o.passed()).count();
+    format!(
+        "test result: {} passed, {failed} failed",
+        outcomes.len() - failed
+    )
+}
+
+pub fn json_line(o: &Outcome) -> String {
+    serde_json::json!({
+        "name": o.name,
+        "file": o.file.display().to_string(),
+        "status": if o.passed() { "ok" } else { "failed" },
+        "time_ms": (o.seconds * 1e3 * 1000.0).round() / 1000.0,
+        "failures": o.failures.iter().map(|f| serde_json::json!({
+            "location": f.location, "expected": f.what, "frame": f.frame, "t": f.t, "detail": f.detail,
+        })).collect::<Vec<_>>(),
+    })
+    .to_string()
+}
+
+pub fn json_summary(outcomes: &[Outcome]) -> String {
+    let failed = outcomes.iter().filter(|o| !o.passed()).count();
+    serde_json::json!({"summary": {"tests": outcomes.len(), "passed": outcomes.len() - failed, "failed": failed}})
+        .to_string()
+}
+
+/// JUnit XML: one suite per test file, one case per test.
+pub fn junit(outcomes: &[Outcome]) -> Result<String, String> {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    let mut report = Report::new("molang test");
+    let mut files: Vec<&std::path::Path> = outcomes.iter().map(|o| o.file.as_path()).collect();
+    files.dedup();
+    for file in files {
+        let mut suite = TestSuite::new(file.display().to_string());
+        for o in outcomes.iter().filter(|o| o.file == file) {
+            let status = if o.passed() {
+                TestCaseStatus::success()
+            } else {
+                let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                st.set_message(o.failures[0].what.clone());
+                st.set_description(o.failures.iter().map(failure_text).collect::<String>());
+                st
+            };
+            let mut case = TestCase::new(o.name.clone(), status);
+            case.set_time(std::time::Duration::from_secs_f64(o.seconds));
+            suite.add_test_case(case);
+        }
+        report.add_test_suite(suite);
+    }
+    report
+        .to_string()
+        .map_err(|e| format!("writing JUnit XML: {e}"))
+}

@@ -1,0 +1,502 @@
+//! Test files (`*.test.json`): JSON with comments, read like pack files, one test object or an
+//! array of them. Every problem is a [`FileError`] with the file, line and column of the key
+//! or value at fault; unknown keys are named, with "did you mean".
+
+use super::{Expect, ExpectKind, Inputs, Target, TestCase, CHANNELS};
+use crate::pack::json;
+use jsonc_parser::ast::{ObjectPropName, Value};
+use std::path::{Path, PathBuf};
+
+/// A test file that cannot be used (exit 2): where and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileError {
+    pub file: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file.display(),
+            self.line,
+            self.column,
+            self.message
+        )
+    }
+}
+
+const TEST_KEYS: &[&str] = &[
+    "name", "entity", "packs", "fps", "seconds", "seed", "inputs", "expect",
+];
+const EXPECT_KEYS: &[&str] = &[
+    "at",
+    "tolerance",
+    "bone",
+    "always",
+    "never",
+    "from",
+    "to",
+    "no_content_log",
+    "snapshot",
+];
+
+/// Default tolerance of `at` values and snapshot cells.
+pub const DEFAULT_TOLERANCE: f32 = 1e-4;
+
+struct Ctx<'a> {
+    file: &'a Path,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, offset: usize, message: impl Into<String>) -> FileError {
+        let before = &self.text[..offset.min(self.text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        FileError {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    fn num(&self, v: &Value<'_>, what: &str) -> Result<f64, FileError> {
+        match v {
+            Value::NumberLit(n) => n.value.parse::<f64>().map_err(|_| {
+                self.err(
+                    n.range.start,
+                    format!("{what}: `{}` is not a number", n.value),
+                )
+            }),
+            other => Err(self.err(start(other), format!("{what} must be a number"))),
+        }
+    }
+
+    fn string(&self, v: &Value<'_>, what: &str) -> Result<String, FileError> {
+        match v {
+            Value::StringLit(s) => Ok(s.value.to_string()),
+            other => Err(self.err(start(other), format!("{what} must be a string"))),
+        }
+    }
+}
+
+fn start(v: &Value<'_>) -> usize {
+    use jsonc_parser::common::Ranged;
+    v.range().start
+}
+
+fn prop_name(n: &ObjectPropName<'_>) -> String {
+    match n {
+        ObjectPropName::String(s) => s.value.to_string(),
+        ObjectPropName::Word(w) => w.value.to_string(),
+    }
+}
+
+fn prop_start(n: &ObjectPropName<'_>) -> usize {
+    match n {
+        ObjectPropName::String(s) => s.range.start,
+        ObjectPropName::Word(w) => w.range.start,
+    }
+}
+
+fn unknown_key(key: &str, known: &[&str], extra: &str) -> String {
+    let near = known
+        .iter()
+        .map(|k| (strsim::levenshtein(key, k), *k))
+        .filter(|(d, _)| *d <= 2.max(key.len() / 3))
+        .min();
+    match near {
+        Some((_, k)) => format!("unknown key `{key}` (did you mean `{k}`?)"),
+        None => format!(
+            "unknown key `{key}`; known keys: {}{extra}",
+            known.join(", ")
+        ),
+    }
+}
+
+/// Reads one test file into its tests. `base` resolution: every path in the file is relative
+/// to the file's folder.
+pub fn parse_file(file: &Path, text: &str) -> Result<Vec<TestCase>, FileError> {
+    let cx = Ctx { file, text };
+    let root = match json::parse(text) {
+        Ok(Some(v)) => v,
+        Ok(None) => {
+            return Err(cx.err(
+                0,
+                "empty test file (expected a test object or an array of tests)",
+            ))
+        }
+        Err(e) => {
+            return Err(FileError {
+                file: file.to_path_buf(),
+                line: e.line,
+                column: e.column,
+                message: format!("not valid JSON: {}", e.message),
+            })
+        }
+    };
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let mut tests = Vec::new();
+    match &root {
+        Value::Array(a) => {
+            for (i, el) in a.elements.iter().enumerate() {
+                tests.push(parse_test(&cx, el, dir, i)?);
+            }
+        }
+        v @ Value::Object(_) => tests.push(parse_test(&cx, v, dir, 0)?),
+        other => {
+            return Err(cx.err(
+                start(other),
+                "a test file holds a test object or an array of test objects",
+            ))
+        }
+    }
+    Ok(tests)
+}
+
+fn parse_test(
+    cx: &Ctx<'_>,
+    v: &Value<'_>,
+    dir: &Path,
+    index: usize,
+) -> Result<TestCase, FileError> {
+    let Value::Object(obj) = v else {
+        return Err(cx.err(start(v), "a test must be an object"));
+    };
+    let mut name = None;
+    let mut entity = None;
+    let mut packs = Vec::new();
+    let mut fps = 20.0f32;
+    let mut seconds = 4.0f32;
+    let mut seed = 0u64;
+    let mut inputs = Inputs::None;
+    let mut expect = Vec::new();
+    let mut expect_value = None;
+    for p in &obj.properties {
+        let key = prop_name(&p.name);
+        let at = prop_start(&p.name);
+        match key.as_str() {
+            "name" => name = Some(cx.string(&p.value, "name")?),
+            "entity" => entity = Some(cx.string(&p.value, "entity")?),
+            "packs" => match &p.value {
+                Value::Array(a) => {
+                    for el in &a.elements {
+                        packs.push(dir.join(cx.string(el, "each entry of packs")?));
+                    }
+                }
+                Value::StringLit(s) => packs.push(dir.join(s.value.as_ref())),
+                other => return Err(cx.err(start(other), "packs must be an array of folder paths")),
+            },
+            "fps" => {
+                let f = cx.num(&p.value, "fps")?;
+                if !(f.is_finite() && f > 0.0 && f <= 10_000.0) {
+                    return Err(cx.err(
+                        start(&p.value),
+                        format!("fps must be in (0, 10000], got {f}"),
+                    ));
+                }
+                fps = f as f32;
+            }
+            "seconds" => {
+                let s = cx.num(&p.value, "seconds")?;
+                if !(s.is_finite() && (0.0..=3600.0).contains(&s)) {
+                    return Err(cx.err(
+                        start(&p.value),
+                        format!("seconds must be in [0, 3600], got {s}"),
+                    ));
+                }
+                seconds = s as f32;
+            }
+            "seed" => {
+                let s = cx.num(&p.value, "seed")?;
+                if !(s >= 0.0 && s.fract() == 0.0 && s < 9.0e15) {
+                    return Err(cx.err(start(&p.value), "seed must be a whole number >= 0"));
+                }
+                seed = s as u64;
+            }
+            "inputs" => inputs = parse_inputs(cx, &p.value, dir)?,
+            "expect" => expect_value = Some(&p.value),
+            _ => return Err(cx.err(at, unknown_key(&key, TEST_KEYS, ""))),
+        }
+    }
+    let Some(entity) = entity else {
+        return Err(cx.err(
+            start(v),
+            "a test needs \"entity\" (an identifier such as minecraft:cow)",
+        ));
+    };
+    if packs.is_empty() {
+        return Err(cx.err(
+            start(v),
+            "a test needs \"packs\": the resource pack folders, in layer order",
+        ));
+    }
+    if let Some(ev) = expect_value {
+        let Value::Array(a) = ev else {
+            return Err(cx.err(start(ev), "expect must be an array of expectations"));
+        };
+        for el in &a.elements {
+            expect.push(parse_expect(cx, el, dir, seconds)?);
+        }
+    }
+    let name = name.unwrap_or_else(|| format!("{entity} #{}", index + 1));
+    Ok(TestCase {
+        file: cx.file.to_path_buf(),
+        index,
+        name,
+        entity,
+        packs,
+        fps,
+        seconds,
+        seed,
+        inputs,
+        expect,
+    })
+}
+
+fn parse_inputs(cx: &Ctx<'_>, v: &Value<'_>, dir: &Path) -> Result<Inputs, FileError> {
+    match v {
+        Value::StringLit(s) => Ok(Inputs::Csv(dir.join(s.value.as_ref()))),
+        // Inline columns: a number is a constant; arrays give the value at each of "t".
+        Value::Object(o) => {
+            let mut t: Option<Vec<f32>> = None;
+            let mut cols: Vec<(String, usize, Vec<f32>)> = Vec::new();
+            for p in &o.properties {
+                let key = prop_name(&p.name);
+                let vals = match &p.value {
+                    Value::Array(a) => a
+                        .elements
+                        .iter()
+                        .map(|e| cx.num(e, &format!("inputs.{key}")).map(|x| x as f32))
+                        .collect::<Result<Vec<_>, _>>()?,
+                    other => vec![cx.num(other, &format!("inputs.{key}"))? as f32],
+                };
+                if key == "t" {
+                    if vals.windows(2).any(|w| w[0] > w[1]) || vals.iter().any(|x| !x.is_finite()) {
+                        return Err(cx.err(
+                            start(&p.value),
+                            "inputs.t must be finite times in increasing order",
+                        ));
+                    }
+                    t = Some(vals);
+                } else {
+                    if let Err(e) = crate::runtime::inputs::column_of(&key) {
+                        return Err(cx.err(prop_start(&p.name), format!("inputs: `{key}`: {e}")));
+                    }
+                    cols.push((key, prop_start(&p.name), vals));
+                }
+            }
+            let times = t.unwrap_or_else(|| vec![0.0]);
+            let mut csv = String::from("t");
+            for (k, at, vals) in &cols {
+                if vals.len() != 1 && vals.len() != times.len() {
+                    return Err(cx.err(
+                        *at,
+                        format!(
+                            "inputs.{k} has {} values but inputs.t has {}",
+                            vals.len(),
+                            times.len()
+                        ),
+                    ));
+                }
+                csv.push(',');
+                csv.push_str(k);
+            }
+            csv.push('\n');
+            for (i, t) in times.iter().enumerate() {
+                csv.push_str(&crate::interp::value::format_f32(*t));
+                for (_, _, vals) in &cols {
+                    let x = if vals.len() == 1 { vals[0] } else { vals[i] };
+                    csv.push(',');
+                    csv.push_str(&crate::interp::value::format_f32(x));
+                }
+                csv.push('\n');
+            }
+            Ok(Inputs::Inline(csv))
+        }
+        other => Err(cx.err(
+            start(other),
+            "inputs must be a CSV path or an object of columns",
+        )),
+    }
+}
+
+/// `v.name` / `variable.name`, `q.name` / `query.name`.
+fn value_target(key: &str) -> Option<Target> {
+    let lower = key.to_ascii_lowercase();
+    let (ns, rest) = lower.split_once('.')?;
+    if rest.is_empty() {
+        return None;
+    }
+    match ns {
+        "v" | "variable" => Some(Target::Variable(rest.to_string())),
+        "q" | "query" => Some(Target::Query(rest.to_string())),
+        _ => None,
+    }
+}
+
+fn parse_expect(
+    cx: &Ctx<'_>,
+    v: &Value<'_>,
+    dir: &Path,
+    seconds: f32,
+) -> Result<Expect, FileError> {
+    let Value::Object(obj) = v else {
+        return Err(cx.err(start(v), "an expectation must be an object"));
+    };
+    let pos = start(v);
+    let (line, column) = {
+        let e = cx.err(pos, "");
+        (e.line, e.column)
+    };
+    let mut at = None;
+    let mut tolerance = None;
+    let mut bone = None;
+    let mut from = None;
+    let mut to = None;
+    let mut cond: Option<(bool, String, usize)> = None;
+    let mut no_log = false;
+    let mut snapshot = None;
+    // (target key, position, value or range)
+    let mut values: Vec<(String, usize, f32)> = Vec::new();
+    let mut ranges: Vec<(String, usize, f32, f32)> = Vec::new();
+    for p in &obj.properties {
+        let key = prop_name(&p.name);
+        let kpos = prop_start(&p.name);
+        let t = |what: &str| cx.num(&p.value, what).map(|x| x as f32);
+        match key.as_str() {
+            "at" => at = Some(t("at")?),
+            "tolerance" => {
+                let x = t("tolerance")?;
+                if !(x >= 0.0 && x.is_finite()) {
+                    return Err(cx.err(start(&p.value), "tolerance must be a number >= 0"));
+                }
+                tolerance = Some(x);
+            }
+            "bone" => bone = Some(cx.string(&p.value, "bone")?),
+            "from" => from = Some(t("from")?),
+            "to" => to = Some(t("to")?),
+            "always" | "never" => {
+                cond = Some((key == "never", cx.string(&p.value, &key)?, start(&p.value)))
+            }
+            "no_content_log" => match &p.value {
+                Value::BooleanLit(b) => no_log = b.value,
+                other => return Err(cx.err(start(other), "no_content_log must be true or false")),
+            },
+            "snapshot" => snapshot = Some(dir.join(cx.string(&p.value, "snapshot")?)),
+            _ => {
+                if let Some(base) = key.strip_suffix("_between") {
+                    let Value::Array(a) = &p.value else {
+                        return Err(cx.err(start(&p.value), format!("{key} must be [min, max]")));
+                    };
+                    if a.elements.len() != 2 {
+                        return Err(cx.err(start(&p.value), format!("{key} must be [min, max]")));
+                    }
+                    let lo = cx.num(&a.elements[0], &key)? as f32;
+                    let hi = cx.num(&a.elements[1], &key)? as f32;
+                    if !(lo <= hi) {
+                        return Err(cx.err(start(&p.value), format!("{key}: min must be <= max")));
+                    }
+                    ranges.push((base.to_string(), kpos, lo, hi));
+                } else if CHANNELS.contains(&key.as_str()) || value_target(&key).is_some() {
+                    values.push((key.clone(), kpos, cx.num(&p.value, &key)? as f32));
+                } else {
+                    return Err(cx.err(
+                        kpos,
+                        unknown_key(
+                            &key,
+                            EXPECT_KEYS,
+                            ", a bone channel (rx ry rz px py pz sx sy sz wx wy wz), v.NAME or q.NAME, or NAME_between",
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for t in [at, from, to].into_iter().flatten() {
+        if !(0.0..=seconds).contains(&t) {
+            return Err(cx.err(
+                pos,
+                format!("time {t} is outside the test's 0..{seconds} s"),
+            ));
+        }
+    }
+    let target_of = |key: &str, kpos: usize| -> Result<Target, FileError> {
+        if let Some(c) = CHANNELS.iter().position(|c| *c == key) {
+            match &bone {
+                Some(b) => Ok(Target::Bone {
+                    bone: b.clone(),
+                    channel: c,
+                }),
+                None => Err(cx.err(
+                    kpos,
+                    format!("`{key}` is a bone channel: give \"bone\" too"),
+                )),
+            }
+        } else {
+            value_target(key).ok_or_else(|| {
+                cx.err(
+                    kpos,
+                    format!("`{key}`: expected a bone channel, v.NAME or q.NAME"),
+                )
+            })
+        }
+    };
+    let kinds = usize::from(!values.is_empty())
+        + usize::from(!ranges.is_empty())
+        + usize::from(cond.is_some())
+        + usize::from(no_log)
+        + usize::from(snapshot.is_some());
+    if kinds != 1 || values.len() > 1 || ranges.len() > 1 {
+        return Err(cx.err(
+            pos,
+            "an expectation states exactly one thing: a value (\"at\" with a channel or variable), \
+a range (NAME_between), \"always\"/\"never\", \"no_content_log\" or \"snapshot\"",
+        ));
+    }
+    let kind = if let Some((key, kpos, want)) = values.pop() {
+        let Some(at) = at else {
+            return Err(cx.err(pos, format!("`{key}` needs \"at\": the time in seconds")));
+        };
+        ExpectKind::Value {
+            at,
+            target: target_of(&key, kpos)?,
+            want,
+            tolerance: tolerance.unwrap_or(DEFAULT_TOLERANCE),
+        }
+    } else if let Some((key, kpos, lo, hi)) = ranges.pop() {
+        ExpectKind::Between {
+            from: from.unwrap_or(0.0),
+            to: to.unwrap_or(seconds),
+            target: target_of(&key, kpos)?,
+            lo,
+            hi,
+        }
+    } else if let Some((never, text, _)) = cond {
+        ExpectKind::Condition {
+            text,
+            never,
+            from: from.unwrap_or(0.0),
+            to: to.unwrap_or(seconds),
+        }
+    } else if no_log {
+        ExpectKind::NoContentLog
+    } else {
+        ExpectKind::Snapshot {
+            file: snapshot.unwrap_or_default(),
+            tolerance: tolerance.unwrap_or(DEFAULT_TOLERANCE),
+        }
+    };
+    if at.is_some() && !matches!(kind, ExpectKind::Value { .. }) {
+        return Err(cx.err(
+            pos,
+            "\"at\" applies to a value expectation only (use from/to for ranges)",
+        ));
+    }
+    Ok(Expect { kind, line, column })
+}
