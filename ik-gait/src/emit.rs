@@ -191,8 +191,8 @@ pub fn client_entity(p: &RigParams) -> Value {
 }
 
 /// Box-UV layout: each cube gets its own `2(w+d) × (d+h)` rectangle (sizes rounded up to
-/// whole pixels), packed in shelves 64 px wide; returns per-bone per-cube offsets and the
-/// texture size (64 × a power of two).
+/// whole pixels), packed in shelves; returns per-bone per-cube offsets and the texture size
+/// (powers of two, at least 64).
 pub struct UvLayout {
     pub uv: Vec<Vec<[u32; 2]>>,
     /// Per bone, per cube: the rectangle's (width, height) in px.
@@ -202,15 +202,25 @@ pub struct UvLayout {
 }
 
 pub fn uv_layout(geo: &Geometry) -> UvLayout {
-    const W: u32 = 64;
+    let rect_of = |c: &crate::model::Cube| {
+        let [sw, sh, sd] = c.size.map(|v| v.max(0.0).ceil() as u32);
+        ((2 * (sw + sd)).max(1), (sd + sh).max(1))
+    };
+    // 64 wide, or the next power of two that holds the widest cube (the body's box is 66).
+    let widest = geo
+        .bones
+        .iter()
+        .flat_map(|b| &b.cubes)
+        .map(|c| rect_of(c).0)
+        .max();
+    let w_tex = widest.unwrap_or(1).next_power_of_two().max(64);
     let (mut x, mut y, mut shelf) = (0u32, 0u32, 0u32);
     let (mut uv, mut rect) = (Vec::new(), Vec::new());
     for b in &geo.bones {
         let (mut bu, mut br) = (Vec::new(), Vec::new());
         for c in &b.cubes {
-            let [sw, sh, sd] = c.size.map(|v| v.max(0.0).ceil() as u32);
-            let (rw, rh) = ((2 * (sw + sd)).clamp(1, W), (sd + sh).max(1));
-            if x + rw > W {
+            let (rw, rh) = rect_of(c);
+            if x + rw > w_tex {
                 (x, y, shelf) = (0, y + shelf, 0);
             }
             bu.push([x, y]);
@@ -221,11 +231,11 @@ pub fn uv_layout(geo: &Geometry) -> UvLayout {
         uv.push(bu);
         rect.push(br);
     }
-    let height = (y + shelf).next_power_of_two().max(W);
+    let height = (y + shelf).next_power_of_two().max(64);
     UvLayout {
         uv,
         rect,
-        width: W,
+        width: w_tex,
         height,
     }
 }

@@ -300,9 +300,9 @@ fn to_inputs_yaw(x: Sample, dt: f32, mdm: f32, yaw: f32) -> Inputs {
 }
 
 /// Frame inputs at a fixed frame rate; `hitch` inserts a 0.25 s frame every 37 frames.
-/// A scenario of T seconds at F fps has T·F frames (rounded) at every F: the run stops half a
-/// frame short of T, so the f32 sum of the frame times (7.99999 or 8.00001 after 240 frames
-/// of 1/30 s) cannot add or drop a frame.
+/// A scenario of T seconds at F fps has T·F frames (rounded) at every F: the count is fixed
+/// up front, so the f32 sum of the frame times (7.99999 or 8.00001 after 240 frames of
+/// 1/30 s) cannot add or drop a frame. With hitches the run ends half a frame short of T.
 pub fn inputs(sc: &Scenario, fps: f32, hitch: bool) -> Vec<Inputs> {
     let mut out = Vec::new();
     let mut t = 0.0f32;
@@ -310,7 +310,8 @@ pub fn inputs(sc: &Scenario, fps: f32, hitch: bool) -> Vec<Inputs> {
     let mut rng = Rng::new(0x5eed ^ fps as u64);
     let mut k = 0usize;
     let end = sc.duration - 0.5 / fps;
-    while t < end {
+    let frames = (sc.duration as f64 * fps as f64).round() as usize;
+    while if hitch { t < end } else { k < frames } {
         let dt = if hitch && k % 37 == 36 {
             0.25
         } else {
