@@ -203,10 +203,17 @@ fn entry_gait(p: &RigParams) -> String {
         lit(p.down_trot_walk),
         lit(p.down_gallop_trot),
     );
+    // §7.2: deferred while any leg still owes a shift (rem > 0), as in the reference.
+    let owes: Vec<String> = p
+        .legs
+        .iter()
+        .map(|l| format!("v.{}_rem > 0.0", l.name))
+        .collect();
     e.s(format!(
-        "t.ng = (v.gait_t >= {dw}) ? ((v.gait == 0.0) ? ((v.vf > {wt}) ? ((v.vf > {tg}) ? 2.0 : 1.0) : 0.0) \
+        "t.ng = ({owes}) ? v.gait : ((v.gait_t >= {dw}) ? ((v.gait == 0.0) ? ((v.vf > {wt}) ? ((v.vf > {tg}) ? 2.0 : 1.0) : 0.0) \
          : ((v.gait == 1.0) ? ((v.vf > {tg}) ? 2.0 : ((v.vf < {tw}) ? 0.0 : 1.0)) \
-         : ((v.vf < {gt}) ? ((v.vf < {tw}) ? 0.0 : 1.0) : 2.0))) : v.gait",
+         : ((v.vf < {gt}) ? ((v.vf < {tw}) ? 0.0 : 1.0) : 2.0))) : v.gait)",
+        owes = owes.join(" || "),
         dw = lit(p.dwell)
     ));
     e.s("t.chg = t.ng != v.gait");

@@ -289,6 +289,75 @@ impl RigParams {
         let l = self.lim(leg) as f64;
         (l * l) as f32
     }
+
+    /// Parameters no rig can satisfy, each said in words (empty: fine). Checked before
+    /// generation (`emit`, `run_checks`):
+    /// * a leg whose linear reach (`a + b − softness − margin`) is shorter than the drop from
+    ///   its root to the floor at standing height (`h0` minus the sole depth, and for a hind
+    ///   leg the hock height): the paw cannot touch the floor;
+    /// * a stance sweep at the stride cap (`beta·stride_cap`) longer than the diameter of that
+    ///   reach (`2·lim`): no body height lets the paw stay planted for the whole stance;
+    /// * lengths, duties and rates that are not finite and positive.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let gaits = ["walk", "trot", "gallop"];
+        let pos = |name: &str, v: f32, out: &mut Vec<String>| {
+            if !(v.is_finite() && v > 0.0) {
+                out.push(format!("{name} is {v}; it must be a finite number above 0"));
+            }
+        };
+        pos("h0", self.h0, &mut out);
+        pos("dwell", self.dwell, &mut out);
+        pos("catchup", self.catchup, &mut out);
+        pos("f_max", self.f_max, &mut out);
+        for (j, &b) in self.beta.iter().enumerate() {
+            if !(b > 0.0 && b < 1.0) {
+                out.push(format!(
+                    "beta ({} duty) is {b}; it must be between 0 and 1",
+                    gaits[j]
+                ));
+            }
+            pos(
+                &format!("stride_cap ({})", gaits[j]),
+                self.stride_cap[j],
+                &mut out,
+            );
+        }
+        for leg in &self.legs {
+            pos(&format!("{}.a", leg.name), leg.a, &mut out);
+            pos(&format!("{}.b", leg.name), leg.b, &mut out);
+            let lim = self.lim(leg);
+            let drop = self.h0 - leg.sd - leg.hock_h();
+            if lim <= 0.0 || drop >= lim {
+                out.push(format!(
+                    "leg {}: too short to reach the floor: its linear reach a + b - softness - margin = {lim:.2} px, \
+                     but its root is {drop:.2} px above the floor at standing height h0 = {}",
+                    leg.name, self.h0
+                ));
+            }
+            for j in 0..3 {
+                let sweep = self.beta[j] * self.stride_cap[j];
+                if sweep > 2.0 * lim {
+                    out.push(format!(
+                        "leg {}: stride cap {} px ({}) sweeps {sweep:.2} px per stance (beta {} x cap), \
+                         more than the {:.2} px across the leg's whole reach",
+                        leg.name, self.stride_cap[j], gaits[j], self.beta[j], 2.0 * lim
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// [`problems`](Self::problems) as one error, for the tools.
+    pub fn validate(&self) -> Result<(), String> {
+        let p = self.problems();
+        if p.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("impossible rig parameters:\n  {}", p.join("\n  ")))
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -267,7 +267,12 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     s.gait_t = s.gait_t + dt;
     let vf = s.vf;
     let (g0, g1, g2) = (c!(0.0), c!(1.0), c!(2.0));
-    let ng = if s.gait_t >= f(p.dwell) {
+    // §7.2: a change is deferred while any leg still owes a shift, so that a second shift is
+    // never stacked on one still being paid off (gait_t keeps counting meanwhile).
+    let owes = s.legs.iter().any(|l| l.rem > zero);
+    let ng = if owes {
+        s.gait
+    } else if s.gait_t >= f(p.dwell) {
         if s.gait == g0 {
             if vf > f(p.up_walk_trot) {
                 if vf > f(p.up_trot_gallop) {

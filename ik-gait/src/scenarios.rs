@@ -239,6 +239,21 @@ pub fn named() -> Vec<Scenario> {
     ]
 }
 
+/// The frame rates the rig tools accept: finite, 1 to 1000 fps (the checks use up to 960).
+pub const FPS_RANGE: (f32, f32) = (1.0, 1000.0);
+
+/// Validates a frame rate; the message says what is accepted.
+pub fn check_fps(fps: f32) -> Result<f32, String> {
+    if fps.is_finite() && fps >= FPS_RANGE.0 && fps <= FPS_RANGE.1 {
+        Ok(fps)
+    } else {
+        Err(format!(
+            "--fps {fps}: a frame rate must be a finite number from {} to {} frames per second",
+            FPS_RANGE.0, FPS_RANGE.1
+        ))
+    }
+}
+
 pub fn find(name: &str) -> Option<Scenario> {
     named().into_iter().find(|s| s.name == name)
 }
@@ -285,13 +300,18 @@ fn to_inputs_yaw(x: Sample, dt: f32, mdm: f32, yaw: f32) -> Inputs {
 }
 
 /// Frame inputs at a fixed frame rate; `hitch` inserts a 0.25 s frame every 37 frames.
+/// A scenario of T seconds at F fps has T·F frames (rounded) at every F: the count is fixed
+/// up front, so the f32 sum of the frame times (7.99999 or 8.00001 after 240 frames of
+/// 1/30 s) cannot add or drop a frame. With hitches the run ends half a frame short of T.
 pub fn inputs(sc: &Scenario, fps: f32, hitch: bool) -> Vec<Inputs> {
     let mut out = Vec::new();
     let mut t = 0.0f32;
     let mut mdm = 0.0f32;
     let mut rng = Rng::new(0x5eed ^ fps as u64);
     let mut k = 0usize;
-    while t < sc.duration {
+    let end = sc.duration - 0.5 / fps;
+    let frames = (sc.duration as f64 * fps as f64).round() as usize;
+    while if hitch { t < end } else { k < frames } {
         let dt = if hitch && k % 37 == 36 {
             0.25
         } else {

@@ -74,3 +74,96 @@ fn hermite_swing_test_vector() {
         assert!((g - w).abs() < 1e-3, "{got:?}");
     }
 }
+
+/// §7.2 (decided 2026-12-01): a gait change waits until no leg owes a shift. Every switch, on
+/// the reference and on the generated Molang (JIT), comes on a frame whose previous frame left
+/// every rem at 0; and switches do happen, with shifts owed afterwards.
+#[test]
+fn gait_change_is_deferred_while_a_shift_is_owed() {
+    use ik_gait::runner::run;
+    use ik_gait::scenarios::{inputs, soak};
+    let p = RigParams::default();
+    let runs = [
+        inputs(&find("sine-gaits").unwrap(), 60.0, false),
+        inputs(&find("sine-gaits").unwrap(), 20.0, false),
+        soak(1, 20.0),
+    ];
+    for inp in &runs {
+        for be in [Backend::Reference, Backend::Jit] {
+            let out = run(&p, be, inp).unwrap();
+            let mut switches = 0;
+            let mut owed_after = 0;
+            for k in 1..out.len() {
+                if out[k].gait != out[k - 1].gait {
+                    switches += 1;
+                    assert!(
+                        out[k - 1].rem.iter().all(|&r| r == 0.0),
+                        "{be:?}: switch at frame {k} while rem = {:?}",
+                        out[k - 1].rem
+                    );
+                    owed_after += out[k].rem.iter().any(|&r| r > 0.0) as usize;
+                }
+            }
+            assert!(
+                switches >= 3 && owed_after >= 3,
+                "{be:?}: {switches} switches"
+            );
+        }
+    }
+}
+
+/// §10 check 6's bars: 3 cycles in the named scenarios, 3.5 in the soak, and the rows say so.
+#[test]
+fn check6_bars_are_three_and_three_and_a_half() {
+    use ik_gait::checks::check6_bar;
+    assert_eq!((check6_bar(false), check6_bar(true)), (3.0, 3.5));
+    let plan = Plan {
+        scenarios: vec![find("trot-2.5").unwrap()],
+        fps: vec![60.0],
+        backend: Backend::Reference,
+        soak_runs: 1,
+        soak_seed: 1,
+    };
+    let rows = run_checks(&RigParams::default(), &plan, &mut |_| {}).unwrap();
+    let th: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.check.starts_with("6 "))
+        .map(|r| r.threshold.as_str())
+        .collect();
+    assert_eq!(
+        th,
+        ["<= 3, new timing to 1e-4", "<= 3.5, new timing to 1e-4"]
+    );
+}
+
+/// Parameters no rig can satisfy are refused before generation, saying what is wrong; the
+/// default hound is fine.
+#[test]
+fn impossible_parameters_are_refused() {
+    let ok = RigParams::default();
+    assert!(ok.problems().is_empty(), "{:?}", ok.problems());
+    // Fore legs too short to reach the floor from a 15 px shoulder.
+    let mut p = RigParams::default();
+    p.legs[0].a = 4.0;
+    p.legs[0].b = 4.0;
+    let e = p.validate().unwrap_err();
+    assert!(e.contains("leg lf") || e.contains("leg LF"), "{e}");
+    assert!(e.contains("too short to reach the floor"), "{e}");
+    // A gallop stride cap whose stance sweep is longer than the leg's whole reach.
+    let mut p = RigParams::default();
+    p.stride_cap[2] = 200.0;
+    let e = p.validate().unwrap_err();
+    assert!(e.contains("stride cap 200") && e.contains("gallop"), "{e}");
+    // Refused before anything is generated or written.
+    let dir = std::env::temp_dir().join(format!("doggoyle-bad-{}", std::process::id()));
+    assert!(ik_gait::emit::emit(&p, &dir, Some(1)).is_err());
+    assert!(!dir.exists());
+    let plan = Plan {
+        scenarios: vec![find("trot-2.5").unwrap()],
+        fps: vec![60.0],
+        backend: Backend::Reference,
+        soak_runs: 0,
+        soak_seed: 1,
+    };
+    assert!(run_checks(&p, &plan, &mut |_| {}).is_err());
+}

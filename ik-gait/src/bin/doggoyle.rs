@@ -46,8 +46,15 @@ enum Cmd {
     },
     /// Print the generated Molang (initialize, then pre_animation entries) and its lint result.
     Molang,
-    /// Write a resource pack (manifest, client entity, geometry, animation) to OUT_DIR.
-    Emit { out_dir: std::path::PathBuf },
+    /// Write a resource pack (OUT_DIR/doggoyle_rp: manifest, client entity, geometry,
+    /// animation, render controller, texture) and a behaviour pack (OUT_DIR/doggoyle_bp: the
+    /// doggoyle:doggoyle server entity) that depends on it.
+    Emit {
+        out_dir: std::path::PathBuf,
+        /// Build the manifest UUIDs from this seed (reproducible output) instead of fresh ones.
+        #[arg(long)]
+        uuid_seed: Option<u64>,
+    },
     /// Run one scenario and write a per-frame CSV trace.
     Run {
         #[arg(long)]
@@ -112,6 +119,14 @@ fn main() -> ExitCode {
             let Ok(fps) = fps else {
                 eprintln!("--fps: expected numbers like 20,60,240");
                 return ExitCode::from(2);
+            };
+            let fps: Result<Vec<f32>, String> = fps.into_iter().map(scenarios::check_fps).collect();
+            let fps = match fps {
+                Ok(f) => f,
+                Err(e) => {
+                    eprintln!("{e}");
+                    return ExitCode::from(2);
+                }
             };
             let scenarios = if let Some(path) = inputs {
                 let text = match std::fs::read_to_string(&path) {
@@ -200,7 +215,7 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         }
-        Cmd::Emit { out_dir } => match ik_gait::emit::emit(&p, &out_dir) {
+        Cmd::Emit { out_dir, uuid_seed } => match ik_gait::emit::emit(&p, &out_dir, uuid_seed) {
             Ok(files) => {
                 for f in files {
                     println!("{}", f.display());
@@ -218,6 +233,9 @@ fn main() -> ExitCode {
             backend,
             out,
         } => {
+            if let Err(code) = fps_arg(fps) {
+                return code;
+            }
             let backend = match backend_arg(&backend) {
                 Ok(b) => b,
                 Err(code) => return code,
@@ -243,6 +261,9 @@ fn main() -> ExitCode {
             backend,
             out,
         } => {
+            if let Err(code) = fps_arg(fps) {
+                return code;
+            }
             let backend = match backend_arg(&backend) {
                 Ok(b) => b,
                 Err(code) => return code,
@@ -269,7 +290,10 @@ fn main() -> ExitCode {
             fps,
             backend,
             seconds,
-        } => bench(&p, &scenario, fps, &backend, seconds),
+        } => match fps_arg(fps) {
+            Ok(fps) => bench(&p, &scenario, fps, &backend, seconds),
+            Err(code) => code,
+        },
         Cmd::Scenarios => {
             for s in scenarios::named() {
                 println!("{:28} {:5.1} s  {:?}", s.name, s.duration, s.kind);
@@ -277,6 +301,14 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// A valid `--fps`, or exit 2 saying the accepted range.
+fn fps_arg(fps: f32) -> Result<f32, ExitCode> {
+    scenarios::check_fps(fps).map_err(|e| {
+        eprintln!("{e}");
+        ExitCode::from(2)
+    })
 }
 
 /// A `--backend` value, or exit 2 with the list of back ends.
