@@ -160,7 +160,10 @@ fn table() -> Vec<(String, Code, Opts)> {
         ("«v.e->v.x» = 1;", AssignThroughArrow, Latest),
         // Control flow.
         ("«break»", BreakOutsideLoop, Latest),
-        ("v.x = 1; «continue»;", BreakOutsideLoop, Latest),
+        ("v.x = 1; «break»;", BreakOutsideLoop, Latest),
+        // Control flow, edge semantics (issue 13).
+        ("v.x = 1; «continue»;", ContinueOutsideLoop, Latest),
+        ("«continue»", ContinueOutsideLoop, Latest),
         ("«return»;", ReturnWithoutValue, Latest),
         ("«loop(1)»;", LoopArguments, Latest),
         ("«loop(2, 1)»;", LoopArguments, Latest),
@@ -296,7 +299,7 @@ fn severities() {
     };
     assert_eq!(sev("break", Code::BreakOutsideLoop), Some(Severity::Error));
     assert_eq!(
-        sev("v.x = 1; continue;", Code::BreakOutsideLoop),
+        sev("v.x = 1; break;", Code::BreakOutsideLoop),
         Some(Severity::Warning)
     );
     assert_eq!(

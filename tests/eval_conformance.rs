@@ -79,6 +79,7 @@ fn game_logged(code: Code) -> bool {
             | Code::MaybeReadBeforeSet
             | Code::ReadBeforeSetFirstFrame
             | Code::NeverSet
+            | Code::ContinueOutsideLoop
     )
 }
 

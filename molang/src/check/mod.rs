@@ -542,23 +542,25 @@ impl<'a> Lower<'a> {
             Expr::Break | Expr::Continue => {
                 let is_break = matches!(self.ast.expr(e), Expr::Break);
                 if !ctx.in_loop {
-                    let kw = if is_break { "break" } else { "continue" };
-                    self.report(
+                    // The game logs E45 for a `break` here but says nothing about a
+                    // `continue` (molangx vectors #173 and #176): a lint of ours, not a log.
+                    let d = if is_break {
+                        Diagnostic::new(Code::BreakOutsideLoop, span, "`break` outside a loop")
+                            .with_severity(Severity::Warning)
+                            .with_help(
+                                "`break` only means something inside `loop` or `for_each`; the game logs an error and ignores it",
+                            )
+                    } else {
                         Diagnostic::new(
-                            Code::BreakOutsideLoop,
+                            Code::ContinueOutsideLoop,
                             span,
-                            format!("`{kw}` outside a loop"),
+                            "`continue` outside a loop does nothing",
                         )
-                        .with_severity(Severity::Warning)
-                        .with_help(format!(
-                            "`{kw}` only means something inside `loop` or `for_each`; {}",
-                            if is_break {
-                                "the game logs an error and ignores it"
-                            } else {
-                                "the game accepts it silently and it does nothing"
-                            }
-                        )),
-                    );
+                        .with_help(
+                            "`continue` only means something inside `loop` or `for_each`; the game accepts it silently and skips nothing",
+                        )
+                    };
+                    self.report(d);
                     return (self.push(Node::Const(0.0), span), Ty::Unknown);
                 }
                 (

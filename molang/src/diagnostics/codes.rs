@@ -73,7 +73,7 @@ codes! {
     AssignThroughArrow = "W0304", Warning, "writing another entity's variables is not supported";
     // Control flow: E04xx.
     /// Game E45.
-    BreakOutsideLoop = "E0401", Error, "`break` or `continue` outside a loop";
+    BreakOutsideLoop = "E0401", Error, "`break` outside a loop";
     /// Game E20.
     ReturnWithoutValue = "E0402", Error, "`return` without a value";
     /// Game E30.
@@ -85,6 +85,9 @@ codes! {
     /// Game E38.
     Unreachable = "E0406", Error, "unreachable statements";
     NoFinalSemicolonInBlock = "W0407", Warning, "statement after the last `;`";
+    /// Not a game message: the game accepts `continue` outside a loop silently (molangx
+    /// vectors #176, #626..#629 load with no message); it does nothing.
+    ContinueOutsideLoop = "W0408", Warning, "`continue` outside a loop does nothing";
     // Operands: E05xx.
     /// Game E36.
     NonNumericOperand = "E0501", Error, "operator needs numbers";
