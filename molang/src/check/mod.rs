@@ -11,7 +11,7 @@ pub mod flow;
 use crate::builtins::math::MathFn;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::{
-    fnv1_64, ArithOp, CmpOp, Names, Node, NodeId, Program, Remote, ResourceKind, Scope,
+    fnv1_64, ArithOp, CmpOp, Names, Node, NodeId, Program, PureQuery, Remote, ResourceKind, Scope,
 };
 use crate::queries;
 use grammar::{
@@ -1131,6 +1131,9 @@ impl<'a> Lower<'a> {
             }
             None => {}
         }
+        if let Some(func) = PureQuery::from_name(name).filter(|_| info.is_some()) {
+            return self.pure_query(func, args, span, ctx);
+        }
         let slot = self.names.queries.intern(name);
         let mut ids = Vec::with_capacity(args.len());
         for &a in args {
@@ -1141,6 +1144,47 @@ impl<'a> Lower<'a> {
             self.push(
                 Node::Query {
                     query: slot,
+                    args: ids.into_boxed_slice(),
+                },
+                span,
+            ),
+            Ty::Num,
+        )
+    }
+
+    /// `query.all`, `any`, `in_range`, `approx_eq`, `count`: computed from the arguments by the
+    /// back ends (rules in [`crate::builtins::queries`]). The arity was checked by the caller.
+    fn pure_query(
+        &mut self,
+        func: PureQuery,
+        args: &[ExprId],
+        span: Span,
+        ctx: Ctx,
+    ) -> (NodeId, Ty) {
+        let mut ids = Vec::with_capacity(args.len());
+        for &a in args {
+            let (id, ty) = self.expr(a, ctx);
+            if func.numbers_only() && matches!(ty, Ty::Str | Ty::Resource | Ty::ArrayElement) {
+                let what = match ty {
+                    Ty::Str => "a string",
+                    Ty::Resource => "a resource",
+                    _ => "a resource array element",
+                };
+                self.report(
+                    Diagnostic::new(
+                        Code::QueryNeedsNumber,
+                        self.ast.span(a),
+                        format!("query.{} needs numbers, not {what}", func.name()),
+                    )
+                    .with_help("pass a number; strings can only be compared with `==`"),
+                );
+            }
+            ids.push(id);
+        }
+        (
+            self.push(
+                Node::PureQuery {
+                    func,
                     args: ids.into_boxed_slice(),
                 },
                 span,

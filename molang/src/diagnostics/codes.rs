@@ -99,6 +99,9 @@ codes! {
     ArrowRhs = "E0504", Error, "right side of `->` must be a variable or a query";
     /// Game E41.
     NestedArrow = "E0505", Error, "nested `->` is not supported";
+    /// `query.in_range` / `query.approx_eq` need numbers (Mojang's documentation: "requires 3
+    /// numerical arguments"); a string or resource there does not load.
+    QueryNeedsNumber = "E0506", Error, "this query needs numbers";
     // Variables: E06xx.
     ReadBeforeSet = "E0601", Error, "variable read before it is set";
     MaybeReadBeforeSet = "W0602", Warning, "variable may be read before it is set";
