@@ -786,3 +786,54 @@ fn arrow_targets() {
     );
     assert_eq!(r.value, Value::Num(7.0));
 }
+
+// ---- Folding (category 6): what we do not reproduce, kept honest ----------------------
+
+#[test]
+fn known_folding_divergences_still_differ() {
+    // (vector key, source, inputs, the value the vector's folded tree implies)
+    let cases: &[(&str, &str, &[(&str, f32)], f32)] = &[
+        ("#1270", "-v.x", &[("v.x", 0.0)], 0.0),
+        ("#252", "v.x/0", &[("v.x", -2.0)], -0.0),
+    ];
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/divergences/edge-semantics.tsv");
+    let listed = std::fs::read_to_string(&path).expect("tests/divergences/edge-semantics.tsv");
+    for &(key, src, inputs, game) in cases {
+        assert!(
+            listed.lines().any(|l| l.starts_with(&format!("{key}\t"))),
+            "{key} is not listed in {}",
+            path.display()
+        );
+        let (ours, _) = run(src, inputs);
+        assert_ne!(
+            ours.to_bits(),
+            game.to_bits(),
+            "{key} {src:?} now gives the game's {game:?}: remove it from edge-semantics.tsv"
+        );
+    }
+    // Where the fold and left-to-right evaluation agree, we agree with the tree's value.
+    use Want::Num;
+    check_rows(&[
+        (
+            "v.x = 1.23; return v.x * 2 + 1;",
+            Num(1.23f32 * 2.0 + 1.0),
+            "vector #770",
+        ),
+        (
+            "v.x = 1.23; return v.x * -2 - 1;",
+            Num(1.23f32 * -2.0 - 1.0),
+            "vector #772",
+        ),
+        (
+            "v.x = 1.23; return -v.x;",
+            Num(-1.23),
+            "vector #1270, nonzero",
+        ),
+        (
+            "return -!!0;",
+            Num(-0.0),
+            "vector #1253: a constant keeps -0",
+        ),
+    ]);
+}

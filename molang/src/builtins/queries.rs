@@ -21,7 +21,7 @@
 //! the minimum and maximum (inclusive)"; `approx_eq` "within the smallest unit of measurement
 //! of each other"; `count` "arrays are counted as the number of elements they contain;
 //! non-arrays count as 1") and the arities of `mojang-molang-queries.json` (spec §3.7, §6.4).
-//! The stopping rule is an inference [I]: the engine's query functions receive their argument
+//! The stopping rule is an inference (spec tag I): the engine's query functions receive their argument
 //! expressions unevaluated and evaluate them on demand (molangx's `QueryCx::arg` models the
 //! same), so a later argument is only evaluated when the answer still depends on it. `==` is
 //! the operator's: numbers by `f32` equality (so a NaN never matches, not even NaN), strings
