@@ -160,7 +160,10 @@ fn table() -> Vec<(String, Code, Opts)> {
         ("«v.e->v.x» = 1;", AssignThroughArrow, Latest),
         // Control flow.
         ("«break»", BreakOutsideLoop, Latest),
-        ("v.x = 1; «continue»;", BreakOutsideLoop, Latest),
+        ("v.x = 1; «break»;", BreakOutsideLoop, Latest),
+        // Control flow, edge semantics (issue 13).
+        ("v.x = 1; «continue»;", ContinueOutsideLoop, Latest),
+        ("«continue»", ContinueOutsideLoop, Latest),
         ("«return»;", ReturnWithoutValue, Latest),
         ("«loop(1)»;", LoopArguments, Latest),
         ("«loop(2, 1)»;", LoopArguments, Latest),
@@ -177,6 +180,9 @@ fn table() -> Vec<(String, Code, Opts)> {
         ("«q.is_baby» ?? 2", CoalesceLhs, Latest),
         ("v.e->«1»", ArrowRhs, Latest),
         ("«(v.a->v.b)->v.c»", NestedArrow, Latest),
+        // Operands, edge semantics (issue 13): the queries the engine computes.
+        ("q.in_range(«'a'», 0, 1)", QueryNeedsNumber, Latest),
+        ("q.approx_eq(1, «texture.x»)", QueryNeedsNumber, Latest),
         // Variables.
         ("«t.x»", ReadBeforeSet, Latest),
         ("t.y = «t.x»; return t.x;", ReadBeforeSet, Latest),
@@ -304,7 +310,7 @@ fn severities() {
     };
     assert_eq!(sev("break", Code::BreakOutsideLoop), Some(Severity::Error));
     assert_eq!(
-        sev("v.x = 1; continue;", Code::BreakOutsideLoop),
+        sev("v.x = 1; break;", Code::BreakOutsideLoop),
         Some(Severity::Warning)
     );
     assert_eq!(
@@ -331,6 +337,31 @@ fn severities() {
         sev("v.x = array.x[0] + 1;", Code::ArrayElementArithmetic),
         Some(Severity::Warning)
     );
+}
+
+// ---- Edge-semantics codes (issue 13) ---------------------------------------------------
+
+#[test]
+fn w0408_continue_outside_a_loop() {
+    check("v.x = 1; «continue»;", Code::ContinueOutsideLoop);
+    // Silent in the game (molangx #627): a warning of ours, and the text loads.
+    let d = diagnose("continue;", &CheckOptions::default());
+    assert!(d
+        .iter()
+        .all(|d| d.code == Code::ContinueOutsideLoop && !d.is_error()));
+    assert!(diagnose("loop(2, {continue;});", &CheckOptions::default()).is_empty());
+}
+
+#[test]
+fn e0506_query_needs_number() {
+    check("q.in_range(1, «'a'», 2)", Code::QueryNeedsNumber);
+    check("q.approx_eq(«geometry.default», 1)", Code::QueryNeedsNumber);
+    let d = diagnose("q.in_range(1, 'a', 2)", &CheckOptions::default());
+    assert!(d
+        .iter()
+        .any(|d| d.code == Code::QueryNeedsNumber && d.refuses_load()));
+    // `all`/`any` compare with `==`, which takes strings.
+    assert!(diagnose("q.any('a', 'b', 'a')", &CheckOptions::default()).is_empty());
 }
 
 #[test]

@@ -79,6 +79,7 @@ fn game_logged(code: Code) -> bool {
             | Code::MaybeReadBeforeSet
             | Code::ReadBeforeSetFirstFrame
             | Code::NeverSet
+            | Code::ContinueOutsideLoop
     )
 }
 
@@ -162,8 +163,45 @@ fn run(row: &Row) -> Result<(), String> {
             ..EvalOptions::default()
         },
     );
-    let got = res.value;
-    match &row.expect {
+    // The JIT is held to the same expectation wherever it compiles the row.
+    if let Ok(native) = expr.compile_native(&EvalOptions {
+        version: row.version,
+        ..EvalOptions::default()
+    }) {
+        let jit = expr.eval_native(
+            &native,
+            &inputs,
+            0,
+            &EvalOptions {
+                version: row.version,
+                ..EvalOptions::default()
+            },
+        );
+        judge(&row.expect, jit.value).map_err(|e| format!("JIT: {e}"))?;
+        JIT_ROWS.with(|n| n.set(n.get() + 1));
+    }
+    judge(&row.expect, res.value)?;
+    for (name, want) in &row.after {
+        let (scope, short) = name.split_once('.').unwrap();
+        let v = match scope {
+            "temp" | "t" => res.temp(short),
+            _ => res.variable(short),
+        };
+        if v != Some(Value::Num(*want)) {
+            return Err(format!("after the run {name} = {v:?}, want {want}"));
+        }
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// Value rows the JIT also ran (and passed), for the printed counts.
+    static JIT_ROWS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether one back end's value meets the row's expectation.
+fn judge(expect: &Expect, got: Value) -> Result<(), String> {
+    match expect {
         Expect::Value { want, special, tol } => {
             let Value::Num(g) = got else {
                 return Err(format!("want a number, got {}", got.display()));
@@ -200,16 +238,6 @@ fn run(row: &Row) -> Result<(), String> {
             }
         }
         _ => unreachable!(),
-    }
-    for (name, want) in &row.after {
-        let (scope, short) = name.split_once('.').unwrap();
-        let v = match scope {
-            "temp" | "t" => res.temp(short),
-            _ => res.variable(short),
-        };
-        if v != Some(Value::Num(*want)) {
-            return Err(format!("after the run {name} = {v:?}, want {want}"));
-        }
     }
     Ok(())
 }
@@ -403,6 +431,7 @@ fn conformance_values() {
     for (file, rows, note) in &sets {
         let known = common::divergences(&format!("eval-{file}.tsv"));
         let mut pass = 0;
+        JIT_ROWS.with(|n| n.set(0));
         for row in rows {
             match run(row) {
                 Ok(()) => {
@@ -418,9 +447,10 @@ fn conformance_values() {
             }
         }
         println!(
-            "{file}: {pass}/{} pass ({:.2}%){}{}",
+            "{file}: {pass}/{} pass ({:.2}%; {} of the passing rows also on the JIT){}{}",
             rows.len(),
             100.0 * pass as f64 / rows.len().max(1) as f64,
+            JIT_ROWS.with(|n| n.get()),
             if note.is_empty() { "" } else { "; " },
             note
         );

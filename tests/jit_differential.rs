@@ -240,7 +240,7 @@ fn jit_queries_with_arguments_reach_the_host() {
         }
     }
     let src =
-        "t.a = q.position_delta(0) * 2; return t.a + q.position_delta(2) + q.in_range(1, 2, 0);";
+        "t.a = q.position_delta(0) * 2; return t.a + q.position_delta(2) + q.head_x_rotation(1, 2, 0);";
     let expr = molang::compile(src, &CheckOptions::default()).unwrap();
     let options = EvalOptions::default();
     let native = expr.compile_native(&options).unwrap();
@@ -258,6 +258,6 @@ fn jit_queries_with_arguments_reach_the_host() {
         &mut Sum,
     );
     assert_eq!(got, molang::jit::JitOutcome::Value(want.as_num()));
-    // position_delta is slot 0, in_range slot 1: (0 + 0)·2 + (0 + 2) + (100 + 1 + 2 + 0).
+    // position_delta is slot 0, head_x_rotation slot 1: (0 + 0)·2 + (0 + 2) + (100 + 1 + 2 + 0).
     assert_eq!(want.as_num(), 105.0);
 }

@@ -8,6 +8,7 @@
 //! [`Names`] the program was checked with.
 
 use crate::builtins::math::MathFn;
+pub use crate::builtins::queries::PureQuery;
 use grammar::Span;
 use std::collections::HashMap;
 
@@ -103,6 +104,12 @@ pub enum Node {
     /// A query, with its arguments (empty for plain queries).
     Query {
         query: Slot,
+        args: Box<[NodeId]>,
+    },
+    /// A query the engine computes from its arguments alone (`query.all`, `in_range`, ...;
+    /// see [`crate::builtins::queries`]): evaluated by the back ends, never by the host.
+    PureQuery {
+        func: PureQuery,
         args: Box<[NodeId]>,
     },
     Math {

@@ -28,6 +28,38 @@
 //! * The sine and elastic easings read the engine's 65,536-entry sine table; see [`table_sin`].
 //! * NaN payloads and signs are not modelled: where the engine returns a NaN, so do we, but
 //!   possibly with other bits.
+//!
+//! # NaN
+//!
+//! The engine does not treat NaN uniformly: each function does what its C++ is written to do,
+//! so the result depends on the operand order and on which test comes first. `N` is any NaN.
+//! Sources: P = molang-go `parity_test.go` rows pinned against Bedrock 1.26.50.24, G = molang-go
+//! grouping rows, S = the spec's preface (engine-measured summary), X = molangx's x86-64 model
+//! of the engine's code (`numeric/arith.rs`, `stdlib/math`), I = follows from the formula as
+//! written here. `tests/edge_semantics.rs` checks every row on both back ends.
+//!
+//! | operation | written as | with NaN | source |
+//! |---|---|---|---|
+//! | truth (`?:`, `!`, `&&`, `\|\|`) | `x != 0` | NaN is true: `N ? 1 : 2` = 1, `!N` = 0 | P |
+//! | `<` `<=` `>` `>=` | ordered compare | 0 whichever side is NaN | G (`N < 1` = 0), I |
+//! | `==` / `!=` | f32 equality | `N == N` = 0, `N != x` = 1 | G |
+//! | `a / b` | `\|b\| < 2^-23 ? 0 : a / b` | `1 / N` = N (the guard is false), `N / 0` = 0 | S, I |
+//! | `max(a, b)` | `a > b ? a : b` | `max(N, 4)` = 4, `max(4, N)` = N | P, S |
+//! | `min(a, b)` | `a < b ? a : b` | `min(N, 4)` = 4, `min(4, N)` = N | P, S |
+//! | `clamp(v, lo, hi)` | `v > hi ? hi : max(v, lo)` | `clamp(N, 0, 1)` = 0, `clamp(.5, N, 1)` = N, `clamp(.5, 0, N)` = .5 | S, X |
+//! | `acos` / `asin` | clamp `\|x\| <= 1.0005` to [-1, 1], else pass through | N | S, X |
+//! | `sign(x)` | `x < 0 ? -1 : 1` | 1 | X |
+//! | `copy_sign(a, b)` | `copysignf` | `copy_sign(N, 1)` = N; `copy_sign(2, N)` = ±2 by N's sign bit | X |
+//! | `mod(a, b)` | `b == 0 ? 0 : fmodf(a, b) + 0` | N in either place | X |
+//! | `pow(a, b)` | C `powf` | `pow(N, 0)` = 1, `pow(1, N)` = 1, otherwise N | X |
+//! | sine easings (`t`) | table index `trunc(t·k)` | a NaN index is `i32::MIN`, entry 0: a number | X |
+//! | other easings, `lerp`, `lerprotate`, `inverse_lerp`, `hermite_blend`, `min_angle`, rounding, `sqrt`, `exp`, `ln`, trig | arithmetic | N | I |
+//! | `random(a, b)` | `lo = b < a ? b : a`, `hi = a > b ? a : b`, `hi·r + (1 − r)·lo` | N in either bound | X |
+//! | `random_integer(a, b)` | sorted as `random`, `floor(…)`, then `v > hi ? hi : max(v, lo)` | `(N, 1)` = N, `(1, N)` = 1 | X |
+//! | `die_roll*(n, a, b)` | `n` truncated (NaN → 0 rolls); bounds floored and sorted | `n` = N gives 0; a NaN bound as `random` / `random_integer` | X |
+//!
+//! The computed queries (`query.all`, `in_range`, ...) have their NaN rules in
+//! [`crate::builtins::queries`].
 
 /// `math.pi`: π rounded to `f32` (3.14159274).
 pub const PI: f32 = f32::from_bits(0x4049_0fdb);

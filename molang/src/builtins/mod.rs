@@ -1,3 +1,4 @@
-//! Builtin function tables shared by the checker, the interpreter and (later) the JIT.
+//! Builtin function tables shared by the checker, the interpreter and the JIT.
 
 pub mod math;
+pub mod queries;

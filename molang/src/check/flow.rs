@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use crate::check::CheckOptions;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{Names, Node, NodeId, Program, Scope, Slot};
+use crate::ir::{Names, Node, NodeId, Program, PureQuery, Scope, Slot};
 use crate::queries;
 use grammar::Span;
 
@@ -250,6 +250,28 @@ impl Flow<'_> {
             Node::Query { args, .. } | Node::Math { args, .. } => {
                 for &a in args.iter() {
                     self.walk(a, state, None);
+                }
+            }
+            Node::PureQuery { func, args } => {
+                // `all`, `any` and `approx_eq` may stop before their later arguments.
+                let sure = match func {
+                    PureQuery::InRange | PureQuery::Count => args.len(),
+                    _ => args.len().min(2),
+                };
+                for &a in &args[..sure] {
+                    self.walk(a, state, None);
+                }
+                let rest: Vec<NodeId> = args[sure..].to_vec();
+                if !rest.is_empty() {
+                    self.fork(
+                        state,
+                        |f, s| {
+                            for &a in &rest {
+                                f.walk(a, s, None);
+                            }
+                        },
+                        |_, _| {},
+                    );
                 }
             }
             Node::Neg(e) | Node::Not(e) | Node::Discard(e) => self.walk(*e, state, guarded),

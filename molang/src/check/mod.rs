@@ -11,7 +11,7 @@ pub mod flow;
 use crate::builtins::math::MathFn;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::{
-    fnv1_64, ArithOp, CmpOp, Names, Node, NodeId, Program, Remote, ResourceKind, Scope,
+    fnv1_64, ArithOp, CmpOp, Names, Node, NodeId, Program, PureQuery, Remote, ResourceKind, Scope,
 };
 use crate::queries;
 use grammar::{
@@ -542,23 +542,25 @@ impl<'a> Lower<'a> {
             Expr::Break | Expr::Continue => {
                 let is_break = matches!(self.ast.expr(e), Expr::Break);
                 if !ctx.in_loop {
-                    let kw = if is_break { "break" } else { "continue" };
-                    self.report(
+                    // The game logs E45 for a `break` here but says nothing about a
+                    // `continue` (molangx vectors #173 and #176): a lint of ours, not a log.
+                    let d = if is_break {
+                        Diagnostic::new(Code::BreakOutsideLoop, span, "`break` outside a loop")
+                            .with_severity(Severity::Warning)
+                            .with_help(
+                                "`break` only means something inside `loop` or `for_each`; the game logs an error and ignores it",
+                            )
+                    } else {
                         Diagnostic::new(
-                            Code::BreakOutsideLoop,
+                            Code::ContinueOutsideLoop,
                             span,
-                            format!("`{kw}` outside a loop"),
+                            "`continue` outside a loop does nothing",
                         )
-                        .with_severity(Severity::Warning)
-                        .with_help(format!(
-                            "`{kw}` only means something inside `loop` or `for_each`; {}",
-                            if is_break {
-                                "the game logs an error and ignores it"
-                            } else {
-                                "the game accepts it silently and it does nothing"
-                            }
-                        )),
-                    );
+                        .with_help(
+                            "`continue` only means something inside `loop` or `for_each`; the game accepts it silently and skips nothing",
+                        )
+                    };
+                    self.report(d);
                     return (self.push(Node::Const(0.0), span), Ty::Unknown);
                 }
                 (
@@ -1129,6 +1131,9 @@ impl<'a> Lower<'a> {
             }
             None => {}
         }
+        if let Some(func) = PureQuery::from_name(name).filter(|_| info.is_some()) {
+            return self.pure_query(func, args, span, ctx);
+        }
         let slot = self.names.queries.intern(name);
         let mut ids = Vec::with_capacity(args.len());
         for &a in args {
@@ -1139,6 +1144,47 @@ impl<'a> Lower<'a> {
             self.push(
                 Node::Query {
                     query: slot,
+                    args: ids.into_boxed_slice(),
+                },
+                span,
+            ),
+            Ty::Num,
+        )
+    }
+
+    /// `query.all`, `any`, `in_range`, `approx_eq`, `count`: computed from the arguments by the
+    /// back ends (rules in [`crate::builtins::queries`]). The arity was checked by the caller.
+    fn pure_query(
+        &mut self,
+        func: PureQuery,
+        args: &[ExprId],
+        span: Span,
+        ctx: Ctx,
+    ) -> (NodeId, Ty) {
+        let mut ids = Vec::with_capacity(args.len());
+        for &a in args {
+            let (id, ty) = self.expr(a, ctx);
+            if func.numbers_only() && matches!(ty, Ty::Str | Ty::Resource | Ty::ArrayElement) {
+                let what = match ty {
+                    Ty::Str => "a string",
+                    Ty::Resource => "a resource",
+                    _ => "a resource array element",
+                };
+                self.report(
+                    Diagnostic::new(
+                        Code::QueryNeedsNumber,
+                        self.ast.span(a),
+                        format!("query.{} needs numbers, not {what}", func.name()),
+                    )
+                    .with_help("pass a number; strings can only be compared with `==`"),
+                );
+            }
+            ids.push(id);
+        }
+        (
+            self.push(
+                Node::PureQuery {
+                    func,
                     args: ids.into_boxed_slice(),
                 },
                 span,

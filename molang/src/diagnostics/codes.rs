@@ -73,7 +73,7 @@ codes! {
     AssignThroughArrow = "W0304", Warning, "writing another entity's variables is not supported";
     // Control flow: E04xx.
     /// Game E45.
-    BreakOutsideLoop = "E0401", Error, "`break` or `continue` outside a loop";
+    BreakOutsideLoop = "E0401", Error, "`break` outside a loop";
     /// Game E20.
     ReturnWithoutValue = "E0402", Error, "`return` without a value";
     /// Game E30.
@@ -85,6 +85,9 @@ codes! {
     /// Game E38.
     Unreachable = "E0406", Error, "unreachable statements";
     NoFinalSemicolonInBlock = "W0407", Warning, "statement after the last `;`";
+    /// Not a game message: the game accepts `continue` outside a loop silently (molangx
+    /// vectors #176, #626..#629 load with no message); it does nothing.
+    ContinueOutsideLoop = "W0408", Warning, "`continue` outside a loop does nothing";
     // Operands: E05xx.
     /// Game E36.
     NonNumericOperand = "E0501", Error, "operator needs numbers";
@@ -96,6 +99,9 @@ codes! {
     ArrowRhs = "E0504", Error, "right side of `->` must be a variable or a query";
     /// Game E41.
     NestedArrow = "E0505", Error, "nested `->` is not supported";
+    /// `query.in_range` / `query.approx_eq` need numbers (Mojang's documentation: "requires 3
+    /// numerical arguments"); a string or resource there does not load.
+    QueryNeedsNumber = "E0506", Error, "this query needs numbers";
     // Variables: E06xx.
     ReadBeforeSet = "E0601", Error, "variable read before it is set";
     MaybeReadBeforeSet = "W0602", Warning, "variable may be read before it is set";

@@ -93,6 +93,12 @@ pub struct ProgramConfig {
     pub returns: u32,
     /// `c.e->v.x` and `c.e->q.x`, with `c.e` from `contexts` (the JIT does not compile these).
     pub arrows: u32,
+    /// NaN operands (`math.sqrt(-1)`, `(1e39 - 1e39)`) as leaves, so every builtin, operator
+    /// and query argument position sees NaN.
+    pub nan: u32,
+    /// The queries computed from their arguments: `q.all`, `q.any`, `q.in_range`,
+    /// `q.approx_eq`, `q.count`.
+    pub pure_queries: u32,
 
     /// `variable.*` names read and written, e.g. `v.x`.
     pub variables: Vec<String>,
@@ -130,6 +136,8 @@ impl Default for ProgramConfig {
             assignments: 1,
             returns: 1,
             arrows: 1,
+            nan: 1,
+            pure_queries: 1,
             variables: s(&["v.x", "v.y", "v.z"]),
             temps: s(&["t.t", "t.u"]),
             queries: s(&[
@@ -140,7 +148,7 @@ impl Default for ProgramConfig {
             ]),
             query_calls: vec![
                 ("q.position_delta".to_string(), 1),
-                ("q.in_range".to_string(), 3),
+                ("q.head_x_rotation".to_string(), 1),
             ],
             contexts: s(&["c.x"]),
         }
@@ -204,6 +212,13 @@ pub fn number() -> BoxedStrategy<String> {
     .boxed()
 }
 
+/// Operands that evaluate to NaN.
+pub fn nan_operand() -> BoxedStrategy<String> {
+    prop::sample::select(&["math.sqrt(-1)", "(1e39 - 1e39)", "(0 * 1e39)"][..])
+        .prop_map(str::to_string)
+        .boxed()
+}
+
 /// Names a numeric expression may read (variables, temps, queries, ...).
 fn readable(cfg: &ProgramConfig) -> Vec<String> {
     let mut names: Vec<String> = cfg.variables.clone();
@@ -237,7 +252,11 @@ fn coalescable(cfg: &ProgramConfig) -> Vec<String> {
 /// can go anywhere.
 pub fn expression(cfg: &ProgramConfig) -> BoxedStrategy<String> {
     let cfg = cfg.clone();
-    let leaf = prop_oneof![2 => number(), 3 => pick(&readable(&cfg))].boxed();
+    let leaf = weighted(vec![
+        (4, number()),
+        (6, pick(&readable(&cfg))),
+        (cfg.nan, nan_operand()),
+    ]);
     let builtins: Vec<MathFn> = MathFn::ALL
         .iter()
         .copied()
@@ -330,6 +349,23 @@ pub fn expression(cfg: &ProgramConfig) -> BoxedStrategy<String> {
                     .boxed(),
             ),
         ];
+        options.push((
+            cfg.pure_queries,
+            (
+                prop::sample::select(&["all", "any", "in_range", "approx_eq", "count"][..]),
+                prop::collection::vec(inner.clone(), 3..=4),
+            )
+                .prop_map(|(q, args)| {
+                    let n = match q {
+                        "in_range" => 3,
+                        "approx_eq" => args.len() - 1,
+                        "count" => args.len() - 2,
+                        _ => args.len(),
+                    };
+                    format!("q.{q}({})", args[..n].join(", "))
+                })
+                .boxed(),
+        ));
         if !cfg.contexts.is_empty() {
             let mut remote: Vec<String> = cfg.variables.clone();
             remote.extend(cfg.queries.iter().cloned());

@@ -11,7 +11,8 @@ pub mod value;
 pub use value::Value;
 
 use crate::builtins::math::{self, MathFn, MolangRng};
-use crate::ir::{ArithOp, CmpOp, Node, NodeId, Program, Remote, Scope, Slot};
+use crate::builtins::queries;
+use crate::ir::{ArithOp, CmpOp, Node, NodeId, Program, PureQuery, Remote, Scope, Slot};
 
 /// Smallest divisor magnitude the game divides by.
 pub const DIVISION_EPSILON: f32 = 1.0 / 8_388_608.0; // 2^-23
@@ -273,6 +274,7 @@ impl Machine<'_> {
                 }
                 Ok(self.host.query(*query, &vals))
             }
+            Node::PureQuery { func, args } => self.pure_query(*func, args),
             Node::Math { func, args } => {
                 let mut vals = [0.0f32; 3];
                 for (i, &a) in args.iter().enumerate() {
@@ -466,6 +468,53 @@ impl Machine<'_> {
                 Err(Unwind::Return(v))
             }
         }
+    }
+
+    /// The queries computed from their arguments ([`queries`] has the rules and the order).
+    fn pure_query(&mut self, func: PureQuery, args: &[NodeId]) -> R {
+        let hit = match func {
+            PureQuery::All | PureQuery::Any => {
+                let first = self.eval(args[0])?;
+                let want = func == PureQuery::Any;
+                let mut hit = !want;
+                for &a in &args[1..] {
+                    if self.eval(a)?.equals(first) == want {
+                        hit = want;
+                        break;
+                    }
+                }
+                hit
+            }
+            PureQuery::InRange => {
+                let v = self.num(args[0])?;
+                let lo = self.num(args[1])?;
+                let hi = self.num(args[2])?;
+                queries::in_range(v, lo, hi)
+            }
+            PureQuery::ApproxEq => {
+                let first = self.num(args[0])?;
+                let mut all = true;
+                for &a in &args[1..] {
+                    if !queries::approx_eq(first, self.num(a)?) {
+                        all = false;
+                        break;
+                    }
+                }
+                all
+            }
+            PureQuery::Count => {
+                let mut n = 0.0f32;
+                for &a in args {
+                    n += match self.eval(a)? {
+                        Value::EntityList(l) => self.host.entity_list(l).len() as f32,
+                        Value::Array(name) => self.host.array_len(name) as f32,
+                        _ => 1.0,
+                    };
+                }
+                return Ok(Value::Num(n));
+            }
+        };
+        Ok(bool_value(hit))
     }
 
     fn spend(&mut self, n: u64, node: NodeId) -> Result<(), Unwind> {

@@ -49,7 +49,7 @@ use cranelift_module::{default_libcall_names, Linkage, Module};
 
 use crate::builtins::math::{self, MathFn, MolangRng, NativeFn};
 use crate::interp::{folds_to_constant, EvalOptions, DIVISION_EPSILON};
-use crate::ir::{ArithOp, CmpOp, Names, Node, NodeId, Program, Scope, Slot};
+use crate::ir::{ArithOp, CmpOp, Names, Node, NodeId, Program, PureQuery, Scope, Slot};
 
 /// What the generated function reads and writes. Built per run by [`JitProgram::run`].
 #[repr(C)]
@@ -862,6 +862,66 @@ impl Translator<'_> {
         })
     }
 
+    /// `query.all` / `any` / `in_range` / `approx_eq` / `count` in place, in the interpreter's
+    /// order: `all`, `any` and `approx_eq` jump out at the first argument that decides.
+    fn pure_query(&mut self, func: PureQuery, args: &[NodeId]) -> CValue {
+        match func {
+            PureQuery::InRange => {
+                let v = self.node(args[0]);
+                let lo = self.node(args[1]);
+                let hi = self.node(args[2]);
+                let a = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, v, lo);
+                let b = self.b.ins().fcmp(FloatCC::LessThanOrEqual, v, hi);
+                let both = self.b.ins().band(a, b);
+                self.bool_to_f32(both)
+            }
+            PureQuery::Count => {
+                // Only numbers reach native code, and each counts 1.
+                for &a in args {
+                    self.node(a);
+                }
+                self.f32c(args.len() as f32)
+            }
+            PureQuery::All | PureQuery::Any | PureQuery::ApproxEq => {
+                let (stop_value, end_value) = match func {
+                    PureQuery::Any => (1.0, 0.0),
+                    _ => (0.0, 1.0),
+                };
+                let first = self.node(args[0]);
+                let done = self.b.create_block();
+                self.b.append_block_param(done, types::F32);
+                let mark = self.region();
+                for &a in &args[1..] {
+                    let x = self.node(a);
+                    let stop = match func {
+                        PureQuery::All => self.b.ins().fcmp(FloatCC::NotEqual, x, first),
+                        PureQuery::Any => self.b.ins().fcmp(FloatCC::Equal, x, first),
+                        _ => {
+                            let d = self.b.ins().fsub(x, first);
+                            let d = self.b.ins().fabs(d);
+                            let eps = self.f32c(f32::EPSILON);
+                            self.b
+                                .ins()
+                                .fcmp(FloatCC::UnorderedOrGreaterThanOrEqual, d, eps)
+                        }
+                    };
+                    let sv = self.f32c(stop_value);
+                    let next = self.b.create_block();
+                    self.b.ins().brif(stop, done, &[sv.into()], next, &[]);
+                    self.b.seal_block(next);
+                    self.b.switch_to_block(next);
+                }
+                let ev = self.f32c(end_value);
+                self.b.ins().jump(done, &[ev.into()]);
+                // What the later arguments taught holds only on the paths that ran them.
+                self.forget_since(mark);
+                self.b.switch_to_block(done);
+                self.b.seal_block(done);
+                self.b.block_params(done)[0]
+            }
+        }
+    }
+
     fn node(&mut self, id: NodeId) -> CValue {
         let program = self.program;
         match program.node(id) {
@@ -900,6 +960,7 @@ impl Translator<'_> {
                 let params = [self.ptr, types::I32, self.ptr, types::I32];
                 self.call_extern(jit_query as *const (), &params, &[self.frame, q, addr, n])
             }
+            Node::PureQuery { func, args } => self.pure_query(*func, args),
             Node::Read { scope, slot } => {
                 let (scope, slot) = (*scope, *slot);
                 if !self.is_known(scope, slot) {

@@ -1,0 +1,839 @@
+//! The game's edge semantics (issue 13), one table per category, each row run on both back
+//! ends (the interpreter, and the Cranelift JIT wherever it compiles the program: then the two
+//! must agree bit for bit). Every row names where its expected value comes from:
+//!
+//! * `vector #N`: a molangx parse vector (engine-measured), by 0-based index;
+//! * `parity #N` / `language #N` / `grouping #N`: a molang-go row of that conformance file;
+//! * `doc`: Mojang's Molang documentation (query descriptions);
+//! * `spec §x`: `../shared/spec/molang.md`;
+//! * `rule`: the builtin's rule table in `molang/src/builtins/math.rs` or
+//!   `molang/src/builtins/queries.rs` (how the engine's C++ is written: `a < b ? a : b`, a
+//!   guard tested before the other, ...), derived from the sources those tables cite.
+
+use molang::{compile, CheckOptions, Code, EvalOptions, Value};
+
+/// Expected outcome of one row.
+#[derive(Clone, Copy, Debug)]
+enum Want {
+    /// This number, bit for bit (`0.0` and `-0.0` differ).
+    Num(f32),
+    /// Some NaN.
+    NaN,
+    /// A number of this magnitude (its sign follows a NaN's sign bit, which is not modelled).
+    Abs(f32),
+}
+
+fn options() -> CheckOptions {
+    CheckOptions {
+        warn_unknown_queries: false,
+        ..CheckOptions::default()
+    }
+}
+
+/// Evaluates `src` with `inputs` on the interpreter and, when it compiles natively, on the JIT;
+/// returns the interpreter's value and whether the JIT ran.
+fn run(src: &str, inputs: &[(&str, f32)]) -> (f32, bool) {
+    let expr = compile(src, &options()).unwrap_or_else(|e| {
+        panic!(
+            "{src:?} does not load: {:?}",
+            e.diagnostics
+                .iter()
+                .map(|d| (d.code.as_str(), &d.message))
+                .collect::<Vec<_>>()
+        )
+    });
+    let inputs: Vec<(String, Value)> = inputs
+        .iter()
+        .map(|(n, v)| (n.to_string(), Value::Num(*v)))
+        .collect();
+    let eval = EvalOptions::default();
+    let a = expr.eval(&inputs, 7, &eval);
+    let Value::Num(x) = a.value else {
+        panic!("{src:?}: not a number: {:?}", a.value)
+    };
+    let jit = match expr.compile_native(&eval) {
+        Ok(native) => {
+            let b = expr.eval_native(&native, &inputs, 7, &eval);
+            let y = b.value.as_num();
+            assert!(
+                x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+                "{src:?}: interpreter {x:?} ({:#x}) but JIT {y:?} ({:#x})",
+                x.to_bits(),
+                y.to_bits()
+            );
+            assert_eq!(a.abort, b.abort, "{src:?}: the runs end differently");
+            true
+        }
+        Err(molang::jit::JitError::Unsupported(_)) => false,
+        Err(e) => panic!("{src:?}: JIT error {e}"),
+    };
+    (x, jit)
+}
+
+#[track_caller]
+fn check_rows(rows: &[(&str, Want, &str)]) -> (usize, usize) {
+    let mut jit = 0;
+    for &(src, want, source) in rows {
+        let (got, native) = run(src, &[]);
+        jit += native as usize;
+        let ok = match want {
+            Want::Num(w) => got.to_bits() == w.to_bits(),
+            Want::NaN => got.is_nan(),
+            Want::Abs(w) => got.abs() == w,
+        };
+        assert!(ok, "{src:?}: got {got:?}, want {want:?} ({source})");
+    }
+    (rows.len(), jit)
+}
+
+/// Which diagnostics a text gets and whether it loads.
+fn outcome(src: &str) -> (bool, Vec<Code>) {
+    let c = molang::check(src, &options(), &mut molang::ir::Names::default());
+    (c.loads(), c.diagnostics.iter().map(|d| d.code).collect())
+}
+
+const N: &str = "math.sqrt(-1)";
+
+/// Substitutes `N` (a NaN) into a template's `#` holes.
+fn nan_rows() -> Vec<(String, Want, &'static str)> {
+    use Want::*;
+    let rows: Vec<(&str, Want, &str)> = vec![
+        // Truthiness and logic.
+        ("# ? 111 : 222", Num(111.0), "parity #0: NaN is true"),
+        ("!#", Num(0.0), "parity #2"),
+        ("# && 1", Num(1.0), "parity #3"),
+        ("# || 0", Num(1.0), "parity #4"),
+        ("0 || #", Num(1.0), "spec §4.3: NaN is true"),
+        ("1 && #", Num(1.0), "spec §4.3: NaN is true"),
+        // Comparisons: C++ `a < b` as written, false whenever an operand is NaN.
+        ("# < 1", Num(0.0), "grouping #35"),
+        ("1 < #", Num(0.0), "rule: ordered compare"),
+        ("# <= 1", Num(0.0), "rule: ordered compare"),
+        ("1 <= #", Num(0.0), "rule: ordered compare"),
+        ("# > 1", Num(0.0), "rule: ordered compare"),
+        ("1 > #", Num(0.0), "rule: ordered compare"),
+        ("# >= 1", Num(0.0), "rule: ordered compare"),
+        ("1 >= #", Num(0.0), "rule: ordered compare"),
+        ("# == #", Num(0.0), "grouping #36"),
+        ("# == 1", Num(0.0), "rule: f32 equality"),
+        ("1 != #", Num(1.0), "rule: f32 inequality"),
+        ("# != #", Num(1.0), "rule: f32 inequality"),
+        // Arithmetic and the division guard: |d| < 2^-23 is false for NaN, so it divides.
+        ("# + 1", NaN, "rule: IEEE"),
+        ("1 - #", NaN, "rule: IEEE"),
+        ("# * 0", NaN, "rule: IEEE"),
+        (
+            "1 / #",
+            NaN,
+            "rule: the guard `|d| < 2^-23` is false for NaN",
+        ),
+        ("# / 2", NaN, "rule: IEEE"),
+        (
+            "# / 0",
+            Num(0.0),
+            "spec preface: the guard skips the numerator",
+        ),
+        ("-#", NaN, "rule: IEEE"),
+        // min / max / clamp: `a > b ? a : b`, `a < b ? a : b`, upper bound tested first.
+        ("math.max(#, 4)", Num(4.0), "parity #15"),
+        ("math.min(#, 4)", Num(4.0), "parity #16"),
+        ("math.max(4, #)", NaN, "parity #17"),
+        ("math.min(4, #)", NaN, "parity #18"),
+        (
+            "math.clamp(#, 0, 1)",
+            Num(0.0),
+            "rule: `v > hi ? hi : max(v, lo)` gives lo",
+        ),
+        ("math.clamp(0.5, #, 1)", NaN, "rule: max(0.5, NaN) is NaN"),
+        (
+            "math.clamp(0.5, 0, #)",
+            Num(0.5),
+            "rule: `0.5 > NaN` is false",
+        ),
+        (
+            "math.clamp(2, 0, #)",
+            Num(2.0),
+            "rule: the upper bound never wins",
+        ),
+        // acos / asin: NaN passes the clamp window and the call gives NaN.
+        ("math.acos(#)", NaN, "rule: inverse-trig guard"),
+        ("math.asin(#)", NaN, "rule: inverse-trig guard"),
+        ("math.atan(#)", NaN, "rule: IEEE"),
+        ("math.atan2(#, 1)", NaN, "rule: IEEE"),
+        ("math.atan2(1, #)", NaN, "rule: IEEE"),
+        // sign: `x < 0 ? -1 : 1`, so NaN gives 1.
+        ("math.sign(#)", Num(1.0), "rule: `x < 0` is false for NaN"),
+        ("math.copy_sign(#, 1)", NaN, "rule: copysign"),
+        (
+            "math.copy_sign(2, #)",
+            Abs(2.0),
+            "rule: the sign bit of the NaN",
+        ),
+        ("math.abs(#)", NaN, "rule: IEEE"),
+        ("math.sqrt(#)", NaN, "rule: IEEE"),
+        ("math.floor(#)", NaN, "rule: IEEE"),
+        ("math.ceil(#)", NaN, "rule: IEEE"),
+        ("math.round(#)", NaN, "rule: IEEE"),
+        ("math.trunc(#)", NaN, "rule: IEEE"),
+        ("math.exp(#)", NaN, "rule: IEEE"),
+        ("math.ln(#)", NaN, "rule: IEEE"),
+        ("math.sin(#)", NaN, "rule: IEEE"),
+        ("math.cos(#)", NaN, "rule: IEEE"),
+        ("math.pow(#, 0)", Num(1.0), "rule: C pow(x, 0) = 1"),
+        ("math.pow(1, #)", Num(1.0), "rule: C pow(1, y) = 1"),
+        ("math.pow(#, 2)", NaN, "rule: C pow"),
+        ("math.pow(2, #)", NaN, "rule: C pow"),
+        ("math.mod(#, 2)", NaN, "rule: fmodf"),
+        (
+            "math.mod(2, #)",
+            NaN,
+            "rule: `b == 0` is false for NaN, fmodf",
+        ),
+        ("math.hermite_blend(#)", NaN, "rule: arithmetic"),
+        ("math.min_angle(#)", NaN, "rule: arithmetic"),
+        ("math.lerp(#, 1, 0.5)", NaN, "rule: arithmetic"),
+        ("math.lerp(0, #, 0.5)", NaN, "rule: arithmetic"),
+        ("math.lerp(0, 1, #)", NaN, "rule: arithmetic"),
+        ("math.lerprotate(#, 1, 0.5)", NaN, "rule: arithmetic"),
+        ("math.lerprotate(0, #, 0.5)", NaN, "rule: arithmetic"),
+        ("math.lerprotate(0, 90, #)", NaN, "rule: arithmetic"),
+        ("math.inverse_lerp(#, 1, 0.5)", NaN, "rule: arithmetic"),
+        ("math.inverse_lerp(0, #, 0.5)", NaN, "rule: arithmetic"),
+        ("math.inverse_lerp(0, 1, #)", NaN, "rule: arithmetic"),
+        ("math.ease_in_out_bounce(0, 1, #)", NaN, "parity #21"),
+        (
+            "math.ease_in_quad(#, 1, 0.5)",
+            NaN,
+            "rule: start + (end - start)·E(t)",
+        ),
+        (
+            "math.ease_in_quad(0, #, 0.5)",
+            NaN,
+            "rule: start + (end - start)·E(t)",
+        ),
+        ("math.ease_in_quad(0, 1, #)", NaN, "rule: arithmetic"),
+        (
+            "math.ease_out_sine(1, 5, #)",
+            Num(1.0),
+            "rule: a NaN angle reads table entry 0 (sin 0)",
+        ),
+        // Random family: bounds sorted with `b < a ? b : a` and `a > b ? a : b`.
+        (
+            "math.random(#, 1)",
+            NaN,
+            "rule: the NaN bound survives as lo",
+        ),
+        (
+            "math.random(1, #)",
+            NaN,
+            "rule: the NaN bound survives as hi",
+        ),
+        (
+            "math.random_integer(#, 1)",
+            NaN,
+            "rule: floor(NaN), then max(NaN, lo = NaN)",
+        ),
+        (
+            "math.random_integer(1, #)",
+            Num(1.0),
+            "rule: `NaN > hi` false, max(NaN, 1) = 1",
+        ),
+        (
+            "math.die_roll(#, 1, 2)",
+            Num(0.0),
+            "rule: a NaN count rolls nothing",
+        ),
+        (
+            "math.die_roll(1, #, 2)",
+            NaN,
+            "rule: the NaN bound survives",
+        ),
+        (
+            "math.die_roll(1, 1, #)",
+            NaN,
+            "rule: the NaN bound survives",
+        ),
+        (
+            "math.die_roll_integer(#, 1, 6)",
+            Num(0.0),
+            "rule: a NaN count rolls nothing",
+        ),
+        (
+            "math.die_roll_integer(1, #, 2)",
+            NaN,
+            "rule: max(NaN, lo = NaN)",
+        ),
+        (
+            "math.die_roll_integer(1, 1, #)",
+            Num(1.0),
+            "rule: max(NaN, 1) = 1",
+        ),
+        // The computed queries.
+        ("q.all(#, #, #)", Num(0.0), "rule: `==` never holds for NaN"),
+        ("q.all(1, 1, #)", Num(0.0), "rule: `==` never holds for NaN"),
+        ("q.any(#, #, 1)", Num(0.0), "rule: `==` never holds for NaN"),
+        ("q.any(1, #, 1)", Num(1.0), "rule: a later argument matches"),
+        (
+            "q.in_range(#, 0, 1)",
+            Num(0.0),
+            "rule: `v >= lo && v <= hi`",
+        ),
+        (
+            "q.in_range(0.5, #, 1)",
+            Num(0.0),
+            "rule: `v >= lo && v <= hi`",
+        ),
+        (
+            "q.in_range(0.5, 0, #)",
+            Num(0.0),
+            "rule: `v >= lo && v <= hi`",
+        ),
+        (
+            "q.approx_eq(#, #)",
+            Num(0.0),
+            "rule: `|x - a| < ε` is false for NaN",
+        ),
+        (
+            "q.approx_eq(1, #)",
+            Num(0.0),
+            "rule: `|x - a| < ε` is false for NaN",
+        ),
+        ("q.count(#)", Num(1.0), "doc: non-arrays count as 1"),
+    ];
+    rows.into_iter()
+        .map(|(t, w, s)| (t.replace('#', N), w, s))
+        .collect()
+}
+
+#[test]
+fn nan_through_operators_builtins_and_queries() {
+    let rows = nan_rows();
+    let borrowed: Vec<(&str, Want, &str)> =
+        rows.iter().map(|(t, w, s)| (t.as_str(), *w, *s)).collect();
+    let (n, jit) = check_rows(&borrowed);
+    println!("NaN rows: {n} pass, {jit} of them also on the JIT");
+    assert!(jit * 10 >= n * 9, "most NaN rows must reach the JIT");
+}
+
+#[test]
+fn every_builtin_sees_nan_in_every_argument() {
+    // Beyond the table: each builtin, each position, NaN there and 0.5 elsewhere. Both back
+    // ends must agree (checked by `run`); the value is the rule table's.
+    use molang::builtins::math::MathFn;
+    let mut n = 0;
+    for f in MathFn::ALL {
+        for pos in 0..f.arity() {
+            let args: Vec<&str> = (0..f.arity())
+                .map(|i| if i == pos { N } else { "0.5" })
+                .collect();
+            let src = format!("math.{}({})", f.name(), args.join(", "));
+            let (_, jit) = run(&src, &[]);
+            assert!(jit, "{src} must compile natively");
+            n += 1;
+        }
+    }
+    assert!(n >= 140, "{n} argument positions");
+}
+
+#[test]
+fn nan_inputs_reach_comparisons_and_builtins_on_both_back_ends() {
+    // The same rules with the NaN coming from a variable at run time (not folded).
+    for (src, want) in [
+        ("math.max(v.n, 4)", Want::Num(4.0)),
+        ("math.max(4, v.n)", Want::NaN),
+        ("math.clamp(v.n, -1, 1)", Want::Num(-1.0)),
+        ("v.n < 1 || v.n >= 1", Want::Num(0.0)),
+        ("1 / v.n", Want::NaN),
+        ("v.n ? 3 : 4", Want::Num(3.0)),
+        ("q.in_range(v.n, -1, 1)", Want::Num(0.0)),
+        ("math.sign(v.n)", Want::Num(1.0)),
+    ] {
+        let (got, jit) = run(src, &[("v.n", f32::NAN)]);
+        assert!(jit, "{src}");
+        let ok = match want {
+            Want::Num(w) => got.to_bits() == w.to_bits(),
+            _ => got.is_nan(),
+        };
+        assert!(ok, "{src}: {got:?}, want {want:?} (rule)");
+    }
+}
+
+// ---- Queries the engine computes ------------------------------------------------------
+
+#[test]
+fn computed_queries_need_no_host() {
+    use Want::Num;
+    let rows: &[(&str, Want, &str)] = &[
+        ("q.in_range(10, 0, 10)", Num(1.0), "spec §6.4 test"),
+        ("q.in_range(0, 0, 10)", Num(1.0), "doc: inclusive"),
+        ("q.in_range(10.5, 0, 10)", Num(0.0), "doc: inclusive"),
+        (
+            "q.in_range(5, 10, 0)",
+            Num(0.0),
+            "rule: `v >= lo && v <= hi`",
+        ),
+        ("q.all(1, 1, 1)", Num(1.0), "spec §6.4 test"),
+        ("q.all(1, 1, 2)", Num(0.0), "doc"),
+        (
+            "q.all(2, 1, 1, 1)",
+            Num(0.0),
+            "doc: the first is the reference",
+        ),
+        ("q.any(2, 0, 2)", Num(1.0), "spec §6.4 test"),
+        ("q.any(1, 0, 2)", Num(0.0), "spec §6.4 test"),
+        ("q.any(0, -0, 5)", Num(1.0), "rule: f32 `==` (0 == -0)"),
+        ("q.approx_eq(1, 1)", Num(1.0), "doc"),
+        (
+            "q.approx_eq(0.1 + 0.2, 0.3)",
+            Num(1.0),
+            "doc: f32 arithmetic",
+        ),
+        ("q.approx_eq(1, 1.001)", Num(0.0), "doc: smallest unit"),
+        (
+            "q.approx_eq(1, 1, 1, 2)",
+            Num(0.0),
+            "doc: all of the arguments",
+        ),
+        ("q.count(1, 2, 3)", Num(3.0), "doc: non-arrays count as 1"),
+        ("q.count", Num(0.0), "doc: nothing passed"),
+        (
+            "q.all('a', 'a', 'a')",
+            Num(1.0),
+            "rule: strings compare by hash",
+        ),
+        (
+            "q.any('a', 'b', 'A')",
+            Num(0.0),
+            "rule: strings are case-sensitive",
+        ),
+        (
+            "q.any('a', 'b', 'a')",
+            Num(1.0),
+            "rule: strings compare by hash",
+        ),
+        ("q.count('a', 1)", Num(2.0), "doc: non-arrays count as 1"),
+        (
+            "t.a = 3; return q.all(t.a, 3, 1 + 2);",
+            Num(3.0 / 3.0),
+            "doc",
+        ),
+    ];
+    let (n, jit) = check_rows(rows);
+    println!("computed query rows: {n} pass, {jit} of them also on the JIT");
+    // Ignoring host values: an input named like the query does not change it.
+    let expr = compile("q.in_range(2, 0, 1)", &options()).unwrap();
+    let r = expr.eval(
+        &[("q.in_range".to_string(), Value::Num(1.0))],
+        0,
+        &EvalOptions::default(),
+    );
+    assert_eq!(r.value, Value::Num(0.0));
+}
+
+#[test]
+fn computed_queries_evaluate_their_arguments_in_order_and_stop_when_decided() {
+    // rule (builtins/queries.rs): `all` stops at the first mismatch, `any` at the first match,
+    // `in_range` and `count` evaluate everything. Assignments inside the arguments show it.
+    for (src, x, y) in [
+        ("q.all(1, (v.x = 2), (v.y = 1)); return v.y ?? 0;", 2.0, 0.0),
+        ("q.all(1, (v.x = 1), (v.y = 1)); return v.y ?? 0;", 1.0, 1.0),
+        ("q.any(1, (v.x = 1), (v.y = 5)); return v.y ?? 0;", 1.0, 0.0),
+        ("q.any(1, (v.x = 3), (v.y = 5)); return v.y ?? 0;", 3.0, 5.0),
+        (
+            "q.approx_eq(1, (v.x = 2), (v.y = 1)); return v.y ?? 0;",
+            2.0,
+            0.0,
+        ),
+        ("q.count((v.x = 4), (v.y = 6)); return v.y ?? 0;", 4.0, 6.0),
+        (
+            "q.in_range((v.x = 4), 0, (v.y = 6)); return v.y ?? 0;",
+            4.0,
+            6.0,
+        ),
+    ] {
+        let src = format!("v.x = 0; {src}");
+        let expr = compile(&src, &options()).unwrap();
+        let eval = EvalOptions::default();
+        let a = expr.eval(&[], 0, &eval);
+        assert_eq!(a.variable("x"), Some(Value::Num(x)), "{src}");
+        assert_eq!(a.value, Value::Num(y), "{src}");
+        let native = expr.compile_native(&eval).expect("numbers only");
+        let b = expr.eval_native(&native, &[], 0, &eval);
+        assert_eq!(b.variable("x"), Some(Value::Num(x)), "{src} (JIT)");
+        assert_eq!(b.value, Value::Num(y), "{src} (JIT)");
+    }
+}
+
+#[test]
+fn computed_queries_argument_rules() {
+    // Arity from Mojang's metadata (spec §3.7): all/any ≥ 3, approx_eq ≥ 2, in_range = 3.
+    for src in [
+        "q.all(1, 1)",
+        "q.any(1)",
+        "q.approx_eq(1)",
+        "q.in_range(1, 2)",
+        "q.in_range(1, 2, 3, 4)",
+    ] {
+        let (loads, codes) = outcome(src);
+        assert!(
+            !loads && codes.contains(&Code::QueryArity),
+            "{src}: {codes:?}"
+        );
+    }
+    // A string where a number is needed does not load (E0506).
+    for src in [
+        "q.in_range('a', 0, 1)",
+        "q.in_range(0, 'a', 1)",
+        "q.approx_eq(1, 'a')",
+        "q.in_range(geometry.default, 0, 1)",
+    ] {
+        let (loads, codes) = outcome(src);
+        assert!(
+            !loads && codes.contains(&Code::QueryNeedsNumber),
+            "{src}: {codes:?}"
+        );
+    }
+    // Strings are fine where `==` decides.
+    for src in [
+        "q.all('a', 'a', 'b')",
+        "q.any(v.s ?? 'a', 'a', 'b')",
+        "q.count('x')",
+    ] {
+        assert!(outcome(src).0, "{src}");
+    }
+}
+
+// ---- `??` ----------------------------------------------------------------------------
+
+#[test]
+fn coalesce_as_the_game_parses_it() {
+    // Refused: the left side of a chain is itself a `??` (vector #363, #449), a member
+    // (vector #445: `v.a.b ?? 1`), anything but a variable or its folded linear form.
+    for (src, source) in [
+        ("v.a ?? v.b ?? 5", "vector #449"),
+        ("v.x ?? 1 ?? 2", "vector #363"),
+        (
+            "v.a = 1; return v.a.b ?? 7;",
+            "vector #445 (member on the left)",
+        ),
+        ("v.a.b ?? 1", "vector #445"),
+        ("!v.x ?? 1", "vector #442"),
+        ("(v.a ? 1 : 2) ?? 3", "vector #453"),
+        ("c.o->v.x ?? 1", "vector #447"),
+    ] {
+        let (loads, codes) = outcome(src);
+        assert!(
+            !loads && codes.contains(&Code::CoalesceLhs),
+            "{src} ({source}): {codes:?}"
+        );
+    }
+    // Loads with a logged error: an assignment on the left (vector #448); it still runs.
+    let (loads, codes) = outcome("return (v.a = 1) ?? 2;");
+    assert!(loads && codes.contains(&Code::CoalesceLhs), "{codes:?}");
+    let r = compile("return (v.a = 1) ?? 2;", &options()).unwrap();
+    let r = r.eval(&[], 0, &EvalOptions::default());
+    assert_eq!(
+        r.variable("a"),
+        Some(Value::Num(1.0)),
+        "the assignment runs"
+    );
+    // The linear forms the game folds before it checks the left side (vectors #359..#361,
+    // #441, #443): they load, and fall back exactly when the variable is unset.
+    use Want::Num;
+    let rows: &[(&str, Want, &str)] = &[
+        ("-v.x ?? 1", Num(1.0), "vector #441, unset"),
+        ("v.x = 3; return -v.x ?? 1;", Num(-3.0), "vector #441, set"),
+        ("v.x * 2 ?? 1", Num(1.0), "vector #360, unset"),
+        (
+            "v.x = 3; return v.x * 2 ?? 1;",
+            Num(6.0),
+            "vector #360, set",
+        ),
+        ("v.x - 3 ?? 1", Num(1.0), "vector #361, unset"),
+        (
+            "v.x = 3; return v.x - 3 ?? 1;",
+            Num(0.0),
+            "vector #361, set",
+        ),
+        ("v.x + 0 ?? 1", Num(1.0), "vector #443"),
+        ("(v.x) ?? 1", Num(1.0), "vector #362"),
+        ("v.a ?? (v.b ?? 3)", Num(3.0), "language #74"),
+        (
+            "v.b = 4; return v.a ?? (v.b ?? 3);",
+            Num(4.0),
+            "language #75",
+        ),
+        ("v.a ?? 1 + 2", Num(3.0), "vector #463: `??` binds loosest"),
+        (
+            "v.a = 0; return v.a ?? 1 ? 2 : 3;",
+            Num(0.0),
+            "language #67",
+        ),
+        (
+            "v.x = math.sqrt(-1); return v.x ?? 5;",
+            Want::NaN,
+            "language #23: NaN is a value",
+        ),
+    ];
+    check_rows(rows);
+}
+
+// ---- Unreachable statements, `break`, `continue` -------------------------------------
+
+#[test]
+fn unreachable_statements_and_jumps() {
+    // (text, loads, the code we report, source): what the game refuses, logs or accepts.
+    let rows: &[(&str, bool, Option<Code>, &str)] = &[
+        (
+            "return 0; return 0;",
+            false,
+            Some(Code::Unreachable),
+            "vector #598",
+        ),
+        (
+            "return 1; v.x = 5;",
+            false,
+            Some(Code::Unreachable),
+            "vector #599",
+        ),
+        (
+            "return 1; return 2;",
+            false,
+            Some(Code::Unreachable),
+            "vector #158",
+        ),
+        (
+            "{return 1; v.x = 2;};",
+            true,
+            Some(Code::Unreachable),
+            "vector #603 (logged)",
+        ),
+        (
+            "v.x = 0; loop(3, {continue; v.x = v.x + 1;});",
+            true,
+            Some(Code::Unreachable),
+            "vector #600 (logged)",
+        ),
+        (
+            "v.x = 0; loop(3, {break; v.x = v.x + 1;});",
+            true,
+            Some(Code::Unreachable),
+            "vector #601 (logged)",
+        ),
+        (
+            "loop(3, {v.i ? {break; v.i = 1;};});",
+            true,
+            Some(Code::Unreachable),
+            "vector #602 (logged)",
+        ),
+        (
+            "1 ? {return 9;}; v.x = 5;",
+            true,
+            None,
+            "vector #604: a branch does not end the list",
+        ),
+        ("loop(3, {return 1;});", true, None, "vector #314"),
+        ("break", false, Some(Code::BreakOutsideLoop), "vector #172"),
+        (
+            "break;",
+            true,
+            Some(Code::BreakOutsideLoop),
+            "vector #173 (logged)",
+        ),
+        (
+            "v.x ? break;",
+            true,
+            Some(Code::BreakOutsideLoop),
+            "vector #615 (logged)",
+        ),
+        (
+            "continue",
+            true,
+            Some(Code::ContinueOutsideLoop),
+            "vector #626 (silent: our lint)",
+        ),
+        (
+            "continue;",
+            true,
+            Some(Code::ContinueOutsideLoop),
+            "vector #627 (silent: our lint)",
+        ),
+        (
+            "v.x ? {continue;};",
+            true,
+            Some(Code::ContinueOutsideLoop),
+            "vector #629",
+        ),
+        ("loop(2, {v.x ? break;});", true, None, "vector #620"),
+    ];
+    for &(src, loads, code, source) in rows {
+        let (got_loads, codes) = outcome(src);
+        assert_eq!(got_loads, loads, "{src} ({source}): {codes:?}");
+        if let Some(c) = code {
+            assert!(codes.contains(&c), "{src} ({source}): {codes:?}");
+        }
+        if code == Some(Code::ContinueOutsideLoop) {
+            // The game logs nothing, so nothing of ours may stand for a game message.
+            assert!(
+                codes.iter().all(|c| *c == Code::ContinueOutsideLoop),
+                "{src}: {codes:?}"
+            );
+        }
+    }
+    // What the loaded ones do.
+    use Want::Num;
+    check_rows(&[
+        (
+            "v.x = 0; loop(3, {continue; v.x = v.x + 1;}); return v.x;",
+            Num(0.0),
+            "vector #600: the unreachable statement never runs",
+        ),
+        (
+            "v.x = 1; 1 ? {continue;}; v.x = 2; return v.x;",
+            Num(2.0),
+            "language #310: `continue` outside a loop does nothing",
+        ),
+        (
+            "v.x = 1; 1 ? {break;}; v.x = 2; return v.x;",
+            Num(2.0),
+            "vector #618: logged and ignored",
+        ),
+        (
+            "{return 1; v.x = 2;}; return 5;",
+            Num(1.0),
+            "vector #603: return ends the program",
+        ),
+    ]);
+}
+
+// ---- `->` targets ----------------------------------------------------------------------
+
+#[test]
+fn arrow_targets() {
+    // (text, loads, code, source)
+    let rows: &[(&str, bool, Option<Code>, &str)] = &[
+        ("v.e->v.hp", true, None, "vector #519"),
+        ("1->v.hp", true, None, "vector #522"),
+        ("'a'->v.hp", true, None, "vector #523"),
+        ("this->v.hp", true, None, "vector #524"),
+        ("(v.a + 1)->v.hp", true, None, "vector #526"),
+        (
+            "c.owner->temp.x",
+            false,
+            Some(Code::ArrowRhs),
+            "vector #533: not into a temp",
+        ),
+        (
+            "c.owner->c.other",
+            false,
+            Some(Code::ArrowRhs),
+            "vector #535",
+        ),
+        (
+            "c.owner->math.pi",
+            false,
+            Some(Code::ArrowRhs),
+            "vector #534",
+        ),
+        ("c.owner->1", false, Some(Code::ArrowRhs), "vector #538"),
+        ("c.owner->this", false, Some(Code::ArrowRhs), "vector #540"),
+        (
+            "c.owner->v.a.b",
+            false,
+            Some(Code::ArrowRhs),
+            "vector #542: not on a member",
+        ),
+        ("c.owner->(v.x)", true, None, "vector #539"),
+        (
+            "(c.a->v.b)->v.c",
+            false,
+            Some(Code::NestedArrow),
+            "vector #543",
+        ),
+        (
+            "v.owner->v.x = 1;",
+            true,
+            Some(Code::AssignThroughArrow),
+            "vector #544 (logged)",
+        ),
+        (
+            "v.x->v.y = 1;",
+            true,
+            Some(Code::AssignThroughArrow),
+            "vector #504 (logged)",
+        ),
+        (
+            "c.owner->v.x ?? 0",
+            false,
+            Some(Code::CoalesceLhs),
+            "vector #546",
+        ),
+    ];
+    for &(src, loads, code, source) in rows {
+        let (got, codes) = outcome(src);
+        assert_eq!(got, loads, "{src} ({source}): {codes:?}");
+        if let Some(c) = code {
+            assert!(codes.contains(&c), "{src} ({source}): {codes:?}");
+        }
+    }
+    // An assignment through an arrow is not performed: the other entity is untouched and
+    // nothing is written here (vector #544, E43 "writing to another entity").
+    let expr = compile("v.owner->v.x = 1; return v.x ?? 7;", &options()).unwrap();
+    let r = expr.eval(
+        &[("v.owner".into(), Value::Num(0.0))],
+        0,
+        &EvalOptions::default(),
+    );
+    assert_eq!(r.value, Value::Num(7.0));
+}
+
+// ---- Folding (category 6): what we do not reproduce, kept honest ----------------------
+
+#[test]
+fn known_folding_divergences_still_differ() {
+    // (vector key, source, inputs, the value the vector's folded tree implies)
+    let cases: &[(&str, &str, &[(&str, f32)], f32)] = &[
+        ("#1270", "-v.x", &[("v.x", 0.0)], 0.0),
+        ("#252", "v.x/0", &[("v.x", -2.0)], -0.0),
+    ];
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/divergences/edge-semantics.tsv");
+    let listed = std::fs::read_to_string(&path).expect("tests/divergences/edge-semantics.tsv");
+    for &(key, src, inputs, game) in cases {
+        assert!(
+            listed.lines().any(|l| l.starts_with(&format!("{key}\t"))),
+            "{key} is not listed in {}",
+            path.display()
+        );
+        let (ours, _) = run(src, inputs);
+        assert_ne!(
+            ours.to_bits(),
+            game.to_bits(),
+            "{key} {src:?} now gives the game's {game:?}: remove it from edge-semantics.tsv"
+        );
+    }
+    // Where the fold and left-to-right evaluation agree, we agree with the tree's value.
+    use Want::Num;
+    check_rows(&[
+        (
+            "v.x = 1.23; return v.x * 2 + 1;",
+            Num(1.23f32 * 2.0 + 1.0),
+            "vector #770",
+        ),
+        (
+            "v.x = 1.23; return v.x * -2 - 1;",
+            Num(1.23f32 * -2.0 - 1.0),
+            "vector #772",
+        ),
+        (
+            "v.x = 1.23; return -v.x;",
+            Num(-1.23),
+            "vector #1270, nonzero",
+        ),
+        (
+            "return -!!0;",
+            Num(-0.0),
+            "vector #1253: a constant keeps -0",
+        ),
+    ]);
+}
