@@ -807,7 +807,7 @@ fn packs_check_clean() {
             "molang check {pack}:\n{stdout}{stderr}"
         );
         assert!(
-            stderr.contains(": 0 errors, 0 warnings"),
+            stdout.contains(": 0 errors, 0 warnings"),
             "molang check {pack} summary:\n{stdout}{stderr}"
         );
     }

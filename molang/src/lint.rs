@@ -134,9 +134,9 @@ pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
             // What initialize sets, and what the game itself sets on this entity type
             // (struct members included: the shulker's `variable.shulker.peekamount`).
             options.preset_variables = init_sets.iter().cloned().collect();
-            options.preset_variables.extend(
-                crate::engine_vars::for_entity(&e.identifier).map(|v| v.name.to_string()),
-            );
+            options
+                .preset_variables
+                .extend(crate::engine_vars::for_entity(&e.identifier).map(|v| v.name.to_string()));
             options.later_variables = entity_sets[ei].iter().cloned().collect();
         }
         let mut names = Names::default();
@@ -312,9 +312,8 @@ fn never_set<'e>(
         if known.contains(name) || known.contains(root) || guarded.contains(slot) {
             continue;
         }
-        let engine_sets = |o: &&str| {
-            crate::engine_vars::for_entity(o).any(|v| v.name == name || v.name == root)
-        };
+        let engine_sets =
+            |o: &&str| crate::engine_vars::for_entity(o).any(|v| v.name == name || v.name == root);
         if queries::is_engine_variable(name)
             || queries::is_engine_variable(root)
             || public.contains(root)

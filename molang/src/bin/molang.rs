@@ -763,7 +763,6 @@ fn bench_entity(
     set: &[String],
     iterations: u64,
 ) -> ExitCode {
-    use molang::expression::{split_name, NameKind};
     use molang::runtime::{load::load_from_pack, Backend, Runtime};
     use std::time::Instant;
 
@@ -790,20 +789,25 @@ fn bench_entity(
                 );
             }
         }
-        let mut queries = Vec::new();
+        // --set values become a one-row input timeline: the same driver as `molang run`
+        // (engine-variable rest values, distances integrated from ground_speed).
+        let mut tl = molang::runtime::inputs::Timeline {
+            times: vec![0.0],
+            rows: vec![Vec::new()],
+            ..Default::default()
+        };
         for (name, v) in &inputs {
-            match split_name(name) {
-                Some((NameKind::Query, n)) => queries.push((rt.input_slot(&n), v.as_num())),
-                Some((NameKind::Var(molang::ir::Scope::Variable), n)) => {
-                    if let Some(slot) = rt.variable_slot(&n) {
-                        rt.set_variable(slot, v.as_num());
-                    }
+            match molang::runtime::inputs::column_of(name) {
+                Ok((kind, n, args)) => {
+                    tl.queries.push(n);
+                    tl.kinds.push(kind);
+                    tl.args.push(args);
+                    tl.rows[0].push(v.as_num());
                 }
-                _ => {
-                    eprintln!("note: --set {name}: bench PACK --entity takes q. and v. inputs only")
-                }
+                Err(e) => return Err(format!("--set {name}: {e}")),
             }
         }
+        let (mut driver, _) = molang::runtime::cli::Driver::new(&tl, &mut rt);
         let dt = 1.0 / FPS;
         let mut frame = 0u64;
         let mut first = Vec::new();
@@ -811,7 +815,9 @@ fn bench_entity(
             let mut log = 0;
             for _ in 0..n {
                 let t = frame as f32 * dt;
-                std::hint::black_box(rt.step(t, &queries));
+                driver.sample(t, dt, frame == 0);
+                driver.apply(rt);
+                std::hint::black_box(rt.step(t, driver.queries()));
                 let lines = rt.take_log();
                 log += lines.len();
                 for l in lines {
