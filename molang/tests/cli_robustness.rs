@@ -587,3 +587,52 @@ fn bench_entity_times_what_run_runs_with_the_same_defaults() {
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn check_dot_inside_a_pack_counts_each_file_once() {
+    let pack = examples().join("classic_mobs");
+    let summary = |out: Output| {
+        text(&out.stdout)
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let inside = summary(
+        molang()
+            .args(["check", "."])
+            .current_dir(&pack)
+            .output()
+            .unwrap(),
+    );
+    let outside = summary(molang().arg("check").arg(&pack).output().unwrap());
+    assert!(inside.contains("files,"), "{inside}");
+    assert_eq!(
+        inside, outside,
+        "manifest.json counted twice from inside the pack"
+    );
+}
+
+#[test]
+fn run_plot_to_an_unwritable_path_is_an_io_failure_naming_the_file() {
+    let out = molang()
+        .arg("run")
+        .arg(examples().join("classic_mobs"))
+        .args([
+            "--entity",
+            "classic:humanoid",
+            "--seconds",
+            "0.5",
+            "--channels",
+            "rightleg.rx",
+        ])
+        .args(["--plot", "/nonexistent/dir/plot.svg", "--out", "/dev/null"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot write the plot /nonexistent/dir/plot.svg"),
+        "{stderr}"
+    );
+}

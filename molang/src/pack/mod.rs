@@ -412,8 +412,11 @@ pub fn load(paths: &[PathBuf]) -> Pack {
             root.parent().map(Path::to_path_buf).unwrap_or_default()
         };
         // A pack folder's manifest may sit above the path given (e.g. `pack/animations`).
+        // Files are told apart by their real path: `check .` reaches ./manifest.json both
+        // by the walk and as the folder's own manifest (`manifest.json`).
+        let key = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         if let Some(manifest) = ancestor_manifest(root) {
-            if seen.insert(manifest.clone()) {
+            if seen.insert(key(&manifest)) {
                 list.push(Source::new(manifest, layer, &root_dir));
             }
         }
@@ -425,7 +428,7 @@ pub fn load(paths: &[PathBuf]) -> Pack {
         }
         found.sort();
         for f in found {
-            if seen.insert(f.clone()) {
+            if seen.insert(key(&f)) {
                 list.push(Source::new(f, layer, &root_dir));
             }
         }

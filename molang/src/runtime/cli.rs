@@ -97,9 +97,10 @@ pub fn main(args: RunArgs) -> ExitCode {
             eprintln!("error: {msg}");
             ExitCode::from(2)
         }
+        // An output that cannot be written is an I/O failure (2), not a finding (1).
         Err(Failure::Output(msg)) => {
             eprintln!("error: {msg}");
-            ExitCode::from(1)
+            ExitCode::from(2)
         }
     }
 }
@@ -107,7 +108,7 @@ pub fn main(args: RunArgs) -> ExitCode {
 enum Failure {
     /// Bad input: exit 2.
     Input(String),
-    /// Writing failed: exit 1.
+    /// Writing failed (the trace, the plot): exit 2, like every I/O failure.
     Output(String),
 }
 
@@ -689,6 +690,10 @@ fn draw_plot(
     series: &[Vec<(f32, f32)>],
 ) -> Result<(), String> {
     use plotters::prelude::*;
+    // Open the file first: plotters reports a failed write as a backend error, which does
+    // not say which file could not be written.
+    std::fs::File::create(path)
+        .map_err(|e| format!("cannot write the plot {}: {e}", path.display()))?;
     let err = |e: &dyn std::fmt::Display| format!("plot {}: {e}", path.display());
     let t_end = series
         .iter()
