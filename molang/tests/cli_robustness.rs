@@ -636,3 +636,33 @@ fn run_plot_to_an_unwritable_path_is_an_io_failure_naming_the_file() {
         "{stderr}"
     );
 }
+
+#[test]
+fn broken_json_is_reported_where_the_fault_is() {
+    let dir = temp_dir("broken-json");
+    std::fs::create_dir_all(dir.join("entity")).unwrap();
+    let check = |body: &str| {
+        std::fs::write(dir.join("entity/bad.entity.json"), body).unwrap();
+        let out = molang()
+            .args(["check", "--format", "json"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let first: serde_json::Value =
+            serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
+        assert_eq!(first["code"], "E0701");
+        (
+            first["line"].as_u64().unwrap(),
+            first["column"].as_u64().unwrap(),
+        )
+    };
+    // A missing comma: at the end of the line that lacks it, not at 1:1.
+    assert_eq!(
+        check("{\n  \"format_version\": \"1.10.0\",\n  \"a\": 1\n  \"b\": 2\n}\n"),
+        (3, 9)
+    );
+    // An object left open at the end of the file: at the end, not at its start.
+    let (line, _) = check("{\n  \"format_version\": \"1.10.0\",\n  \"a\": {\n");
+    assert!(line >= 3, "reported at line {line}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
