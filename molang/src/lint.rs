@@ -557,6 +557,11 @@ pub mod structure {
                 && e.geometries
                     .iter()
                     .all(|(_, g)| geometry_bones(pack, g, &mut set).is_some());
+            set.extend(
+                crate::engine_vars::engine_bones(&e.identifier)
+                    .iter()
+                    .map(|b| b.to_string()),
+            );
             let bones = known.then_some(set);
             let mut seen = HashSet::new();
             for (_, id) in &e.animations {
