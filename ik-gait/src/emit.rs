@@ -353,31 +353,9 @@ pub fn animation(p: &RigParams) -> Value {
     })
 }
 
-/// Creates `dir` itself if it is missing, like `mkdir` (not `mkdir -p`): a typo in a parent
-/// folder is an error, never a tree of new folders somewhere unexpected.
-pub fn create_out_dir(dir: &Path) -> Result<(), String> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(parent) = parent {
-        if !parent.is_dir() {
-            return Err(format!(
-                "{}: the folder {} does not exist (only the last folder of an output path is created)",
-                dir.display(),
-                parent.display()
-            ));
-        }
-    }
-    std::fs::create_dir(dir)
-        .map_err(|e| format!("{}: cannot create the folder: {e}", dir.display()))
-}
-
-/// `doggoyle emit OUT_DIR`: writes `OUT_DIR/doggoyle_rp` (resource pack) and
-/// `OUT_DIR/doggoyle_bp` (behaviour pack), fresh manifest UUIDs unless `uuid_seed` is given.
 pub fn emit(p: &RigParams, out: &Path, uuid_seed: Option<u64>) -> Result<Vec<PathBuf>, String> {
     p.validate()?;
-    create_out_dir(out)?;
+    molang::pack::create_out_dir(out)?;
     let uuids = pack_uuids(uuid_seed);
     let json_files = [
         (RP_DIR, "manifest.json", manifest(&uuids)),

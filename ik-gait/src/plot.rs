@@ -71,7 +71,7 @@ pub fn plot_trace(
     if tr.is_empty() {
         return Err("plot: empty trace".into());
     }
-    crate::emit::create_out_dir(dir)?;
+    molang::pack::create_out_dir(dir)?;
     let d = Data::new(tr);
     let paths: Vec<PathBuf> = PLOT_FILES.iter().map(|f| dir.join(f)).collect();
     joint_angles(p, tr, &d, title, &paths[0])?;

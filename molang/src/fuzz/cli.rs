@@ -492,7 +492,7 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
         );
         return Ok(Vec::new());
     }
-    create_out_dir(&args.out_dir)?;
+    crate::pack::create_out_dir(&args.out_dir).map_err(|e| format!("--out-dir {e}"))?;
     let stem: String = args
         .entity
         .chars()
@@ -1185,23 +1185,6 @@ fn skip_unfuzzable(name: &str, user_ranges: &BTreeMap<String, Range>) -> bool {
         );
     }
     skip
-}
-
-/// `mkdir`, not `mkdir -p`: only the last folder of `--out-dir` is created.
-fn create_out_dir(dir: &std::path::Path) -> Result<(), String> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        if !parent.is_dir() {
-            return Err(format!(
-                "--out-dir {}: the folder {} does not exist (only the last folder is created)",
-                dir.display(),
-                parent.display()
-            ));
-        }
-    }
-    std::fs::create_dir(dir).map_err(|e| format!("--out-dir {}: {e}", dir.display()))
 }
 
 fn compile_invariant(text: &str, names: &Names, version: i16) -> Result<Invariant, String> {

@@ -401,6 +401,25 @@ pub struct Pack {
 /// geometry (by identifier) replaces an earlier layer's definition of that name. Overridden
 /// definitions move to [`Pack::shadowed`]; their files and sites stay, so their Molang is
 /// still checked on its own. Within one layer nothing is overridden.
+/// Creates `dir` itself if it is missing, like `mkdir` (not `mkdir -p`): a typo in a parent
+/// folder is an error, never a tree of new folders somewhere unexpected.
+pub fn create_out_dir(dir: &Path) -> Result<(), String> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.is_dir() {
+            return Err(format!(
+                "{}: the folder {} does not exist (only the last folder of an output path is created)",
+                dir.display(),
+                parent.display()
+            ));
+        }
+    }
+    std::fs::create_dir(dir)
+        .map_err(|e| format!("{}: cannot create the folder: {e}", dir.display()))
+}
+
 pub fn load(paths: &[PathBuf]) -> Pack {
     let mut list: Vec<Source> = Vec::new();
     let mut problems = Vec::new();
