@@ -30,11 +30,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::builtins::math::DefaultRng;
-use crate::check::{check, CheckOptions};
 use crate::entity::{EntityInstance, EntityScripts, ScriptSource};
-use crate::expression::SimpleHost;
-use crate::interp::{self, EvalOptions, Storage, Value};
-use crate::ir::{Names, Program, Scope, Slot};
+use crate::interp::Value;
+use crate::ir::{Names, Slot};
 use crate::runtime::load::load_from_pack;
 use crate::runtime::play::{Backend, Runtime, PROVIDED_QUERIES};
 
@@ -356,9 +354,7 @@ struct Finding {
 /// A user invariant compiled against the entity's name table.
 struct Invariant {
     text: String,
-    program: Program,
-    /// Query slots (by the invariant's table, a superset of the entity's).
-    queries: usize,
+    condition: crate::entity::Condition,
 }
 
 /// What the cases run on (boxed: both are large and there is one per run).
@@ -375,7 +371,6 @@ struct Fuzzer {
     inputs: Vec<Input>,
     invariants: Vec<Invariant>,
     variables: Vec<(Slot, String)>,
-    version: i16,
     fps: f32,
     /// One frame's query values for [`Runtime::step`], reused across frames.
     step_inputs: Vec<(Slot, f32)>,
@@ -628,7 +623,6 @@ fn keep(out: &mut Vec<Finding>, now: Vec<Finding>, want: Option<&Key>) -> bool {
 struct Checks<'a> {
     invariants: &'a [Invariant],
     variables: &'a [(Slot, String)],
-    version: i16,
 }
 
 impl Checks<'_> {
@@ -651,7 +645,7 @@ impl Checks<'_> {
             }
         }
         for (k, inv) in self.invariants.iter().enumerate() {
-            if let Some(false) = self.holds(inv, scripts, inst) {
+            if let Some(false) = inv.condition.holds(scripts, inst) {
                 now.push(Finding {
                     key: Key::Invariant(k),
                     frame,
@@ -659,41 +653,6 @@ impl Checks<'_> {
                 });
             }
         }
-    }
-
-    /// Whether the invariant holds after a frame, with the entity's variables and queries as
-    /// the frame left them; `None` when it could not be evaluated (it read a variable that is
-    /// not set yet).
-    fn holds(
-        &self,
-        inv: &Invariant,
-        scripts: &EntityScripts,
-        inst: &EntityInstance,
-    ) -> Option<bool> {
-        let mut storage = Storage::default();
-        for (slot, _) in self.variables {
-            if let Some(v) = inst.variable_by_slot(scripts, *slot) {
-                storage.set(Scope::Variable, *slot, v);
-            }
-        }
-        let mut queries = vec![Value::Num(0.0); inv.queries];
-        for (q, v) in queries.iter_mut().zip(&inst.queries) {
-            *q = *v;
-        }
-        let mut host = SimpleHost {
-            queries,
-            rng: DefaultRng::new(0),
-            this: 0.0,
-        };
-        let options = EvalOptions {
-            version: self.version,
-            ..EvalOptions::default()
-        };
-        let out = interp::run(&inv.program, &mut storage, &mut host, &options);
-        if out.abort.is_some() {
-            return None;
-        }
-        Some(out.value.truthy())
     }
 }
 
@@ -855,7 +814,6 @@ impl Fuzzer {
             inputs,
             invariants,
             variables,
-            version,
             fps: args.fps,
             step_inputs: Vec::new(),
         })
@@ -949,14 +907,12 @@ impl Fuzzer {
             inputs,
             invariants,
             variables,
-            version,
             fps,
             step_inputs,
         } = self;
         let checks = Checks {
             invariants,
             variables,
-            version: *version,
         };
         let mut out = Vec::new();
         match target {
@@ -1188,28 +1144,9 @@ fn skip_unfuzzable(name: &str, user_ranges: &BTreeMap<String, Range>) -> bool {
 }
 
 fn compile_invariant(text: &str, names: &Names, version: i16) -> Result<Invariant, String> {
-    let mut table = names.clone();
-    // The invariant runs on its own fresh storage after the frame, where the entity's temps
-    // are gone: it gets no temps of its own table, so any temp it names shows up below.
-    table.temps = Default::default();
-    let options = CheckOptions {
-        version,
-        warn_unknown_queries: false,
-        ..CheckOptions::default()
-    };
-    let checked = check(text, &options, &mut table);
-    let Some(program) = checked.program else {
-        let shown: Vec<String> = checked
-            .diagnostics
-            .iter()
-            .filter(|d| d.refuses_load())
-            .map(|d| format!("{}: {}", d.code.as_str(), d.message))
-            .collect();
-        return Err(format!(
-            "--invariant `{text}` does not load: {}",
-            shown.join("; ")
-        ));
-    };
+    let condition = crate::entity::Condition::compile(text, names, version)
+        .map_err(|why| format!("--invariant `{text}` does not load: {why}"))?;
+    let table = &condition.names;
     if table.variables.len() > names.variables.len() {
         let extra: Vec<String> = table
             .variables
@@ -1229,8 +1166,7 @@ fn compile_invariant(text: &str, names: &Names, version: i16) -> Result<Invarian
     }
     Ok(Invariant {
         text: text.to_string(),
-        program,
-        queries: table.queries.len(),
+        condition,
     })
 }
 

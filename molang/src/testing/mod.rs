@@ -19,11 +19,8 @@
 pub mod report;
 pub mod spec;
 
-use crate::builtins::math::DefaultRng;
-use crate::check::{check, CheckOptions};
-use crate::expression::SimpleHost;
-use crate::interp::{self, EvalOptions, Storage, Value};
-use crate::ir::{Program, Scope, Slot};
+use crate::entity::Condition;
+use crate::ir::Slot;
 use crate::pack::Pack;
 use crate::runtime::cli::Driver;
 use crate::runtime::inputs::{self, Timeline};
@@ -248,59 +245,6 @@ fn timeline(test: &TestCase) -> Result<Timeline, String> {
     }
 }
 
-/// A condition compiled against the entity's names (queries it adds read 0).
-struct Condition {
-    program: Program,
-    queries: usize,
-}
-
-fn compile_condition(text: &str, rt: &Runtime) -> Result<Condition, String> {
-    let mut names = rt.scripts.names().clone();
-    names.temps = Default::default();
-    let checked = check(
-        text,
-        &CheckOptions {
-            warn_unknown_queries: false,
-            ..CheckOptions::default()
-        },
-        &mut names,
-    );
-    let Some(program) = checked.program else {
-        let why: Vec<String> = checked
-            .diagnostics
-            .iter()
-            .filter(|d| d.refuses_load())
-            .map(|d| format!("{}: {}", d.code.as_str(), d.message))
-            .collect();
-        return Err(format!("`{text}` does not load: {}", why.join("; ")));
-    };
-    Ok(Condition {
-        program,
-        queries: names.queries.len(),
-    })
-}
-
-fn holds(c: &Condition, rt: &Runtime) -> bool {
-    let inst = rt.instance();
-    let mut storage = Storage::default();
-    for (slot, _) in rt.scripts.names().variables.iter() {
-        if let Some(v) = inst.variable_by_slot(&rt.scripts, slot) {
-            storage.set(Scope::Variable, slot, v);
-        }
-    }
-    let mut queries = vec![Value::Num(0.0); c.queries];
-    for (q, v) in queries.iter_mut().zip(&inst.queries) {
-        *q = *v;
-    }
-    let mut host = SimpleHost {
-        queries,
-        rng: DefaultRng::new(0),
-        this: 0.0,
-    };
-    let out = interp::run(&c.program, &mut storage, &mut host, &EvalOptions::default());
-    out.abort.is_none() && out.value.truthy()
-}
-
 fn frame_count(test: &TestCase) -> u64 {
     (test.seconds as f64 * test.fps as f64).round() as u64
 }
@@ -315,8 +259,16 @@ fn record(test: &TestCase, pack: &Pack, backend: Backend) -> Result<Recording, S
         .iter()
         .filter_map(|e| match &e.kind {
             ExpectKind::Condition { text, .. } => Some(
-                compile_condition(text, &rt)
-                    .map_err(|m| format!("{}:{}:{}: {m}", test.file.display(), e.line, e.column)),
+                Condition::compile(text, rt.scripts.names(), grammar::LATEST_VERSION).map_err(
+                    |m| {
+                        format!(
+                            "{}:{}:{}: `{text}` does not load: {m}",
+                            test.file.display(),
+                            e.line,
+                            e.column
+                        )
+                    },
+                ),
             ),
             _ => None,
         })
@@ -374,7 +326,8 @@ fn record(test: &TestCase, pack: &Pack, backend: Backend) -> Result<Recording, S
             rec.log.push((l.frame, l.message));
         }
         for (i, c) in conditions.iter().enumerate() {
-            rec.conditions[i].push(holds(c, &rt));
+            // An unset read counts as false (the game would end the expression with 0).
+            rec.conditions[i].push(c.holds(&rt.scripts, rt.instance()) == Some(true));
         }
     }
     Ok(rec)
