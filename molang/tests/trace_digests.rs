@@ -128,6 +128,14 @@ fn vanilla_traces_and_check_output_are_unchanged() {
         .filter(|(k, v)| want.get(*k) != Some(v))
         .map(|(k, v)| format!("{k}: now {v}, saved {:?}", want.get(k)))
         .collect();
-    println!("{} of {} outputs unchanged", got.len() - changed.len(), got.len());
-    assert!(changed.is_empty(), "outputs changed:\n{}", changed.join("\n"));
+    println!(
+        "{} of {} outputs unchanged",
+        got.len() - changed.len(),
+        got.len()
+    );
+    assert!(
+        changed.is_empty(),
+        "outputs changed:\n{}",
+        changed.join("\n")
+    );
 }
