@@ -134,7 +134,7 @@ impl Driver {
 
     /// Samples the frame at `t`: query values (distance integrated up to the previous frame)
     /// and variable values, with the engine variables nobody supplies at 0 on the first frame.
-    /// Read them with [`queries`](Self::queries) and [`variables`](Self::variables).
+    /// Read them with [`queries`](Self::queries); [`apply`](Self::apply) hands the rest over.
     pub fn sample(&mut self, t: f32, dt: f32, first: bool) {
         self.timeline.sample(t, &mut self.values);
         self.vars_buf.clear();
