@@ -1,6 +1,6 @@
 //! Fuzzing support.
 //!
-//! - [`strategies`] (feature `proptest`): proptest strategies for well-formed Molang programs
+//! - `strategies` (feature `proptest`): proptest strategies for well-formed Molang programs
 //!   and for near-miss malformed text, for this crate's tests and for anyone who wants to
 //!   fuzz their own Molang implementation against ours.
 //! - [`runner`]: the fuzzer behind `molang fuzz`, which plays an entity (through the runtime
