@@ -4,15 +4,33 @@
 //!
 //! Script-only entities (`nan`, `abort`, `invariant`, `clean`: no geometry, no animations)
 //! are fuzzed in scripts-only mode; `anim_nan` and `anim_clean` run through the runtime,
-//! and their reproducers are replayed with `molang run`'s own code.
+//! and their reproducers are replayed with `molang run`'s own library code (load, driver,
+//! trace).
 
 use std::path::{Path, PathBuf};
 
 use molang::entity::{EntityScripts, ScriptSource};
-use molang::fuzz::cli::{run, BackendArg, FindingKind, FuzzArgs, Reported};
-use molang::runtime::cli::{BackendArg as RunBackend, Format, RunArgs};
+use molang::fuzz::{Config as FuzzArgs, FindingKind, Reported};
 use molang::runtime::inputs::{self, Kind};
-use molang::runtime::{load_entity, Backend, LogLine, Pose, Runtime};
+use molang::runtime::trace::{Columns, Format, Trace};
+use molang::runtime::{frame_time, load_entity, Backend, Driver, LogLine, Pose, Runtime};
+
+/// `molang fuzz` without its printing.
+fn run(a: &FuzzArgs) -> Result<Vec<Reported>, String> {
+    molang::fuzz::run(a, &mut ())
+}
+
+/// The `molang run` options a replay command uses.
+struct RunArgs {
+    packs: Vec<PathBuf>,
+    entity: Option<String>,
+    inputs: Option<PathBuf>,
+    fps: f32,
+    seconds: f32,
+    backend: Backend,
+    vars: bool,
+    seed: u64,
+}
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -26,7 +44,7 @@ fn out_dir(test: &str) -> PathBuf {
     dir
 }
 
-fn args(pack: &str, backend: BackendArg, test: &str) -> FuzzArgs {
+fn args(pack: &str, backend: Backend, test: &str) -> FuzzArgs {
     FuzzArgs {
         pack: fixture(pack),
         entity: format!("fuzz:{pack}"),
@@ -102,7 +120,7 @@ fn replay(pack: &str, f: &Reported) -> (Vec<String>, Vec<(String, f32)>) {
     (aborts, vars)
 }
 
-const BACKENDS: [BackendArg; 2] = [BackendArg::Jit, BackendArg::Interp];
+const BACKENDS: [Backend; 2] = [Backend::Jit, Backend::Interp];
 
 #[test]
 fn finds_a_planted_nan() {
@@ -130,7 +148,7 @@ fn finds_a_planted_nan() {
 #[test]
 fn nan_needs_the_range_to_reach_it() {
     // With ground_speed kept in [1, 2] the square root never sees a negative number.
-    let mut a = args("nan", BackendArg::Jit, "nan-clean");
+    let mut a = args("nan", Backend::Jit, "nan-clean");
     let ranges = a.out_dir.with_extension("ranges.json");
     std::fs::create_dir_all(ranges.parent().unwrap()).unwrap();
     std::fs::write(&ranges, r#"{"ground_speed": [1, 2]}"#).unwrap();
@@ -191,16 +209,16 @@ fn reports_nothing_on_a_clean_entity() {
 
 #[test]
 fn bad_usage_is_an_error() {
-    let mut a = args("clean", BackendArg::Jit, "usage");
+    let mut a = args("clean", Backend::Jit, "usage");
     a.entity = "fuzz:nope".into();
     assert!(run(&a).unwrap_err().contains("no entity `fuzz:nope`"));
-    let mut a = args("clean", BackendArg::Jit, "usage");
+    let mut a = args("clean", Backend::Jit, "usage");
     a.invariants = vec!["v.not_there > 0".into()];
     assert!(run(&a).unwrap_err().contains("variable.not_there"));
-    let mut a = args("clean", BackendArg::Jit, "usage");
+    let mut a = args("clean", Backend::Jit, "usage");
     a.invariants = vec!["v.swing >".into()];
     assert!(run(&a).unwrap_err().contains("does not load"));
-    let mut a = args("clean", BackendArg::Jit, "usage");
+    let mut a = args("clean", Backend::Jit, "usage");
     a.frames = 0;
     assert!(run(&a).is_err());
 }
@@ -238,29 +256,19 @@ fn shell_words(command: &str) -> Vec<String> {
     words
 }
 
-/// The `molang run` arguments of a finding's replay command, writing the trace to `out`.
-fn replay_args(f: &Reported, out: &Path) -> RunArgs {
+/// The `molang run` arguments of a finding's replay command.
+fn replay_args(f: &Reported) -> RunArgs {
     let words = shell_words(&f.command);
     assert_eq!(words[..2], ["molang", "run"], "{}", f.command);
     let mut a = RunArgs {
         packs: vec![PathBuf::from(&words[2])],
-        pack_layers: Vec::new(),
-        list: false,
-        render: false,
         entity: None,
         inputs: None,
         fps: 60.0,
         seconds: 10.0,
-        backend: RunBackend::Jit,
-        out: Some(out.to_path_buf()),
-        world: false,
-        locators: false,
-        plot: None,
-        channels: Vec::new(),
-        format: Format::Csv,
+        backend: Backend::Jit,
         vars: false,
         seed: 0,
-        bench: false,
     };
     let mut w = words[3..].iter();
     while let Some(flag) = w.next() {
@@ -273,7 +281,7 @@ fn replay_args(f: &Reported, out: &Path) -> RunArgs {
             "--seed" => a.seed = value().parse().unwrap(),
             "--backend" => {
                 assert_eq!(value(), "interp");
-                a.backend = RunBackend::Interp;
+                a.backend = Backend::Interp;
             }
             "--vars" => a.vars = true,
             other => panic!("unexpected `{other}` in {}", f.command),
@@ -284,16 +292,35 @@ fn replay_args(f: &Reported, out: &Path) -> RunArgs {
 
 /// Replays a finding with `molang run` (its library entry point, as the binary calls it):
 /// the trace rows as (frame, bone, fields).
-fn replay_trace(f: &Reported, out_dir: &Path) -> Vec<(usize, String, Vec<String>)> {
-    let trace = out_dir.join(format!("trace-{}.csv", f.frames));
-    let a = replay_args(f, &trace);
+fn replay_trace(f: &Reported) -> Vec<(usize, String, Vec<String>)> {
+    let a = replay_args(f);
     assert_eq!(
         (a.seconds as f64 * a.fps as f64).round() as usize,
         f.frames,
         "the replay runs the shrunk frames"
     );
-    let _ = molang::runtime::cli::main(a);
-    let text = std::fs::read_to_string(&trace).expect("molang run wrote the trace");
+    let loaded = load_entity(&a.packs[0], a.entity.as_deref().unwrap()).unwrap();
+    let mut rt = Runtime::new(loaded, a.backend, a.fps, a.seed);
+    let csv = std::fs::read_to_string(a.inputs.as_ref().unwrap()).unwrap();
+    let tl = inputs::parse(&csv, "replay.csv").unwrap();
+    let (mut driver, _) = Driver::new(&tl, &mut rt);
+    let columns = Columns {
+        format: Format::Csv,
+        world: false,
+        locators: false,
+        vars: a.vars,
+        render: false,
+    };
+    let mut trace = Trace::new(&rt, columns);
+    let mut text = trace.header().unwrap();
+    for frame in 0..f.frames as u64 {
+        let t = frame_time(frame, a.fps);
+        driver.sample(t, 1.0 / a.fps, frame == 0);
+        driver.apply(&mut rt);
+        rt.step(t, driver.queries());
+        rt.take_log();
+        trace.frame(&rt, frame, t, &mut text);
+    }
     let mut lines = text.lines();
     assert!(lines
         .next()
@@ -310,13 +337,9 @@ fn replay_trace(f: &Reported, out_dir: &Path) -> Vec<(usize, String, Vec<String>
 /// Replays a finding through the runtime API the way `molang run` binds an input CSV (query
 /// columns as input slots, `v.` columns set before each frame): the content log.
 fn replay_log(f: &Reported) -> Vec<LogLine> {
-    let a = replay_args(f, Path::new("unused"));
+    let a = replay_args(f);
     let loaded = load_entity(&a.packs[0], a.entity.as_deref().unwrap()).unwrap();
-    let backend = match a.backend {
-        RunBackend::Jit => Backend::Jit,
-        RunBackend::Interp => Backend::Interp,
-    };
-    let mut rt = Runtime::new(loaded, backend, a.fps, a.seed);
+    let mut rt = Runtime::new(loaded, a.backend, a.fps, a.seed);
     let text = std::fs::read_to_string(a.inputs.as_ref().unwrap()).unwrap();
     let tl = inputs::parse(&text, "replay.csv").unwrap();
     let cols: Vec<(Kind, molang::ir::Slot)> = (tl.queries.iter().zip(&tl.kinds))
@@ -375,7 +398,7 @@ fn finds_a_bone_nan_in_an_animation_and_replays_it() {
             );
             // The reproducer through `molang run`: NaN on that bone at the reported frame,
             // finite before it.
-            let rows = replay_trace(f, &a.out_dir);
+            let rows = replay_trace(f);
             let last = f.frames - 1;
             let rx = |frame: usize| -> f32 {
                 let row = rows
@@ -429,7 +452,7 @@ fn finds_an_abort_in_a_controller_state_and_replays_it() {
 
 #[test]
 fn engine_variables_take_their_range_from_the_ranges_file() {
-    let mut a = args("anim_nan", BackendArg::Jit, "anim-ranges");
+    let mut a = args("anim_nan", Backend::Jit, "anim-ranges");
     let ranges = a.out_dir.with_extension("ranges.json");
     std::fs::create_dir_all(ranges.parent().unwrap()).unwrap();
     std::fs::write(
@@ -458,7 +481,7 @@ fn reports_nothing_on_a_clean_animated_entity() {
 #[test]
 fn invariants_see_the_runtime_variables() {
     // `v.speed` is set by pre_animation to q.ground_speed * 2: a bound it breaks.
-    let mut a = args("anim_nan", BackendArg::Interp, "anim-invariant");
+    let mut a = args("anim_nan", Backend::Interp, "anim-invariant");
     a.invariants = vec!["v.speed <= 10".into()];
     let found = run(&a).expect("runs");
     let f = found

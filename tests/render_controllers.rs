@@ -6,10 +6,10 @@
 
 mod common;
 
-use molang::runtime::cli::Driver;
 use molang::runtime::inputs;
 use molang::runtime::load::load_from_pack;
 use molang::runtime::render::RenderFrame;
+use molang::runtime::Driver;
 use molang::runtime::{Backend, Pose, Runtime};
 use std::path::{Path, PathBuf};
 

@@ -12,9 +12,9 @@
 
 mod common;
 
-use molang::runtime::cli::Driver;
 use molang::runtime::inputs;
 use molang::runtime::load::{client_entities, load_from_pack};
+use molang::runtime::Driver;
 use molang::runtime::{Backend, Runtime};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -1,6 +1,6 @@
 //! AST → Molang text, and structural comparison of trees.
 //!
-//! [`print`] writes the text the parser reads back to the same tree: for every `ast` that
+//! [`print()`] writes the text the parser reads back to the same tree: for every `ast` that
 //! [`parse`](crate::parse()) built without errors, `parse(print(ast))` equals `ast` by
 //! [`same_tree`] (spans aside) at the same Molang version. It adds no parentheses — the tree
 //! keeps the source's own groups as [`Expr::Group`] nodes — so operands are printed in the

@@ -1,11 +1,11 @@
 //! The Doggoyle: a procedural dog gait rig written in Molang (spec `shared/rig/rig-spec.md`).
 //!
 //! * [`params`]: `RigParams` (model §2, parameters §6) and the rest-pose bisections (§8).
-//! * [`reference`]: the Rust reference `step` (§7), generic over [`math::Real`]: `f32` (bit-identical
+//! * [`reference`](mod@reference): the Rust reference `step` (§7), generic over [`math::Real`]: `f32` (bit-identical
 //!   to the Molang) and `f64` (the §13 f64 runs of checks 1–12).
 //! * [`generate`]: the same maths written as Molang `initialize` / `pre_animation` entries.
 //! * [`runner`]: runs the generated scripts through `molang::entity` (interpreter or JIT).
-//! * [`fk`], [`scenarios`], [`checks`]: forward kinematics, the §10 scenarios and checks.
+//! * `fk` (in [`model`]), [`scenarios`], [`checks`]: forward kinematics, the §10 scenarios and checks.
 //! * [`plot`]: SVG charts of one scenario run (`doggoyle plot`).
 
 pub mod generate;

@@ -72,7 +72,7 @@ pub enum CmpOp {
 /// What `->` reads on the other entity.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Remote {
-    /// `variable.name` of the other entity (a slot of [`Names::remote`]).
+    /// `variable.name` of the other entity (a slot of `Names::remote`).
     Variable(Slot),
     /// A query evaluated on the other entity.
     Query { query: Slot, args: Box<[NodeId]> },

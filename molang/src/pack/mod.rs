@@ -513,6 +513,17 @@ impl Pack {
         )
     }
 
+    /// The text of file `i`: its kept [`PackFile::source`], else the file read again (empty
+    /// when it cannot be read: the loader has already reported why).
+    pub fn file_text(&self, i: usize) -> std::borrow::Cow<'_, str> {
+        let f = &self.files[i];
+        if f.source.is_empty() {
+            std::borrow::Cow::Owned(std::fs::read_to_string(&f.path).unwrap_or_default())
+        } else {
+            std::borrow::Cow::Borrowed(&f.source)
+        }
+    }
+
     /// Byte offset in [`PackFile::source`] of byte `offset` of `site.text` (for span-based
     /// diagnostics). Offsets on a joining `"\n"` or past the end map to the closing quote
     /// of the entry before.
@@ -843,4 +854,39 @@ fn is_manifest(path: &Path) -> bool {
     path.file_name()
         .and_then(|n| n.to_str())
         .is_some_and(|n| n.eq_ignore_ascii_case("manifest.json"))
+}
+
+// ---- The library's other files -------------------------------------------------------
+// Test specs, input timelines, fuzz ranges, snapshots and reproducers are read and written
+// here, so that no module outside `pack/` (and the front ends) touches `std::fs`.
+
+/// Reads a UTF-8 text file.
+pub fn read_text_file(path: &Path) -> std::io::Result<String> {
+    std::fs::read_to_string(path)
+}
+
+/// Writes (creates or replaces) a text file.
+pub fn write_text_file(path: &Path, text: &str) -> std::io::Result<()> {
+    std::fs::write(path, text)
+}
+
+/// Every file under `dir` whose name ends with `suffix`, depth first, each folder's entries
+/// in path order (symbolic links to folders are not followed).
+pub fn find_files(dir: &Path, suffix: &str) -> std::io::Result<Vec<PathBuf>> {
+    fn walk(dir: &Path, suffix: &str, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.path());
+        for e in entries {
+            let p = e.path();
+            if e.file_type()?.is_dir() {
+                walk(&p, suffix, out)?;
+            } else if p.to_string_lossy().ends_with(suffix) {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(dir, suffix, &mut out)?;
+    Ok(out)
 }

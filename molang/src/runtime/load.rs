@@ -76,12 +76,7 @@ pub fn attachables(pack: &Pack) -> Vec<String> {
 
 /// `description.min_engine_version` of an entity file as numbers (absent: 0.0.0).
 fn entity_min_engine(pack: &Pack, e: &crate::pack::Entity) -> Vec<u32> {
-    let Some(text) = std::fs::read_to_string(&pack.files[e.file].path)
-        .ok()
-        .or_else(|| Some(pack.files[e.file].source.clone()))
-    else {
-        return Vec::new();
-    };
+    let text = pack.file_text(e.file);
     let Ok(tree) = parse_tree(&text) else {
         return Vec::new();
     };
@@ -205,11 +200,7 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, LoadError
         ) {
             continue;
         }
-        let text = if f.source.is_empty() {
-            std::fs::read_to_string(&f.path).unwrap_or_default()
-        } else {
-            f.source.clone()
-        };
+        let text = pack.file_text(i);
         match parse_tree(&text) {
             Ok(t) => {
                 trees.insert(i, t);

@@ -5,7 +5,8 @@
 //! Pipeline: pack JSON → [`load`] (every Molang string: source → AST → checked IR, compiled
 //! once against the entity's shared name table in [`crate::entity::EntityScripts`]) →
 //! [`play::Runtime::step`] per frame (interpreter or JIT, same IR) → [`fk`] → trace
-//! ([`cli`]).
+//! ([`trace`]). [`Driver`] binds an input timeline to a runtime (engine variables at rest,
+//! distances integrated) the same way for `molang run`, `molang test`, `bench` and `fuzz`.
 //!
 //! Semantics decisions where the game's behaviour is not pinned down (spec §12 and below);
 //! each is a choice, marked as such:
@@ -76,14 +77,16 @@
 //!   one content-log note per argument list (at most 8 per query). The game would compute
 //!   these from the world; the columns stand in for it.
 
-pub mod cli;
+pub mod driver;
 pub mod fk;
 pub mod inputs;
 pub mod load;
 pub mod model;
 pub mod play;
 pub mod render;
+pub mod trace;
 
+pub use driver::{frame_time, Driver};
 pub use load::{load_entity, load_from_pack, LoadError, Loaded};
 pub use play::{ArgInput, Backend, LogLine, Pose, Runtime};
 

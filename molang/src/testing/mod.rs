@@ -22,11 +22,11 @@ pub mod spec;
 use crate::entity::Condition;
 use crate::ir::Slot;
 use crate::pack::Pack;
-use crate::runtime::cli::Driver;
 use crate::runtime::inputs::{self, Timeline};
+use crate::runtime::Driver;
 use crate::runtime::{load_from_pack, Backend, Runtime};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use spec::FileError;
@@ -158,7 +158,10 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         if p.is_file() {
             out.push(p.clone());
         } else if p.is_dir() {
-            walk(p, &mut out).map_err(|e| format!("{}: {e}", p.display()))?;
+            out.extend(
+                crate::pack::find_files(p, ".test.json")
+                    .map_err(|e| format!("{}: {e}", p.display()))?,
+            );
         } else {
             return Err(format!("{}: no such file or directory", p.display()));
         }
@@ -168,25 +171,11 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.path());
-    for e in entries {
-        let p = e.path();
-        if e.file_type()?.is_dir() {
-            walk(&p, out)?;
-        } else if p.to_string_lossy().ends_with(".test.json") {
-            out.push(p);
-        }
-    }
-    Ok(())
-}
-
 /// Reads every test of the files; the first bad file is the error.
 pub fn load_tests(files: &[PathBuf]) -> Result<Vec<TestCase>, FileError> {
     let mut tests = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(f).map_err(|e| FileError {
+        let text = crate::pack::read_text_file(f).map_err(|e| FileError {
             file: f.clone(),
             line: 1,
             column: 1,
@@ -238,7 +227,8 @@ fn timeline(test: &TestCase) -> Result<Timeline, String> {
     match &test.inputs {
         Inputs::None => Ok(Timeline::default()),
         Inputs::Csv(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let text =
+                crate::pack::read_text_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
             inputs::parse(&text, &p.display().to_string())
         }
         Inputs::Inline(csv) => inputs::parse(csv, &format!("{} (inputs)", test.file.display())),
@@ -301,7 +291,7 @@ fn record(test: &TestCase, pack: &Pack, backend: Backend) -> Result<Recording, S
         conditions: vec![Vec::with_capacity(n as usize); conditions.len()],
     };
     for frame in 0..n {
-        let t = (frame as f64 / test.fps as f64) as f32;
+        let t = crate::runtime::frame_time(frame, test.fps);
         driver.sample(t, dt, frame == 0);
         driver.apply(&mut rt);
         let pose = rt.step(t, driver.queries());
@@ -383,7 +373,7 @@ impl Recording {
         s.push('\n');
         let cell = |x: Option<f32>| x.map_or(String::new(), format_f32);
         for (f, row) in self.pose.iter().enumerate() {
-            let t = format_f32((f as f64 / fps as f64) as f32);
+            let t = format_f32(crate::runtime::frame_time(f as u64, fps));
             let vars: String = self.vars[f]
                 .iter()
                 .map(|v| format!(",{}", cell(*v)))
@@ -445,7 +435,7 @@ fn nearest_frame(t: f32, fps: f32, n: u64) -> u64 {
 
 fn frames_in(from: f32, to: f32, fps: f32, n: u64) -> impl Iterator<Item = u64> {
     (0..n).filter(move |&f| {
-        let t = (f as f64 / fps as f64) as f32;
+        let t = crate::runtime::frame_time(f, fps);
         t >= from && t <= to
     })
 }
@@ -506,7 +496,7 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
         }
     }
     let n = frame_count(test);
-    let time = |f: u64| (f as f64 / test.fps as f64) as f32;
+    let time = |f: u64| crate::runtime::frame_time(f, test.fps);
     let mut cond_index = 0;
     for e in &test.expect {
         let location = format!("{}:{}:{}", test.file.display(), e.line, e.column);
@@ -622,7 +612,7 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
             ExpectKind::Snapshot { file, tolerance } => {
                 let trace = rec.csv(test.fps);
                 if bless {
-                    match std::fs::write(file, &trace) {
+                    match crate::pack::write_text_file(file, &trace) {
                         Ok(()) => outcome.blessed.push(file.clone()),
                         Err(err) => fail(
                             format!("snapshot {}", file.display()),
@@ -632,7 +622,7 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
                     }
                     continue;
                 }
-                match std::fs::read_to_string(file) {
+                match crate::pack::read_text_file(file) {
                     Err(_) => fail(
                         format!("snapshot {}", file.display()),
                         None,

@@ -1,4 +1,4 @@
-//! `molang fuzz`: drives one client entity with random inputs (within ranges) for N cases ×
+//! The fuzzer behind `molang fuzz`: drives one client entity with random inputs (within ranges) for N cases ×
 //! M frames and reports the first inputs that make something go wrong.
 //!
 //! Two modes, printed on the "fuzzing ..." line:
@@ -22,69 +22,59 @@
 //! timeline (`t`, then one `q.name` / `v.name` column per input) with the `molang run`
 //! command that replays it.
 //!
-//! Exit status: 0 nothing found, 1 something found, 2 bad usage.
+//! The library prints nothing: notes and progress go to an [`Observer`]; the front end
+//! (`src/bin/molang/fuzz.rs`) prints them and the findings' [`Reported::text`].
 
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use crate::builtins::math::DefaultRng;
 use crate::entity::{EntityInstance, EntityScripts, ScriptSource};
 use crate::interp::Value;
 use crate::ir::{Names, Slot};
+use crate::runtime::frame_time;
 use crate::runtime::load::load_from_pack;
 use crate::runtime::play::{Backend, Runtime, PROVIDED_QUERIES};
 
-/// Arguments of `molang fuzz`.
-#[derive(clap::Args, Debug)]
-pub struct FuzzArgs {
+/// What to fuzz and how (the options of `molang fuzz`).
+#[derive(Clone, Debug)]
+pub struct Config {
     /// Resource pack folder.
     pub pack: PathBuf,
     /// Client entity identifier (e.g. minecraft:pig).
-    #[arg(long)]
     pub entity: String,
-    /// Random input sequences to try (at least 1).
-    #[arg(long, default_value_t = 200, value_parser = positive_u64)]
+    /// Random input sequences to try.
     pub cases: u64,
-    /// Frames per case (at least 1).
-    #[arg(long, default_value_t = 60, value_parser = positive_usize)]
+    /// Frames per case.
     pub frames: usize,
     /// Seed of the input generator (each case also seeds `math.random` from it).
-    #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// JSON object: query name (`ground_speed` or `q.ground_speed`) or engine variable
+    /// JSON object file: query name (`ground_speed` or `q.ground_speed`) or engine variable
     /// (`v.attack_time`) → [min, max].
-    #[arg(long)]
     pub ranges: Option<PathBuf>,
-    /// A Molang condition that must hold after every frame, e.g. "v.paw_y >= 0".
-    #[arg(long = "invariant")]
+    /// Molang conditions that must hold after every frame, e.g. "v.paw_y >= 0".
     pub invariants: Vec<String>,
-    #[arg(long, value_enum, default_value = "jit")]
-    pub backend: BackendArg,
+    pub backend: Backend,
     /// Frames per second: the runtime's `q.delta_time` and frame times, and the replay
     /// command's `--fps` (in scripts-only mode `q.delta_time` is fuzzed like any query).
-    #[arg(long, default_value_t = 20.0)]
     pub fps: f32,
     /// Folder for the reproducer CSV files, created (only its last component) when something
     /// is found; never inside the pack.
-    #[arg(long, default_value = "fuzz-findings")]
     pub out_dir: PathBuf,
 }
 
-fn positive_u64(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(0) => {
-            Err("must be at least 1 (0 would try nothing and report \"nothing found\")".into())
-        }
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!("`{s}` is not a whole number")),
-    }
+/// Where the fuzzer reports while it runs (the front end prints; tests ignore).
+pub trait Observer {
+    /// A `note:` line or the "fuzzing ..." line, in order.
+    fn note(&mut self, _line: &str) {}
+    /// Before the first case.
+    fn start(&mut self, _cases: u64) {}
+    /// After each case, with the number of distinct findings so far.
+    fn case_done(&mut self, _found: usize) {}
 }
 
-fn positive_usize(s: &str) -> Result<usize, String> {
-    positive_u64(s).map(|n| n as usize)
-}
+/// Reports nothing.
+impl Observer for () {}
 
 /// Refuses a reproducer folder inside the input pack (tools never write into an input).
 fn check_out_dir(out: &std::path::Path, pack: &std::path::Path) -> Result<(), String> {
@@ -113,24 +103,6 @@ fn check_out_dir(out: &std::path::Path, pack: &std::path::Path) -> Result<(), St
         }
     }
     Ok(())
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BackendArg {
-    Jit,
-    Interp,
-}
-
-/// Runs `molang fuzz`.
-pub fn main(args: FuzzArgs) -> ExitCode {
-    match run(&args) {
-        Ok(found) if found.is_empty() => ExitCode::SUCCESS,
-        Ok(_) => ExitCode::from(1),
-        Err(msg) => {
-            eprintln!("error: {msg}");
-            ExitCode::from(2)
-        }
-    }
 }
 
 /// Range of one query, and whether it only takes whole values (flags, variants).
@@ -197,6 +169,8 @@ pub struct Reported {
     pub inputs_file: PathBuf,
     /// The `molang run` command that replays it.
     pub command: String,
+    /// The finding as `molang fuzz` prints it (lines: what, where, inputs, replay command).
+    pub text: String,
 }
 
 /// Built-in ranges of common queries (units as the game reports them).
@@ -376,8 +350,9 @@ struct Fuzzer {
     step_inputs: Vec<(Slot, f32)>,
 }
 
-/// Fuzzes as `molang fuzz` does, printing as it goes; the findings, or a usage error.
-pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
+/// Fuzzes as `molang fuzz` does, reporting notes and progress to `obs` and writing each
+/// finding's reproducer into `out_dir`; the findings, or a usage error.
+pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, String> {
     if args.frames == 0 {
         return Err("--frames must be at least 1".into());
     }
@@ -390,27 +365,33 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
     check_out_dir(&args.out_dir, &args.pack)?;
     let user_ranges = match &args.ranges {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let text =
+                crate::pack::read_text_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
             parse_ranges(&text).map_err(|e| format!("{}: {e}", p.display()))?
         }
         None => BTreeMap::new(),
     };
-    let mut fuzzer = Fuzzer::load(args, &user_ranges)?;
+    let mut notes = Vec::new();
+    let loaded = Fuzzer::load(args, &user_ranges, &mut notes);
+    for n in &notes {
+        obs.note(n);
+    }
+    let mut fuzzer = loaded?;
     let runtime_mode = matches!(fuzzer.target, Target::Runtime(_));
     for key in user_ranges.keys() {
         if fuzzer.inputs.iter().any(|i| &i.range_key() == key) {
             continue;
         }
         match key.strip_prefix("v.") {
-            Some(v) if !runtime_mode => eprintln!(
+            Some(v) if !runtime_mode => obs.note(&format!(
                 "note: engine variables are fuzzed in runtime mode only; the range of variable.{v} is unused"
-            ),
-            Some(v) => eprintln!(
+            )),
+            Some(v) => obs.note(&format!(
                 "note: the entity never reads an engine variable variable.{v}; its range is unused"
-            ),
-            None if runtime_mode && PROVIDED_QUERIES.contains(&key.as_str()) => eprintln!(
+            )),
+            None if runtime_mode && PROVIDED_QUERIES.contains(&key.as_str()) => obs.note(&format!(
                 "note: the runtime provides query.{key} (as `molang run` does); its range is unused"
-            ),
+            )),
             None => {
                 // A typo in a ranges key fuzzes nothing: point at the name the entity reads.
                 let near = fuzzer
@@ -421,15 +402,15 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
                     .map(|i| i.name.clone())
                     .or_else(|| crate::queries::suggest(key).map(str::to_string));
                 match near {
-                    Some(n) => eprintln!(
+                    Some(n) => obs.note(&format!(
                         "note: the entity never reads query.{key}; its range is unused (did you mean `{n}`?)"
-                    ),
-                    None => eprintln!("note: the entity never reads query.{key}; its range is unused"),
+                    )),
+                    None => obs.note(&format!("note: the entity never reads query.{key}; its range is unused")),
                 }
             }
         }
     }
-    eprintln!(
+    obs.note(&format!(
         "fuzzing {} ({}) with {} inputs ({}), {} cases x {} frames at {} fps, {}",
         args.entity,
         fuzzer.mode(),
@@ -448,16 +429,9 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
         } else {
             "interpreter"
         }
-    );
+    ));
 
-    let progress = std::io::stderr().is_terminal().then(|| {
-        let bar = indicatif::ProgressBar::new(args.cases);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {msg} {eta}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
+    obs.start(args.cases);
     let mut rng = DefaultRng::new(args.seed);
     let mut found: BTreeMap<Key, (Case, Finding)> = BTreeMap::new();
     for case_index in 0..args.cases {
@@ -468,23 +442,11 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
             if !found.contains_key(&f.key) {
                 let (case, f) = fuzzer.shrink(case.clone(), f);
                 found.insert(f.key.clone(), (case, f));
-                if let Some(bar) = &progress {
-                    bar.set_message(format!("{} found", found.len()));
-                }
             }
         }
-        if let Some(bar) = &progress {
-            bar.inc(1);
-        }
-    }
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
+        obs.case_done(found.len());
     }
     if found.is_empty() {
-        println!(
-            "nothing found in {} cases x {} frames",
-            args.cases, args.frames
-        );
         return Ok(Vec::new());
     }
     crate::pack::create_out_dir(&args.out_dir).map_err(|e| format!("--out-dir {e}"))?;
@@ -496,7 +458,7 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
     let mut reported = Vec::new();
     for (n, (case, f)) in found.values().enumerate() {
         let file = args.out_dir.join(format!("fuzz-{stem}-{}.csv", n + 1));
-        std::fs::write(&file, fuzzer.csv(case, args.fps))
+        crate::pack::write_text_file(&file, &fuzzer.csv(case, args.fps))
             .map_err(|e| format!("{}: {e}", file.display()))?;
         let command = format!(
             "molang run {} --entity {} --inputs {} --seconds {} --fps {} --seed {} --vars{}",
@@ -506,14 +468,17 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
             case.frames.len() as f32 / args.fps,
             args.fps,
             case.seed,
-            if args.backend == BackendArg::Interp {
+            if args.backend == Backend::Interp {
                 " --backend interp"
             } else {
                 ""
             }
         );
-        println!("found: {}", f.detail);
-        println!(
+        use std::fmt::Write as _;
+        let mut text = String::new();
+        let _ = writeln!(text, "found: {}", f.detail);
+        let _ = writeln!(
+            text,
             "  at frame {} of {} (shrunk), math.random seed {}",
             f.frame,
             case.frames.len(),
@@ -523,7 +488,7 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
         for (i, input) in fuzzer.inputs.iter().enumerate() {
             let vals: Vec<f32> = case.frames.iter().map(|fr| fr[i]).collect();
             if vals.iter().any(|&v| v != input.range.default_value()) {
-                println!("  {} = {}", input.label(), describe_values(&vals));
+                let _ = writeln!(text, "  {} = {}", input.label(), describe_values(&vals));
                 let name = match input.kind {
                     InputKind::Query => input.name.clone(),
                     InputKind::Variable => input.label(),
@@ -531,7 +496,7 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
                 queries.push((name, vals));
             }
         }
-        println!("  replay: {command}");
+        let _ = writeln!(text, "  replay: {command}");
         reported.push(Reported {
             kind: fuzzer.kind(&f.key),
             detail: f.detail.clone(),
@@ -539,6 +504,7 @@ pub fn run(args: &FuzzArgs) -> Result<Vec<Reported>, String> {
             queries,
             inputs_file: file,
             command,
+            text,
         });
     }
     Ok(reported)
@@ -681,7 +647,11 @@ fn bone_findings(rt: &Runtime, frame: usize, now: &mut Vec<Finding>) {
 }
 
 impl Fuzzer {
-    fn load(args: &FuzzArgs, user_ranges: &BTreeMap<String, Range>) -> Result<Fuzzer, String> {
+    fn load(
+        args: &Config,
+        user_ranges: &BTreeMap<String, Range>,
+        notes: &mut Vec<String>,
+    ) -> Result<Fuzzer, String> {
         let pack = crate::pack::load(std::slice::from_ref(&args.pack));
         let Some(entity) = pack
             .entities
@@ -727,18 +697,12 @@ impl Fuzzer {
         })?;
         let (target, inputs) = match runtime_model(&pack, &args.entity) {
             Ok(loaded) => {
-                for note in &loaded.notes {
-                    eprintln!("{note}");
-                }
-                let backend = match args.backend {
-                    BackendArg::Jit => Backend::Jit,
-                    BackendArg::Interp => Backend::Interp,
-                };
-                let mut rt = Runtime::new(loaded, backend, args.fps, args.seed);
+                notes.extend(loaded.notes.iter().cloned());
+                let mut rt = Runtime::new(loaded, args.backend, args.fps, args.seed);
                 if let Some(why) = &rt.jit_fallback {
-                    eprintln!(
+                    notes.push(format!(
                         "note: the JIT does not cover this entity ({why}); running it on the interpreter"
-                    );
+                    ));
                 }
                 let names = rt.scripts.names().clone();
                 let mut inputs = Vec::new();
@@ -746,7 +710,7 @@ impl Fuzzer {
                     if PROVIDED_QUERIES.contains(&name) {
                         continue;
                     }
-                    if skip_unfuzzable(name, user_ranges) {
+                    if skip_unfuzzable(name, user_ranges, notes) {
                         continue;
                     }
                     inputs.push(Input {
@@ -774,17 +738,19 @@ impl Fuzzer {
                 (Target::Runtime(Box::new(rt)), inputs)
             }
             Err(why) => {
-                eprintln!("note: {why}: fuzzing its initialize and pre_animation scripts only");
-                if args.backend == BackendArg::Jit {
+                notes.push(format!(
+                    "note: {why}: fuzzing its initialize and pre_animation scripts only"
+                ));
+                if args.backend == Backend::Jit {
                     if let Err(e) = scripts.enable_jit() {
-                        eprintln!("note: {e}");
+                        notes.push(format!("note: {e}"));
                     }
                 }
                 let inputs = scripts
                     .names()
                     .queries
                     .iter()
-                    .filter(|(_, name)| !skip_unfuzzable(name, user_ranges))
+                    .filter(|(_, name)| !skip_unfuzzable(name, user_ranges, notes))
                     .map(|(slot, name)| Input {
                         kind: InputKind::Query,
                         slot,
@@ -941,7 +907,7 @@ impl Fuzzer {
                 rt.reset(case.seed);
                 for (frame, values) in case.frames.iter().enumerate() {
                     // The time `molang run` gives frame n.
-                    let t = (frame as f64 / *fps as f64) as f32;
+                    let t = frame_time(frame as u64, *fps);
                     step_inputs.clear();
                     for (input, &v) in inputs.iter().zip(values) {
                         match input.kind {
@@ -1078,7 +1044,7 @@ impl Fuzzer {
         out.push('\n');
         for (n, frame) in case.frames.iter().enumerate() {
             // The time `molang run` gives frame n, written so that it reads back exactly.
-            let t = (n as f64 / fps as f64) as f32;
+            let t = frame_time(n as u64, fps);
             out.push_str(&t.to_string());
             for &q in &cols {
                 out.push(',');
@@ -1132,13 +1098,17 @@ fn simpler(v: f32, r: Range) -> Vec<f32> {
 /// Entity properties (`q.property('ns:name')`) are the behaviour pack's enums, booleans and
 /// integers, mostly compared with strings: a number drawn in [-10, 10] stands for none of
 /// their values. They are left out (with a note) unless the ranges file names them.
-fn skip_unfuzzable(name: &str, user_ranges: &BTreeMap<String, Range>) -> bool {
+fn skip_unfuzzable(
+    name: &str,
+    user_ranges: &BTreeMap<String, Range>,
+    notes: &mut Vec<String>,
+) -> bool {
     let skip = matches!(name, "property" | "has_property") && !user_ranges.contains_key(name);
     if skip {
-        eprintln!(
+        notes.push(format!(
             "note: query.{name} is not fuzzed: entity properties take the behaviour pack's values \
 (strings, booleans, integers), not random numbers; give it a range in --ranges to fuzz it as a number"
-        );
+        ));
     }
     skip
 }

@@ -1,0 +1,70 @@
+//! Options and value parsers shared by several subcommands.
+
+use molang::Value;
+
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum BackendArg {
+    /// The reference interpreter.
+    Interp,
+    /// Native code through Cranelift (falls back to the interpreter, with a note, for
+    /// programs the JIT does not cover).
+    Jit,
+    /// Both, for `bench`.
+    Both,
+}
+
+/// `--version`: the Molang versions the game has (spec §9.2), -1 ..= 13.
+pub fn molang_version_arg(s: &str) -> Result<i16, String> {
+    let v: i16 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a Molang version; {VERSIONS}"))?;
+    if (-1..=grammar::LATEST_VERSION).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("the game has no Molang version {v}; {VERSIONS}"))
+    }
+}
+
+/// A count that must be positive (`--iterations 0` would time nothing and print `inf`).
+pub fn at_least_one(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a whole number")),
+    }
+}
+
+const VERSIONS: &str = "versions are -1 (invalid), 0 (before versioning, packs < 1.17.0), \
+1 (1.17.0) .. 12 (1.20.70) and 13 (the latest, the default)";
+
+pub fn parse_sets(set: &[String]) -> Result<Vec<(String, Value)>, String> {
+    set.iter()
+        .map(|s| {
+            let (name, value) = s
+                .split_once('=')
+                .ok_or_else(|| format!("--set {s}: expected NAME=VALUE"))?;
+            let v = parse_number(value)
+                .ok_or_else(|| format!("--set {s}: `{value}` is not a number"))?;
+            Ok((name.trim().to_string(), Value::Num(v)))
+        })
+        .collect()
+}
+
+/// A number as the tools write them: decimal, or `NaN`, `inf`, `-inf` (any case; also
+/// `infinity`), so every value `eval` prints can be read back.
+pub fn parse_number(text: &str) -> Option<f32> {
+    let t = text.trim();
+    match t.to_ascii_lowercase().as_str() {
+        "nan" | "+nan" | "-nan" => Some(f32::NAN),
+        "inf" | "+inf" | "infinity" | "+infinity" => Some(f32::INFINITY),
+        "-inf" | "-infinity" => Some(f32::NEG_INFINITY),
+        _ => t.parse().ok().filter(|x: &f32| x.is_finite()),
+    }
+}

@@ -1,0 +1,447 @@
+//! `molang run`: the command-line face of the runtime. Loads the entity, drives it with the
+//! input timeline and writes the pose trace (CSV or JSON lines), content-log lines on stderr
+//! prefixed with the frame, an optional SVG plot and, with `--bench`, a JIT/interpreter
+//! timing over the pack's entities.
+
+use molang::runtime::inputs::{self, Timeline};
+use molang::runtime::load::{attachables, client_entities, load_from_pack, Loaded};
+use molang::runtime::trace::{self, channel_value, Columns, Trace, CHANNELS};
+use molang::runtime::{frame_time, Backend, Driver, Runtime};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Arguments of `molang run`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Resource pack folders, as layers: later packs override earlier ones (positional
+    /// paths first, then every --pack in order).
+    pub packs: Vec<PathBuf>,
+    /// One more resource pack layer (repeatable), after the positional ones.
+    #[arg(long = "pack", value_name = "DIR")]
+    pub pack_layers: Vec<PathBuf>,
+    /// List the client entities and attachables of the packs and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Add render-controller columns: visible (1/0 per bone), geometry, textures (layers
+    /// joined with `|`).
+    #[arg(long)]
+    pub render: bool,
+    /// Client entity or attachable identifier (`minecraft:pig`, or `pig` for the
+    /// minecraft namespace). Required unless --bench or --list.
+    #[arg(long)]
+    pub entity: Option<String>,
+    /// CSV input timeline: a `t` column (seconds) and one column per query (`q.ground_speed`,
+    /// or with arguments: `q.position_delta(1)`, `q.property('ns:x')`).
+    #[arg(long)]
+    pub inputs: Option<PathBuf>,
+    /// Frames per second.
+    #[arg(long, default_value_t = 60.0)]
+    pub fps: f32,
+    /// Seconds to run: frames 0 .. round(seconds × fps) − 1, frame n at t = n / fps.
+    #[arg(long, default_value_t = 10.0)]
+    pub seconds: f32,
+    #[arg(long, value_enum, default_value = "jit")]
+    pub backend: BackendArg,
+    /// Trace file (default: stdout).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Add world-space pivot columns wx,wy,wz (pixels) by forward kinematics.
+    #[arg(long)]
+    pub world: bool,
+    /// Also write one row per locator (bone column `locator:<name>`, world columns only
+    /// meaningful); implies --world.
+    #[arg(long)]
+    pub locators: bool,
+    /// Draw channels over time into this SVG file (needs --channels).
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Channels to plot, e.g. `leg0.rx,body.py` (rx ry rz px py pz sx sy sz wx wy wz).
+    #[arg(long, value_delimiter = ',')]
+    pub channels: Vec<String>,
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: Format,
+    /// Add a `v.<name>` column per entity variable.
+    #[arg(long)]
+    pub vars: bool,
+    /// Seed of math.random.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Time the run on both back ends (no trace); without --entity, every client entity.
+    #[arg(long)]
+    pub bench: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendArg {
+    Jit,
+    Interp,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Csv,
+    Jsonl,
+}
+
+impl Format {
+    fn trace(self) -> trace::Format {
+        match self {
+            Format::Csv => trace::Format::Csv,
+            Format::Jsonl => trace::Format::Jsonl,
+        }
+    }
+}
+
+/// Runs `molang run`.
+pub fn main(args: Args) -> ExitCode {
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+        // An output that cannot be written is an I/O failure (2), not a finding (1).
+        Err(Failure::Output(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+enum Failure {
+    /// Bad input: exit 2.
+    Input(String),
+    /// Writing failed (the trace, the plot): exit 2, like every I/O failure.
+    Output(String),
+}
+
+fn bad(msg: impl Into<String>) -> Failure {
+    Failure::Input(msg.into())
+}
+
+fn frames(args: &Args) -> Result<u64, Failure> {
+    if !(args.fps.is_finite() && args.fps > 0.0 && args.fps <= 100_000.0) {
+        return Err(bad(format!(
+            "--fps must be a positive number, got {}",
+            args.fps
+        )));
+    }
+    if !(args.seconds.is_finite() && args.seconds >= 0.0 && args.seconds * args.fps <= 1e8) {
+        return Err(bad(format!(
+            "--seconds must be a non-negative number, got {}",
+            args.seconds
+        )));
+    }
+    Ok((args.seconds as f64 * args.fps as f64).round() as u64)
+}
+
+fn read_inputs(args: &Args) -> Result<Timeline, Failure> {
+    match &args.inputs {
+        None => Ok(Timeline::default()),
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
+            inputs::parse(&text, &p.display().to_string()).map_err(bad)
+        }
+    }
+}
+
+fn backend(b: BackendArg) -> Backend {
+    match b {
+        BackendArg::Jit => Backend::Jit,
+        BackendArg::Interp => Backend::Interp,
+    }
+}
+
+fn run(args: &Args) -> Result<(), Failure> {
+    let n = frames(args)?;
+    let timeline = read_inputs(args)?;
+    let layers: Vec<PathBuf> = args
+        .packs
+        .iter()
+        .chain(&args.pack_layers)
+        .cloned()
+        .collect();
+    if layers.is_empty() {
+        return Err(bad("give a resource pack folder (PACK or --pack DIR)"));
+    }
+    for p in &layers {
+        if !p.exists() {
+            return Err(bad(format!("{}: no such file or directory", p.display())));
+        }
+    }
+    let pack = molang::pack::load(&layers);
+    if args.list {
+        for id in client_entities(&pack) {
+            println!("{id}");
+        }
+        for id in attachables(&pack) {
+            println!("{id} (attachable)");
+        }
+        return Ok(());
+    }
+    if args.bench {
+        return bench(args, &pack, &timeline, n);
+    }
+    let Some(id) = &args.entity else {
+        return Err(bad(
+            "give --entity IDENTIFIER (or --bench to time every entity, --list to name them)",
+        ));
+    };
+    let loaded = load_from_pack(&pack, id).map_err(|e| bad(e.0))?;
+    for note in &loaded.notes {
+        eprintln!("{note}");
+    }
+    let mut rt = Runtime::new(loaded, backend(args.backend), args.fps, args.seed);
+    if let Some(why) = &rt.jit_fallback {
+        eprintln!(
+            "note: the JIT does not cover this entity ({why}); running it on the interpreter"
+        );
+    }
+    let (mut driver, notes) = Driver::new(&timeline, &mut rt);
+    for note in notes {
+        eprintln!("{note}");
+    }
+    for q in rt.unsupplied_queries() {
+        eprintln!("frame 0: {q} is not in the inputs; it reads 0");
+    }
+    let plot = plan_plot(args, &rt)?;
+    let mut sink: Box<dyn Write> = match &args.out {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| bad(format!("{}: {e}", p.display())))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut tracer = Trace::new(
+        &rt,
+        Columns {
+            format: args.format.trace(),
+            world: args.world,
+            locators: args.locators,
+            vars: args.vars,
+            render: args.render,
+        },
+    );
+    let out_err = |e: std::io::Error| Failure::Output(format!("writing the trace: {e}"));
+    if let Some(header) = tracer.header() {
+        sink.write_all(header.as_bytes()).map_err(out_err)?;
+    }
+    let progress = (std::io::stderr().is_terminal() && n >= 600).then(|| {
+        let bar = indicatif::ProgressBar::new(n);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut series: Vec<Vec<(f32, f32)>> = vec![Vec::new(); plot.as_ref().map_or(0, |p| p.len())];
+    let dt = 1.0 / args.fps;
+    let mut rows = String::new();
+    for frame in 0..n {
+        let t = frame_time(frame, args.fps);
+        driver.sample(t, dt, frame == 0);
+        driver.apply(&mut rt);
+        rt.step(t, driver.queries());
+        for l in rt.take_log() {
+            eprintln!("frame {}: {}", l.frame, l.message);
+        }
+        rows.clear();
+        tracer.frame(&rt, frame, t, &mut rows);
+        sink.write_all(rows.as_bytes()).map_err(out_err)?;
+        if let Some(plan) = &plot {
+            let pose = rt.pose();
+            for (k, &(b, c)) in plan.iter().enumerate() {
+                series[k].push((t, channel_value(pose, b, c)));
+            }
+        }
+        if let Some(bar) = &progress {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    sink.flush().map_err(out_err)?;
+    if let (Some(plan_path), Some(_)) = (&args.plot, &plot) {
+        let labels: Vec<String> = args.channels.iter().map(|c| c.trim().to_string()).collect();
+        draw_plot(plan_path, &rt.model.identifier, &labels, &series).map_err(Failure::Output)?;
+    }
+    Ok(())
+}
+
+/// Resolves `--channels` to (bone index, channel index); checked before running.
+fn plan_plot(args: &Args, rt: &Runtime) -> Result<Option<Vec<(usize, usize)>>, Failure> {
+    let Some(_) = &args.plot else {
+        if !args.channels.is_empty() {
+            return Err(bad("--channels needs --plot OUT.svg"));
+        }
+        return Ok(None);
+    };
+    if args.channels.is_empty() {
+        return Err(bad(
+            "--plot needs --channels, e.g. --channels leg0.rx,body.py",
+        ));
+    }
+    let mut plan = Vec::new();
+    for spec in &args.channels {
+        let spec = spec.trim();
+        let Some((bone, ch)) = spec.rsplit_once('.') else {
+            return Err(bad(format!(
+                "--channels: `{spec}` is not BONE.CHANNEL (e.g. leg0.rx)"
+            )));
+        };
+        let Some(c) = CHANNELS.iter().position(|&k| k == ch) else {
+            return Err(bad(format!(
+                "--channels: `{ch}` is not a channel (one of {})",
+                CHANNELS.join(" ")
+            )));
+        };
+        let Some(b) = rt
+            .model
+            .bones
+            .iter()
+            .position(|b| b.name.eq_ignore_ascii_case(bone))
+        else {
+            let names: Vec<&str> = rt.model.bones.iter().map(|b| b.name.as_str()).collect();
+            return Err(bad(format!(
+                "--channels: no bone `{bone}` (bones: {})",
+                names.join(", ")
+            )));
+        };
+        plan.push((b, c));
+    }
+    Ok(Some(plan))
+}
+
+fn draw_plot(
+    path: &Path,
+    title: &str,
+    labels: &[String],
+    series: &[Vec<(f32, f32)>],
+) -> Result<(), String> {
+    use plotters::prelude::*;
+    // Open the file first: plotters reports a failed write as a backend error, which does
+    // not say which file could not be written.
+    std::fs::File::create(path)
+        .map_err(|e| format!("cannot write the plot {}: {e}", path.display()))?;
+    let err = |e: &dyn std::fmt::Display| format!("plot {}: {e}", path.display());
+    let t_end = series
+        .iter()
+        .flat_map(|s| s.last().map(|p| p.0))
+        .fold(0.0f32, f32::max)
+        .max(1e-3);
+    let finite = series
+        .iter()
+        .flatten()
+        .map(|p| p.1)
+        .filter(|v| v.is_finite());
+    let (mut lo, mut hi) = finite.fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    if !lo.is_finite() {
+        (lo, hi) = (-1.0, 1.0);
+    }
+    let pad = ((hi - lo) * 0.05).max(0.5);
+    let root = SVGBackend::new(path, (1200, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(36)
+        .y_label_area_size(56)
+        .build_cartesian_2d(0.0f32..t_end, (lo - pad)..(hi + pad))
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("t (s)")
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (i, (s, label)) in series.iter().zip(labels).enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                s.iter().copied().filter(|p| p.1.is_finite()),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?
+            .label(label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// Per entity: the time of the whole frame loop on each back end (no trace written), best of
+/// three runs, and the ratio.
+fn bench(
+    args: &Args,
+    pack: &molang::pack::Pack,
+    timeline: &Timeline,
+    n: u64,
+) -> Result<(), Failure> {
+    let ids = match &args.entity {
+        Some(id) => vec![id.clone()],
+        None => client_entities(pack),
+    };
+    if ids.is_empty() {
+        return Err(bad("no client entities in the pack"));
+    }
+    let time = |id: &str, b: Backend| -> Result<(f64, bool), Failure> {
+        let mut best = f64::INFINITY;
+        let mut native = false;
+        for _ in 0..3 {
+            let loaded: Loaded = load_from_pack(pack, id).map_err(|e| bad(e.0))?;
+            let mut rt = Runtime::new(loaded, b, args.fps, args.seed);
+            native = rt.is_native();
+            let (mut driver, _) = Driver::new(timeline, &mut rt);
+            let dt = 1.0 / args.fps;
+            let start = Instant::now();
+            for frame in 0..n {
+                let t = frame_time(frame, args.fps);
+                driver.sample(t, dt, frame == 0);
+                driver.apply(&mut rt);
+                std::hint::black_box(rt.step(t, driver.queries()));
+                rt.take_log();
+            }
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        Ok((best, native))
+    };
+    let (mut ti, mut tj) = (0.0, 0.0);
+    println!("{n} frames at {} fps per entity, best of 3", args.fps);
+    for id in &ids {
+        let (i, _) = time(id, Backend::Interp)?;
+        let (j, native) = time(id, Backend::Jit)?;
+        ti += i;
+        tj += j;
+        println!(
+            "{id}: interp {:.2} ms, jit {:.2} ms{} ({:.2}x)",
+            i * 1e3,
+            j * 1e3,
+            if native {
+                ""
+            } else {
+                " (fell back to the interpreter)"
+            },
+            i / j
+        );
+    }
+    println!(
+        "total: interp {:.2} ms, jit {:.2} ms, interp/jit = {:.2}",
+        ti * 1e3,
+        tj * 1e3,
+        ti / tj
+    );
+    Ok(())
+}

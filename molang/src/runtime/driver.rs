@@ -1,0 +1,175 @@
+//! The input timeline bound to one runtime: what `molang run`, `molang test`, `molang bench`
+//! and `molang fuzz` replays all drive a [`Runtime`] with.
+
+use super::inputs::{self, Timeline};
+use super::play::{ArgInput, Runtime};
+use crate::ir::Slot;
+
+/// The time of frame `frame` at `fps` frames per second: `frame / fps` in f64, then f32,
+/// so that frame 20 at 20 fps is exactly 1 (the one formula every front end uses).
+pub fn frame_time(frame: u64, fps: f32) -> f32 {
+    (frame as f64 / fps as f64) as f32
+}
+
+/// The input timeline bound to one runtime's query slots, with the engine variables at
+/// their rest values and distances integrated from `q.ground_speed` (what `molang run` does;
+/// public for tests and tools that drive a [`Runtime`] the same way).
+pub struct Driver {
+    timeline: Timeline,
+    /// Per column: the query slot, or `None` for variable columns and columns with arguments.
+    slots: Vec<Option<Slot>>,
+    /// Query columns with arguments: (column, input).
+    arg_cols: Vec<(usize, ArgInput)>,
+    /// Variable columns: (column, slot); columns no expression reads are dropped.
+    var_slots: Vec<(usize, Slot)>,
+    /// Engine variables the entity reads that no column supplies, with the value the game
+    /// gives them at rest ([`crate::engine_vars`]): set before every frame, as the game does.
+    var_defaults: Vec<(Slot, f32)>,
+    vars_buf: Vec<(Slot, f32)>,
+    values: Vec<f32>,
+    /// Queries integrated from `ground_speed` when the timeline lacks them.
+    derived: Vec<Slot>,
+    speed: Option<usize>,
+    distance: f32,
+    buf: Vec<(Slot, f32)>,
+}
+
+impl Driver {
+    pub fn new(timeline: &Timeline, rt: &mut Runtime) -> (Driver, Vec<String>) {
+        let mut notes = Vec::new();
+        let mut var_slots = Vec::new();
+        let mut arg_cols = Vec::new();
+        let no_args: Box<[crate::interp::Value]> = Box::new([]);
+        let slots: Vec<Option<Slot>> = (timeline.queries.iter().zip(&timeline.kinds))
+            .enumerate()
+            .map(|(i, (q, k))| match k {
+                inputs::Kind::Query => {
+                    if crate::queries::lookup(q).is_none()
+                        && !super::play::PROVIDED_QUERIES.contains(&q.as_str())
+                    {
+                        let hint = crate::queries::suggest(q)
+                            .map(|s| format!("; did you mean q.{s}?"))
+                            .unwrap_or_default();
+                        notes.push(format!(
+                            "note: input column q.{q} is not a query the game knows{hint}"
+                        ));
+                    }
+                    // A timeline built in code may leave `args` short: plain columns then.
+                    let args = timeline.args.get(i).unwrap_or(&no_args);
+                    if args.is_empty() {
+                        Some(rt.input_slot(q))
+                    } else {
+                        arg_cols.push((i, rt.input_args_slot(q, args)));
+                        None
+                    }
+                }
+                inputs::Kind::Variable => {
+                    match rt.variable_slot(q) {
+                        Some(s) => var_slots.push((i, s)),
+                        None => notes.push(format!(
+                            "note: variable.{q} is in the inputs but no expression of the entity uses it"
+                        )),
+                    }
+                    None
+                }
+            })
+            .collect();
+        let supplied = |name: &str| {
+            (timeline.queries.iter().zip(&timeline.kinds))
+                .any(|(q, k)| *k == inputs::Kind::Variable && q == name)
+        };
+        let mut var_defaults = Vec::new();
+        let id = rt.model.identifier.clone();
+        let engine: Vec<(Slot, String, f32)> = rt
+            .scripts
+            .names()
+            .variables
+            .iter()
+            .filter(|(_, n)| !supplied(n))
+            .filter_map(|(s, n)| Some((s, n.to_string(), crate::engine_vars::rest_value(&id, n)?)))
+            .collect();
+        for (s, n, rest) in engine {
+            var_defaults.push((s, rest));
+            notes.push(format!(
+                "note: variable.{n} is set by the game; it is held at its rest value {rest} (a v.{n} column sets it)"
+            ));
+        }
+        let speed = (timeline.queries.iter().zip(&timeline.kinds))
+            .enumerate()
+            .position(|(i, (q, k))| {
+                *k == inputs::Kind::Query
+                    && q == "ground_speed"
+                    && timeline.args.get(i).is_none_or(|a| a.is_empty())
+            });
+        let mut derived = Vec::new();
+        if speed.is_some() {
+            let read: Vec<String> = rt.unsupplied_queries();
+            for q in ["modified_distance_moved", "walk_distance"] {
+                if read.iter().any(|r| r == &format!("query.{q}")) {
+                    derived.push(rt.input_slot(q));
+                    notes.push(format!(
+                        "note: query.{q} is not in the inputs; integrating query.ground_speed (m/s) over time"
+                    ));
+                }
+            }
+        }
+        let n = slots.len();
+        (
+            Driver {
+                timeline: timeline.clone(),
+                slots,
+                arg_cols,
+                var_slots,
+                var_defaults,
+                vars_buf: Vec::new(),
+                values: vec![0.0; n],
+                derived,
+                speed,
+                distance: 0.0,
+                buf: Vec::new(),
+            },
+            notes,
+        )
+    }
+
+    /// Samples the frame at `t`: query values (distance integrated up to the previous frame)
+    /// and variable values, with the engine variables nobody supplies at 0 on the first frame.
+    /// Read them with [`queries`](Self::queries); [`apply`](Self::apply) hands the rest over.
+    pub fn sample(&mut self, t: f32, dt: f32, first: bool) {
+        self.timeline.sample(t, &mut self.values);
+        self.vars_buf.clear();
+        let _ = first;
+        self.vars_buf.extend(self.var_defaults.iter().copied());
+        let values = &self.values;
+        self.vars_buf
+            .extend(self.var_slots.iter().map(|&(i, s)| (s, values[i])));
+        self.buf.clear();
+        self.buf
+            .extend((self.slots.iter().zip(&self.values)).filter_map(|(s, v)| s.map(|s| (s, *v))));
+        for &d in &self.derived {
+            self.buf.push((d, self.distance));
+        }
+        if let Some(s) = self.speed {
+            self.distance += self.values[s] * dt;
+        }
+    }
+
+    pub fn queries(&self) -> &[(Slot, f32)] {
+        &self.buf
+    }
+
+    /// Hands the sampled variables and query inputs with arguments to the runtime (before
+    /// its `step`, which takes the plain query inputs).
+    pub fn apply(&self, rt: &mut Runtime) {
+        for &(s, v) in self.variables() {
+            rt.set_variable(s, v);
+        }
+        for &(i, input) in &self.arg_cols {
+            rt.set_query_input(input, self.values[i]);
+        }
+    }
+
+    fn variables(&self) -> &[(Slot, f32)] {
+        &self.vars_buf
+    }
+}
