@@ -572,7 +572,12 @@ fn entry_pose(p: &RigParams) -> String {
     e.s(format!("t.x = v.swim_ph + {} * v.dt", lit(p.swim_rate)));
     e.s("v.swim_ph = (v.w_swim > 0.0) ? (t.x - math.floor(t.x)) : v.swim_ph");
     // Poses take the legs back into their sagittal planes (issue 19).
-    e.s("v.fade = ((((1.0 - v.e_sit) * (1.0 - v.e_lie)) * (1.0 - v.e_leap)) * (1.0 - v.e_land)) * (1.0 - v.e_swim)");
+    // (1 - e_sit)^32: sitting pitches the body, a yawed leg would tip its paw (check 2).
+    e.s("t.a = 1.0 - v.e_sit");
+    for _ in 0..5 {
+        e.s("t.a = t.a * t.a");
+    }
+    e.s("v.fade = (((t.a * (1.0 - v.e_lie)) * (1.0 - v.e_leap)) * (1.0 - v.e_land)) * (1.0 - v.e_swim)");
     e.done()
 }
 

@@ -607,8 +607,13 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         s.swim_ph = frac(s.swim_ph + f(p.swim_rate) * dt);
     }
     let [e_sit, e_lie, e_leap, e_land, e_swim] = e;
-    let fade =
-        ((((one - e_sit) * (one - e_lie)) * (one - e_leap)) * (one - e_land)) * (one - e_swim);
+    // Sit pitches the body 29° with the paws on the floor: a leg yawed about that tilted axis
+    // tips its paw sideways into the floor, so sitting fades the yaw as (1 − e_sit)^32.
+    let mut a = one - e_sit;
+    for _ in 0..5 {
+        a = a * a;
+    }
+    let fade = (((a * (one - e_lie)) * (one - e_leap)) * (one - e_land)) * (one - e_swim);
 
     // 7.10 body pose and roots (roll disabled: k = 0)
     let r = &p.rest;
