@@ -18,13 +18,32 @@ pub struct Trace {
     pub inputs: Vec<Inputs>,
     pub outputs: Vec<Outputs>,
     pub poses: Vec<Pose>,
-    /// Body displacement Σ 16·v·dt (px), with the real frame time.
+    /// Distance travelled Σ 16·v·dt (px), with the real frame time.
     pub body_x: Vec<f64>,
+    /// World position of the entity origin (x, z in px), integrated along the heading
+    /// (issue 19): each frame moves 16·v·dt along that frame's `q.body_y_rotation`.
+    pub pos: Vec<(f64, f64)>,
+    /// Per leg, the toe tip in world space: (x, y up, z), px.
+    pub toe_world: Vec<[[f64; 3]; 4]>,
+}
+
+/// The body's forward and left unit vectors in world (x, z) for a `q.body_y_rotation` ψ in
+/// degrees: yaw 0 faces +Z (south), 90 faces −X (west), as in the game; model +X is the dog's
+/// left (§1.1).
+pub fn heading_axes(yaw_deg: f64) -> ((f64, f64), (f64, f64)) {
+    let (s, c) = yaw_deg.to_radians().sin_cos();
+    ((-s, c), (c, s))
+}
+
+/// A point of the body's floor frame (f forward, x = model x, h up) in world (x, y, z).
+pub fn to_world(pos: (f64, f64), yaw_deg: f64, f: f64, x: f64, h: f64) -> [f64; 3] {
+    let (d, l) = heading_axes(yaw_deg);
+    [pos.0 + f * d.0 + x * l.0, h, pos.1 + f * d.1 + x * l.1]
 }
 
 impl Trace {
     pub fn new(p: &RigParams, geo: &Geometry, inputs: Vec<Inputs>, outputs: Vec<Outputs>) -> Trace {
-        let poses = outputs.iter().map(|o| forward(geo, p, o)).collect();
+        let poses: Vec<Pose> = outputs.iter().map(|o| forward(geo, p, o)).collect();
         let mut x = 0.0f64;
         let body_x = inputs
             .iter()
@@ -33,11 +52,32 @@ impl Trace {
                 x
             })
             .collect();
+        let mut at = (0.0f64, 0.0f64);
+        let pos: Vec<(f64, f64)> = inputs
+            .iter()
+            .map(|i| {
+                let step = 16.0 * i.ground_speed.max(0.0) as f64 * i.dt as f64;
+                let (d, _) = heading_axes(i.body_yaw as f64);
+                at = (at.0 + step * d.0, at.1 + step * d.1);
+                at
+            })
+            .collect();
+        let toe_world = (0..inputs.len())
+            .map(|k| {
+                let (ps, yaw) = (pos[k], inputs[k].body_yaw as f64);
+                std::array::from_fn(|i| {
+                    let pz = &poses[k];
+                    to_world(ps, yaw, pz.toe[i].0, pz.toe_x[i], pz.toe[i].1)
+                })
+            })
+            .collect();
         Trace {
             inputs,
             outputs,
             poses,
             body_x,
+            pos,
+            toe_world,
         }
     }
     pub fn len(&self) -> usize {
@@ -55,8 +95,13 @@ fn pure_gait(o: &Outputs) -> bool {
 /// Worst values over any number of traces; `None` = not measured.
 #[derive(Clone, Debug, Default)]
 pub struct Metrics {
+    /// Check 1 in world space (issue 19): x, y, z of the toe against its touchdown value.
     pub slip: Option<f64>,
     pub slip_stances: usize,
+    /// Check 14 (issue 19): worst world speed (px/s) of a swinging toe within 0.1 px of the
+    /// floor, and how many frames exceed the bar.
+    pub drag: Option<f64>,
+    pub drag_frames: usize,
     pub floor_min: Option<f64>,
     pub chin_min: Option<f64>,
     /// (limb, body/neck/head) max per-frame change at 20 and 60 fps.
@@ -87,6 +132,11 @@ pub struct Metrics {
     pub parity_deg: Option<f64>,
     pub parity_px: Option<f64>,
 }
+
+/// Check 14: height band above the floor (px) and the speed bar in it (px/s; 0.3 px/frame at
+/// 60 fps).
+pub const DRAG_BAND: f64 = 0.1;
+pub const DRAG_SPEED: f64 = 18.0;
 
 /// Check 6's bar in stride cycles (§10): 3 in the named scenarios, 3.5 in the soak.
 pub fn check6_bar(soak: bool) -> f64 {
@@ -184,42 +234,8 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
     if ctx.hitch {
         return;
     }
-    // 1: planted-paw slip, pure-gait stances; 10: stance inside linear reach.
-    for i in 0..4 {
-        let l = &p.legs[i];
-        let mut anchor: Option<(f64, f64)> = None;
-        for k in 0..tr.len() {
-            let o = &tr.outputs[k];
-            let in_stance = o.sw[i] < 0.5;
-            let valid = pure_gait(o) && tr.inputs[k].dt <= p.dt_max;
-            if !in_stance || !valid {
-                anchor = None;
-                continue;
-            }
-            let pose = &tr.poses[k];
-            let toe = (tr.body_x[k] + pose.toe[i].0, pose.toe[i].1);
-            let fresh = k == 0 || tr.outputs[k - 1].sw[i] > 0.5;
-            match anchor {
-                Some(a) if !fresh => {
-                    upd_max(&mut m.slip, (toe.0 - a.0).abs().max((toe.1 - a.1).abs()));
-                }
-                _ => {
-                    // A stance is counted from its touchdown (or the first frame).
-                    if fresh || k == 0 {
-                        anchor = Some(toe);
-                        m.slip_stances += 1;
-                    }
-                }
-            }
-            let (r, e) = (pose.root[i], pose.ik_end[i]);
-            let d = ((e.0 - r.0).powi(2) + (e.1 - r.1).powi(2)).sqrt();
-            let excess = d - (l.dmax() - p.softness) as f64;
-            upd_max(&mut m.stance_reach_excess, excess);
-            if excess > 1e-4 {
-                m.stance_reach_violations += 1;
-            }
-        }
-    }
+    stance_slip(p, tr, m);
+    no_drag(p, tr, m);
     // 4a/4b per-frame change; 4c jump excess.
     let deltas: Vec<Vec<f64>> = (1..chans.len())
         .map(|k| {
@@ -345,9 +361,67 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
     for pose in &tr.poses {
         for (i, l) in p.legs.iter().enumerate() {
             if !l.fore {
-                let (r, e) = (pose.root[i], pose.ik_end[i]);
-                let d = ((e.0 - r.0).powi(2) + (e.1 - r.1).powi(2)).sqrt();
-                upd_min(&mut m.hind_r_min, d / l.dmax() as f64);
+                upd_min(&mut m.hind_r_min, pose.reach[i] / l.dmax() as f64);
+            }
+        }
+    }
+}
+
+/// Check 1 (in world space, issue 19) and check 10 on one trace.
+pub fn stance_slip(p: &RigParams, tr: &Trace, m: &mut Metrics) {
+    // 1: planted-paw slip, pure-gait stances; 10: stance inside linear reach.
+    for i in 0..4 {
+        let l = &p.legs[i];
+        let mut anchor: Option<[f64; 3]> = None;
+        for k in 0..tr.len() {
+            let o = &tr.outputs[k];
+            let in_stance = o.sw[i] < 0.5;
+            let valid = pure_gait(o) && tr.inputs[k].dt <= p.dt_max;
+            if !in_stance || !valid {
+                anchor = None;
+                continue;
+            }
+            let pose = &tr.poses[k];
+            let toe = tr.toe_world[k][i];
+            let fresh = k == 0 || tr.outputs[k - 1].sw[i] > 0.5;
+            match anchor {
+                Some(a) if !fresh => {
+                    let d = (0..3).map(|c| (toe[c] - a[c]).abs()).fold(0.0, f64::max);
+                    upd_max(&mut m.slip, d);
+                }
+                _ => {
+                    // A stance is counted from its touchdown (or the first frame).
+                    if fresh || k == 0 {
+                        anchor = Some(toe);
+                        m.slip_stances += 1;
+                    }
+                }
+            }
+            let excess = pose.reach[i] - (l.dmax() - p.softness) as f64;
+            upd_max(&mut m.stance_reach_excess, excess);
+            if excess > 1e-4 {
+                m.stance_reach_violations += 1;
+            }
+        }
+    }
+}
+
+/// Check 14 on one trace.
+pub fn no_drag(p: &RigParams, tr: &Trace, m: &mut Metrics) {
+    // 14 (issue 19): no drag. A swinging toe within 0.1 px of the floor moves at most 0.3 px
+    // per frame at 60 fps in world space: 18 px/s, the same speed bar at every frame rate.
+    for k in 1..tr.len() {
+        let (o, i0) = (&tr.outputs[k], &tr.inputs[k]);
+        let dry = i0.on_ground != 0.0 && i0.in_water == 0.0;
+        if !pure_gait(o) || !dry || i0.dt > p.dt_max || i0.dt <= 0.0 {
+            continue;
+        }
+        for i in 0..4 {
+            let (a, b) = (tr.toe_world[k - 1][i], tr.toe_world[k][i]);
+            if o.sw[i] > 0.5 && tr.outputs[k - 1].sw[i] > 0.5 && b[1] < DRAG_BAND {
+                let v = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt() / i0.dt as f64;
+                upd_max(&mut m.drag, v);
+                m.drag_frames += (v > DRAG_SPEED) as usize;
             }
         }
     }
@@ -441,7 +515,16 @@ pub fn run_checks(
                 }
                 m.non_finite += tmp.non_finite;
             }
-            log(&format!("  {} @{fps} fps: {} frames", sc.name, tr.len()));
+            let mut one = Metrics::default();
+            stance_slip(p, &tr, &mut one);
+            no_drag(p, &tr, &mut one);
+            log(&format!(
+                "  {} @{fps} fps: {} frames, slip {} px, drag {} px/s",
+                sc.name,
+                tr.len(),
+                f(one.slip, 6),
+                f(one.drag, 2)
+            ));
         }
         // 12: hitch test at 60 fps.
         let inputs = scenarios::inputs(sc, 60.0, true);
@@ -459,8 +542,14 @@ pub fn run_checks(
             &mut m,
         );
     }
-    for r in 0..plan.soak_runs {
-        let inputs = scenarios::soak(plan.soak_seed.wrapping_add(r as u64), 60.0);
+    // The soak, and the same soak with random yaw rates (issue 19).
+    for r in 0..2 * plan.soak_runs {
+        let seed = plan.soak_seed.wrapping_add((r / 2) as u64);
+        let inputs = if r % 2 == 0 {
+            scenarios::soak(seed, 60.0)
+        } else {
+            scenarios::soak_yaw(seed, 60.0)
+        };
         let outputs = main.run(p, &inputs)?;
         let theirs = other.run(p, &inputs)?;
         let (dd, dp) = parity(p, &geo, &outputs, &theirs);
@@ -478,7 +567,11 @@ pub fn run_checks(
             },
             &mut ms,
         );
-        log(&format!("  soak {r}: {} frames", tr.len()));
+        log(&format!(
+            "  soak seed {seed}{}: {} frames",
+            if r % 2 == 1 { " with yaw" } else { "" },
+            tr.len()
+        ));
     }
     Ok(rows(p, plan, &m, &ms))
 }
@@ -505,6 +598,7 @@ pub fn parity(p: &RigParams, geo: &Geometry, a: &[Outputs], b: &[Outputs]) -> (f
         let mut pts = vec![(px.chin, py.chin)];
         for i in 0..4 {
             pts.push((px.toe[i], py.toe[i]));
+            pts.push(((px.toe_x[i], 0.0), (py.toe_x[i], 0.0)));
         }
         for (s, t) in pts {
             dp = dp.max((s.0 - t.0).abs()).max((s.1 - t.1).abs());
@@ -704,6 +798,19 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
             m.parity_deg.is_some_and(|x| x <= 0.05) && m.parity_px.is_some_and(|x| x <= 0.01),
         ));
     }
+    // 14
+    let dr = both_max(m.drag, ms.drag);
+    let nd = m.drag_frames + ms.drag_frames;
+    rows.push(row(
+        "14 no drag: swinging toe < 0.1 px high, world speed (px/s; px/frame @60)",
+        "<= 18 (0.3 px/frame @60)",
+        format!(
+            "max {} ({} px/frame @60), {nd} frames over",
+            f(dr, 2),
+            f(dr.map(|v| v / 60.0), 3)
+        ),
+        nd == 0,
+    ));
     rows
 }
 

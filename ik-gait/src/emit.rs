@@ -340,6 +340,13 @@ pub fn animation(p: &RigParams) -> Value {
         if bone == "body" || chan.starts_with("body.") {
             continue;
         }
+        // Y rotation of a leg root (issue 19): its bone's X channel came first.
+        if let Some(b) = chan.strip_suffix(".ry") {
+            if let Some(r) = bones.get_mut(b) {
+                r["rotation"][1] = json!(format!("v.{var}"));
+            }
+            continue;
+        }
         bones.insert(
             bone.to_string(),
             json!({ "rotation": [format!("v.{var}"), 0, 0] }),

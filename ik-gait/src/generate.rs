@@ -100,6 +100,7 @@ pub fn initial_values(p: &RigParams) -> Vec<(String, String)> {
     }
     add("swim_ph", lit(0.0));
     add("mdm_prev", "q.modified_distance_moved".to_string());
+    add("yaw_prev", "q.body_y_rotation".to_string());
     for l in &p.legs {
         let ph = crate::reference::init_phase(l);
         let n = &l.name;
@@ -122,11 +123,17 @@ pub fn initial_values(p: &RigParams) -> Vec<(String, String)> {
         add(&format!("{n}_gf"), lit(l.n));
         add(&format!("{n}_gh"), lit(l.sd));
         add(&format!("{n}_gtau"), lit(0.0));
+        // Issue 19: sideways toe offset, yaw latched at lift-off, gait leg-plane yaw.
+        add(&format!("{n}_cs"), lit(0.0));
+        add(&format!("{n}_yl"), lit(0.0));
+        add(&format!("{n}_gry"), lit(0.0));
+        add(&format!("{n}_fw"), lit(1.0));
     }
     // Per-frame values carried between entries (temps do not cross entries, §12).
     for k in [
         "dt", "spd", "vpx", "hg", "beta_b", "stride", "omega", "dphi", "w", "e_sit", "e_lie",
-        "e_leap", "e_land", "e_swim", "gdry", "body_h", "fr_f", "fr_h", "hr_f", "hr_h",
+        "e_leap", "e_land", "e_swim", "gdry", "body_h", "fr_f", "fr_h", "hr_f", "hr_h", "dyaw",
+        "spd_c", "fwd", "fade",
     ] {
         add(k, lit(0.0));
     }
@@ -139,6 +146,7 @@ pub fn initial_values(p: &RigParams) -> Vec<(String, String)> {
         for j in 1..=nr {
             add(&format!("{}_r{j}", l.name), lit(0.0));
         }
+        add(&format!("{}_ry", l.name), lit(0.0));
     }
     v
 }
@@ -186,8 +194,19 @@ fn entry_time(p: &RigParams) -> String {
     ));
     e.s("v.mdm_prev = q.modified_distance_moved");
     e.s("v.vpx = 16.0 * v.spd");
+    // Issue 19: yaw change wrapped to [-180, 180); turning counts as stepping speed.
+    e.s("t.yw = q.body_y_rotation - v.yaw_prev");
+    e.s("t.yw = t.yw - 360.0 * math.floor((t.yw + 180.0) / 360.0)");
+    e.s("v.yaw_prev = q.body_y_rotation");
+    e.s(format!("v.dyaw = t.yw * {}", lit(p.yaw_comp)));
     e.s(format!(
-        "v.vf = v.vf + (v.spd - v.vf) * (1.0 - math.exp(-v.dt / {}))",
+        "t.turn = (math.abs(v.dyaw) * {}) / math.max(v.dt, 0.001)",
+        lit(crate::reference::turn_k(p))
+    ));
+    e.s("v.spd_c = math.max(v.spd, t.turn)");
+    e.s("v.fwd = (v.spd_c > v.spd) ? (v.spd / v.spd_c) : 1.0");
+    e.s(format!(
+        "v.vf = v.vf + (v.spd_c - v.vf) * (1.0 - math.exp(-v.dt / {}))",
         lit(p.tau_v)
     ));
     e.done()
@@ -285,8 +304,8 @@ fn entry_weights(p: &RigParams) -> String {
 fn entry_settle(p: &RigParams) -> String {
     let mut e = Entry::new();
     e.s("t.ip = v.idle_t");
-    e.s("v.idle_t = (v.spd > 0.0001) ? 0.0 : v.idle_t + v.dt");
-    e.s("v.settle = (v.settle > 0.5 && v.spd > 0.0001) ? 0.0 : v.settle");
+    e.s("v.idle_t = (v.spd_c > 0.0001) ? 0.0 : v.idle_t + v.dt");
+    e.s("v.settle = (v.settle > 0.5 && v.spd_c > 0.0001) ? 0.0 : v.settle");
     let names: Vec<&str> = p.legs.iter().map(|l| l.name).collect();
     e.s(format!(
         "t.anysw = {}",
@@ -301,10 +320,10 @@ fn entry_settle(p: &RigParams) -> String {
         p.legs
             .iter()
             .map(|l| format!(
-                "math.abs(v.{}_cx - {}) > {}",
-                l.name,
+                "math.abs(v.{n}_cx - {}) > {sd} || math.abs(v.{n}_cs) > {sd}",
                 lit(l.neutral_toe()),
-                lit(p.settle_dist)
+                n = l.name,
+                sd = lit(p.settle_dist)
             ))
             .collect::<Vec<_>>()
             .join(" || ")
@@ -325,7 +344,7 @@ fn entry_settle(p: &RigParams) -> String {
     e.s("v.wlift = v.wlift + math.clamp(t.tg - v.wlift, -t.sl, t.sl)");
     e.s(format!("v.w = {}", hb("v.wlift")));
     e.s(format!(
-        "v.omega = (v.settle > 0.5) ? {} : math.min(v.vpx / v.stride, {})",
+        "v.omega = (v.settle > 0.5) ? {} : math.min((16.0 * v.spd_c) / v.stride, {})",
         lit(p.settle_omega),
         lit(p.f_max)
     ));
@@ -353,10 +372,32 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("{ph} = {ph} + v.dphi + t.ex", ph = v("ph")));
     // 7.6
     e.s(format!("t.st = {} < 0.5", v("sw")));
+    // Issue 19: a planted toe turns about the entity origin by the yaw change, then moves
+    // back by the travel; the leg plane yaws about the root to pass through it.
+    let x = lit(l.x);
+    e.s("t.ca = math.cos(v.dyaw)");
+    e.s("t.sa = math.sin(v.dyaw)");
+    e.s(format!("t.sx = {x} + {}", v("cs")));
+    e.s(format!("t.nf = {} * t.ca - t.sx * t.sa", v("cx")));
+    e.s(format!("t.ns = t.sx * t.ca + {} * t.sa", v("cx")));
     e.s(format!(
-        "{cx} = t.st ? {cx} - v.vpx * v.dt : {cx}",
+        "{cx} = t.st ? t.nf - v.vpx * v.dt : {cx}",
         cx = v("cx")
     ));
+    e.s(format!("{cs} = t.st ? t.ns - {x} : {cs}", cs = v("cs")));
+    let plane = |e: &mut Entry| {
+        e.s(format!("t.df = math.max({} - {rootf}, 0.5)", v("cx")));
+        e.s(format!(
+            "t.cxp = ({cs} == 0.0) ? {cx} : ({rootf} + math.sqrt(t.df * t.df + {cs} * {cs}))",
+            cs = v("cs"),
+            cx = v("cx")
+        ));
+        e.s(format!(
+            "t.yst = ({cs} == 0.0) ? 0.0 : math.atan2({cs}, t.df)",
+            cs = v("cs")
+        ));
+    };
+    plane(&mut e);
     let peel = |ta: &str, e: &mut Entry| {
         e.s(format!(
             "{ta} = {} * v.w * {}",
@@ -366,8 +407,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     };
     peel("t.ta", &mut e);
     e.s(format!(
-        "t.wf = {} - {lp} * math.cos(t.ta) + {sd} * math.sin(t.ta)",
-        v("cx")
+        "t.wf = t.cxp - {lp} * math.cos(t.ta) + {sd} * math.sin(t.ta)"
     ));
     e.s(format!(
         "t.wh = {lp} * math.sin(t.ta) + {sd} * math.cos(t.ta)"
@@ -378,9 +418,27 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         e.s(format!("t.dy = v.hg - (t.wh + {})", lit(l.hock_h())));
     }
     e.s(format!(
-        "t.rear = {rootf} - math.sqrt(math.max({lim2} - t.dy * t.dy, 0.0)) + {off}"
+        "t.rf = math.sqrt(math.max({lim2} - t.dy * t.dy, 0.0))"
     ));
-    e.s("t.early = (t.wf - v.vpx * v.dt < t.rear) && v.settle < 0.5");
+    e.s(format!("t.rear = {rootf} - t.rf + {off}"));
+    // The plane's yaw two frames ahead (it grows fast as a toe nears the root's f).
+    e.s(format!(
+        "t.dfn = math.max(({} - 2.0 * (v.vpx * v.dt)) - {rootf}, 0.5)",
+        v("cx")
+    ));
+    e.s(format!(
+        "t.ynx = ({cs} == 0.0) ? 0.0 : math.atan2({cs}, t.dfn)",
+        cs = v("cs")
+    ));
+    e.s(format!(
+        "t.out = t.wf > {rootf} + t.rf + {off} || math.abs({cs}) > {} || math.abs(t.ynx) > {} || ({cs} != 0.0 && ({cx} - 2.0 * (v.vpx * v.dt)) - {rootf} < {})",
+        lit(p.side_reach),
+        lit(p.yaw_max),
+        lit(p.plane_min),
+        cs = v("cs"),
+        cx = v("cx")
+    ));
+    e.s("t.early = ((t.wf - v.vpx * v.dt < t.rear) || t.out) && v.settle < 0.5");
     e.s(format!(
         "t.lift = t.st && ({ph} >= {bt} || t.early) && {ph} < 1.0",
         ph = v("ph"),
@@ -405,6 +463,13 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         x = v("cl")
     ));
     e.s(format!("{x} = t.lift ? v.settle : {x}", x = v("sm")));
+    e.s(format!(
+        "{x} = t.lift ? math.clamp(t.yst, {}, {}) : {x}",
+        lit(-p.yaw_max),
+        lit(p.yaw_max),
+        x = v("yl")
+    ));
+    e.s(format!("{x} = t.lift ? v.fwd : {x}", x = v("fw")));
     // 7.7
     e.s(format!("t.wrap = {} >= 1.0", v("ph")));
     e.s(format!("{ph} = t.wrap ? {ph} - 1.0 : {ph}", ph = v("ph")));
@@ -414,6 +479,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         v("td"),
         cx = v("cx")
     ));
+    e.s(format!("{cs} = t.tdn ? 0.0 : {cs}", cs = v("cs")));
     e.s(format!("{sw} = t.tdn ? 0.0 : {sw}", sw = v("sw")));
     e.s(format!(
         "{bt} = t.wrap ? ((v.settle > 0.5) ? {} : {}) : {bt}",
@@ -439,16 +505,18 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         "t.front = {rootf} + math.sqrt(math.max({lim2} - t.dyf * t.dyf, 0.0)) + {off}"
     ));
     e.s(format!(
-        "{td} = math.min(({sm} > 0.5) ? {nn} : ({nn} + (math.clamp(v.vf / {}, 0.0, 1.0) * v.beta_b * v.stride) / 2.0), t.front)",
+        "{td} = math.min(({sm} > 0.5) ? {nn} : ({nn} + ((math.clamp(v.vf / {}, 0.0, 1.0) * v.beta_b * v.stride) / 2.0) * {fw}), t.front)",
         lit(p.td_ramp),
         td = v("td"),
         sm = v("sm"),
+        fw = v("fw"),
         nn = lit(l.n)
     ));
     e.s(format!(
-        "t.m = ({} > 0.5) ? 0.0 : ((1.0 - {}) * v.stride)",
+        "t.m = ({} > 0.5) ? 0.0 : (((1.0 - {}) * v.stride) * {})",
         v("sm"),
-        v("bl")
+        v("bl"),
+        v("fw")
     ));
     e.s(format!(
         "t.swf = {wl} + ({td} - {wl} + t.m) * {} - t.m * t.u",
@@ -467,10 +535,11 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         v("cl")
     ));
     peel("t.tb", &mut e);
+    plane(&mut e);
     e.s(format!(
-        "t.stf = {} - {lp} * math.cos(t.tb) + {sd} * math.sin(t.tb)",
-        v("cx")
+        "t.stf = t.cxp - {lp} * math.cos(t.tb) + {sd} * math.sin(t.tb)"
     ));
+    e.s(format!("t.swry = {} * (1.0 - {})", v("yl"), hb("t.u")));
     e.s(format!(
         "t.sth = {lp} * math.sin(t.tb) + {sd} * math.cos(t.tb)"
     ));
@@ -478,6 +547,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("{} = t.sw ? t.swf : t.stf", v("gf")));
     e.s(format!("{} = t.sw ? t.swh : t.sth", v("gh")));
     e.s(format!("{} = t.sw ? t.tas : t.tb", v("gtau")));
+    e.s(format!("{} = t.sw ? t.swry : t.yst", v("gry")));
     e.done()
 }
 
@@ -501,6 +571,13 @@ fn entry_pose(p: &RigParams) -> String {
     }
     e.s(format!("t.x = v.swim_ph + {} * v.dt", lit(p.swim_rate)));
     e.s("v.swim_ph = (v.w_swim > 0.0) ? (t.x - math.floor(t.x)) : v.swim_ph");
+    // Poses take the legs back into their sagittal planes (issue 19).
+    // (1 - e_sit)^32: sitting pitches the body, a yawed leg would tip its paw (check 2).
+    e.s("t.a = 1.0 - v.e_sit");
+    for _ in 0..5 {
+        e.s("t.a = t.a * t.a");
+    }
+    e.s("v.fade = (((t.a * (1.0 - v.e_lie)) * (1.0 - v.e_leap)) * (1.0 - v.e_land)) * (1.0 - v.e_swim)");
     e.done()
 }
 
@@ -538,6 +615,7 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
     let n = l.name;
     let rt = if l.fore { "fr" } else { "hr" };
     let (rf, rh) = (format!("v.{rt}_f"), format!("v.{rt}_h"));
+    e.s(format!("v.{n}_ry = v.{n}_gry * v.fade"));
     e.s(format!("t.f = v.{n}_gf"));
     e.s(format!("t.h = v.{n}_gh"));
     e.s(format!("t.ta = v.{n}_gtau"));
@@ -760,6 +838,10 @@ pub fn per_frame_variables(p: &RigParams) -> Vec<String> {
         "fr_h",
         "hr_f",
         "hr_h",
+        "dyaw",
+        "spd_c",
+        "fwd",
+        "fade",
         "body_p",
         "body_roll",
         "body_dy",
@@ -770,7 +852,7 @@ pub fn per_frame_variables(p: &RigParams) -> Vec<String> {
     .map(|s| s.to_string())
     .collect();
     for l in &p.legs {
-        for f in ["gf", "gh", "gtau", "r1", "r2", "r3"] {
+        for f in ["gf", "gh", "gtau", "gry", "ry", "r1", "r2", "r3"] {
             v.push(format!("{}_{f}", l.name));
         }
         if !l.fore {

@@ -21,6 +21,7 @@ pub mod checks;
 pub mod emit;
 pub mod model;
 pub mod plot;
+pub mod plot_top;
 pub mod runner;
 pub mod scenarios;
 pub mod trace;

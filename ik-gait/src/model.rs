@@ -3,7 +3,6 @@
 //!
 //! Side view: f = −z, h = y. A positive Bedrock X rotation is clockwise in that view (§1.2).
 
-use crate::math::f64d::rot_cw;
 use crate::params::RigParams;
 use crate::reference::Outputs;
 
@@ -113,62 +112,109 @@ impl Geometry {
     }
 }
 
-/// 2-D transform: world = Rcw(a)·p + t.
+/// 3-D rigid transform in model space (x, y, z): world = m·p + t.
 #[derive(Clone, Copy, Debug)]
 struct Xf {
-    a: f64,
-    t: (f64, f64),
+    m: [[f64; 3]; 3],
+    t: [f64; 3],
+}
+
+fn mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
+}
+fn apply_m(m: &[[f64; 3]; 3], p: [f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|i| m[i][0] * p[0] + m[i][1] * p[1] + m[i][2] * p[2])
+}
+
+/// A bone rotation [x, y, z] in degrees as Bedrock applies it: X first, then Y, then Z
+/// (`Rz·Ry·Rx`), with X and Y turning the opposite way to the right-handed rule (so a positive
+/// X tips a bone's top toward −Z, §1.2, and a positive Y turns a bone's −Z face toward +X).
+/// This is the rule Blockbench's Bedrock format uses; it is to be confirmed once in game (the
+/// README, "Turning").
+pub fn bedrock_rotation(rx: f64, ry: f64, rz: f64) -> [[f64; 3]; 3] {
+    let (a, b, c) = ((-rx).to_radians(), (-ry).to_radians(), rz.to_radians());
+    let mx = [
+        [1.0, 0.0, 0.0],
+        [0.0, a.cos(), -a.sin()],
+        [0.0, a.sin(), a.cos()],
+    ];
+    let my = [
+        [b.cos(), 0.0, b.sin()],
+        [0.0, 1.0, 0.0],
+        [-b.sin(), 0.0, b.cos()],
+    ];
+    let mz = [
+        [c.cos(), -c.sin(), 0.0],
+        [c.sin(), c.cos(), 0.0],
+        [0.0, 0.0, 1.0],
+    ];
+    mul(&mz, &mul(&my, &mx))
 }
 
 impl Xf {
-    fn apply(&self, p: (f64, f64)) -> (f64, f64) {
-        let r = rot_cw(self.a, p.0, p.1);
-        (r.0 + self.t.0, r.1 + self.t.1)
-    }
-    /// This transform followed by a child rotation `x` about rest `pivot` (and an offset).
-    fn child(&self, pivot: (f64, f64), x: f64, offset: (f64, f64)) -> Xf {
-        // child(p) = self(pivot + offset + Rcw(x)(p − pivot))
-        let rp = rot_cw(x, pivot.0, pivot.1);
-        let local_t = (pivot.0 + offset.0 - rp.0, pivot.1 + offset.1 - rp.1);
-        let tw = rot_cw(self.a, local_t.0, local_t.1);
+    fn identity() -> Xf {
         Xf {
-            a: self.a + x,
-            t: (tw.0 + self.t.0, tw.1 + self.t.1),
+            m: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+            t: [0.0; 3],
+        }
+    }
+    fn apply(&self, p: [f64; 3]) -> [f64; 3] {
+        let r = apply_m(&self.m, p);
+        [r[0] + self.t[0], r[1] + self.t[1], r[2] + self.t[2]]
+    }
+    /// This transform followed by a child rotation `rot` about rest `pivot`, and an offset.
+    fn child(&self, pivot: [f64; 3], rot: [[f64; 3]; 3], offset: [f64; 3]) -> Xf {
+        // child(p) = self(pivot + offset + R(p − pivot))
+        let rp = apply_m(&rot, pivot);
+        let local_t: [f64; 3] = std::array::from_fn(|i| pivot[i] + offset[i] - rp[i]);
+        let tw = apply_m(&self.m, local_t);
+        Xf {
+            m: mul(&self.m, &rot),
+            t: std::array::from_fn(|i| tw[i] + self.t[i]),
         }
     }
 }
 
-/// World positions (floor frame of the body: f from the entity origin, h up) from one frame.
+/// Positions in the body's floor frame (f forward from the entity origin, h up; `x` lateral,
+/// model +X) from one frame's output angles.
 #[derive(Clone, Debug, Default)]
 pub struct Pose {
-    /// Per leg: toe tip, all four paw-box corners (side view), IK root, IK end (wrist/hock).
+    /// Per leg: toe tip (f, h), the eight paw-box corners (f, h), IK root, IK end (wrist/hock).
     pub toe: [(f64, f64); 4],
-    pub paw_corners: [[(f64, f64); 4]; 4],
+    /// Per leg: the toe tip's lateral position (model x).
+    pub toe_x: [f64; 4],
+    pub paw_corners: [[(f64, f64); 8]; 4],
     pub root: [(f64, f64); 4],
     pub ik_end: [(f64, f64); 4],
+    /// 3-D distance from IK root to IK end (the in-plane reach of the solve).
+    pub reach: [f64; 4],
     /// World pitch of the upper leg bone (thigh/upper arm), degrees.
     pub upper_pitch: [f64; 4],
     pub chin: (f64, f64),
 }
 
-fn fh(p: [f32; 3]) -> (f64, f64) {
-    (-(p[2] as f64), p[1] as f64)
+fn v3(p: [f32; 3]) -> [f64; 3] {
+    [p[0] as f64, p[1] as f64, p[2] as f64]
+}
+fn fh(p: [f64; 3]) -> (f64, f64) {
+    (-p[2], p[1])
 }
 
-/// Forward kinematics from the output angles.
+/// Forward kinematics from the output angles (3-D: the leg roots also yaw, issue 19).
 pub fn forward(geo: &Geometry, p: &RigParams, o: &Outputs) -> Pose {
     let body = geo.bone("body").unwrap();
-    let root = Xf {
-        a: 0.0,
-        t: (0.0, 0.0),
-    };
-    let xb = root.child(fh(body.pivot), o.body_p as f64, (0.0, o.body_dy as f64));
+    let rot_x = |x: f32| bedrock_rotation(x as f64, 0.0, 0.0);
+    let xb = Xf::identity().child(
+        v3(body.pivot),
+        bedrock_rotation(o.body_p as f64, 0.0, o.body_roll as f64),
+        [0.0, o.body_dy as f64, 0.0],
+    );
     let neck = geo.bone("neck").unwrap();
-    let xn = xb.child(fh(neck.pivot), o.neck_x as f64, (0.0, 0.0));
+    let xn = xb.child(v3(neck.pivot), rot_x(o.neck_x), [0.0; 3]);
     let head = geo.bone("head").unwrap();
-    let xh = xn.child(fh(head.pivot), o.head_x as f64, (0.0, 0.0));
+    let xh = xn.child(v3(head.pivot), rot_x(o.head_x), [0.0; 3]);
     let mut pose = Pose {
-        chin: xh.apply(fh(head.locators[0].1)),
+        chin: fh(xh.apply(v3(head.locators[0].1))),
         ..Pose::default()
     };
     for (i, l) in p.legs.iter().enumerate() {
@@ -179,29 +225,44 @@ pub fn forward(geo: &Geometry, p: &RigParams, o: &Outputs) -> Pose {
         };
         let mut x = xb;
         let mut pivots = Vec::new();
+        let mut pitch = o.body_p as f64;
         for (j, nm) in names.iter().enumerate() {
             let b = geo.bone(&format!("{}_{nm}", l.name)).unwrap();
-            x = x.child(fh(b.pivot), o.legs[i][j] as f64, (0.0, 0.0));
-            pivots.push(x.apply(fh(b.pivot)));
+            let ry = if j == 0 { o.ry[i] as f64 } else { 0.0 };
+            x = x.child(
+                v3(b.pivot),
+                bedrock_rotation(o.legs[i][j] as f64, ry, 0.0),
+                [0.0; 3],
+            );
+            pivots.push(x.apply(v3(b.pivot)));
+            pitch += o.legs[i][j] as f64;
             if j == 0 {
-                pose.upper_pitch[i] = x.a;
+                pose.upper_pitch[i] = pitch;
             }
             if j + 1 == names.len() {
                 let c = &b.cubes[0];
-                let (f0, f1) = (-(c.origin[2] + c.size[2]) as f64, -c.origin[2] as f64);
-                let (h0, h1) = (c.origin[1] as f64, (c.origin[1] + c.size[1]) as f64);
-                pose.paw_corners[i] = [
-                    x.apply((f0, h0)),
-                    x.apply((f1, h0)),
-                    x.apply((f0, h1)),
-                    x.apply((f1, h1)),
-                ];
-                pose.toe[i] = x.apply((f1, h0));
+                let (o3, s3) = (v3(c.origin), v3(c.size));
+                for k in 0..8 {
+                    let q = [
+                        o3[0] + if k & 1 != 0 { s3[0] } else { 0.0 },
+                        o3[1] + if k & 2 != 0 { s3[1] } else { 0.0 },
+                        o3[2] + if k & 4 != 0 { s3[2] } else { 0.0 },
+                    ];
+                    pose.paw_corners[i][k] = fh(x.apply(q));
+                }
+                // Toe tip: bottom-front (−z) corner, on the leg's line.
+                let toe = x.apply([l.x as f64, o3[1], o3[2]]);
+                pose.toe[i] = fh(toe);
+                pose.toe_x[i] = toe[0];
             }
         }
-        pose.root[i] = pivots[0];
+        pose.root[i] = fh(pivots[0]);
         // IK end: wrist (paw pivot) for the fore, hock (metatarsus pivot) for the hind.
-        pose.ik_end[i] = pivots[2];
+        pose.ik_end[i] = fh(pivots[2]);
+        pose.reach[i] = (0..3)
+            .map(|k| (pivots[2][k] - pivots[0][k]).powi(2))
+            .sum::<f64>()
+            .sqrt();
     }
     pose
 }

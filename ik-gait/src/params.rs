@@ -153,6 +153,22 @@ pub struct RigParams {
     pub swim_rate: f32,
     pub swim_power: f32,
     pub rest: RestPoses,
+    // turning and touchdown (issue 19)
+    /// 1: a planted paw keeps its world position while the body yaws; 0: it turns with the
+    /// body (the rig before issue 19; check 1 then fails under yaw).
+    pub yaw_comp: f32,
+    /// Toe radius (px) at which a yaw rate counts as stepping speed for the stride clock, so
+    /// that a dog turning in place steps around.
+    pub turn_radius: f32,
+    /// Largest sideways offset (px) of a planted toe from its leg's line before the paw lifts
+    /// early.
+    pub side_reach: f32,
+    /// Largest leg-plane yaw (degrees) a planted paw may need before it lifts early (the plane
+    /// through the root and a toe close to the root's line turns fast).
+    pub yaw_max: f32,
+    /// Smallest forward distance (px) of a sideways-displaced planted toe ahead of its root
+    /// before the paw lifts early (closer, the plane's yaw turns too fast).
+    pub plane_min: f32,
 }
 
 impl Default for RigParams {
@@ -268,6 +284,12 @@ impl Default for RigParams {
             swim_rate: 1.5,
             swim_power: 0.34,
             rest: r,
+            // turning and touchdown (issue 19)
+            yaw_comp: 1.0,
+            turn_radius: 12.0,
+            side_reach: 3.0,
+            yaw_max: 15.0,
+            plane_min: 1.0,
         }
     }
 }

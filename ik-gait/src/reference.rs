@@ -57,6 +57,14 @@ pub struct LegStateT<T> {
     pub sm: T,
     pub td: T,
     pub rem: T,
+    /// Planted toe's sideways offset from the leg's own line (px, + toward model +X), which
+    /// the body's yaw builds up in stance (issue 19).
+    pub cs: T,
+    /// Leg-plane yaw latched at lift-off (degrees), faded out over the swing.
+    pub yl: T,
+    /// Share of the stepping speed that was forward travel, latched at lift-off (1 unless the
+    /// dog turned faster than it walked), so that a turn ending mid-swing moves nothing.
+    pub fw: T,
 }
 
 /// Per-leg state of the `f32` reference.
@@ -77,6 +85,8 @@ pub struct RigStateT<T> {
     pub wpose: [T; 5],
     pub swim_ph: T,
     pub mdm_prev: T,
+    /// `q.body_y_rotation` of the previous frame (issue 19).
+    pub yaw_prev: T,
     pub legs: [LegStateT<T>; 4],
 }
 
@@ -86,6 +96,11 @@ pub type RigState = RigStateT<f32>;
 impl<T: Real> RigStateT<T> {
     /// The §5 initial values (`mdm` is the query's value when `initialize` runs).
     pub fn new(p: &RigParams, mdm: f32) -> RigStateT<T> {
+        Self::new_at(p, mdm, 0.0)
+    }
+
+    /// The §5 initial values, with the body yaw (`q.body_y_rotation`) when `initialize` runs.
+    pub fn new_at(p: &RigParams, mdm: f32, yaw: f32) -> RigStateT<T> {
         let f = T::from_f32;
         let zero = c!(0.0);
         let legs = std::array::from_fn(|i| {
@@ -104,6 +119,9 @@ impl<T: Real> RigStateT<T> {
                 sm: zero,
                 td: f(l.n),
                 rem: zero,
+                cs: zero,
+                yl: zero,
+                fw: c!(1.0),
             }
         });
         RigStateT {
@@ -118,6 +136,7 @@ impl<T: Real> RigStateT<T> {
             wpose: [zero; 5],
             swim_ph: zero,
             mdm_prev: f(mdm),
+            yaw_prev: f(yaw),
             legs,
         }
     }
@@ -143,6 +162,8 @@ pub struct OutputsT<T> {
     pub head_x: T,
     /// Per leg: upper, lower, (meta,) paw X rotations. Fore legs use [0..3], r4 = 0.
     pub legs: [[T; 4]; 4],
+    /// Per leg: Y rotation of the upper bone (upper arm / thigh), degrees (issue 19).
+    pub ry: [T; 4],
     // Read-outs (also `variable.*` in the Molang).
     pub gait: T,
     pub ph: [T; 4],
@@ -155,6 +176,8 @@ pub struct OutputsT<T> {
     /// Clamped dt and speed the rig used.
     pub dt: T,
     pub speed: T,
+    /// Compensated yaw change of this frame (degrees; 0 when `yaw_comp` is 0).
+    pub dyaw: T,
 }
 
 /// Outputs of the `f32` reference and of the Molang back ends; what FK and the checks read.
@@ -173,6 +196,7 @@ impl<T: Real> OutputsT<T> {
             neck_x: r(self.neck_x),
             head_x: r(self.head_x),
             legs: self.legs.map(|l| l.map(r)),
+            ry: self.ry.map(r),
             gait: r(self.gait),
             ph: self.ph.map(r),
             sw: self.sw.map(r),
@@ -182,6 +206,7 @@ impl<T: Real> OutputsT<T> {
             epose: self.epose.map(r),
             dt: r(self.dt),
             speed: r(self.speed),
+            dyaw: r(self.dyaw),
         }
     }
 }
@@ -208,6 +233,11 @@ pub fn channel_names(p: &RigParams) -> Vec<(String, String)> {
             ));
         }
     }
+    // Y rotations of the upper bones (issue 19), after every X channel.
+    for l in &p.legs {
+        let b = if l.fore { "upper" } else { "thigh" };
+        v.push((format!("{}_{b}.ry", l.name), format!("{}_ry", l.name)));
+    }
     v
 }
 
@@ -225,6 +255,7 @@ impl Outputs {
             let n = if l.fore { 3 } else { 4 };
             v.extend_from_slice(&self.legs[i][..n]);
         }
+        v.extend_from_slice(&self.ry);
         v
     }
 }
@@ -243,6 +274,25 @@ struct Target<T> {
     f: T,
     h: T,
     tau: T,
+    /// Leg-plane yaw (degrees, issue 19).
+    ry: T,
+}
+
+/// `π/180 · turn_radius / 16`: m/s of toe speed per degree of yaw per second (issue 19).
+pub fn turn_k(p: &RigParams) -> f32 {
+    (std::f64::consts::PI / 180.0 * p.turn_radius as f64 / 16.0) as f32
+}
+
+/// The leg plane through the root and a planted toe at (cx, x + cs): the toe's f in that plane
+/// and the plane's yaw (degrees, + toward model +X). The toe is never behind the root in a
+/// gait, so its forward distance is kept ≥ 0.5 px for the angle. On the leg's own line
+/// (cs = 0) it is exactly (cx, 0).
+fn leg_plane<T: Real>(cx: T, cs: T, root_f: T) -> (T, T) {
+    if cs == c!(0.0) {
+        return (cx, c!(0.0));
+    }
+    let df = max(cx - root_f, c!(0.5));
+    (root_f + sqrt(df * df + cs * cs), atan2_d(cs, df))
 }
 
 /// One frame of §7, in the float type of the state (`f32`: the reference that matches the
@@ -261,7 +311,18 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     }
     s.mdm_prev = f(inp.mdm);
     let vpx = c!(16.0) * spd;
-    s.vf = s.vf + (spd - s.vf) * (one - exp(-dt / f(p.tau_v)));
+    // Issue 19: the body's yaw change since the last frame, wrapped to [-180, 180).
+    let yw = f(inp.body_yaw) - s.yaw_prev;
+    let yw = yw - c!(360.0) * floor((yw + c!(180.0)) / c!(360.0));
+    s.yaw_prev = f(inp.body_yaw);
+    let dyaw = yw * f(p.yaw_comp);
+    // Turning in place steps around: the toes' speed at `turn_radius` counts as stepping
+    // speed for the clock, the stride and the gait (not for the stance travel, which is `vpx`).
+    let turn = (abs(dyaw) * f(turn_k(p))) / max(dt, c!(0.001));
+    let spd_c = max(spd, turn);
+    // Share of the stepping speed that is forward travel (1 unless turning is faster).
+    let fwd = if spd_c > spd { spd / spd_c } else { one };
+    s.vf = s.vf + (spd_c - s.vf) * (one - exp(-dt / f(p.tau_v)));
 
     // 7.2 gait selection
     s.gait_t = s.gait_t + dt;
@@ -355,16 +416,14 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     let idle_prev = s.idle_t;
     let moving = c!(0.0001);
     let half = c!(0.5);
-    s.idle_t = if spd > moving { zero } else { s.idle_t + dt };
-    if s.settle > half && spd > moving {
+    s.idle_t = if spd_c > moving { zero } else { s.idle_t + dt };
+    if s.settle > half && spd_c > moving {
         s.settle = zero;
     }
     let anysw = s.legs.iter().any(|l| l.sw > half);
-    let off = s
-        .legs
-        .iter()
-        .zip(&p.legs)
-        .any(|(l, lp)| abs(l.cx - f(lp.neutral_toe())) > f(p.settle_dist));
+    let off = s.legs.iter().zip(&p.legs).any(|(l, lp)| {
+        abs(l.cx - f(lp.neutral_toe())) > f(p.settle_dist) || abs(l.cs) > f(p.settle_dist)
+    });
     let idle_time = f(p.idle_time);
     let start = s.settle < half && idle_prev < idle_time && s.idle_t >= idle_time && (anysw || off);
     if start {
@@ -388,7 +447,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     let omega = if settle {
         f(p.settle_omega)
     } else {
-        min(vpx / stride, f(p.f_max))
+        min((c!(16.0) * spd_c) / stride, f(p.f_max))
     };
     let dphi = omega * dt;
     if settle {
@@ -414,18 +473,35 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         // 7.6 stance, lift-off (evaluated on the pre-event state)
         let st = l.sw < half;
         if st {
-            l.cx = l.cx - vpx * dt;
+            // Issue 19: a planted toe keeps its world position while the body yaws: turn it
+            // about the entity origin by the yaw change, then move it back by the travel.
+            let (ca, sa) = (cos_d(dyaw), sin_d(dyaw));
+            let sx = f(lp.x) + l.cs;
+            let nf = l.cx * ca - sx * sa;
+            let ns = sx * ca + l.cx * sa;
+            l.cx = nf - vpx * dt;
+            l.cs = ns - f(lp.x);
         }
+        // The leg plane yaws about the root to pass through the toe; `cxp` is the toe's f in
+        // that plane (= cx when the toe is on the leg's line).
+        let (cxp, yaw_st) = leg_plane(l.cx, l.cs, root_f);
         let ta = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
-        let wf = l.cx - lp_lp * cos_d(ta) + lp_sd * sin_d(ta);
+        let wf = cxp - lp_lp * cos_d(ta) + lp_sd * sin_d(ta);
         let wh = lp_lp * sin_d(ta) + lp_sd * cos_d(ta);
         let dy = if lp.fore {
             hg - wh
         } else {
             hg - (wh + f(lp.hock_h()))
         };
-        let rear = root_f - sqrt(max(lim2 - dy * dy, zero)) + hock_off;
-        let early = wf - vpx * dt < rear && !settle;
+        let reach_f = sqrt(max(lim2 - dy * dy, zero));
+        let rear = root_f - reach_f + hock_off;
+        // Issue 19: under yaw the toe also drifts sideways, which moves it away from the root
+        // in the leg plane; such a paw lifts early too (past the front limit or `side_reach`).
+        let out = wf > root_f + reach_f + hock_off
+            || abs(l.cs) > f(p.side_reach)
+            || abs(leg_plane(l.cx - c!(2.0) * (vpx * dt), l.cs, root_f).1) > f(p.yaw_max)
+            || (l.cs != zero && (l.cx - c!(2.0) * (vpx * dt)) - root_f < f(p.plane_min));
+        let early = (wf - vpx * dt < rear || out) && !settle;
         let lift = st && (l.ph >= l.bt || early) && l.ph < one;
         if lift {
             l.sw = one;
@@ -435,6 +511,10 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             l.tm = f(lp.tau_max[gi]);
             l.cl = f(lp.clearance[gi]);
             l.sm = s.settle;
+            // The plane's yaw is checked two frames ahead; a toe that still turns it past the
+            // limit (a toe right under the root) starts its swing at the limit.
+            l.yl = clamp(yaw_st, -f(p.yaw_max), f(p.yaw_max));
+            l.fw = fwd;
         }
         // 7.7 wrap and touchdown
         let wrap = l.ph >= one;
@@ -442,6 +522,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             l.ph = l.ph - one;
             if l.sw > half {
                 l.cx = l.td + lp_lp;
+                l.cs = zero;
                 l.sw = zero;
             }
             l.bt = if settle {
@@ -465,13 +546,13 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let lead = if l.sm > half {
             lp_n
         } else {
-            lp_n + (clamp(vf / f(p.td_ramp), zero, one) * beta_b * stride) / c!(2.0)
+            lp_n + ((clamp(vf / f(p.td_ramp), zero, one) * beta_b * stride) / c!(2.0)) * l.fw
         };
         l.td = min(lead, front);
         let m = if l.sm > half {
             zero
         } else {
-            (one - l.bl) * stride
+            ((one - l.bl) * stride) * l.fw
         };
         let swf = l.wl + (l.td - l.wl + m) * hb(u) - m * u;
         let bump = if u < c!(0.45) {
@@ -482,19 +563,23 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let swh = lp_sd + drop(lp_lp, lp_sd, tas) + l.cl * w * bump;
         // Stance target on the post-event state (a paw that touched down this frame).
         let ta2 = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
-        let stf = l.cx - lp_lp * cos_d(ta2) + lp_sd * sin_d(ta2);
+        let (cxp2, yaw_st2) = leg_plane(l.cx, l.cs, root_f);
+        let stf = cxp2 - lp_lp * cos_d(ta2) + lp_sd * sin_d(ta2);
         let sth = lp_lp * sin_d(ta2) + lp_sd * cos_d(ta2);
         tgt[i] = if l.sw > half {
             Target {
                 f: swf,
                 h: swh,
                 tau: tas,
+                // The latched leg-plane yaw fades to 0 by touchdown (the paw lands on its line).
+                ry: l.yl * (one - hb(u)),
             }
         } else {
             Target {
                 f: stf,
                 h: sth,
                 tau: ta2,
+                ry: yaw_st2,
             }
         };
     }
@@ -522,6 +607,13 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         s.swim_ph = frac(s.swim_ph + f(p.swim_rate) * dt);
     }
     let [e_sit, e_lie, e_leap, e_land, e_swim] = e;
+    // Sit pitches the body 29° with the paws on the floor: a leg yawed about that tilted axis
+    // tips its paw sideways into the floor, so sitting fades the yaw as (1 − e_sit)^32.
+    let mut a = one - e_sit;
+    for _ in 0..5 {
+        a = a * a;
+    }
+    let fade = (((a * (one - e_lie)) * (one - e_leap)) * (one - e_land)) * (one - e_swim);
 
     // 7.10 body pose and roots (roll disabled: k = 0)
     let r = &p.rest;
@@ -551,7 +643,10 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             f: mut tf,
             mut h,
             tau: mut ta,
+            ry,
         } = tgt[i];
+        // Poses take the leg back into its sagittal plane.
+        out.ry[i] = ry * fade;
         let mut mt = f(lp.theta_mt);
         // sit, lie (fixed floor points)
         tf = lerp(tf, f(lp.sit[0]), e_sit);
@@ -684,5 +779,6 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     out.epose = e;
     out.dt = dt;
     out.speed = spd;
+    out.dyaw = dyaw;
     out
 }

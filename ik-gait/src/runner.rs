@@ -95,6 +95,8 @@ struct OutputSlots {
     ph: [Slot; 4],
     sw: [Slot; 4],
     rem: [Slot; 4],
+    ry: [Slot; 4],
+    dyaw: Slot,
     omega: Slot,
     settle: Slot,
     epose: [Slot; 5],
@@ -152,6 +154,8 @@ impl MolangRig {
             ph: per_leg("ph")?,
             sw: per_leg("sw")?,
             rem: per_leg("rem")?,
+            ry: per_leg("ry")?,
+            dyaw: sl("dyaw")?,
             omega: sl("omega")?,
             settle: sl("settle")?,
             epose: [
@@ -207,6 +211,7 @@ impl MolangRig {
             settle: rd(sl.settle),
             dt: rd(sl.dt),
             speed: rd(sl.spd),
+            dyaw: rd(sl.dyaw),
             ..Outputs::default()
         };
         for i in 0..4 {
@@ -218,6 +223,7 @@ impl MolangRig {
             o.ph[i] = rd(sl.ph[i]);
             o.sw[i] = rd(sl.sw[i]);
             o.rem[i] = rd(sl.rem[i]);
+            o.ry[i] = rd(sl.ry[i]);
         }
         for k in 0..5 {
             o.epose[k] = rd(sl.epose[k]);
@@ -241,7 +247,8 @@ pub fn run(p: &RigParams, backend: Backend, inputs: &[Inputs]) -> Result<Vec<Out
 /// The Rust reference in `T`, each frame's outputs rounded to `f32` (a no-op for `f32`; for
 /// `f64` at most 0.5 f32 ulp per value, and the state stays `f64` from frame to frame).
 pub fn run_reference<T: Real>(p: &RigParams, inputs: &[Inputs]) -> Vec<Outputs> {
-    let mut s = RigStateT::<T>::new(p, inputs.first().map_or(0.0, |i| i.mdm));
+    let first = inputs.first().copied().unwrap_or_default();
+    let mut s = RigStateT::<T>::new_at(p, first.mdm, first.body_yaw);
     inputs.iter().map(|i| step(&mut s, i, p).to_f32()).collect()
 }
 

@@ -11,6 +11,8 @@ pub struct Sample {
     pub in_water: bool,
     pub sit: bool,
     pub lie: bool,
+    /// `q.body_y_rotation`, degrees (issue 19).
+    pub yaw: f32,
 }
 
 fn ground(speed: f32) -> Sample {
@@ -59,7 +61,8 @@ impl Scenario {
     /// Inputs at time t (and the body yaw, which only a CSV supplies).
     pub fn at(&self, t: f32) -> (Sample, f32) {
         let Some(rows) = &self.table else {
-            return ((self.sample)(t), 0.0);
+            let x = (self.sample)(t);
+            return (x, x.yaw);
         };
         let k = rows.partition_point(|r| r[0] <= t);
         let r = if k == 0 {
@@ -85,6 +88,7 @@ impl Scenario {
                 in_water: flag(r[4]),
                 sit: flag(r[5]),
                 lie: flag(r[6]),
+                yaw: r[7],
             },
             r[7],
         )
@@ -236,7 +240,35 @@ pub fn named() -> Vec<Scenario> {
             x.lie = (2.0..7.0).contains(&t);
             x
         }),
+        // Issue 19: turning. Yaw grows for a right turn (the game's q.body_y_rotation).
+        s("circle-walk-left", 8.0, Kind::Transition, |t| {
+            turning(1.0, -45.0 * t)
+        }),
+        s("circle-walk-right", 8.0, Kind::Transition, |t| {
+            turning(1.0, 45.0 * t)
+        }),
+        s("circle-trot-left", 8.0, Kind::Transition, |t| {
+            turning(2.5, -60.0 * t)
+        }),
+        s("circle-trot-right", 8.0, Kind::Transition, |t| {
+            turning(2.5, 60.0 * t)
+        }),
+        // A chase: 7.5 m/s, heading swinging ±25° every 1.2 s (peak 131°/s).
+        s("zigzag-gallop", 8.0, Kind::Transition, |t| {
+            turning(7.5, 25.0 * (std::f32::consts::TAU * t / 1.2).sin())
+        }),
+        // Turn in place: 180° over 1 s at no speed, then stand.
+        s("turn-in-place", 5.0, Kind::Transition, |t| {
+            turning(0.0, 180.0 * ((t - 1.0).clamp(0.0, 1.0)))
+        }),
     ]
+}
+
+fn turning(speed: f32, yaw: f32) -> Sample {
+    Sample {
+        yaw,
+        ..ground(speed)
+    }
 }
 
 /// The frame rates the rig tools accept: finite, 1 to 1000 fps (the checks use up to 960).
@@ -278,10 +310,6 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
-}
-
-fn to_inputs(x: Sample, dt: f32, mdm: f32) -> Inputs {
-    to_inputs_yaw(x, dt, mdm, 0.0)
 }
 
 fn to_inputs_yaw(x: Sample, dt: f32, mdm: f32, yaw: f32) -> Inputs {
@@ -333,7 +361,20 @@ pub fn inputs(sc: &Scenario, fps: f32, hitch: bool) -> Vec<Inputs> {
 /// One soak run: 60 s of random 0.3–2.5 s segments (speed from {0, 0.6, …, 7.5}, random
 /// sit/lie/swim/jump flags), frame times random in {1/144, 1/120, 1/60, 1/30, 1/20}.
 pub fn soak(seed: u64, duration: f32) -> Vec<Inputs> {
+    soak_with(seed, duration, false)
+}
+
+/// The soak with random yaw rates (issue 19): the same segments and frames as [`soak`] with
+/// the same seed, and in each segment a yaw rate, 0 in a quarter of them, else uniform in
+/// ±150°/s, drawn from a second generator so that the rest of the run is unchanged.
+pub fn soak_yaw(seed: u64, duration: f32) -> Vec<Inputs> {
+    soak_with(seed, duration, true)
+}
+
+fn soak_with(seed: u64, duration: f32, with_yaw: bool) -> Vec<Inputs> {
     let mut rng = Rng::new(seed);
+    let mut yrng = Rng::new(seed ^ 0x7a3e_51d0_c0ff_ee00);
+    let mut yaw = 0.0f32;
     let dts = [
         1.0 / 144.0,
         1.0 / 120.0,
@@ -356,6 +397,11 @@ pub fn soak(seed: u64, duration: f32) -> Vec<Inputs> {
         );
         let t0 = t;
         let jump_len = seg.min(0.6);
+        let rate = if !with_yaw || yrng.unit() < 0.25 {
+            0.0
+        } else {
+            150.0 * (2.0 * yrng.unit() - 1.0)
+        };
         while t < t0 + seg && t < duration {
             let dt = dts[rng.below(dts.len())];
             t += dt;
@@ -375,7 +421,8 @@ pub fn soak(seed: u64, duration: f32) -> Vec<Inputs> {
                 x.vy = 5.0 + (-4.6 - 5.0) * (t - t0) / jump_len;
             }
             mdm += 4.0 * x.speed * dt;
-            out.push(to_inputs(x, dt, mdm));
+            yaw += rate * dt;
+            out.push(to_inputs_yaw(x, dt, mdm, yaw));
         }
     }
     out

@@ -61,15 +61,17 @@ pub fn csv(p: &RigParams, tr: &Trace) -> String {
             row.push(format!("{}", (o.sw[j] < 0.5) as u8));
         }
         row.extend(o.channels(p).iter().map(|x| format!("{x}")));
-        // World space in pixels: x lateral, y up, z = -(forward) with the body's travel.
-        for (j, l) in p.legs.iter().enumerate() {
-            row.push(format!("{}", l.x));
-            row.push(format!("{:.5}", pose.toe[j].1));
-            row.push(format!("{:.5}", -(tr.body_x[k] + pose.toe[j].0)));
+        // World space in pixels (issue 19: along the heading, see checks::to_world).
+        for j in 0..p.legs.len() {
+            for c in tr.toe_world[k][j] {
+                row.push(format!("{c:.5}"));
+            }
         }
-        row.push("0".to_string());
-        row.push(format!("{:.5}", pose.chin.1));
-        row.push(format!("{:.5}", -(tr.body_x[k] + pose.chin.0)));
+        let chin =
+            crate::checks::to_world(tr.pos[k], i.body_yaw as f64, pose.chin.0, 0.0, pose.chin.1);
+        for c in chin {
+            row.push(format!("{c:.5}"));
+        }
         s.push_str(&row.join(","));
         s.push('\n');
     }

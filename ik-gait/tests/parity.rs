@@ -3,7 +3,7 @@
 //! outputs are expected to agree to the bit).
 
 use ik_gait::runner::{run, Backend};
-use ik_gait::scenarios::{find, inputs, soak};
+use ik_gait::scenarios::{find, inputs, soak, soak_yaw};
 use ik_gait::{Outputs, RigParams};
 
 fn max_diff(p: &RigParams, a: &[Outputs], b: &[Outputs]) -> (f32, usize, usize) {
@@ -61,6 +61,11 @@ fn f32_reference_is_bit_identical_to_the_interpreter() {
         inputs(&find("swim-sit-lie").unwrap(), 20.0, true),
     ];
     runs.push(soak(1, 60.0));
+    // Issue 19: turning (yaw compensation, turning in place, the Y channels).
+    for name in ["circle-walk-left", "zigzag-gallop", "turn-in-place"] {
+        runs.push(inputs(&find(name).unwrap(), 60.0, false));
+    }
+    runs.push(soak_yaw(2, 60.0));
     for inp in &runs {
         let r = run(&p, Backend::Reference, inp).unwrap();
         let m = run(&p, Backend::Interp, inp).unwrap();
@@ -68,7 +73,7 @@ fn f32_reference_is_bit_identical_to_the_interpreter() {
             let bits = |o: &Outputs| {
                 let mut v = o.channels(&p);
                 v.extend(o.ph.iter().chain(&o.sw).chain(&o.rem).chain(&o.epose));
-                v.extend([o.gait, o.omega, o.settle, o.dt, o.speed]);
+                v.extend([o.gait, o.omega, o.settle, o.dt, o.speed, o.dyaw]);
                 v.into_iter().map(f32::to_bits).collect::<Vec<u32>>()
             };
             assert_eq!(bits(x), bits(y), "frame {k}");

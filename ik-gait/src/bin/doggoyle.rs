@@ -272,7 +272,12 @@ fn main() -> ExitCode {
                 Ok(s) => s,
                 Err(code) => return code,
             };
-            match ik_gait::plot::plot(&p, &sc, fps, backend, &out) {
+            // The four side views, then the view from above (issue 19).
+            let top = |files: Vec<std::path::PathBuf>| {
+                let t = ik_gait::plot_top::plot_scenario(&p, &sc, fps, backend, &out)?;
+                Ok::<_, String>(files.into_iter().chain([t]).collect::<Vec<_>>())
+            };
+            match ik_gait::plot::plot(&p, &sc, fps, backend, &out).and_then(top) {
                 Ok(files) => {
                     for f in files {
                         println!("{}", f.display());

@@ -1,0 +1,121 @@
+//! `top_view.svg` (issue 19): the toe tips and the entity origin seen from above, world x
+//! against world z (px), so a turning run shows whether planted paws hold their place.
+//! Stance is drawn as a thick stroke (a planted paw is a dot when it does not slip), swing as a
+//! thin line, the body's path dashed grey.
+
+use crate::checks::Trace;
+use crate::params::RigParams;
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// The file [`plot_top`] writes into its directory.
+pub const TOP_FILE: &str = "top_view.svg";
+
+const LEG_COLORS: [RGBColor; 4] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0x94, 0x67, 0xbd),
+];
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    format!("plot: {e}")
+}
+
+/// Writes `dir/top_view.svg` for a trace (the directory must exist).
+pub fn plot_top(p: &RigParams, tr: &Trace, title: &str, dir: &Path) -> Result<PathBuf, String> {
+    if tr.is_empty() {
+        return Err("plot: empty trace".into());
+    }
+    let out = dir.join(TOP_FILE);
+    let pts = tr
+        .toe_world
+        .iter()
+        .flat_map(|t| t.iter().map(|q| (q[0], q[2])))
+        .chain(tr.pos.iter().copied());
+    let (mut x0, mut x1, mut z0, mut z1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for (x, z) in pts {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        z0 = z0.min(z);
+        z1 = z1.max(z);
+    }
+    // Equal scales on both axes: a circle stays round.
+    let (cx, cz) = ((x0 + x1) / 2.0, (z0 + z1) / 2.0);
+    let half = ((x1 - x0).max(z1 - z0) / 2.0 + 4.0).max(8.0);
+    let root = SVGBackend::new(&out, (1000, 1000)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let mut ch = ChartBuilder::on(&root)
+        .caption(
+            format!("Toe tips from above, world x-z (px); thick = stance: {title}"),
+            ("sans-serif", 20),
+        )
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(52)
+        .build_cartesian_2d((cx - half)..(cx + half), (cz - half)..(cz + half))
+        .map_err(err)?;
+    ch.configure_mesh()
+        .label_style(("sans-serif", 14))
+        .x_desc("world x (px)")
+        .y_desc("world z (px)")
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(err)?;
+    ch.draw_series(DashedLineSeries::new(
+        tr.pos.iter().copied(),
+        6,
+        4,
+        RGBColor(0x90, 0x90, 0x90).stroke_width(1),
+    ))
+    .map_err(err)?;
+    for (j, leg) in p.legs.iter().enumerate() {
+        let c = LEG_COLORS[j];
+        let xz = |k: usize| (tr.toe_world[k][j][0], tr.toe_world[k][j][2]);
+        ch.draw_series(LineSeries::new((0..tr.len()).map(xz), c.stroke_width(1)))
+            .map_err(err)?
+            .label(leg.name.to_uppercase())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(3)));
+        // Stance stretches, thick.
+        let mut k = 0;
+        while k < tr.len() {
+            if tr.outputs[k].sw[j] < 0.5 {
+                let s = k;
+                while k < tr.len() && tr.outputs[k].sw[j] < 0.5 {
+                    k += 1;
+                }
+                ch.draw_series(LineSeries::new((s..k).map(xz), c.stroke_width(5)))
+                    .map_err(err)?;
+                ch.draw_series(std::iter::once(Circle::new(xz(s), 3, c.filled())))
+                    .map_err(err)?;
+            } else {
+                k += 1;
+            }
+        }
+    }
+    ch.configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)?;
+    drop(ch);
+    drop(root);
+    Ok(out)
+}
+
+/// Runs `sc` at `fps` on `backend` and writes `dir/top_view.svg` (`doggoyle plot` calls it
+/// after the four side-view charts, so `dir` exists).
+pub fn plot_scenario(
+    p: &RigParams,
+    sc: &crate::scenarios::Scenario,
+    fps: f32,
+    backend: crate::runner::Backend,
+    dir: &Path,
+) -> Result<PathBuf, String> {
+    let inp = crate::scenarios::inputs(sc, fps, false);
+    let o = crate::runner::run(p, backend, &inp)?;
+    let tr = Trace::new(p, &crate::model::Geometry::doggoyle(p), inp, o);
+    let title = format!("{} @ {fps} fps ({})", sc.name, backend.name());
+    plot_top(p, &tr, &title, dir)
+}

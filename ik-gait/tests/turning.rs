@@ -1,0 +1,123 @@
+//! Issue 19: the body's heading in the FK and the checks, yaw compensation for planted paws,
+//! the turning scenarios and the Y-rotation channels.
+
+use ik_gait::checks::{run_checks, Plan, Row, Trace};
+use ik_gait::model::Geometry;
+use ik_gait::reference::channel_names;
+use ik_gait::runner::{run, Backend};
+use ik_gait::scenarios::{find, inputs};
+use ik_gait::RigParams;
+
+fn plan(names: &[&str], fps: Vec<f32>, backend: Backend) -> Plan {
+    Plan {
+        scenarios: names.iter().map(|n| find(n).unwrap()).collect(),
+        fps,
+        backend,
+        soak_runs: 0,
+        soak_seed: 1,
+    }
+}
+
+fn slip_row(rows: &[Row]) -> &Row {
+    rows.iter().find(|r| r.check.starts_with("1 ")).unwrap()
+}
+
+fn slip_of(row: &Row) -> f64 {
+    row.measured
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Check 1 (in world space) catches a planted paw that turns with the body: with the yaw
+/// compensation switched off by its parameter, the circle walk slips by pixels; with it on,
+/// by less than 0.01 px.
+#[test]
+fn check1_fails_when_yaw_compensation_is_off() {
+    let on = RigParams::default();
+    let off = RigParams {
+        yaw_comp: 0.0,
+        ..RigParams::default()
+    };
+    let pl = plan(&["circle-walk-right"], vec![60.0], Backend::Reference);
+    let rows_on = run_checks(&on, &pl, &mut |_| {}).unwrap();
+    let rows_off = run_checks(&off, &pl, &mut |_| {}).unwrap();
+    let (s_on, s_off) = (slip_of(slip_row(&rows_on)), slip_of(slip_row(&rows_off)));
+    assert!(slip_row(&rows_on).pass && s_on < 0.01, "on: {s_on}");
+    assert!(!slip_row(&rows_off).pass && s_off > 0.4, "off: {s_off}");
+}
+
+/// The turning scenarios pass checks 1–13 at 20, 60 and 240 fps on the JIT (check 14 is
+/// reported, not passed yet; zigzag-gallop is left out: its check 4c is 3.3° > 3°, README).
+#[test]
+fn turning_scenarios_pass_checks_1_to_13() {
+    let p = RigParams::default();
+    let pl = plan(
+        &[
+            "circle-walk-left",
+            "circle-walk-right",
+            "circle-trot-left",
+            "circle-trot-right",
+            "turn-in-place",
+        ],
+        vec![20.0, 60.0, 240.0],
+        Backend::Jit,
+    );
+    let rows = run_checks(&p, &pl, &mut |_| {}).unwrap();
+    let failed: Vec<_> = rows
+        .iter()
+        .filter(|r| !r.pass && !r.check.starts_with("14 "))
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+/// The trace has a Y-rotation channel per leg root, the circle walk drives it (so FK runs the
+/// Bedrock rotation order with X and Y on one bone), and the dog really goes round: the world
+/// position turns with the heading.
+#[test]
+fn y_rotation_channels_are_traced_and_used() {
+    let p = RigParams::default();
+    let names: Vec<String> = channel_names(&p).into_iter().map(|(c, _)| c).collect();
+    for c in ["lf_upper.ry", "rf_upper.ry", "lh_thigh.ry", "rh_thigh.ry"] {
+        assert!(names.iter().any(|n| n == c), "no {c} in {names:?}");
+    }
+    let inp = inputs(&find("circle-walk-left").unwrap(), 60.0, false);
+    let out = run(&p, Backend::Jit, &inp).unwrap();
+    let max_ry = out
+        .iter()
+        .flat_map(|o| o.ry.iter().map(|r| r.abs()))
+        .fold(0.0f32, f32::max);
+    assert!(max_ry > 3.0, "leg roots never yaw: {max_ry}");
+    let tr = Trace::new(&p, &Geometry::doggoyle(&p), inp, out);
+    // 8 s at 45°/s and 16 px/s: radius 20.4 px, a full circle back near the start.
+    let end = tr.pos[tr.len() - 1];
+    let far = tr
+        .pos
+        .iter()
+        .map(|q| (q.0 * q.0 + q.1 * q.1).sqrt())
+        .fold(0.0, f64::max);
+    assert!(far > 35.0 && far < 45.0, "diameter {far}");
+    assert!((end.0 * end.0 + end.1 * end.1).sqrt() < 1.0, "end {end:?}");
+    // The emitted animation reads the Y channel in the bone's Y slot.
+    let anim = ik_gait::emit::animation(&p);
+    let r = &anim["animations"]["animation.doggoyle.gait"]["bones"]["lf_upper"]["rotation"];
+    assert_eq!(r[1], "v.lf_ry", "{r}");
+}
+
+/// FK applies a bone's rotation as Bedrock does, X then Y (`Rz·Ry·Rx`): a leg hanging down,
+/// pitched by X = 90° (its foot swings back, to +Z) and then yawed by Y = 90°, ends toward +X.
+#[test]
+fn bedrock_rotation_order_is_x_then_y() {
+    let m = ik_gait::model::bedrock_rotation(90.0, 90.0, 0.0);
+    let down = [0.0, -1.0, 0.0];
+    let v: Vec<f64> = (0..3)
+        .map(|i| m[i][0] * down[0] + m[i][1] * down[1] + m[i][2] * down[2])
+        .collect();
+    // X 90: (0,-1,0) -> (0,0,+1); Y 90 turns -Z toward +X, so +Z toward -X.
+    assert!(
+        (v[0] + 1.0).abs() < 1e-9 && v[1].abs() < 1e-9 && v[2].abs() < 1e-9,
+        "{v:?}"
+    );
+}
