@@ -12,12 +12,12 @@
 //!     jit_matches_interpreter_on_random_programs -- --nocapture
 //! ```
 //!
-//! Long run after the `fneg` fix (2026-12-01, 14:06-14:31 UTC, 2 cores shared by 6 jobs): the
+//! Long run after the `fneg` fix (2026-12-01, 14:06-14:34 UTC, 2 cores shared by 6 jobs): the
 //! test-profile binary (opt-level 1, dependencies 2; a release build did not fit the time),
 //! `JIT_SEED=<seed> JIT_CASES=10000 nice -n 10 <jit_differential binary>
-//! jit_matches_interpreter_on_random_programs`, seeds 1001 to 1015 one after the other:
-//! 150,000 cases, all agree, 1,496 s wall in total (65-143 s per chunk under load). The
-//! 1,000,000 cases were not reached; continue with seed 1016. Before the fix, seed 2 failed
+//! jit_matches_interpreter_on_random_programs`, seeds 1001 to 1018 one after the other:
+//! 180,000 cases, all agree, 1,669 s wall in total (56-143 s per chunk under load). The
+//! 1,000,000 cases were not reached; continue with seed 1019. Before the fix, seed 2 failed
 //! (kept in `random_run_regressions`).
 
 mod common;
