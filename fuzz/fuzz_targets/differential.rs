@@ -26,6 +26,33 @@ const QUERIES: &[&str] = &["q.a", "q.b", "q.c"];
 const CONSTANTS: &[&str] = &["this", "math.pi", "true", "false"];
 const NUMBERS: &[&str] = &["0", "1", "0.5", "2", "1e38", "0.0000001", "1e39", "5."];
 const ARITH: &[&str] = &["+", "-", "*", "/", "<", "<=", ">", ">=", "==", "!="];
+/// NaN of both signs (x86's default NaN has the sign bit set; `-` and `abs` clear it) and edge
+/// values, as `molang::fuzz::strategies::{nan_operand, edge_operand}` draw them.
+const NANS: &[&str] = &[
+    "math.sqrt(-1)",
+    "(1e39 - 1e39)",
+    "(0 * 1e39)",
+    "-(math.sqrt(-1))",
+    "math.abs(1e39 - 1e39)",
+];
+const EDGES: &[&str] = &[
+    "(1e39)",
+    "(-1e39)",
+    "(0)",
+    "(-0)",
+    "(0.00000011920929)",
+    "(-0.00000011920929)",
+    "(1e-45)",
+    "(0.00000023841858)",
+];
+/// The queries computed from their arguments, with their argument counts.
+const PURE_QUERIES: &[(&str, usize, usize)] = &[
+    ("all", 3, 4),
+    ("any", 3, 4),
+    ("in_range", 3, 3),
+    ("approx_eq", 2, 3),
+    ("count", 1, 2),
+];
 const INPUTS: &[&str] = &[
     "q.a", "q.b", "q.c", "v.x", "v.y", "v.z", "v.s.m", "t.t", "this", "c.unused",
 ];
@@ -69,6 +96,12 @@ impl Gen<'_, '_> {
         if self.u.ratio(2, 5)? {
             return self.number();
         }
+        if self.u.ratio(1, 8)? {
+            return Ok(self.pick(NANS)?.to_string());
+        }
+        if self.u.ratio(1, 8)? {
+            return Ok(self.pick(EDGES)?.to_string());
+        }
         let all = [VARIABLES, TEMPS, MEMBERS, QUERIES, CONSTANTS].concat();
         Ok(self.pick(&all)?.to_string())
     }
@@ -80,12 +113,29 @@ impl Gen<'_, '_> {
         Ok(format!("math.{}({})", f.name(), args.join(", ")))
     }
 
+    /// A computed query; each later argument is any expression, an edge value or the first
+    /// argument again (so that `all`, `any` and `approx_eq` also see matches).
+    fn pure_query(&mut self, depth: u32) -> Result<String> {
+        let &(name, lo, hi) = self.u.choose(PURE_QUERIES)?;
+        let n = self.u.int_in_range(lo..=hi)?;
+        let first = self.expr(depth - 1)?;
+        let mut args = vec![first.clone()];
+        for _ in 1..n {
+            args.push(match self.u.int_in_range(0..=2u8)? {
+                0 => self.expr(depth - 1)?,
+                1 => self.pick([NANS, EDGES].concat().as_slice())?.to_string(),
+                _ => first.clone(),
+            });
+        }
+        Ok(format!("q.{name}({})", args.join(", ")))
+    }
+
     fn expr(&mut self, depth: u32) -> Result<String> {
         if depth == 0 || self.u.ratio(1, 3)? {
             return self.leaf();
         }
         let d = depth - 1;
-        Ok(match self.u.int_in_range(0..=12u8)? {
+        Ok(match self.u.int_in_range(0..=13u8)? {
             0 => format!(
                 "({} {} {})",
                 self.expr(d)?,
@@ -128,6 +178,7 @@ impl Gen<'_, '_> {
             9 => format!("(({}) ? ({}))", self.expr(d)?, self.expr(d)?),
             10 => format!("({} ?? ({}))", self.coalescable()?, self.expr(d)?),
             11 => format!("q.f({})", self.expr(d)?),
+            12 => self.pure_query(depth)?,
             _ => format!("q.g({}, {})", self.expr(d)?, self.expr(d)?),
         })
     }

@@ -93,8 +93,9 @@ pub struct ProgramConfig {
     pub returns: u32,
     /// `c.e->v.x` and `c.e->q.x`, with `c.e` from `contexts` (the JIT does not compile these).
     pub arrows: u32,
-    /// NaN operands (`math.sqrt(-1)`, `(1e39 - 1e39)`) as leaves, so every builtin, operator
-    /// and query argument position sees NaN.
+    /// NaN operands of both signs (`math.sqrt(-1)`, `-(math.sqrt(-1))`, ...) and edge
+    /// operands ([`edge_operand`]: infinities, `-0`, 2^-23, ...) as leaves, so every builtin,
+    /// operator, comparison and query argument position sees them.
     pub nan: u32,
     /// The queries computed from their arguments: `q.all`, `q.any`, `q.in_range`,
     /// `q.approx_eq`, `q.count`.
@@ -212,11 +213,44 @@ pub fn number() -> BoxedStrategy<String> {
     .boxed()
 }
 
-/// Operands that evaluate to NaN.
+/// Operands that evaluate to NaN, of both signs: x86's default NaN (what `math.sqrt(-1)`
+/// and `inf - inf` make) has the sign bit set; negating or `math.abs` clears it. The sign is
+/// observable (`math.copy_sign`), so both back ends must agree on it too.
 pub fn nan_operand() -> BoxedStrategy<String> {
-    prop::sample::select(&["math.sqrt(-1)", "(1e39 - 1e39)", "(0 * 1e39)"][..])
-        .prop_map(str::to_string)
-        .boxed()
+    prop::sample::select(
+        &[
+            "math.sqrt(-1)",
+            "(1e39 - 1e39)",
+            "(0 * 1e39)",
+            "-(math.sqrt(-1))",
+            "math.abs(1e39 - 1e39)",
+        ][..],
+    )
+    .prop_map(str::to_string)
+    .boxed()
+}
+
+/// Edge operands: NaN of either sign (half the draws), infinities, zeros of both signs, the
+/// division guard's threshold 2^-23 and `approx_eq`'s tolerance `f32::EPSILON`, and the
+/// smallest subnormal.
+pub fn edge_operand() -> BoxedStrategy<String> {
+    prop_oneof![
+        nan_operand(),
+        prop::sample::select(
+            &[
+                "(1e39)",
+                "(-1e39)",
+                "(0)",
+                "(-0)",
+                "(0.00000011920929)",
+                "(-0.00000011920929)",
+                "(1e-45)",
+                "(0.00000023841858)",
+            ][..]
+        )
+        .prop_map(str::to_string),
+    ]
+    .boxed()
 }
 
 /// Names a numeric expression may read (variables, temps, queries, ...).
@@ -256,6 +290,7 @@ pub fn expression(cfg: &ProgramConfig) -> BoxedStrategy<String> {
         (4, number()),
         (6, pick(&readable(&cfg))),
         (cfg.nan, nan_operand()),
+        (cfg.nan, edge_operand()),
     ]);
     let builtins: Vec<MathFn> = MathFn::ALL
         .iter()
@@ -349,13 +384,29 @@ pub fn expression(cfg: &ProgramConfig) -> BoxedStrategy<String> {
                     .boxed(),
             ),
         ];
+        // Each argument is any expression, an edge value or the first argument again (so
+        // that `all`, `any` and `approx_eq` also see matches, NaN against NaN included).
+        let pure_arg: BoxedStrategy<Option<String>> = Union::new_weighted(
+            [
+                (3, inner.clone().prop_map(Some).boxed()),
+                (cfg.nan, edge_operand().prop_map(Some).boxed()),
+                (2, Just(None).boxed()),
+            ]
+            .into_iter()
+            .filter(|(w, _)| *w > 0)
+            .collect::<Vec<_>>(),
+        )
+        .boxed();
         options.push((
             cfg.pure_queries,
             (
                 prop::sample::select(&["all", "any", "in_range", "approx_eq", "count"][..]),
-                prop::collection::vec(inner.clone(), 3..=4),
+                inner.clone(),
+                prop::collection::vec(pure_arg, 2..=3),
             )
-                .prop_map(|(q, args)| {
+                .prop_map(|(q, first, rest)| {
+                    let mut args = vec![first.clone()];
+                    args.extend(rest.into_iter().map(|a| a.unwrap_or_else(|| first.clone())));
                     let n = match q {
                         "in_range" => 3,
                         "approx_eq" => args.len() - 1,

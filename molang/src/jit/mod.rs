@@ -1000,8 +1000,17 @@ impl Translator<'_> {
                 }
             }
             Node::Neg(e) => {
+                // The sign bit flipped as integer bits, which is what `fneg` does, but out of
+                // the optimiser's sight: Cranelift rewrites `fneg(a) * fneg(b)` to `a * b`,
+                // and with a NaN factor that flips the sign of the NaN the product carries
+                // (visible through `math.copy_sign`). The interpreter negates, then multiplies.
                 let v = self.node(*e);
-                self.b.ins().fneg(v)
+                let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
+                let sign = self.b.ins().iconst(types::I32, 0x8000_0000);
+                let flipped = self.b.ins().bxor(bits, sign);
+                self.b
+                    .ins()
+                    .bitcast(types::F32, MemFlagsData::new(), flipped)
             }
             Node::Not(e) => {
                 let v = self.node(*e);
