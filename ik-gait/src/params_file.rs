@@ -60,6 +60,13 @@ pub fn from_json(text: &str, file: &str) -> Result<RigParams, String> {
             Some((m, _)) => m.to_string(),
             None => msg,
         };
+        // For an unknown field the path ends in that field: name the object it is in.
+        let path = if msg.starts_with("unknown field") {
+            path.rsplit_once('.')
+                .map_or(String::new(), |(parent, _)| parent.to_string())
+        } else {
+            path
+        };
         let at = if path == "." || path.is_empty() {
             String::new()
         } else {
