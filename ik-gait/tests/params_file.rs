@@ -288,3 +288,32 @@ fn inputs_warn_about_unused_columns() {
     assert_eq!(code, Some(2));
     assert!(!std::path::Path::new("x.csv").exists());
 }
+
+/// The presets pass every check on a trot and a pose scenario at 20 and 60 fps (the README's
+/// Presets table covers all scenarios; that run is `doggoyle check --preset NAME`).
+#[test]
+fn presets_pass_the_checks_on_a_trot_and_a_sit() {
+    use ik_gait::checks::{run_checks, Plan};
+    use ik_gait::scenarios::find;
+    for name in ["terrier", "mastiff"] {
+        let p = presets::preset(name).unwrap();
+        let plan = Plan {
+            scenarios: vec![
+                find("trot-2.5").unwrap(),
+                find("walk-stop-sit-stand-walk").unwrap(),
+            ],
+            fps: vec![20.0, 60.0],
+            backend: ik_gait::runner::Backend::Jit,
+            soak_runs: 0,
+            soak_seed: 1,
+        };
+        let rows = run_checks(&p, &plan, &mut |_| {}).unwrap();
+        assert!(rows.len() >= 13, "{name}");
+        let fails: Vec<String> = rows
+            .iter()
+            .filter(|r| !r.pass)
+            .map(|r| format!("{}: {} ({})", r.check, r.measured, r.threshold))
+            .collect();
+        assert!(fails.is_empty(), "{name}: {fails:#?}");
+    }
+}
