@@ -1,5 +1,6 @@
 //! `doggoyle emit OUT_DIR`: a Bedrock resource pack with the generated scripts, the geometry
-//! of §2 and one looping animation whose channels read only the §4 output variables.
+//! of §2 and one looping animation whose channels read only the §4 output variables, a
+//! behaviour pack, and the packs' `molang test` suite ([`crate::pack_test`]).
 
 use crate::generate::generate;
 use crate::model::Geometry;
@@ -261,6 +262,7 @@ pub fn geometry(p: &RigParams) -> Value {
             }
             v
         })
+        .chain(marker_bones(&geo))
         .collect();
     json!({
         "format_version": "1.12.0",
@@ -276,6 +278,29 @@ pub fn geometry(p: &RigParams) -> Value {
             "bones": bones
         }]
     })
+}
+
+/// Cube-less marker bones for `molang test` (which sees bone pivots, not cube corners or
+/// locators): per leg `xx_toe` and `xx_heel` at the sole's front and back corners, children of
+/// the paw, and `chin` at the chin locator, child of the head. Nothing animates them and they
+/// draw nothing; in the game they are ordinary empty bones.
+pub fn marker_bones(geo: &Geometry) -> Vec<Value> {
+    let mut out = Vec::new();
+    for b in &geo.bones {
+        if let Some(leg) = b.name.strip_suffix("_paw") {
+            let c = &b.cubes[0];
+            let (x, y) = (b.pivot[0], c.origin[1]);
+            // z = −f: the cube's low z is the toe (front), its high z the heel.
+            out.push(json!({ "name": format!("{leg}_toe"), "parent": b.name, "pivot": [x, y, c.origin[2]] }));
+            out.push(json!({ "name": format!("{leg}_heel"), "parent": b.name, "pivot": [x, y, c.origin[2] + c.size[2]] }));
+        }
+        for (name, at) in &b.locators {
+            if name == "chin" {
+                out.push(json!({ "name": "chin", "parent": b.name, "pivot": at }));
+            }
+        }
+    }
+    out
 }
 
 /// Stone colour of a bone: weathered grey, darker down the legs, lighter on the head.
@@ -386,6 +411,8 @@ pub fn emit(p: &RigParams, out: &Path, uuid_seed: Option<u64>) -> Result<Vec<Pat
         Path::new(RP_DIR).join(format!("{TEXTURE}.png")),
         texture_png(p)?,
     ));
+    // The `molang test` suite of the packs (OUT_DIR/tests).
+    files.extend(crate::pack_test::files(p)?);
     let mut written = Vec::new();
     for (rel, bytes) in files {
         let path = out.join(rel);

@@ -6,11 +6,15 @@
 //! * [`generate`]: the same maths written as Molang `initialize` / `pre_animation` entries.
 //! * [`runner`]: runs the generated scripts through `molang::entity` (interpreter or JIT).
 //! * `fk` (in [`model`]), [`scenarios`], [`checks`]: forward kinematics, the §10 scenarios and checks.
+//! * [`params_file`], [`presets`]: `RigParams` from a JSON file, and the hound, terrier and
+//!   mastiff presets.
 //! * [`plot`]: SVG charts of one scenario run (`doggoyle plot`).
 
 pub mod generate;
 pub mod math;
 pub mod params;
+pub mod params_file;
+pub mod presets;
 pub mod reference;
 
 pub use math::Real;
@@ -19,7 +23,9 @@ pub use reference::{step, Inputs, Outputs, OutputsT, RigState, RigStateT};
 pub mod bench;
 pub mod checks;
 pub mod emit;
+pub mod inputs_file;
 pub mod model;
+pub mod pack_test;
 pub mod plot;
 pub mod plot_top;
 pub mod runner;

@@ -6,6 +6,7 @@
 //! rounded value.
 
 use crate::math::f64d;
+use serde::{Deserialize, Serialize};
 
 /// Leg order everywhere: LF, RF, LH, RH (also the tie order of §7.2b).
 pub const LEG_NAMES: [&str; 4] = ["lf", "rf", "lh", "rh"];
@@ -14,9 +15,14 @@ pub const RF: usize = 1;
 pub const LH: usize = 2;
 pub const RH: usize = 3;
 
-#[derive(Clone, Debug)]
+/// In a params file (`--params`) a leg is an object under its name (`legs.lf`, ...): `name`
+/// and `fore` come from that key, so they are not written.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LegParams {
+    #[serde(skip)]
     pub name: &'static str,
+    #[serde(skip)]
     pub fore: bool,
     /// Geometry x of the leg (left +3.5, right −3.5; vanilla right limbs at −X).
     pub x: f32,
@@ -102,8 +108,12 @@ pub const REST_POSES: RestPoses = RestPoses {
     theta_mt_flat: 12.8396,
 };
 
-#[derive(Clone, Debug)]
+/// Serde reads and writes every field (see `params_file`): unknown and missing fields are
+/// errors. The §8 rest poses are not in the file; they are solved again for the file's values.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RigParams {
+    #[serde(with = "crate::params_file::legs_by_name")]
     pub legs: [LegParams; 4],
     /// Standing body pivot height H0.
     pub h0: f32,
@@ -152,6 +162,7 @@ pub struct RigParams {
     pub chin_clear: f32,
     pub swim_rate: f32,
     pub swim_power: f32,
+    #[serde(skip, default = "crate::params_file::baked_default")]
     pub rest: RestPoses,
     // turning and touchdown (issue 19)
     /// 1: a planted paw keeps its world position while the body yaws; 0: it turns with the
@@ -319,9 +330,15 @@ impl RigParams {
     ///   leg the hock height): the paw cannot touch the floor;
     /// * a stance sweep at the stride cap (`beta·stride_cap`) longer than the diameter of that
     ///   reach (`2·lim`): no body height lets the paw stay planted for the whole stance;
-    /// * lengths, duties and rates that are not finite and positive.
+    /// * lengths, duties and rates that are not finite and positive, fractions outside 0..1,
+    ///   a swing fold past the angle where the toe hangs lowest (`atan(lp / sd)`), a stride
+    ///   floor above a cap;
+    /// * rest poses the §8 bisections cannot solve ([`rest_problems`]).
     pub fn problems(&self) -> Vec<String> {
-        let mut out = Vec::new();
+        let mut out = crate::params_file::non_finite_fields(self);
+        if !out.is_empty() {
+            return out;
+        }
         let gaits = ["walk", "trot", "gallop"];
         let pos = |name: &str, v: f32, out: &mut Vec<String>| {
             if !(v.is_finite() && v > 0.0) {
@@ -332,6 +349,49 @@ impl RigParams {
         pos("dwell", self.dwell, &mut out);
         pos("catchup", self.catchup, &mut out);
         pos("f_max", self.f_max, &mut out);
+        for (name, v) in [
+            ("softness", self.softness),
+            ("stride_h", self.stride_h),
+            ("gravity", self.gravity),
+            ("stride_min", self.stride_min),
+            ("tau_v", self.tau_v),
+            ("tau_g", self.tau_g),
+            ("td_ramp", self.td_ramp),
+            ("settle_omega", self.settle_omega),
+            ("lift_slew", self.lift_slew),
+            ("k_mdm", self.k_mdm),
+            ("dt_max", self.dt_max),
+            ("swim_rate", self.swim_rate),
+        ] {
+            pos(name, v, &mut out);
+        }
+        for (name, v) in [
+            ("settle_duty", self.settle_duty),
+            ("swim_power", self.swim_power),
+        ] {
+            if !(v > 0.0 && v < 1.0) {
+                out.push(format!("{name} is {v}; it must be between 0 and 1"));
+            }
+        }
+        if self.reach_margin < 0.0 {
+            out.push(format!(
+                "reach_margin is {}; it must be 0 or more",
+                self.reach_margin
+            ));
+        }
+        let poses = ["sit", "lie", "leap", "land", "swim"];
+        for (k, r) in self.ramps.iter().enumerate() {
+            pos(&format!("ramps ({} on)", poses[k]), r[0], &mut out);
+            pos(&format!("ramps ({} off)", poses[k]), r[1], &mut out);
+        }
+        for (j, &cap) in self.stride_cap.iter().enumerate() {
+            if self.stride_min > cap {
+                out.push(format!(
+                    "stride_min {} px is above the {} stride cap {cap} px",
+                    self.stride_min, gaits[j]
+                ));
+            }
+        }
         for (j, &b) in self.beta.iter().enumerate() {
             if !(b > 0.0 && b < 1.0) {
                 out.push(format!(
@@ -348,6 +408,36 @@ impl RigParams {
         for leg in &self.legs {
             pos(&format!("{}.a", leg.name), leg.a, &mut out);
             pos(&format!("{}.b", leg.name), leg.b, &mut out);
+            pos(&format!("{}.lp", leg.name), leg.lp, &mut out);
+            pos(&format!("{}.sd", leg.name), leg.sd, &mut out);
+            if !leg.fore {
+                pos(&format!("{}.mt", leg.name), leg.mt, &mut out);
+            }
+            if (leg.root_f > 0.0) != leg.fore || leg.root_f == 0.0 {
+                out.push(format!(
+                    "{}.root_f is {}; a fore leg's root is ahead of the body pivot (> 0), a hind leg's behind it (< 0)",
+                    leg.name, leg.root_f
+                ));
+            }
+            for (j, &o) in leg.offsets.iter().chain([&leg.swim_offset]).enumerate() {
+                if !(0.0..1.0).contains(&o) {
+                    let which = ["walk", "trot", "gallop", "swim"][j];
+                    out.push(format!(
+                        "{}.offsets ({which}) is {o}; a phase offset is in cycles, from 0 to below 1",
+                        leg.name
+                    ));
+                }
+            }
+            let lowest = f64d::atan2_d(leg.lp as f64, leg.sd as f64) as f32;
+            for (j, &t) in leg.tau_max.iter().enumerate() {
+                if !(0.0..lowest).contains(&t) {
+                    out.push(format!(
+                        "{}.tau_max ({}) is {t} degrees; the swing fold must be from 0 to below {lowest:.2}, \
+                         where the toe hangs lowest (atan(lp / sd))",
+                        leg.name, gaits[j]
+                    ));
+                }
+            }
             let lim = self.lim(leg);
             let drop = self.h0 - leg.sd - leg.hock_h();
             if lim <= 0.0 || drop >= lim {
@@ -367,6 +457,9 @@ impl RigParams {
                     ));
                 }
             }
+        }
+        if out.is_empty() {
+            out.extend(rest_problems(self));
         }
         out
     }
@@ -464,27 +557,99 @@ pub fn lie_elbow_h(p: &RigParams, h: f64) -> f64 {
     h + leg.a as f64 * f64d::sin_d(tu)
 }
 
-/// Sit shoulder-to-wrist distance and body height for pitch `pitch` (hips at h = 6).
+/// Sit hip height, §8's 6 px for the hound (H0 = 15), in proportion to H0 for other rigs.
+pub fn sit_hip_h(p: &RigParams) -> f64 {
+    6.0 * p.h0 as f64 / 15.0
+}
+
+/// Sit shoulder-to-wrist distance the §8 bisection aims at: 13.2 px for the hound's
+/// dmax = 15 ("legs nearly straight, inside the linear reach"), in proportion to dmax for
+/// other fore legs.
+pub fn sit_reach_target(p: &RigParams) -> f64 {
+    13.2 * p.legs[LF].dmax() as f64 / 15.0
+}
+
+/// Sit shoulder-to-wrist distance and body height for pitch `pitch` (hips at [`sit_hip_h`]).
+/// The shoulder and hip are at the legs' `root_f` (±10 for the hound).
 pub fn sit_reach(p: &RigParams, pitch: f64) -> (f64, f64) {
     let leg = &p.legs[LF];
-    let hip_h = 6.0;
-    let h = hip_h - 10.0 * f64d::sin_d(pitch);
-    let sh = (10.0 * f64d::cos_d(pitch), h - 10.0 * f64d::sin_d(pitch));
+    let (fore_f, hind_f) = (leg.root_f as f64, p.legs[LH].root_f as f64);
+    let h = sit_hip_h(p) + hind_f * f64d::sin_d(pitch);
+    let sh = (fore_f * f64d::cos_d(pitch), h - fore_f * f64d::sin_d(pitch));
     let (dx, dy) = (sh.0 - leg.sit[0] as f64, sh.1 - leg.sit[1] as f64);
     ((dx * dx + dy * dy).sqrt(), h)
 }
 
-pub fn bake_rest_poses(p: &RigParams) -> RestBake {
+/// The standing local X rotations of §2 for these parameters (fore upper, forearm, paw;
+/// thigh, tibia, metatarsus, hind paw): the §7.13 IK with the body at H0, P = 0, the wrist and
+/// MTP at their neutral f on flat paws, and the metatarsus at θ_mt. For the hound this is
+/// the §2 test vector (+33.557°, −67.115°, ...).
+pub fn stand_vector(p: &RigParams) -> [f64; 7] {
+    let (fl, hl) = (&p.legs[LF], &p.legs[LH]);
+    let h0 = p.h0 as f64;
+    let soft = p.softness as f64;
+    let (tu, tl, _, _) = ik_f64(
+        (fl.root_f as f64, h0),
+        (fl.n as f64, fl.sd as f64),
+        fl.a as f64,
+        fl.b as f64,
+        true,
+        soft,
+    );
+    let hock = (
+        hl.n as f64 - hl.hock_off() as f64,
+        hl.sd as f64 + hl.hock_h() as f64,
+    );
+    let (hu, hlw, _, _) = ik_f64(
+        (hl.root_f as f64, h0),
+        hock,
+        hl.a as f64,
+        hl.b as f64,
+        false,
+        soft,
+    );
+    let mt = hl.theta_mt as f64;
+    [
+        -90.0 - tu,
+        tu - tl,
+        90.0 + tl,
+        -90.0 - hu,
+        hu - hlw,
+        hlw - mt,
+        90.0 + mt,
+    ]
+}
+
+/// §8's flat sit/lie metatarsus: hock 1.5 px above the floor, MTP at the lie target's
+/// height (2.5 for the hound, so 1 px of rise: atan2(1, √(4.5² − 1)) = 12.84°).
+pub fn flat_mt_rise(p: &RigParams) -> f64 {
+    p.legs[LH].lie[1] as f64 - 1.5
+}
+
+pub fn flat_mt_angle(p: &RigParams) -> f64 {
     let mt = p.legs[LH].mt as f64;
-    let theta_mt_flat = f64d::atan2_d(1.0, (mt * mt - 1.0).sqrt());
+    let rise = flat_mt_rise(p);
+    f64d::atan2_d(rise, (mt * mt - rise * rise).sqrt())
+}
+
+/// Top of the lie bisection bracket: §8's 15, or H0 for a taller rig.
+fn lie_h_max(p: &RigParams) -> f64 {
+    (p.h0 as f64).max(15.0)
+}
+
+pub fn bake_rest_poses(p: &RigParams) -> RestBake {
+    let theta_mt_flat = flat_mt_angle(p);
     let belly = p.belly as f64;
     // Lowest H with the elbow ≥ 1.5 (forearm half-thickness) and the belly ≥ 0.3.
-    let h_lie = bisect(2.0, 15.0, |h| lie_elbow_h(p, h) >= 1.5 && h - belly >= 0.3);
+    let h_lie = bisect(2.0, lie_h_max(p), |h| {
+        lie_elbow_h(p, h) >= 1.5 && h - belly >= 0.3
+    });
     // Head world pitch held at +15°; neck X so that the chin is 0.5 above the floor.
     let neck_lie = bisect(0.0, 90.0, |xn| {
         chin_f64(p, h_lie, 0.0, xn, 15.0 - xn).1 <= 0.5
     });
-    let p_sit = bisect(-60.0, 0.0, |pp| sit_reach(p, pp).0 <= 13.2);
+    let target = sit_reach_target(p);
+    let p_sit = bisect(-60.0, 0.0, |pp| sit_reach(p, pp).0 <= target);
     let h_sit = sit_reach(p, p_sit).1;
     let neck_sit = -0.5 * p_sit;
     RestBake {
@@ -497,6 +662,63 @@ pub fn bake_rest_poses(p: &RigParams) -> RestBake {
         head_sit: 5.0 - p_sit - neck_sit,
         theta_mt_flat,
     }
+}
+
+/// Rest poses the §8 bisections cannot find for these parameters: a bisection whose
+/// condition holds on neither or on both ends of its bracket ends there, which is no solution.
+pub fn rest_problems(p: &RigParams) -> Vec<String> {
+    let mut out = Vec::new();
+    let mt = p.legs[LH].mt as f64;
+    let rise = flat_mt_rise(p);
+    if !(rise >= 0.0 && mt > rise) {
+        out.push(format!(
+            "lie pose: the hind metatarsus ({mt} px) cannot lie flat from the hock 1.5 px above the floor to \
+             the MTP at the lie target height {} px",
+            p.legs[LH].lie[1]
+        ));
+        return out;
+    }
+    let belly = p.belly as f64;
+    let lie_ok = |h: f64| lie_elbow_h(p, h) >= 1.5 && h - belly >= 0.3;
+    let hmax = lie_h_max(p);
+    if !lie_ok(hmax) {
+        out.push(format!(
+            "lie pose: no body height from 2 to {hmax} px puts the fore elbow 1.5 px and the belly 0.3 px above \
+             the floor with the wrists at the lie target ({}, {})",
+            p.legs[LF].lie[0], p.legs[LF].lie[1]
+        ));
+    } else if lie_ok(2.0) {
+        out.push("lie pose: the body height bracket starts at 2 px but the rig is clear there already (belly or lie targets too low)".into());
+    } else {
+        let b = bake_rest_poses(p);
+        let chin = |xn: f64| chin_f64(p, b.h_lie, 0.0, xn, 15.0 - xn).1;
+        if !(chin(0.0) > 0.5 && chin(90.0) <= 0.5) {
+            out.push(format!(
+                "lie pose: no neck angle from 0 to 90 degrees brings the chin to 0.5 px above the floor \
+                 (chin at {:.2} px with the neck at 0, {:.2} px at 90; lie body height {:.2} px)",
+                chin(0.0),
+                chin(90.0),
+                b.h_lie
+            ));
+        }
+    }
+    let target = sit_reach_target(p);
+    let (lo, hi) = (sit_reach(p, -60.0).0, sit_reach(p, 0.0).0);
+    // The bisection keeps pitch 0 on the near side: distance <= target there, > at -60.
+    if !(hi <= target && lo > target) {
+        out.push(format!(
+            "sit pose: no body pitch from -60 to 0 degrees puts the shoulder {target:.2} px from the fore sit \
+             target ({}, {}) (distance {lo:.2} px at -60, {hi:.2} px at 0; it must cross {target:.2})",
+            p.legs[LF].sit[0], p.legs[LF].sit[1]
+        ));
+    }
+    out
+}
+
+/// These parameters with the §8 rest poses solved for them (what the generator bakes).
+pub fn with_baked_rest(mut p: RigParams) -> RigParams {
+    p.rest = bake_rest_poses(&p).rounded();
+    p
 }
 
 fn r4(x: f64) -> f32 {

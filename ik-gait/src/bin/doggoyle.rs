@@ -5,7 +5,51 @@ use ik_gait::checks::{run_checks, Plan};
 use ik_gait::runner::Backend;
 use ik_gait::scenarios;
 use ik_gait::RigParams;
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// Which rig: the default hound, a preset, or a params file.
+#[derive(clap::Args, Clone, Debug)]
+struct RigArgs {
+    /// Rig parameters from a JSON file (every field of spec §2 and §6; start from
+    /// `doggoyle params --write dog.json`). The §8 rest poses are solved for it.
+    #[arg(long, value_name = "FILE", conflicts_with = "preset")]
+    params: Option<PathBuf>,
+    /// A built-in rig: hound (the default, the spec's dog), terrier or mastiff.
+    #[arg(long, value_name = "NAME")]
+    preset: Option<String>,
+}
+
+impl RigArgs {
+    /// The parameters, refused (exit 2, saying what is wrong) when the file cannot be read or
+    /// no rig can satisfy them.
+    fn load(&self) -> Result<RigParams, ExitCode> {
+        let p = if let Some(path) = &self.params {
+            ik_gait::params_file::load(path).map_err(|e| {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            })?
+        } else if let Some(name) = &self.preset {
+            ik_gait::presets::preset(name).ok_or_else(|| {
+                eprintln!(
+                    "unknown preset `{name}` ({})",
+                    ik_gait::presets::NAMES.join(", ")
+                );
+                ExitCode::from(2)
+            })?
+        } else {
+            RigParams::default()
+        };
+        if let Err(e) = p.validate() {
+            match &self.params {
+                Some(path) => eprintln!("error: {}: {e}", path.display()),
+                None => eprintln!("error: {e}"),
+            }
+            return Err(ExitCode::from(2));
+        }
+        Ok(p)
+    }
+}
 
 #[derive(Parser)]
 #[command(
@@ -43,9 +87,25 @@ enum Cmd {
         /// Print progress.
         #[arg(long)]
         verbose: bool,
+        #[command(flatten)]
+        rig: RigArgs,
     },
     /// Print the generated Molang (initialize, then pre_animation entries) and its lint result.
-    Molang,
+    Molang {
+        #[command(flatten)]
+        rig: RigArgs,
+    },
+    /// Print the rig parameters as JSON (the default hound, a --preset or a --params file), or
+    /// write them to a file with --write (never over an existing file without --force).
+    Params {
+        #[arg(long, value_name = "FILE")]
+        write: Option<PathBuf>,
+        /// Overwrite the --write file if it exists.
+        #[arg(long, requires = "write")]
+        force: bool,
+        #[command(flatten)]
+        rig: RigArgs,
+    },
     /// Write a resource pack (OUT_DIR/doggoyle_rp: manifest, client entity, geometry,
     /// animation, render controller, texture) and a behaviour pack (OUT_DIR/doggoyle_bp: the
     /// doggoyle:doggoyle server entity) that depends on it.
@@ -54,29 +114,41 @@ enum Cmd {
         /// Build the manifest UUIDs from this seed (reproducible output) instead of fresh ones.
         #[arg(long)]
         uuid_seed: Option<u64>,
+        #[command(flatten)]
+        rig: RigArgs,
     },
-    /// Run one scenario and write a per-frame CSV trace.
+    /// Run one scenario (or a CSV motion profile) and write a per-frame CSV trace.
     Run {
+        #[arg(long, required_unless_present = "inputs", conflicts_with = "inputs")]
+        scenario: Option<String>,
+        /// Drive the rig from a CSV, as `check --inputs` does.
         #[arg(long)]
-        scenario: String,
+        inputs: Option<PathBuf>,
         #[arg(long, default_value_t = 60.0)]
         fps: f32,
         #[arg(long, default_value = "jit")]
         backend: String,
         #[arg(long)]
         out: std::path::PathBuf,
+        #[command(flatten)]
+        rig: RigArgs,
     },
     /// Run one scenario and write four SVG charts into OUT (joint angles, toe paths,
     /// footfalls, chin height).
     Plot {
+        #[arg(long, required_unless_present = "inputs", conflicts_with = "inputs")]
+        scenario: Option<String>,
+        /// Drive the rig from a CSV, as `check --inputs` does.
         #[arg(long)]
-        scenario: String,
+        inputs: Option<PathBuf>,
         #[arg(long, default_value_t = 60.0)]
         fps: f32,
         #[arg(long, default_value = "jit")]
         backend: String,
         #[arg(long)]
         out: std::path::PathBuf,
+        #[command(flatten)]
+        rig: RigArgs,
     },
     /// Rig frames per second on each back end, and dogs per core at 60 fps.
     Bench {
@@ -92,6 +164,8 @@ enum Cmd {
         /// Seconds of timed frames per back end.
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
+        #[command(flatten)]
+        rig: RigArgs,
     },
     /// List the named scenarios.
     Scenarios,
@@ -99,7 +173,21 @@ enum Cmd {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let p = RigParams::default();
+    let rig = match &cli.cmd {
+        Cmd::Check { rig, .. }
+        | Cmd::Molang { rig }
+        | Cmd::Params { rig, .. }
+        | Cmd::Emit { rig, .. }
+        | Cmd::Run { rig, .. }
+        | Cmd::Plot { rig, .. }
+        | Cmd::Bench { rig, .. } => Some(rig),
+        Cmd::Scenarios => None,
+    };
+    let p = match rig.map(RigArgs::load) {
+        Some(Ok(p)) => p,
+        Some(Err(code)) => return code,
+        None => RigParams::default(),
+    };
     match cli.cmd {
         Cmd::Check {
             scenario,
@@ -109,6 +197,7 @@ fn main() -> ExitCode {
             seed,
             inputs,
             verbose,
+            rig: _,
         } => {
             let backend = match backend_arg(&backend) {
                 Ok(b) => b,
@@ -129,20 +218,9 @@ fn main() -> ExitCode {
                 }
             };
             let scenarios = if let Some(path) = inputs {
-                let text = match std::fs::read_to_string(&path) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        eprintln!("{}: {e}", path.display());
-                        return ExitCode::from(2);
-                    }
-                };
-                let name: &'static str = Box::leak(path.display().to_string().into_boxed_str());
-                match scenarios::Scenario::from_csv(name, &text) {
+                match inputs_arg(&path) {
                     Ok(s) => vec![s],
-                    Err(e) => {
-                        eprintln!("{}: {e}", path.display());
-                        return ExitCode::from(2);
-                    }
+                    Err(code) => return code,
                 }
             } else if scenario == "all" {
                 scenarios::named()
@@ -190,7 +268,23 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Cmd::Molang => {
+        Cmd::Params { write, force, .. } => match write {
+            None => {
+                print!("{}", ik_gait::params_file::to_json(&p));
+                ExitCode::SUCCESS
+            }
+            Some(path) => match ik_gait::params_file::write(&p, &path, force) {
+                Ok(()) => {
+                    eprintln!("wrote {}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            },
+        },
+        Cmd::Molang { .. } => {
             let g = ik_gait::generate::generate(&p);
             println!("// initialize");
             for e in &g.initialize {
@@ -215,7 +309,9 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         }
-        Cmd::Emit { out_dir, uuid_seed } => match ik_gait::emit::emit(&p, &out_dir, uuid_seed) {
+        Cmd::Emit {
+            out_dir, uuid_seed, ..
+        } => match ik_gait::emit::emit(&p, &out_dir, uuid_seed) {
             Ok(files) => {
                 for f in files {
                     println!("{}", f.display());
@@ -229,9 +325,11 @@ fn main() -> ExitCode {
         },
         Cmd::Run {
             scenario,
+            inputs,
             fps,
             backend,
             out,
+            ..
         } => {
             if let Err(code) = fps_arg(fps) {
                 return code;
@@ -240,7 +338,7 @@ fn main() -> ExitCode {
                 Ok(b) => b,
                 Err(code) => return code,
             };
-            let sc = match scenario_arg(&scenario) {
+            let sc = match scenario_or_inputs(scenario.as_deref(), inputs.as_deref()) {
                 Ok(s) => s,
                 Err(code) => return code,
             };
@@ -257,9 +355,11 @@ fn main() -> ExitCode {
         }
         Cmd::Plot {
             scenario,
+            inputs,
             fps,
             backend,
             out,
+            ..
         } => {
             if let Err(code) = fps_arg(fps) {
                 return code;
@@ -268,7 +368,7 @@ fn main() -> ExitCode {
                 Ok(b) => b,
                 Err(code) => return code,
             };
-            let sc = match scenario_arg(&scenario) {
+            let sc = match scenario_or_inputs(scenario.as_deref(), inputs.as_deref()) {
                 Ok(s) => s,
                 Err(code) => return code,
             };
@@ -295,6 +395,7 @@ fn main() -> ExitCode {
             fps,
             backend,
             seconds,
+            ..
         } => match fps_arg(fps) {
             Ok(fps) => bench(&p, &scenario, fps, &backend, seconds),
             Err(code) => code,
@@ -323,6 +424,37 @@ fn backend_arg(name: &str) -> Result<Backend, ExitCode> {
         eprintln!("unknown backend `{name}` ({list})");
         ExitCode::from(2)
     })
+}
+
+/// `--inputs FILE.csv` as a scenario, with a warning per unused column; exit 2 if unreadable.
+fn inputs_arg(path: &std::path::Path) -> Result<scenarios::Scenario, ExitCode> {
+    match ik_gait::inputs_file::load(path) {
+        Ok((sc, warnings)) => {
+            for w in warnings {
+                eprintln!("{}: {w}", path.display());
+            }
+            Ok(sc)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+/// `--scenario NAME` or `--inputs FILE.csv` (clap makes sure exactly one is given).
+fn scenario_or_inputs(
+    name: Option<&str>,
+    inputs: Option<&std::path::Path>,
+) -> Result<scenarios::Scenario, ExitCode> {
+    match (name, inputs) {
+        (_, Some(path)) => inputs_arg(path),
+        (Some(name), None) => scenario_arg(name),
+        (None, None) => {
+            eprintln!("give --scenario NAME or --inputs FILE.csv");
+            Err(ExitCode::from(2))
+        }
+    }
 }
 
 /// A `--scenario` name, or exit 2 pointing at `doggoyle scenarios`.
