@@ -308,10 +308,18 @@ fn presets_pass_the_checks_on_a_trot_and_a_sit() {
             soak_seed: 1,
         };
         let rows = run_checks(&p, &plan, &mut |_| {}).unwrap();
-        assert!(rows.len() >= 13, "{name}");
+        // Every check 1-14 has a row (4a/4b/4c share a number).
+        let numbers: std::collections::BTreeSet<u32> = rows
+            .iter()
+            .filter_map(|r| r.check.trim_start().split(|c: char| !c.is_ascii_digit()).next())
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        assert_eq!(numbers, (1..=14).collect(), "{name}: a row for every check");
+        // Check 14 (no drag) is measured but not yet met by any rig: touchdown shaping
+        // (issue 19 item 3) is still to do, as in tests/checks.rs.
         let fails: Vec<String> = rows
             .iter()
-            .filter(|r| !r.pass)
+            .filter(|r| !r.pass && !r.check.starts_with("14 "))
             .map(|r| format!("{}: {} ({})", r.check, r.measured, r.threshold))
             .collect();
         assert!(fails.is_empty(), "{name}: {fails:#?}");
