@@ -1,104 +1,61 @@
 //! The calling convention: the [`Frame`] record the generated function receives, the storage
-//! layout it reads and writes, and the `extern "C"` callbacks it makes into the host.
+//! layout it reads and writes ([`crate::interp::Storage`], shared with the interpreter), and
+//! the `extern "C"` callbacks it makes into the host (the interpreter's [`Host`] trait).
 
 use crate::builtins::math::{self, MathFn, MolangRng};
-use crate::ir::{Names, NodeId, Scope, Slot};
+use crate::interp::value::tag;
+use crate::interp::{Abort, AbortKind, Host, Outcome, Storage, Value};
+use crate::ir::{Node, NodeId, Program, Slot};
 
 use super::JitProgram;
 
-/// What the generated function reads and writes. Built per run by [`JitProgram::run`].
+/// Storage in the layout native code reads: the interpreter's own (one layout for both).
+pub type JitStorage = Storage;
+
+/// What the generated function reads and writes. Built per run by [`JitProgram::run_in`].
+/// `*_set` arrays hold each slot's tag byte (0 = unset, see [`crate::interp::value::tag`]).
 #[repr(C)]
 pub struct Frame {
     pub(super) vars: *mut f32,
     pub(super) vars_set: *mut u8,
+    pub(super) vars_bits: *mut u64,
     pub(super) temps: *mut f32,
     pub(super) temps_set: *mut u8,
+    pub(super) temps_bits: *mut u64,
     pub(super) ctx: *const f32,
     pub(super) ctx_set: *const u8,
+    pub(super) ctx_bits: *const u64,
     pub(super) queries: *const f32,
-    pub(super) rng: *mut RngRef<'static>,
-    /// Answers queries with arguments; null means "the value of the query's slot".
-    pub(super) query_host: *mut QueryHostRef<'static>,
+    /// Answers queries with arguments, random draws and `this`.
+    pub(super) host: *mut HostRef<'static>,
     pub(super) iterations: u64,
     pub(super) budget: u64,
     pub(super) this: f32,
     pub(super) result: f32,
     pub(super) abort_node: u32,
+    pub(super) result_tag: u32,
+    pub(super) result_bits: u64,
 }
 
-/// A `&mut dyn MolangRng` behind a thin pointer, for [`jit_random`].
-pub struct RngRef<'a>(pub(super) &'a mut dyn MolangRng);
+/// A value as native code passes it to and from callbacks (the storage form of
+/// [`Value::encode`]).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(super) struct JitValue {
+    pub(super) tag: u32,
+    pub(super) num: f32,
+    pub(super) bits: u64,
+}
 
-/// A host for queries with arguments (`q.position_delta(0)`), called from native code.
+pub(super) const JIT_VALUE_SIZE: u32 = std::mem::size_of::<JitValue>() as u32;
+
+/// A `&mut dyn Host` behind a thin pointer, for the callbacks.
+pub struct HostRef<'a>(pub(super) &'a mut dyn Host);
+
+/// A numeric-only host for queries with arguments, for callers that predate the one
+/// [`Host`] trait ([`JitProgram::run_with_queries`]); string arguments reach it as 0.
 pub trait QueryArgs {
     fn query(&mut self, query: Slot, args: &[f32]) -> f32;
-}
-
-/// A `&mut dyn QueryArgs` behind a thin pointer, for [`jit_query`].
-pub struct QueryHostRef<'a>(pub(super) &'a mut dyn QueryArgs);
-
-/// Storage in the JIT's layout: an f32 and a "set" flag per slot.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct JitStorage {
-    pub vars: Vec<f32>,
-    pub vars_set: Vec<u8>,
-    pub temps: Vec<f32>,
-    pub temps_set: Vec<u8>,
-    pub ctx: Vec<f32>,
-    pub ctx_set: Vec<u8>,
-}
-
-impl JitStorage {
-    /// Storage sized for every name in `names`, all unset.
-    pub fn for_names(names: &Names) -> JitStorage {
-        let mut s = JitStorage::default();
-        s.fit(names);
-        s
-    }
-    /// Grows the arrays to cover every name in `names` (entity scripts add names over time).
-    pub fn fit(&mut self, names: &Names) {
-        let (v, t, c) = (
-            names.variables.len(),
-            names.temps.len(),
-            names.contexts.len(),
-        );
-        if self.vars.len() < v {
-            self.vars.resize(v, 0.0);
-            self.vars_set.resize(v, 0);
-        }
-        if self.temps.len() < t {
-            self.temps.resize(t, 0.0);
-            self.temps_set.resize(t, 0);
-        }
-        if self.ctx.len() < c {
-            self.ctx.resize(c, 0.0);
-            self.ctx_set.resize(c, 0);
-        }
-    }
-    pub fn get(&self, scope: Scope, slot: Slot) -> Option<f32> {
-        let (vals, set) = match scope {
-            Scope::Variable => (&self.vars, &self.vars_set),
-            Scope::Temp => (&self.temps, &self.temps_set),
-            Scope::Context => (&self.ctx, &self.ctx_set),
-        };
-        (set.get(slot.index()).copied().unwrap_or(0) != 0).then(|| vals[slot.index()])
-    }
-    pub fn set(&mut self, scope: Scope, slot: Slot, v: f32) {
-        let (vals, set) = match scope {
-            Scope::Variable => (&mut self.vars, &mut self.vars_set),
-            Scope::Temp => (&mut self.temps, &mut self.temps_set),
-            Scope::Context => (&mut self.ctx, &mut self.ctx_set),
-        };
-        if vals.len() <= slot.index() {
-            vals.resize(slot.index() + 1, 0.0);
-            set.resize(slot.index() + 1, 0);
-        }
-        vals[slot.index()] = v;
-        set[slot.index()] = 1;
-    }
-    pub fn clear_temps(&mut self) {
-        self.temps_set.iter_mut().for_each(|f| *f = 0);
-    }
 }
 
 /// How a native run ended.
@@ -111,44 +68,111 @@ pub enum JitOutcome {
     Budget(NodeId),
 }
 
-/// Status the generated function returns (see [`JitProgram::run`]).
+/// Status the generated function returns.
 pub(super) const STATUS_OK: i64 = 0;
 pub(super) const STATUS_UNSET: i64 = 1;
 pub(super) const STATUS_BUDGET: i64 = 2;
 
 /// Called by generated code for `math.random*` and `math.die_roll*`.
 pub(super) extern "C" fn jit_random(frame: *mut Frame, func: u32, a: f32, b: f32, c: f32) -> f32 {
-    // SAFETY: generated code passes the frame it was given by `run`, whose `rng` points at a
-    // live `RngRef` for the duration of the call.
+    // SAFETY: generated code passes the frame it was given by `call`, whose `host` points at a
+    // live `HostRef` for the duration of the call.
     let frame = unsafe { &mut *frame };
     let f = MathFn::ALL[func as usize];
     let args = [a, b, c];
-    if matches!(f, MathFn::DieRoll | MathFn::DieRollInteger) {
-        frame.iterations += math::die_roll_count(a) as u64;
+    if let Some(n) = f.budget_cost(a) {
+        frame.iterations += n;
         if frame.iterations > frame.budget {
             return 0.0;
         }
     }
-    let rng = unsafe { &mut *frame.rng };
-    math::eval_random(f, &args[..f.arity()], rng.0)
+    let host = unsafe { &mut *frame.host };
+    math::eval_random(f, &args[..f.arity()], host.0.rng())
 }
 
-/// Called by generated code for a query with arguments.
-pub(super) extern "C" fn jit_query(frame: *mut Frame, query: u32, args: *const f32, n: u32) -> f32 {
-    // SAFETY: `frame` is the live frame of this run; `args` points at `n` f32s in the
-    // caller's stack slot; `query_host`, when set, points at a live `QueryHostRef`.
+/// Called by generated code for a query with arguments: `n` values at `args`, the answer
+/// written to `out`.
+pub(super) extern "C" fn jit_query(
+    frame: *mut Frame,
+    query: u32,
+    args: *const JitValue,
+    n: u32,
+    out: *mut JitValue,
+) {
+    // SAFETY: `frame` is the live frame of this run; `args` points at `n` values and `out` at
+    // one, in the caller's stack slots; `host` points at a live `HostRef`.
     let frame = unsafe { &mut *frame };
-    if frame.query_host.is_null() {
-        return unsafe { *frame.queries.add(query as usize) };
+    let raw = unsafe { std::slice::from_raw_parts(args, n as usize) };
+    let mut vals = [Value::Num(0.0); 8];
+    let mut long = Vec::new();
+    let vals: &[Value] = if raw.len() <= vals.len() {
+        for (v, r) in vals.iter_mut().zip(raw) {
+            *v = decode(*r);
+        }
+        &vals[..raw.len()]
+    } else {
+        long.extend(raw.iter().map(|r| decode(*r)));
+        &long
+    };
+    let host = unsafe { &mut *frame.host };
+    let (t, num, bits) = host.0.query(Slot(query), vals).encode();
+    unsafe {
+        *out = JitValue {
+            tag: t as u32,
+            num,
+            bits,
+        }
+    };
+}
+
+/// Called by generated code for an argument of `query.count` that may be a list: what it
+/// counts (a list's or an array's length, 1 for anything else), as the interpreter counts.
+pub(super) extern "C" fn jit_count(frame: *mut Frame, t: u32, num: f32, bits: u64) -> f32 {
+    // SAFETY: `frame` is the live frame of this run and `host` points at a live `HostRef`.
+    let frame = unsafe { &mut *frame };
+    let host = unsafe { &mut *frame.host };
+    match decode(JitValue { tag: t, num, bits }) {
+        Value::EntityList(l) => host.0.entity_list(l).len() as f32,
+        Value::Array(name) => host.0.array_len(name) as f32,
+        _ => 1.0,
     }
-    let args = unsafe { std::slice::from_raw_parts(args, n as usize) };
-    let host = unsafe { &mut *frame.query_host };
-    host.0.query(Slot(query), args)
+}
+
+fn decode(v: JitValue) -> Value {
+    Value::decode(v.tag as u8, v.num, v.bits).unwrap_or(Value::Num(0.0))
+}
+
+/// The host of the callers that give query values as an array (and maybe a [`QueryArgs`]).
+struct ArrayHost<'a> {
+    queries: &'a [f32],
+    rng: &'a mut dyn MolangRng,
+    args: Option<&'a mut dyn QueryArgs>,
+    this: f32,
+}
+
+impl Host for ArrayHost<'_> {
+    fn query(&mut self, query: Slot, args: &[Value]) -> Value {
+        let plain = || self.queries.get(query.index()).copied().unwrap_or(0.0);
+        match &mut self.args {
+            Some(h) if !args.is_empty() => {
+                let nums: Vec<f32> = args.iter().map(|a| a.as_num()).collect();
+                Value::Num(h.query(query, &nums))
+            }
+            _ => Value::Num(plain()),
+        }
+    }
+    fn this(&mut self) -> f32 {
+        self.this
+    }
+    fn rng(&mut self) -> &mut dyn MolangRng {
+        self.rng
+    }
 }
 
 impl JitProgram {
     /// Runs the program once. Temps are cleared first. `queries` holds the value of each
-    /// query slot; `budget` caps loop iterations as in [`EvalOptions::iteration_budget`].
+    /// query slot; `budget` caps loop iterations as in
+    /// [`EvalOptions::iteration_budget`](crate::interp::EvalOptions::iteration_budget).
     pub fn run(
         &self,
         storage: &mut JitStorage,
@@ -161,7 +185,7 @@ impl JitProgram {
         self.run_keep_temps(storage, queries, this, rng, budget)
     }
 
-    /// Like [`run`](Self::run), with a host answering queries that take arguments.
+    /// Like [`run`](Self::run), with a numeric host answering queries that take arguments.
     pub fn run_with_queries(
         &self,
         storage: &mut JitStorage,
@@ -172,15 +196,13 @@ impl JitProgram {
         host: &mut dyn QueryArgs,
     ) -> JitOutcome {
         storage.clear_temps();
-        let mut href = QueryHostRef(host);
-        self.call(
-            storage,
+        let mut host = ArrayHost {
             queries,
-            this,
             rng,
-            budget,
-            (&mut href as *mut QueryHostRef<'_>).cast(),
-        )
+            args: Some(host),
+            this,
+        };
+        self.call(storage, queries, &mut host, budget).0
     }
 
     /// Like [`run`](Self::run) but keeps the temps already in `storage`.
@@ -192,55 +214,101 @@ impl JitProgram {
         rng: &mut dyn MolangRng,
         budget: u64,
     ) -> JitOutcome {
-        self.call(storage, queries, this, rng, budget, std::ptr::null_mut())
+        let mut host = ArrayHost {
+            queries,
+            rng,
+            args: None,
+            this,
+        };
+        self.call(storage, queries, &mut host, budget).0
+    }
+
+    /// Runs `program` (the one this was compiled from) on `storage` with the temps it has:
+    /// queries without arguments read `queries`, everything else asks `host`, as the
+    /// interpreter does. The outcome is the interpreter's.
+    pub fn run_in(
+        &self,
+        program: &Program,
+        storage: &mut Storage,
+        queries: &[f32],
+        host: &mut dyn Host,
+        budget: u64,
+    ) -> Outcome {
+        let (out, value) = self.call(storage, queries, host, budget);
+        let abort = |kind, node| Outcome {
+            value: Value::Num(0.0),
+            abort: Some(Abort { kind, node }),
+        };
+        match out {
+            JitOutcome::Value(_) => Outcome { value, abort: None },
+            JitOutcome::UnsetRead(node) => match program.node(node) {
+                Node::Read { scope, slot } => abort(
+                    AbortKind::UnsetRead {
+                        scope: *scope,
+                        slot: *slot,
+                    },
+                    node,
+                ),
+                _ => abort(AbortKind::Budget, node),
+            },
+            JitOutcome::Budget(node) => abort(AbortKind::Budget, node),
+        }
     }
 
     fn call(
         &self,
-        storage: &mut JitStorage,
+        storage: &mut Storage,
         queries: &[f32],
-        this: f32,
-        rng: &mut dyn MolangRng,
+        host: &mut dyn Host,
         budget: u64,
-        query_host: *mut QueryHostRef<'static>,
-    ) -> JitOutcome {
+    ) -> (JitOutcome, Value) {
         // The bounds the generated code relies on (see the module's safety invariants).
         assert!(
-            storage.vars.len() >= self.vars && storage.vars_set.len() >= self.vars,
+            storage.vars.len() >= self.vars,
             "variable storage too small"
         );
-        assert!(
-            storage.temps.len() >= self.temps && storage.temps_set.len() >= self.temps,
-            "temp storage too small"
-        );
-        assert!(
-            storage.ctx.len() >= self.ctx && storage.ctx_set.len() >= self.ctx,
-            "context storage too small"
-        );
+        assert!(storage.temps.len() >= self.temps, "temp storage too small");
+        assert!(storage.ctx.len() >= self.ctx, "context storage too small");
         assert!(queries.len() >= self.queries, "query values too short");
-        let mut rng_ref = RngRef(rng);
+        let this = host.this();
+        let mut host_ref = HostRef(host);
+        let (v, t, c) = (&mut storage.vars, &mut storage.temps, &storage.ctx);
         let mut frame = Frame {
-            vars: storage.vars.as_mut_ptr(),
-            vars_set: storage.vars_set.as_mut_ptr(),
-            temps: storage.temps.as_mut_ptr(),
-            temps_set: storage.temps_set.as_mut_ptr(),
-            ctx: storage.ctx.as_ptr(),
-            ctx_set: storage.ctx_set.as_ptr(),
+            vars: v.nums.as_mut_ptr(),
+            vars_set: v.tags.as_mut_ptr(),
+            vars_bits: v.bits.as_mut_ptr(),
+            temps: t.nums.as_mut_ptr(),
+            temps_set: t.tags.as_mut_ptr(),
+            temps_bits: t.bits.as_mut_ptr(),
+            ctx: c.nums.as_ptr(),
+            ctx_set: c.tags.as_ptr(),
+            ctx_bits: c.bits.as_ptr(),
             queries: queries.as_ptr(),
             // The reference only lives for this call; the erased lifetime never escapes.
-            rng: (&mut rng_ref as *mut RngRef<'_>).cast(),
-            query_host,
+            host: (&mut host_ref as *mut HostRef<'_>).cast(),
             iterations: 0,
             budget,
             this,
             result: 0.0,
             abort_node: 0,
+            result_tag: tag::NUM as u32,
+            result_bits: 0,
         };
         let status = (self.func)(&mut frame);
         match status {
-            s if s == STATUS_OK as u32 => JitOutcome::Value(frame.result),
-            s if s == STATUS_UNSET as u32 => JitOutcome::UnsetRead(NodeId(frame.abort_node)),
-            _ => JitOutcome::Budget(NodeId(frame.abort_node)),
+            s if s == STATUS_OK as u32 => {
+                let v = Value::decode(frame.result_tag as u8, frame.result, frame.result_bits)
+                    .unwrap_or(Value::Num(0.0));
+                (JitOutcome::Value(frame.result), v)
+            }
+            s if s == STATUS_UNSET as u32 => (
+                JitOutcome::UnsetRead(NodeId(frame.abort_node)),
+                Value::Num(0.0),
+            ),
+            _ => (
+                JitOutcome::Budget(NodeId(frame.abort_node)),
+                Value::Num(0.0),
+            ),
         }
     }
 }

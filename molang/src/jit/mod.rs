@@ -45,5 +45,5 @@ mod abi;
 mod lower;
 mod module;
 
-pub use abi::{Frame, JitOutcome, JitStorage, QueryArgs, QueryHostRef, RngRef};
+pub use abi::{Frame, HostRef, JitOutcome, JitStorage, QueryArgs};
 pub use module::{compile, supports, JitError, JitProgram};

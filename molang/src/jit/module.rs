@@ -66,7 +66,6 @@ impl std::fmt::Debug for JitProgram {
 pub fn supports(program: &Program) -> Result<(), JitError> {
     for i in 0..program.len() {
         let what = match program.node(NodeId(i as u32)) {
-            Node::Str(_) => "strings",
             Node::Resource { .. } | Node::Array { .. } | Node::Index { .. } => {
                 "resources and arrays"
             }

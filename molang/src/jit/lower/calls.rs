@@ -28,6 +28,20 @@ impl Translator<'_> {
         self.b.inst_results(call)[0]
     }
 
+    /// An indirect call to a Rust `extern "C"` function returning nothing.
+    pub(super) fn call_extern_void(
+        &mut self,
+        addr: *const (),
+        params: &[types::Type],
+        args: &[CValue],
+    ) {
+        let mut sig = Signature::new(self.call_conv);
+        sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+        let sigref = self.b.import_signature(sig);
+        let callee = self.b.ins().iconst(self.ptr, addr as i64);
+        self.b.ins().call_indirect(sigref, callee, args);
+    }
+
     pub(super) fn call_native(&mut self, f: NativeFn, args: &[CValue]) -> CValue {
         let params = vec![types::F32; f.arity()];
         self.call_extern(f.addr().cast(), &params, args)
@@ -48,7 +62,7 @@ impl Translator<'_> {
         }
         let params = [self.ptr, types::I32, types::F32, types::F32, types::F32];
         let v = self.call_extern(jit_random as *const (), &params, &all);
-        if matches!(f, MathFn::DieRoll | MathFn::DieRollInteger) {
+        if f.budget_cost(0.0).is_some() {
             // A die roll spends one iteration per roll; past the budget the run ends.
             let it = self.field(offset_of!(Frame, iterations), types::I64);
             self.check_budget(id, it);

@@ -13,8 +13,7 @@ use super::super::abi::{Frame, STATUS_BUDGET, STATUS_OK};
 
 impl Translator<'_> {
     pub(super) fn cond(&mut self, cond: NodeId, then: NodeId, otherwise: Option<NodeId>) -> CValue {
-        let c = self.node(cond);
-        let ct = self.truthy(c);
+        let ct = self.truth(cond);
         self.branch(
             ct,
             |t| t.node(then),
@@ -105,8 +104,7 @@ impl Translator<'_> {
     }
 
     pub(super) fn ret(&mut self, v: NodeId) -> CValue {
-        let v = self.node(v);
-        self.finish(v);
+        self.finish_node(v);
         self.dead_block();
         self.f32c(0.0)
     }

@@ -8,6 +8,7 @@ mod calls;
 mod control;
 mod ops;
 mod storage;
+mod values;
 
 use std::mem::offset_of;
 
@@ -55,6 +56,15 @@ enum MemoKey {
     Call(MathFn, Vec<CValue>),
     /// The value of a query without arguments: queries do not change during a run.
     Query(Slot),
+}
+
+/// A value with its kind, in storage form: tag (i32, `interp::value::tag`), number (f32, 0 for
+/// non-numbers) and payload (i64).
+#[derive(Clone, Copy)]
+struct Tagged {
+    tag: CValue,
+    num: CValue,
+    bits: CValue,
 }
 
 /// The storage pointers of the [`Frame`], loaded once at entry.
@@ -152,8 +162,7 @@ pub(super) fn translate(
         memo_log: Vec::new(),
     };
     t.declare_ssa_slots();
-    let v = t.node(program.root());
-    t.finish(v);
+    t.finish_node(program.root());
     t.b.seal_all_blocks();
     t.b.finalize(frontend_config);
 }
@@ -243,8 +252,9 @@ impl Translator<'_> {
             Node::Break => self.jump_out(true),
             Node::Continue => self.jump_out(false),
             Node::Return(v) => self.ret(*v),
-            Node::Str(_)
-            | Node::Resource { .. }
+            // Only the kind-aware paths (`value`) see the hash; as a number a string is 0.
+            Node::Str(_) => self.f32c(0.0),
+            Node::Resource { .. }
             | Node::Array { .. }
             | Node::Index { .. }
             | Node::Arrow { .. }

@@ -15,8 +15,7 @@ impl Translator<'_> {
     }
 
     pub(super) fn not(&mut self, e: NodeId) -> CValue {
-        let v = self.node(e);
-        let t = self.truthy(v);
+        let t = self.truth(e);
         let zero = self.f32c(0.0);
         let one = self.f32c(1.0);
         self.b.ins().select(t, zero, one)
@@ -74,9 +73,15 @@ impl Translator<'_> {
     }
 
     pub(super) fn equal(&mut self, negate: bool, lhs: NodeId, rhs: NodeId) -> CValue {
-        let l = self.node(lhs);
-        let r = self.node(rhs);
-        let c = self.b.ins().fcmp(FloatCC::Equal, l, r);
+        let c = if self.numeric(lhs) && self.numeric(rhs) {
+            let l = self.node(lhs);
+            let r = self.node(rhs);
+            self.b.ins().fcmp(FloatCC::Equal, l, r)
+        } else {
+            let l = self.value(lhs);
+            let r = self.value(rhs);
+            self.equal_tagged(l, r)
+        };
         let one = self.f32c(1.0);
         let zero = self.f32c(0.0);
         if negate {
@@ -87,14 +92,11 @@ impl Translator<'_> {
     }
 
     pub(super) fn and(&mut self, l: NodeId, r: NodeId) -> CValue {
-        let lv = self.node(l);
-        let lt = self.truthy(lv);
-
+        let lt = self.truth(l);
         self.branch(
             lt,
             |t| {
-                let rv = t.node(r);
-                let rt = t.truthy(rv);
+                let rt = t.truth(r);
                 t.bool_to_f32(rt)
             },
             |t| t.f32c(0.0),
@@ -102,15 +104,12 @@ impl Translator<'_> {
     }
 
     pub(super) fn or(&mut self, l: NodeId, r: NodeId) -> CValue {
-        let lv = self.node(l);
-        let lt = self.truthy(lv);
-
+        let lt = self.truth(l);
         self.branch(
             lt,
             |t| t.f32c(1.0),
             |t| {
-                let rv = t.node(r);
-                let rt = t.truthy(rv);
+                let rt = t.truth(r);
                 t.bool_to_f32(rt)
             },
         )

@@ -4,15 +4,15 @@
 use cranelift_codegen::ir::{types, InstBuilder, Value as CValue};
 use cranelift_frontend::Variable;
 
-use super::{MemoKey, Translator};
+use super::{MemoKey, Tagged, Translator};
 use crate::ir::{Node, NodeId, Scope, Slot};
 
-use super::super::abi::{jit_query, STATUS_UNSET};
+use super::super::abi::STATUS_UNSET;
 
 impl Translator<'_> {
     pub(super) fn query(&mut self, query: Slot, args: &[NodeId]) -> CValue {
         if !args.is_empty() {
-            return self.query_with_arguments(query, args);
+            return self.query_with_arguments(query, args).num;
         }
         {
             let key = MemoKey::Query(query);
@@ -28,26 +28,6 @@ impl Translator<'_> {
             self.memo_log.push(key);
             v
         }
-    }
-
-    /// Arguments go to a stack slot; the host callback reads them from there.
-    pub(super) fn query_with_arguments(&mut self, query: Slot, args: &[NodeId]) -> CValue {
-        let vals: Vec<CValue> = args.iter().map(|&a| self.node(a)).collect();
-        let slot = self
-            .b
-            .create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                (vals.len() * 4) as u32,
-                2,
-            ));
-        for (i, v) in vals.iter().enumerate() {
-            self.b.ins().stack_store(self.ptr, *v, slot, (i * 4) as i32);
-        }
-        let addr = self.b.ins().stack_addr(self.ptr, slot, 0);
-        let q = self.b.ins().iconst(types::I32, query.index() as i64);
-        let n = self.b.ins().iconst(types::I32, vals.len() as i64);
-        let params = [self.ptr, types::I32, self.ptr, types::I32];
-        self.call_extern(jit_query as *const (), &params, &[self.frame, q, addr, n])
     }
 
     pub(super) fn read(&mut self, id: NodeId, scope: Scope, slot: Slot) -> CValue {
@@ -79,7 +59,36 @@ impl Translator<'_> {
         parents: &[Slot],
         copies: &[(Slot, Slot)],
     ) -> CValue {
+        if !self.numeric(value) {
+            return self.assign_tagged(scope, slot, value, parents, copies).num;
+        }
         let v = self.node(value);
+        self.copy_members(scope, copies);
+        self.store(scope, slot, v);
+        self.mark_known(scope, slot);
+        self.make_parents(scope, parents);
+        v
+    }
+
+    /// An assignment of a value of any kind.
+    pub(super) fn assign_tagged(
+        &mut self,
+        scope: Scope,
+        slot: Slot,
+        value: NodeId,
+        parents: &[Slot],
+        copies: &[(Slot, Slot)],
+    ) -> Tagged {
+        let v = self.value(value);
+        self.copy_members(scope, copies);
+        self.store_tagged(scope, slot, v);
+        self.mark_known(scope, slot);
+        self.make_parents(scope, parents);
+        v
+    }
+
+    /// A struct assignment's member copies, of any kind, where the source member is set.
+    fn copy_members(&mut self, scope: Scope, copies: &[(Slot, Slot)]) {
         for &(s, d) in copies.iter() {
             let flag = self.load_flag(scope, s);
             let yes = self.b.create_block();
@@ -87,14 +96,16 @@ impl Translator<'_> {
             self.b.ins().brif(flag, yes, &[], done, &[]);
             self.b.seal_block(yes);
             self.b.switch_to_block(yes);
-            let m = self.load_value(scope, s);
-            self.store(scope, d, m);
+            let m = self.load_tagged(scope, s, flag);
+            self.store_tagged(scope, d, m);
             self.b.ins().jump(done, &[]);
             self.b.switch_to_block(done);
             self.b.seal_block(done);
         }
-        self.store(scope, slot, v);
-        self.mark_known(scope, slot);
+    }
+
+    /// `v.a.b = ...` makes `v.a` exist (0) when it is unset.
+    fn make_parents(&mut self, scope: Scope, parents: &[Slot]) {
         for &p in parents.iter() {
             let flag = self.load_flag(scope, p);
             let unset = self.b.create_block();
@@ -108,7 +119,6 @@ impl Translator<'_> {
             self.b.switch_to_block(done);
             self.b.seal_block(done);
         }
-        v
     }
 
     pub(super) fn arrays(&self, scope: Scope) -> (CValue, CValue) {
