@@ -519,7 +519,7 @@ fn assert_same_bits(w: &Workload, p: &Prepared) {
         let JitOutcome::Value(v) = out else {
             panic!("{}: the JIT ended with {out:?}", w.name)
         };
-        check("jit", v, &|s| js.get(Scope::Variable, s));
+        check("jit", v, &|s| js.get(Scope::Variable, s).map(Value::as_num));
     }
     eprintln!(
         "backends: {:<14} interp{} and hand-written Rust agree bit for bit (value {want}{})",

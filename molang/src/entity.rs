@@ -10,9 +10,10 @@
 use crate::builtins::math::{DefaultRng, MolangRng};
 use crate::check::{check, CheckOptions};
 use crate::diagnostics::Diagnostic;
+use crate::interp::exec::{Backend, Executable};
 use crate::interp::{self, Abort, EvalOptions, Host, Storage, Value};
 use crate::ir::{Names, Program, Scope, Slot};
-use crate::jit::{self, JitError, JitOutcome, JitProgram, JitStorage, QueryArgs};
+use crate::jit::JitError;
 use std::sync::Arc;
 
 /// The script parts of a client entity description.
@@ -59,19 +60,17 @@ impl ScriptSource {
 /// Compiled scripts of one entity type.
 #[derive(Clone, Debug)]
 pub struct EntityScripts {
-    /// Native code for `initialize` and `pre_animation` once [`EntityScripts::enable_jit`]
-    /// succeeded; the interpreter runs them otherwise.
-    native: Option<(Option<Arc<JitProgram>>, Option<Arc<JitProgram>>)>,
+    /// Whether [`EntityScripts::enable_jit`] was called: every program, including those added
+    /// later, is then compiled to native code where the JIT covers it.
+    jit: bool,
     names: Names,
-    initialize: Option<Program>,
-    pre_animation: Option<Program>,
+    initialize: Option<Executable>,
+    pre_animation: Option<Executable>,
     /// Diagnostics of scripts that still load: warnings, and reads that fail at run time.
     pub warnings: Vec<Diagnostic>,
     version: i16,
     /// Expressions added after the scripts, indexed by [`ExprId`].
     extras: Vec<Extra>,
-    /// Native code for `extras`, same order, present exactly when `native` is.
-    native_extras: Vec<Arc<JitProgram>>,
 }
 
 /// One expression compiled with [`EntityScripts::add_expression`].
@@ -80,7 +79,7 @@ pub struct ExprId(pub u32);
 
 #[derive(Clone, Debug)]
 struct Extra {
-    program: Program,
+    exec: Executable,
     /// Where it came from, for abort messages (e.g. `animation.pig.walk leg0.rotation`).
     label: Arc<str>,
 }
@@ -141,14 +140,13 @@ impl EntityScripts {
             return Err(errors);
         }
         Ok(EntityScripts {
-            native: None,
+            jit: false,
             names,
-            initialize,
-            pre_animation,
+            initialize: initialize.map(Executable::new),
+            pre_animation: pre_animation.map(Executable::new),
             warnings,
             version: src.version,
             extras: Vec::new(),
-            native_extras: Vec::new(),
         })
     }
 
@@ -169,24 +167,15 @@ impl EntityScripts {
         let (Some(program), true) = (checked.program, loads) else {
             return (None, checked.diagnostics);
         };
-        if self.native.is_some() {
-            // Added after `enable_jit`: compile it too, or fall back to the interpreter as a
-            // whole (one storage layout per entity).
-            let options = EvalOptions {
-                version: self.version,
-                ..EvalOptions::default()
-            };
-            match jit::compile(&program, &self.names, &options) {
-                Ok(n) => self.native_extras.push(Arc::new(n)),
-                Err(_) => {
-                    self.native = None;
-                    self.native_extras.clear();
-                }
-            }
+        let mut exec = Executable::new(program);
+        if self.jit {
+            // Added after `enable_jit`: compiled too; what the JIT leaves stays interpreted,
+            // this expression alone (`fallbacks` lists it).
+            let _ = exec.compile(&self.names, &self.eval_options());
         }
         let id = ExprId(self.extras.len() as u32);
         self.extras.push(Extra {
-            program,
+            exec,
             label: label.into(),
         });
         (Some(id), checked.diagnostics)
@@ -199,7 +188,7 @@ impl EntityScripts {
 
     /// The source text of an added expression.
     pub fn expression_source(&self, id: ExprId) -> &str {
-        self.extras[id.0 as usize].program.source()
+        self.extras[id.0 as usize].exec.program().source()
     }
 
     /// Slot of a variable, created if no script names it yet (controller state variables).
@@ -225,9 +214,21 @@ impl EntityScripts {
 
     /// Every compiled program of the entity: the scripts, then the added expressions.
     fn programs(&self) -> impl Iterator<Item = &Program> {
-        (self.initialize.iter())
-            .chain(self.pre_animation.iter())
-            .chain(self.extras.iter().map(|e| &e.program))
+        self.executables().map(|(_, e)| e.program())
+    }
+
+    /// Every program with its label: `initialize`, `pre_animation`, then the added ones.
+    fn executables(&self) -> impl Iterator<Item = (&str, &Executable)> {
+        (self.initialize.iter().map(|e| ("initialize", e)))
+            .chain(self.pre_animation.iter().map(|e| ("pre_animation", e)))
+            .chain(self.extras.iter().map(|e| (&*e.label, &e.exec)))
+    }
+
+    fn eval_options(&self) -> EvalOptions {
+        EvalOptions {
+            version: self.version,
+            ..EvalOptions::default()
+        }
     }
 
     /// Whether some expression reads `query` without arguments (`q.name`, `q.name()`).
@@ -266,41 +267,52 @@ impl EntityScripts {
             .or_else(|| self.names.variables.get(&name.to_ascii_lowercase()))
     }
 
-    /// Compiles both scripts to native code. On `Err` (something the JIT leaves to the
-    /// interpreter) nothing changes and the interpreter keeps running them.
+    /// Compiles every program of the entity (scripts and added expressions, and those added
+    /// later) to native code. What the JIT does not cover stays interpreted, one expression at
+    /// a time, never the whole entity: `Err` gives the first such reason and
+    /// [`EntityScripts::fallbacks`] lists them all.
     pub fn enable_jit(&mut self) -> Result<(), JitError> {
-        let options = EvalOptions {
-            version: self.version,
-            ..EvalOptions::default()
-        };
-        let compile = |p: &Option<Program>| -> Result<Option<Arc<JitProgram>>, JitError> {
-            p.as_ref()
-                .map(|p| jit::compile(p, &self.names, &options).map(Arc::new))
-                .transpose()
-        };
-        let init = compile(&self.initialize)?;
-        let pre = compile(&self.pre_animation)?;
-        let extras = self
-            .extras
-            .iter()
-            .map(|e| jit::compile(&e.program, &self.names, &options).map(Arc::new))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.native = Some((init, pre));
-        self.native_extras = extras;
-        Ok(())
+        self.jit = true;
+        let options = self.eval_options();
+        let names = &self.names;
+        let mut first = None;
+        let all = (self.initialize.iter_mut())
+            .chain(self.pre_animation.iter_mut())
+            .chain(self.extras.iter_mut().map(|e| &mut e.exec));
+        for exec in all {
+            if let Err(e) = exec.compile(names, &options) {
+                first.get_or_insert(e);
+            }
+        }
+        first.map_or(Ok(()), Err)
     }
 
-    /// Whether frames run as native code.
+    /// Whether every program of the entity runs as native code.
     pub fn is_native(&self) -> bool {
-        self.native.is_some()
+        self.jit && self.executables().all(|(_, e)| e.backend() == Backend::Jit)
+    }
+
+    /// Programs that run natively, and all programs.
+    pub fn native_count(&self) -> (usize, usize) {
+        let native = (self.executables())
+            .filter(|(_, e)| e.backend() == Backend::Jit)
+            .count();
+        (native, self.executables().count())
+    }
+
+    /// The programs the JIT left to the interpreter, by label, with the reason (empty until
+    /// [`EntityScripts::enable_jit`]).
+    pub fn fallbacks(&self) -> Vec<(&str, &JitError)> {
+        (self.executables())
+            .filter_map(|(l, e)| e.fallback().map(|f| (l, f)))
+            .collect()
     }
 
     /// A fresh entity of this type.
     pub fn instantiate(&self, seed: u64) -> EntityInstance {
         EntityInstance {
-            jit: JitStorage::for_names(&self.names),
             query_values: vec![0.0; self.names.queries.len()],
-            storage: Storage::default(),
+            storage: Storage::for_names(&self.names),
             queries: vec![Value::Num(0.0); self.names.queries.len()],
             arg_queries: ArgQueries::default(),
             rng: DefaultRng::new(seed),
@@ -312,9 +324,9 @@ impl EntityScripts {
 
 /// One entity's state: its variables, this frame's queries and its random generator.
 pub struct EntityInstance {
+    /// Variables, temps and contexts, in the layout both back ends share.
     storage: Storage,
-    /// The same state in the JIT's layout, used when the scripts run natively.
-    jit: JitStorage,
+    /// `queries` as numbers, which native code reads for queries without arguments.
     query_values: Vec<f32>,
     /// Query values by slot for the next frame.
     pub queries: Vec<Value>,
@@ -429,22 +441,6 @@ impl Host for FrameHost<'_> {
     }
 }
 
-/// The JIT's host for queries with arguments: the same lookup as [`FrameHost`], then the
-/// slot's plain value.
-struct JitHost<'a> {
-    values: &'a [f32],
-    args: &'a mut ArgQueries,
-}
-
-impl QueryArgs for JitHost<'_> {
-    fn query(&mut self, query: Slot, args: &[f32]) -> f32 {
-        match self.args.find(query, args.len(), |i| Value::Num(args[i])) {
-            Some(v) => v,
-            None => self.values.get(query.index()).copied().unwrap_or(0.0),
-        }
-    }
-}
-
 impl EntityInstance {
     /// Adds an input for `query` read with exactly `args` (value 0 until set) and returns
     /// its index for [`EntityInstance::set_query_input`]; the same arguments again give the
@@ -492,14 +488,13 @@ impl EntityInstance {
     /// Sets a query for the coming frames (unknown names are ignored: the scripts never read them).
     pub fn set_query(&mut self, scripts: &EntityScripts, name: &str, value: f32) {
         if let Some(slot) = scripts.query_slot(name) {
-            self.queries[slot.index()] = Value::Num(value);
+            self.set_query_slot(slot, value);
         }
     }
 
     pub fn set_variable(&mut self, scripts: &EntityScripts, name: &str, value: f32) {
         if let Some(slot) = scripts.variable_slot(name) {
-            self.storage.set(Scope::Variable, slot, Value::Num(value));
-            self.jit.set(Scope::Variable, slot, value);
+            self.storage.set(Scope::Variable, slot, value);
         }
     }
 
@@ -509,15 +504,11 @@ impl EntityInstance {
             .and_then(|s| self.variable_in(scripts, s))
     }
 
-    fn variable_in(&self, scripts: &EntityScripts, slot: Slot) -> Option<Value> {
-        if scripts.is_native() {
-            self.jit.get(Scope::Variable, slot).map(Value::Num)
-        } else {
-            self.storage.get(Scope::Variable, slot)
-        }
+    fn variable_in(&self, _scripts: &EntityScripts, slot: Slot) -> Option<Value> {
+        self.storage.get(Scope::Variable, slot)
     }
 
-    /// A variable by slot, from whichever storage the scripts run on.
+    /// A variable by slot.
     pub fn variable_by_slot(&self, scripts: &EntityScripts, slot: Slot) -> Option<Value> {
         self.variable_in(scripts, slot)
     }
@@ -535,7 +526,7 @@ impl EntityInstance {
         if self.query_values.len() < q {
             self.query_values.resize(q, 0.0);
         }
-        self.jit.fit(&scripts.names);
+        self.storage.fit(&scripts.names);
     }
 
     /// Sets a query by slot (the per-frame path: no name lookup).
@@ -555,16 +546,14 @@ impl EntityInstance {
     }
 
     /// Sets a `context.` value by slot (the host's part: an attachable's
-    /// `context.is_first_person`, an item's `context.item_slot`), in both storages.
+    /// `context.is_first_person`, an item's `context.item_slot`).
     pub fn set_context_slot(&mut self, slot: Slot, value: f32) {
-        self.storage.set(Scope::Context, slot, Value::Num(value));
-        self.jit.set(Scope::Context, slot, value);
+        self.storage.set(Scope::Context, slot, value);
     }
 
-    /// Sets a variable by slot in whichever storage the scripts run on (both, to be safe).
+    /// Sets a variable by slot.
     pub fn set_variable_slot(&mut self, slot: Slot, value: f32) {
-        self.storage.set(Scope::Variable, slot, Value::Num(value));
-        self.jit.set(Scope::Variable, slot, value);
+        self.storage.set(Scope::Variable, slot, value);
     }
 
     /// Runs an expression added with [`EntityScripts::add_expression`] once, with `this`.
@@ -580,43 +569,23 @@ impl EntityInstance {
             return Ok(0.0);
         };
         self.fit(scripts);
-        let options = EvalOptions {
-            version: scripts.version,
-            ..EvalOptions::default()
+        let mut host = FrameHost {
+            queries: &self.queries,
+            args: &mut self.arg_queries,
+            rng: &mut self.rng,
+            this,
         };
-        let abort = if scripts.native.is_some() {
-            let native = &scripts.native_extras[id.0 as usize];
-            let mut host = JitHost {
-                values: &self.query_values,
-                args: &mut self.arg_queries,
-            };
-            let out = native.run_with_queries(
-                &mut self.jit,
-                &self.query_values,
-                this,
-                &mut self.rng,
-                options.iteration_budget,
-                &mut host,
-            );
-            match out {
-                JitOutcome::Value(v) => return Ok(v),
-                out => jit_abort(&extra.program, out),
-            }
-        } else {
-            let mut host = FrameHost {
-                queries: &self.queries,
-                args: &mut self.arg_queries,
-                rng: &mut self.rng,
-                this,
-            };
-            let out = interp::run(&extra.program, &mut self.storage, &mut host, &options);
-            match out.abort {
-                None => return Ok(out.value.as_num()),
-                a => a,
-            }
+        self.storage.clear_temps();
+        let out = (extra.exec).run(
+            &mut self.storage,
+            &self.query_values,
+            &mut host,
+            &scripts.eval_options(),
+        );
+        let Some(a) = out.abort else {
+            return Ok(out.value.as_num());
         };
-        let Some(a) = abort else { return Ok(0.0) };
-        let mut d = describe(scripts, "expression", self.frame, &extra.program, a);
+        let mut d = describe(scripts, "expression", self.frame, extra.exec.program(), a);
         d.message = d.message.replacen("expression", &extra.label, 1);
         Err(Box::new(d))
     }
@@ -624,46 +593,11 @@ impl EntityInstance {
     /// Runs `initialize` (first call only) and then `pre_animation` once. Returns the aborts
     /// of this frame, like the game's content log.
     pub fn run_frame(&mut self, scripts: &EntityScripts) -> Vec<ScriptAbort> {
-        let options = EvalOptions {
-            version: scripts.version,
-            ..EvalOptions::default()
-        };
+        let options = scripts.eval_options();
         let mut aborts = Vec::new();
         self.fit(scripts);
-        if let Some((init, pre)) = &scripts.native {
-            for (q, v) in self.query_values.iter_mut().zip(&self.queries) {
-                *q = v.as_num();
-            }
-            let mut run = |p: &Option<Arc<JitProgram>>,
-                           src: &Option<Program>,
-                           name: &'static str,
-                           jit: &mut JitStorage| {
-                let (Some(native), Some(program)) = (p, src) else {
-                    return;
-                };
-                let mut host = JitHost {
-                    values: &self.query_values,
-                    args: &mut self.arg_queries,
-                };
-                let out = native.run_with_queries(
-                    jit,
-                    &self.query_values,
-                    0.0,
-                    &mut self.rng,
-                    options.iteration_budget,
-                    &mut host,
-                );
-                if let Some(a) = jit_abort(program, out) {
-                    aborts.push(describe(scripts, name, self.frame, program, a));
-                }
-            };
-            if !self.initialized {
-                self.initialized = true;
-                run(init, &scripts.initialize, "initialize", &mut self.jit);
-            }
-            run(pre, &scripts.pre_animation, "pre_animation", &mut self.jit);
-            self.frame += 1;
-            return aborts;
+        for (q, v) in self.query_values.iter_mut().zip(&self.queries) {
+            *q = v.as_num();
         }
         let mut host = FrameHost {
             queries: &self.queries,
@@ -671,47 +605,25 @@ impl EntityInstance {
             rng: &mut self.rng,
             this: 0.0,
         };
-        if !self.initialized {
-            self.initialized = true;
-            if let Some(p) = &scripts.initialize {
-                let out = interp::run(p, &mut self.storage, &mut host, &options);
-                if let Some(a) = out.abort {
-                    aborts.push(describe(scripts, "initialize", self.frame, p, a));
-                }
-            }
-        }
-        if let Some(p) = &scripts.pre_animation {
-            let out = interp::run(p, &mut self.storage, &mut host, &options);
+        let first = !self.initialized;
+        self.initialized = true;
+        let scripts_now = [
+            (
+                first.then_some(()).and(scripts.initialize.as_ref()),
+                "initialize",
+            ),
+            (scripts.pre_animation.as_ref(), "pre_animation"),
+        ];
+        for (exec, name) in scripts_now {
+            let Some(exec) = exec else { continue };
+            self.storage.clear_temps();
+            let out = exec.run(&mut self.storage, &self.query_values, &mut host, &options);
             if let Some(a) = out.abort {
-                aborts.push(describe(scripts, "pre_animation", self.frame, p, a));
+                aborts.push(describe(scripts, name, self.frame, exec.program(), a));
             }
         }
         self.frame += 1;
         aborts
-    }
-}
-
-/// The interpreter's view of how a native run ended early, if it did.
-fn jit_abort(program: &Program, out: JitOutcome) -> Option<Abort> {
-    match out {
-        JitOutcome::Value(_) => None,
-        JitOutcome::UnsetRead(node) => match program.node(node) {
-            crate::ir::Node::Read { scope, slot } => Some(Abort {
-                kind: interp::AbortKind::UnsetRead {
-                    scope: *scope,
-                    slot: *slot,
-                },
-                node,
-            }),
-            _ => Some(Abort {
-                kind: interp::AbortKind::Budget,
-                node,
-            }),
-        },
-        JitOutcome::Budget(node) => Some(Abort {
-            kind: interp::AbortKind::Budget,
-            node,
-        }),
     }
 }
 

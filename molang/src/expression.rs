@@ -4,9 +4,9 @@
 use crate::builtins::math::{DefaultRng, MolangRng};
 use crate::check::{check, CheckOptions};
 use crate::diagnostics::Diagnostic;
-use crate::interp::{self, Abort, AbortKind, EvalOptions, Host, Storage, Value};
-use crate::ir::{Names, Node, Program, Scope, Slot};
-use crate::jit::{self, JitError, JitOutcome, JitProgram, JitStorage};
+use crate::interp::{self, Abort, EvalOptions, Host, Storage, Value};
+use crate::ir::{Names, Program, Scope, Slot};
+use crate::jit::{self, JitError, JitProgram};
 
 /// A compiled expression with its own name tables.
 #[derive(Clone, Debug)]
@@ -180,8 +180,7 @@ impl Expression {
             }
         }
         // Temps given as inputs survive the per-run clearing for this one run.
-        let temps = std::mem::take(&mut storage.temps);
-        let outcome = interp::run_with_temps(&self.program, &mut storage, host, options, temps);
+        let outcome = interp::run_keep_temps(&self.program, &mut storage, host, options);
         let dump = |scope: Scope| -> Vec<(String, Value)> {
             self.names
                 .table(scope)
@@ -199,11 +198,7 @@ impl Expression {
 }
 
 /// Which back end ran an evaluation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    Interpreter,
-    Jit,
-}
+pub use crate::interp::exec::Backend;
 
 impl Expression {
     /// Compiles this expression to native code. `Err(Unsupported)` names what the JIT leaves
@@ -224,67 +219,47 @@ impl Expression {
         seed: u64,
         options: &EvalOptions,
     ) -> EvalResult {
-        let mut storage = JitStorage::for_names(&self.names);
-        let mut queries = vec![0.0f32; self.names.queries.len()];
-        let mut this = 0.0;
+        let mut storage = Storage::for_names(&self.names);
+        let mut host = SimpleHost {
+            queries: vec![Value::Num(0.0); self.names.queries.len()],
+            rng: DefaultRng::new(seed),
+            this: 0.0,
+        };
         for (name, value) in inputs {
             match split_name(name) {
                 Some((NameKind::Query, n)) => {
                     if let Some(slot) = self.names.queries.get(&n) {
-                        queries[slot.index()] = value.as_num();
+                        host.queries[slot.index()] = *value;
                     }
                 }
                 Some((NameKind::Var(scope), n)) => {
                     if let Some(slot) = self.names.table(scope).get(&n) {
-                        storage.set(scope, slot, value.as_num());
+                        storage.set(scope, slot, *value);
                     }
                 }
-                None if name.eq_ignore_ascii_case("this") => this = value.as_num(),
+                None if name.eq_ignore_ascii_case("this") => host.this = value.as_num(),
                 None => {}
             }
         }
-        let mut rng = DefaultRng::new(seed);
-        let out = native.run_keep_temps(
+        // Native code reads plain queries as numbers, as the interpreter's `as_num` does.
+        let queries: Vec<f32> = host.queries.iter().map(|v| v.as_num()).collect();
+        let out = native.run_in(
+            &self.program,
             &mut storage,
             &queries,
-            this,
-            &mut rng,
+            &mut host,
             options.iteration_budget,
         );
-        let (value, abort) = match out {
-            JitOutcome::Value(v) => (Value::Num(v), None),
-            JitOutcome::UnsetRead(node) => {
-                let kind = match self.program.node(node) {
-                    Node::Read { scope, slot } => AbortKind::UnsetRead {
-                        scope: *scope,
-                        slot: *slot,
-                    },
-                    _ => AbortKind::Budget,
-                };
-                (Value::Num(0.0), Some(Abort { kind, node }))
-            }
-            JitOutcome::Budget(node) => (
-                Value::Num(0.0),
-                Some(Abort {
-                    kind: AbortKind::Budget,
-                    node,
-                }),
-            ),
-        };
         let dump = |scope: Scope| -> Vec<(String, Value)> {
             self.names
                 .table(scope)
                 .iter()
-                .filter_map(|(slot, n)| {
-                    storage
-                        .get(scope, slot)
-                        .map(|v| (n.to_string(), Value::Num(v)))
-                })
+                .filter_map(|(slot, n)| storage.get(scope, slot).map(|v| (n.to_string(), v)))
                 .collect()
         };
         EvalResult {
-            value,
-            abort,
+            value: out.value,
+            abort: out.abort,
             variables: dump(Scope::Variable),
             temps: dump(Scope::Temp),
         }

@@ -151,6 +151,45 @@ struct Row {
     symbol: &'static str,
     arity: usize,
     native: Option<NativeFn>,
+    lowering: Lowering,
+    cost: Cost,
+}
+
+/// How a JIT emits a builtin. The row decides; the JIT only spells it out in its own
+/// instructions. The inline forms follow their `extern "C"` twin operation for operation (same
+/// rounding steps, same comparison and select on NaN), so the bits agree; only builtins whose
+/// NaN result cannot depend on operand order qualify (the compiler may commute an `a + b` in
+/// the Rust twin, and with two NaN operands x86 keeps the first one's payload: that is why
+/// `lerp` stays a call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lowering {
+    /// A call to the row's native function (calls on the same values are shared).
+    Call,
+    /// `fabs`.
+    Abs,
+    /// `sqrt` (correctly rounded, as `f32::sqrt`).
+    Sqrt,
+    /// `a > b ? a : b`, as `max_raw`.
+    Max,
+    /// `a < b ? a : b`, as `min_raw`.
+    Min,
+    /// `v > hi ? hi : max_raw(v, lo)`.
+    Clamp,
+    /// `3.0 * t * t - (t + t) * t * t`, left to right.
+    HermiteBlend,
+    /// A call, except with a literal exponent 2: the exact square rounded once, which is what
+    /// `x * x` computes (same bits, NaN, infinities and -0 included).
+    PowSquare,
+    /// A draw from the host's generator.
+    Random,
+}
+
+/// What a builtin spends of a run's iteration budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cost {
+    Free,
+    /// One iteration per roll: [`die_roll_count`] of the first argument.
+    PerRoll,
 }
 
 /// Declares [`MathFn`], [`MathFn::ALL`] and the row table from one list, so that no second list
@@ -158,7 +197,7 @@ struct Row {
 macro_rules! math_fns {
     ($(
         $(#[$doc:meta])*
-        $variant:ident => $name:literal, $arity:literal, $native:expr;
+        $variant:ident => $name:literal, $arity:literal, $native:expr, $lowering:expr, $cost:expr;
     )*) => {
         /// Every `math.*` builtin: 31 classic ones (including `pi`) and the 30 `ease_*` ones.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -177,6 +216,8 @@ macro_rules! math_fns {
                 symbol: concat!("molang_", $name),
                 arity: $arity,
                 native: $native,
+                lowering: $lowering,
+                cost: $cost,
             },
         )* ];
     };
@@ -184,127 +225,127 @@ macro_rules! math_fns {
 
 math_fns! {
     /// `math.abs(x)`.
-    Abs => "abs", 1, Some(NativeFn::A1(molang_abs));
+    Abs => "abs", 1, Some(NativeFn::A1(molang_abs)), Lowering::Abs, Cost::Free;
     /// `math.acos(x)`, in degrees.
-    Acos => "acos", 1, Some(NativeFn::A1(molang_acos));
+    Acos => "acos", 1, Some(NativeFn::A1(molang_acos)), Lowering::Call, Cost::Free;
     /// `math.asin(x)`, in degrees.
-    Asin => "asin", 1, Some(NativeFn::A1(molang_asin));
+    Asin => "asin", 1, Some(NativeFn::A1(molang_asin)), Lowering::Call, Cost::Free;
     /// `math.atan(x)`, in degrees.
-    Atan => "atan", 1, Some(NativeFn::A1(molang_atan));
+    Atan => "atan", 1, Some(NativeFn::A1(molang_atan)), Lowering::Call, Cost::Free;
     /// `math.atan2(y, x)`, in degrees.
-    Atan2 => "atan2", 2, Some(NativeFn::A2(molang_atan2));
+    Atan2 => "atan2", 2, Some(NativeFn::A2(molang_atan2)), Lowering::Call, Cost::Free;
     /// `math.ceil(x)`.
-    Ceil => "ceil", 1, Some(NativeFn::A1(molang_ceil));
+    Ceil => "ceil", 1, Some(NativeFn::A1(molang_ceil)), Lowering::Call, Cost::Free;
     /// `math.clamp(v, lo, hi)`.
-    Clamp => "clamp", 3, Some(NativeFn::A3(molang_clamp));
+    Clamp => "clamp", 3, Some(NativeFn::A3(molang_clamp)), Lowering::Clamp, Cost::Free;
     /// `math.copy_sign(a, b)`.
-    CopySign => "copy_sign", 2, Some(NativeFn::A2(molang_copy_sign));
+    CopySign => "copy_sign", 2, Some(NativeFn::A2(molang_copy_sign)), Lowering::Call, Cost::Free;
     /// `math.cos(x)`, `x` in degrees.
-    Cos => "cos", 1, Some(NativeFn::A1(molang_cos));
+    Cos => "cos", 1, Some(NativeFn::A1(molang_cos)), Lowering::Call, Cost::Free;
     /// `math.die_roll(n, lo, hi)`: random.
-    DieRoll => "die_roll", 3, None;
+    DieRoll => "die_roll", 3, None, Lowering::Random, Cost::PerRoll;
     /// `math.die_roll_integer(n, lo, hi)`: random.
-    DieRollInteger => "die_roll_integer", 3, None;
+    DieRollInteger => "die_roll_integer", 3, None, Lowering::Random, Cost::PerRoll;
     /// `math.exp(x)`.
-    Exp => "exp", 1, Some(NativeFn::A1(molang_exp));
+    Exp => "exp", 1, Some(NativeFn::A1(molang_exp)), Lowering::Call, Cost::Free;
     /// `math.floor(x)`.
-    Floor => "floor", 1, Some(NativeFn::A1(molang_floor));
+    Floor => "floor", 1, Some(NativeFn::A1(molang_floor)), Lowering::Call, Cost::Free;
     /// `math.hermite_blend(t)`.
-    HermiteBlend => "hermite_blend", 1, Some(NativeFn::A1(molang_hermite_blend));
+    HermiteBlend => "hermite_blend", 1, Some(NativeFn::A1(molang_hermite_blend)), Lowering::HermiteBlend, Cost::Free;
     /// `math.inverse_lerp(a, b, v)`.
-    InverseLerp => "inverse_lerp", 3, Some(NativeFn::A3(molang_inverse_lerp));
+    InverseLerp => "inverse_lerp", 3, Some(NativeFn::A3(molang_inverse_lerp)), Lowering::Call, Cost::Free;
     /// `math.lerp(a, b, t)`.
-    Lerp => "lerp", 3, Some(NativeFn::A3(molang_lerp));
+    Lerp => "lerp", 3, Some(NativeFn::A3(molang_lerp)), Lowering::Call, Cost::Free;
     /// `math.lerprotate(a, b, t)`, degrees.
-    LerpRotate => "lerprotate", 3, Some(NativeFn::A3(molang_lerprotate));
+    LerpRotate => "lerprotate", 3, Some(NativeFn::A3(molang_lerprotate)), Lowering::Call, Cost::Free;
     /// `math.ln(x)`.
-    Ln => "ln", 1, Some(NativeFn::A1(molang_ln));
+    Ln => "ln", 1, Some(NativeFn::A1(molang_ln)), Lowering::Call, Cost::Free;
     /// `math.max(a, b)`.
-    Max => "max", 2, Some(NativeFn::A2(molang_max));
+    Max => "max", 2, Some(NativeFn::A2(molang_max)), Lowering::Max, Cost::Free;
     /// `math.min(a, b)`.
-    Min => "min", 2, Some(NativeFn::A2(molang_min));
+    Min => "min", 2, Some(NativeFn::A2(molang_min)), Lowering::Min, Cost::Free;
     /// `math.min_angle(x)`, degrees.
-    MinAngle => "min_angle", 1, Some(NativeFn::A1(molang_min_angle));
+    MinAngle => "min_angle", 1, Some(NativeFn::A1(molang_min_angle)), Lowering::Call, Cost::Free;
     /// `math.mod(a, b)`.
-    Mod => "mod", 2, Some(NativeFn::A2(molang_mod));
+    Mod => "mod", 2, Some(NativeFn::A2(molang_mod)), Lowering::Call, Cost::Free;
     /// `math.pi`, used without parentheses.
-    Pi => "pi", 0, Some(NativeFn::A0(molang_pi));
+    Pi => "pi", 0, Some(NativeFn::A0(molang_pi)), Lowering::Call, Cost::Free;
     /// `math.pow(base, exponent)`.
-    Pow => "pow", 2, Some(NativeFn::A2(molang_pow));
+    Pow => "pow", 2, Some(NativeFn::A2(molang_pow)), Lowering::PowSquare, Cost::Free;
     /// `math.random(lo, hi)`: random.
-    Random => "random", 2, None;
+    Random => "random", 2, None, Lowering::Random, Cost::Free;
     /// `math.random_integer(lo, hi)`: random.
-    RandomInteger => "random_integer", 2, None;
+    RandomInteger => "random_integer", 2, None, Lowering::Random, Cost::Free;
     /// `math.round(x)`.
-    Round => "round", 1, Some(NativeFn::A1(molang_round));
+    Round => "round", 1, Some(NativeFn::A1(molang_round)), Lowering::Call, Cost::Free;
     /// `math.sign(x)`.
-    Sign => "sign", 1, Some(NativeFn::A1(molang_sign));
+    Sign => "sign", 1, Some(NativeFn::A1(molang_sign)), Lowering::Call, Cost::Free;
     /// `math.sin(x)`, `x` in degrees.
-    Sin => "sin", 1, Some(NativeFn::A1(molang_sin));
+    Sin => "sin", 1, Some(NativeFn::A1(molang_sin)), Lowering::Call, Cost::Free;
     /// `math.sqrt(x)`.
-    Sqrt => "sqrt", 1, Some(NativeFn::A1(molang_sqrt));
+    Sqrt => "sqrt", 1, Some(NativeFn::A1(molang_sqrt)), Lowering::Sqrt, Cost::Free;
     /// `math.trunc(x)`.
-    Trunc => "trunc", 1, Some(NativeFn::A1(molang_trunc));
+    Trunc => "trunc", 1, Some(NativeFn::A1(molang_trunc)), Lowering::Call, Cost::Free;
     /// `math.ease_in_quad(start, end, t)`.
-    EaseInQuad => "ease_in_quad", 3, Some(NativeFn::A3(molang_ease_in_quad));
+    EaseInQuad => "ease_in_quad", 3, Some(NativeFn::A3(molang_ease_in_quad)), Lowering::Call, Cost::Free;
     /// `math.ease_out_quad(start, end, t)`.
-    EaseOutQuad => "ease_out_quad", 3, Some(NativeFn::A3(molang_ease_out_quad));
+    EaseOutQuad => "ease_out_quad", 3, Some(NativeFn::A3(molang_ease_out_quad)), Lowering::Call, Cost::Free;
     /// `math.ease_in_out_quad(start, end, t)`.
-    EaseInOutQuad => "ease_in_out_quad", 3, Some(NativeFn::A3(molang_ease_in_out_quad));
+    EaseInOutQuad => "ease_in_out_quad", 3, Some(NativeFn::A3(molang_ease_in_out_quad)), Lowering::Call, Cost::Free;
     /// `math.ease_in_cubic(start, end, t)`.
-    EaseInCubic => "ease_in_cubic", 3, Some(NativeFn::A3(molang_ease_in_cubic));
+    EaseInCubic => "ease_in_cubic", 3, Some(NativeFn::A3(molang_ease_in_cubic)), Lowering::Call, Cost::Free;
     /// `math.ease_out_cubic(start, end, t)`.
-    EaseOutCubic => "ease_out_cubic", 3, Some(NativeFn::A3(molang_ease_out_cubic));
+    EaseOutCubic => "ease_out_cubic", 3, Some(NativeFn::A3(molang_ease_out_cubic)), Lowering::Call, Cost::Free;
     /// `math.ease_in_out_cubic(start, end, t)`.
-    EaseInOutCubic => "ease_in_out_cubic", 3, Some(NativeFn::A3(molang_ease_in_out_cubic));
+    EaseInOutCubic => "ease_in_out_cubic", 3, Some(NativeFn::A3(molang_ease_in_out_cubic)), Lowering::Call, Cost::Free;
     /// `math.ease_in_quart(start, end, t)`.
-    EaseInQuart => "ease_in_quart", 3, Some(NativeFn::A3(molang_ease_in_quart));
+    EaseInQuart => "ease_in_quart", 3, Some(NativeFn::A3(molang_ease_in_quart)), Lowering::Call, Cost::Free;
     /// `math.ease_out_quart(start, end, t)`.
-    EaseOutQuart => "ease_out_quart", 3, Some(NativeFn::A3(molang_ease_out_quart));
+    EaseOutQuart => "ease_out_quart", 3, Some(NativeFn::A3(molang_ease_out_quart)), Lowering::Call, Cost::Free;
     /// `math.ease_in_out_quart(start, end, t)`.
-    EaseInOutQuart => "ease_in_out_quart", 3, Some(NativeFn::A3(molang_ease_in_out_quart));
+    EaseInOutQuart => "ease_in_out_quart", 3, Some(NativeFn::A3(molang_ease_in_out_quart)), Lowering::Call, Cost::Free;
     /// `math.ease_in_quint(start, end, t)`.
-    EaseInQuint => "ease_in_quint", 3, Some(NativeFn::A3(molang_ease_in_quint));
+    EaseInQuint => "ease_in_quint", 3, Some(NativeFn::A3(molang_ease_in_quint)), Lowering::Call, Cost::Free;
     /// `math.ease_out_quint(start, end, t)`.
-    EaseOutQuint => "ease_out_quint", 3, Some(NativeFn::A3(molang_ease_out_quint));
+    EaseOutQuint => "ease_out_quint", 3, Some(NativeFn::A3(molang_ease_out_quint)), Lowering::Call, Cost::Free;
     /// `math.ease_in_out_quint(start, end, t)`.
-    EaseInOutQuint => "ease_in_out_quint", 3, Some(NativeFn::A3(molang_ease_in_out_quint));
+    EaseInOutQuint => "ease_in_out_quint", 3, Some(NativeFn::A3(molang_ease_in_out_quint)), Lowering::Call, Cost::Free;
     /// `math.ease_in_sine(start, end, t)`.
-    EaseInSine => "ease_in_sine", 3, Some(NativeFn::A3(molang_ease_in_sine));
+    EaseInSine => "ease_in_sine", 3, Some(NativeFn::A3(molang_ease_in_sine)), Lowering::Call, Cost::Free;
     /// `math.ease_out_sine(start, end, t)`.
-    EaseOutSine => "ease_out_sine", 3, Some(NativeFn::A3(molang_ease_out_sine));
+    EaseOutSine => "ease_out_sine", 3, Some(NativeFn::A3(molang_ease_out_sine)), Lowering::Call, Cost::Free;
     /// `math.ease_in_out_sine(start, end, t)`.
-    EaseInOutSine => "ease_in_out_sine", 3, Some(NativeFn::A3(molang_ease_in_out_sine));
+    EaseInOutSine => "ease_in_out_sine", 3, Some(NativeFn::A3(molang_ease_in_out_sine)), Lowering::Call, Cost::Free;
     /// `math.ease_in_expo(start, end, t)`.
-    EaseInExpo => "ease_in_expo", 3, Some(NativeFn::A3(molang_ease_in_expo));
+    EaseInExpo => "ease_in_expo", 3, Some(NativeFn::A3(molang_ease_in_expo)), Lowering::Call, Cost::Free;
     /// `math.ease_out_expo(start, end, t)`.
-    EaseOutExpo => "ease_out_expo", 3, Some(NativeFn::A3(molang_ease_out_expo));
+    EaseOutExpo => "ease_out_expo", 3, Some(NativeFn::A3(molang_ease_out_expo)), Lowering::Call, Cost::Free;
     /// `math.ease_in_out_expo(start, end, t)`.
-    EaseInOutExpo => "ease_in_out_expo", 3, Some(NativeFn::A3(molang_ease_in_out_expo));
+    EaseInOutExpo => "ease_in_out_expo", 3, Some(NativeFn::A3(molang_ease_in_out_expo)), Lowering::Call, Cost::Free;
     /// `math.ease_in_circ(start, end, t)`.
-    EaseInCirc => "ease_in_circ", 3, Some(NativeFn::A3(molang_ease_in_circ));
+    EaseInCirc => "ease_in_circ", 3, Some(NativeFn::A3(molang_ease_in_circ)), Lowering::Call, Cost::Free;
     /// `math.ease_out_circ(start, end, t)`.
-    EaseOutCirc => "ease_out_circ", 3, Some(NativeFn::A3(molang_ease_out_circ));
+    EaseOutCirc => "ease_out_circ", 3, Some(NativeFn::A3(molang_ease_out_circ)), Lowering::Call, Cost::Free;
     /// `math.ease_in_out_circ(start, end, t)`.
-    EaseInOutCirc => "ease_in_out_circ", 3, Some(NativeFn::A3(molang_ease_in_out_circ));
+    EaseInOutCirc => "ease_in_out_circ", 3, Some(NativeFn::A3(molang_ease_in_out_circ)), Lowering::Call, Cost::Free;
     /// `math.ease_in_back(start, end, t)`.
-    EaseInBack => "ease_in_back", 3, Some(NativeFn::A3(molang_ease_in_back));
+    EaseInBack => "ease_in_back", 3, Some(NativeFn::A3(molang_ease_in_back)), Lowering::Call, Cost::Free;
     /// `math.ease_out_back(start, end, t)`.
-    EaseOutBack => "ease_out_back", 3, Some(NativeFn::A3(molang_ease_out_back));
+    EaseOutBack => "ease_out_back", 3, Some(NativeFn::A3(molang_ease_out_back)), Lowering::Call, Cost::Free;
     /// `math.ease_in_out_back(start, end, t)`.
-    EaseInOutBack => "ease_in_out_back", 3, Some(NativeFn::A3(molang_ease_in_out_back));
+    EaseInOutBack => "ease_in_out_back", 3, Some(NativeFn::A3(molang_ease_in_out_back)), Lowering::Call, Cost::Free;
     /// `math.ease_in_elastic(start, end, t)`.
-    EaseInElastic => "ease_in_elastic", 3, Some(NativeFn::A3(molang_ease_in_elastic));
+    EaseInElastic => "ease_in_elastic", 3, Some(NativeFn::A3(molang_ease_in_elastic)), Lowering::Call, Cost::Free;
     /// `math.ease_out_elastic(start, end, t)`.
-    EaseOutElastic => "ease_out_elastic", 3, Some(NativeFn::A3(molang_ease_out_elastic));
+    EaseOutElastic => "ease_out_elastic", 3, Some(NativeFn::A3(molang_ease_out_elastic)), Lowering::Call, Cost::Free;
     /// `math.ease_in_out_elastic(start, end, t)`.
-    EaseInOutElastic => "ease_in_out_elastic", 3, Some(NativeFn::A3(molang_ease_in_out_elastic));
+    EaseInOutElastic => "ease_in_out_elastic", 3, Some(NativeFn::A3(molang_ease_in_out_elastic)), Lowering::Call, Cost::Free;
     /// `math.ease_in_bounce(start, end, t)`.
-    EaseInBounce => "ease_in_bounce", 3, Some(NativeFn::A3(molang_ease_in_bounce));
+    EaseInBounce => "ease_in_bounce", 3, Some(NativeFn::A3(molang_ease_in_bounce)), Lowering::Call, Cost::Free;
     /// `math.ease_out_bounce(start, end, t)`.
-    EaseOutBounce => "ease_out_bounce", 3, Some(NativeFn::A3(molang_ease_out_bounce));
+    EaseOutBounce => "ease_out_bounce", 3, Some(NativeFn::A3(molang_ease_out_bounce)), Lowering::Call, Cost::Free;
     /// `math.ease_in_out_bounce(start, end, t)`.
-    EaseInOutBounce => "ease_in_out_bounce", 3, Some(NativeFn::A3(molang_ease_in_out_bounce));
+    EaseInOutBounce => "ease_in_out_bounce", 3, Some(NativeFn::A3(molang_ease_in_out_bounce)), Lowering::Call, Cost::Free;
 }
 
 impl MathFn {
@@ -334,6 +375,19 @@ impl MathFn {
     /// `die_roll_integer`).
     pub fn is_random(self) -> bool {
         self.row().native.is_none()
+    }
+
+    /// How a JIT emits it.
+    pub fn lowering(self) -> Lowering {
+        self.row().lowering
+    }
+
+    /// Iterations a call with first argument `first` spends of the budget, if any.
+    pub fn budget_cost(self, first: f32) -> Option<u64> {
+        match self.row().cost {
+            Cost::Free => None,
+            Cost::PerRoll => Some(die_roll_count(first) as u64),
+        }
     }
 
     /// The `extern "C"` implementation, or `None` for the random builtins.

@@ -6,11 +6,14 @@
 //! unset temp/variable/context ends the whole program with value 0 (except on the left of
 //! `??`); `return` ends the whole program; complex programs yield 0 unless they return.
 
+pub mod exec;
+pub mod storage;
 pub mod value;
 
+pub use storage::{Slots, Storage};
 pub use value::Value;
 
-use crate::builtins::math::{self, MathFn, MolangRng};
+use crate::builtins::math::{self, MolangRng};
 use crate::builtins::queries;
 use crate::ir::{ArithOp, CmpOp, Node, NodeId, Program, PureQuery, Remote, Scope, Slot};
 
@@ -66,44 +69,6 @@ pub trait Host {
     fn rng(&mut self) -> &mut dyn MolangRng;
 }
 
-/// Variable storage for one run: the entity's variables persist, temps are cleared per run,
-/// contexts are supplied by the host.
-#[derive(Clone, Debug, Default)]
-pub struct Storage {
-    pub variables: Vec<Option<Value>>,
-    pub temps: Vec<Option<Value>>,
-    pub contexts: Vec<Option<Value>>,
-}
-
-impl Storage {
-    fn table(&mut self, scope: Scope) -> &mut Vec<Option<Value>> {
-        match scope {
-            Scope::Temp => &mut self.temps,
-            Scope::Variable => &mut self.variables,
-            Scope::Context => &mut self.contexts,
-        }
-    }
-    pub fn get(&self, scope: Scope, slot: Slot) -> Option<Value> {
-        let t = match scope {
-            Scope::Temp => &self.temps,
-            Scope::Variable => &self.variables,
-            Scope::Context => &self.contexts,
-        };
-        t.get(slot.index()).copied().flatten()
-    }
-    pub fn set(&mut self, scope: Scope, slot: Slot, v: Value) {
-        let t = self.table(scope);
-        if t.len() <= slot.index() {
-            t.resize(slot.index() + 1, None);
-        }
-        t[slot.index()] = Some(v);
-    }
-    /// Temps start empty on every run.
-    pub fn clear_temps(&mut self) {
-        self.temps.iter_mut().for_each(|t| *t = None);
-    }
-}
-
 /// Why a run ended early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AbortKind {
@@ -148,15 +113,13 @@ pub fn run(
     run_inner(program, storage, host, options)
 }
 
-/// Runs with the given temps instead of empty ones (for tests and `--set t.x=...`).
-pub fn run_with_temps(
+/// Runs with the temps already in `storage` (for tests and `--set t.x=...`).
+pub fn run_keep_temps(
     program: &Program,
     storage: &mut Storage,
     host: &mut dyn Host,
     options: &EvalOptions,
-    temps: Vec<Option<Value>>,
 ) -> Outcome {
-    storage.temps = temps;
     run_inner(program, storage, host, options)
 }
 
@@ -282,8 +245,7 @@ impl Machine<'_> {
                 }
                 let vals = &vals[..args.len()];
                 Ok(Value::Num(if func.is_random() {
-                    if matches!(func, MathFn::DieRoll | MathFn::DieRollInteger) {
-                        let n = math::die_roll_count(vals[0]) as u64;
+                    if let Some(n) = func.budget_cost(vals[0]) {
                         self.spend(n, id)?;
                     }
                     math::eval_random(*func, vals, self.host.rng())

@@ -135,8 +135,8 @@ pub struct Runtime {
 
 impl Runtime {
     /// A fresh entity at frame 0. With [`Backend::Jit`], every expression of the entity is
-    /// compiled to native code; if one cannot be, the whole entity stays on the interpreter
-    /// (one storage layout) and [`Runtime::jit_fallback`] says why.
+    /// compiled to native code; one that cannot be runs on the interpreter, alone (both back
+    /// ends share one storage), and [`Runtime::jit_fallback`] gives the first reason.
     pub fn new(loaded: Loaded, backend: Backend, fps: f32, seed: u64) -> Runtime {
         let Loaded {
             model, mut scripts, ..

@@ -1,0 +1,91 @@
+//! Slot storage shared by both back ends (one layout, so an entity's expressions can run on
+//! either, expression by expression): per slot a tag byte (0 = unset), the value as a number
+//! and 64 payload bits (see [`Value::encode`]). Native code reads a number with one flag test
+//! and one f32 load; only comparisons and truth tests of slots look at the tag.
+
+use super::value::{tag, Value};
+use crate::ir::{Names, Scope, Slot};
+
+/// One scope's slots.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Slots {
+    pub(crate) nums: Vec<f32>,
+    pub(crate) tags: Vec<u8>,
+    pub(crate) bits: Vec<u64>,
+}
+
+impl Slots {
+    fn fit(&mut self, n: usize) {
+        if self.nums.len() < n {
+            self.nums.resize(n, 0.0);
+            self.tags.resize(n, tag::UNSET);
+            self.bits.resize(n, 0);
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.nums.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.nums.is_empty()
+    }
+    pub fn get(&self, slot: Slot) -> Option<Value> {
+        let i = slot.index();
+        Value::decode(*self.tags.get(i)?, self.nums[i], self.bits[i])
+    }
+    pub fn set(&mut self, slot: Slot, v: Value) {
+        let i = slot.index();
+        self.fit(i + 1);
+        let (t, n, b) = v.encode();
+        self.tags[i] = t;
+        self.nums[i] = n;
+        self.bits[i] = b;
+    }
+}
+
+/// Variable storage for one run: the entity's variables persist, temps are cleared per run,
+/// contexts are supplied by the host.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Storage {
+    pub(crate) vars: Slots,
+    pub(crate) temps: Slots,
+    pub(crate) ctx: Slots,
+}
+
+impl Storage {
+    /// Storage sized for every name in `names`, all unset.
+    pub fn for_names(names: &Names) -> Storage {
+        let mut s = Storage::default();
+        s.fit(names);
+        s
+    }
+    /// Grows the arrays to cover every name in `names` (entity scripts add names over time).
+    pub fn fit(&mut self, names: &Names) {
+        self.vars.fit(names.variables.len());
+        self.temps.fit(names.temps.len());
+        self.ctx.fit(names.contexts.len());
+    }
+    pub fn slots(&self, scope: Scope) -> &Slots {
+        match scope {
+            Scope::Variable => &self.vars,
+            Scope::Temp => &self.temps,
+            Scope::Context => &self.ctx,
+        }
+    }
+    pub(crate) fn slots_mut(&mut self, scope: Scope) -> &mut Slots {
+        match scope {
+            Scope::Variable => &mut self.vars,
+            Scope::Temp => &mut self.temps,
+            Scope::Context => &mut self.ctx,
+        }
+    }
+    pub fn get(&self, scope: Scope, slot: Slot) -> Option<Value> {
+        self.slots(scope).get(slot)
+    }
+    pub fn set(&mut self, scope: Scope, slot: Slot, v: impl Into<Value>) {
+        self.slots_mut(scope).set(slot, v.into());
+    }
+    /// Temps start empty on every run.
+    pub fn clear_temps(&mut self) {
+        self.temps.tags.iter_mut().for_each(|t| *t = tag::UNSET);
+    }
+}

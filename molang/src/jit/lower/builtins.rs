@@ -1,0 +1,174 @@
+//! Builtins: `math.*` (inline lowerings, pure calls shared by value, random draws) and the
+//! queries computed from their arguments (`query.all`, `any`, `in_range`, `approx_eq`, `count`).
+
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{types, InstBuilder, Value as CValue};
+
+use super::{MemoKey, Translator};
+use crate::builtins::math::{Lowering, MathFn};
+use crate::ir::{Node, NodeId, PureQuery};
+
+use super::super::abi::jit_count;
+
+impl Translator<'_> {
+    pub(super) fn math(&mut self, id: NodeId, func: MathFn, args: &[NodeId]) -> CValue {
+        let program = self.program;
+        if func.lowering() == Lowering::PowSquare
+            && matches!(program.node(args[1]), Node::Const(c) if *c == 2.0)
+        {
+            // pow(x, 2) is the exact square rounded once, which is what `x * x` computes:
+            // same bits (NaN, infinities and -0 included) without the libm call.
+            let x = self.node(args[0]);
+            return self.b.ins().fmul(x, x);
+        }
+        let vals: Vec<CValue> = args.iter().map(|&a| self.node(a)).collect();
+        if let Some(v) = self.inline_math(func, &vals) {
+            return v;
+        }
+        if func.is_random() {
+            self.call_random(id, func, &vals)
+        } else {
+            // Pure: the same builtin on the same values gives the same bits.
+            let key = MemoKey::Call(func, vals.clone());
+            if let Some(&v) = self.memo.get(&key) {
+                return v;
+            }
+            let native = func.native().expect("non-random builtins are native");
+            let v = self.call_native(native, &vals);
+            self.memo.insert(key.clone(), v);
+            self.memo_log.push(key);
+            v
+        }
+    }
+
+    /// The builtins whose table row ([`Lowering`]) says they are a few instructions, emitted
+    /// in place of the call; the row's doc has the rule that keeps the bits equal.
+    pub(super) fn inline_math(&mut self, f: MathFn, v: &[CValue]) -> Option<CValue> {
+        Some(match f.lowering() {
+            Lowering::Abs => self.b.ins().fabs(v[0]),
+            Lowering::Sqrt => self.b.ins().sqrt(v[0]),
+            // `a > b ? a : b` and `a < b ? a : b`, as `max_raw` / `min_raw`.
+            Lowering::Max => {
+                let c = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[1]);
+                self.b.ins().select(c, v[0], v[1])
+            }
+            Lowering::Min => {
+                let c = self.b.ins().fcmp(FloatCC::LessThan, v[0], v[1]);
+                self.b.ins().select(c, v[0], v[1])
+            }
+            // `v > hi ? hi : max_raw(v, lo)`.
+            Lowering::Clamp => {
+                let gt_lo = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[1]);
+                let m = self.b.ins().select(gt_lo, v[0], v[1]);
+                let gt_hi = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[2]);
+                self.b.ins().select(gt_hi, v[2], m)
+            }
+            // `3.0 * t * t - (t + t) * t * t`, left to right.
+            Lowering::HermiteBlend => {
+                let three = self.f32c(3.0);
+                let a = self.b.ins().fmul(three, v[0]);
+                let a = self.b.ins().fmul(a, v[0]);
+                let b = self.b.ins().fadd(v[0], v[0]);
+                let b = self.b.ins().fmul(b, v[0]);
+                let b = self.b.ins().fmul(b, v[0]);
+                self.b.ins().fsub(a, b)
+            }
+            _ => return None,
+        })
+    }
+
+    /// `query.all` / `any` / `in_range` / `approx_eq` / `count` in place, in the interpreter's
+    /// order: `all`, `any` and `approx_eq` jump out at the first argument that decides.
+    pub(super) fn pure_query(&mut self, func: PureQuery, args: &[NodeId]) -> CValue {
+        match func {
+            PureQuery::InRange => {
+                let v = self.node(args[0]);
+                let lo = self.node(args[1]);
+                let hi = self.node(args[2]);
+                let a = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, v, lo);
+                let b = self.b.ins().fcmp(FloatCC::LessThanOrEqual, v, hi);
+                let both = self.b.ins().band(a, b);
+                self.bool_to_f32(both)
+            }
+            PureQuery::Count => {
+                // Numbers and strings count 1; a value that may be a list asks the host.
+                let mut n = self.f32c(0.0);
+                for &a in args {
+                    let c = if self.numeric(a) || matches!(self.program.node(a), Node::Str(_)) {
+                        self.node(a);
+                        self.f32c(1.0)
+                    } else {
+                        let v = self.value(a);
+                        let params = [self.ptr, types::I32, types::F32, types::I64];
+                        let args = [self.frame, v.tag, v.num, v.bits];
+                        self.call_extern(jit_count as *const (), &params, &args)
+                    };
+                    n = self.b.ins().fadd(n, c);
+                }
+                n
+            }
+            PureQuery::All | PureQuery::Any | PureQuery::ApproxEq => {
+                let (stop_value, end_value) = match func {
+                    PureQuery::Any => (1.0, 0.0),
+                    _ => (0.0, 1.0),
+                };
+                // `all`/`any` compare as `==` does: by kind when some argument may not be a number.
+                let tagged = func != PureQuery::ApproxEq && !args.iter().all(|&a| self.numeric(a));
+                let first_t = if tagged {
+                    Some(self.value(args[0]))
+                } else {
+                    None
+                };
+                let first = match first_t {
+                    Some(t) => t.num,
+                    None => self.node(args[0]),
+                };
+                let done = self.b.create_block();
+                self.b.append_block_param(done, types::F32);
+                let mark = self.region();
+                for &a in &args[1..] {
+                    if let Some(f) = first_t {
+                        let x = self.value(a);
+                        let eq = self.equal_tagged(x, f);
+                        let stop = if func == PureQuery::Any {
+                            eq
+                        } else {
+                            self.b.ins().bxor_imm_s(eq, 1)
+                        };
+                        let sv = self.f32c(stop_value);
+                        let next = self.b.create_block();
+                        self.b.ins().brif(stop, done, &[sv.into()], next, &[]);
+                        self.b.seal_block(next);
+                        self.b.switch_to_block(next);
+                        continue;
+                    }
+                    let x = self.node(a);
+                    let stop = match func {
+                        PureQuery::All => self.b.ins().fcmp(FloatCC::NotEqual, x, first),
+                        PureQuery::Any => self.b.ins().fcmp(FloatCC::Equal, x, first),
+                        _ => {
+                            let d = self.b.ins().fsub(x, first);
+                            let d = self.b.ins().fabs(d);
+                            let eps = self.f32c(f32::EPSILON);
+                            self.b
+                                .ins()
+                                .fcmp(FloatCC::UnorderedOrGreaterThanOrEqual, d, eps)
+                        }
+                    };
+                    let sv = self.f32c(stop_value);
+                    let next = self.b.create_block();
+                    self.b.ins().brif(stop, done, &[sv.into()], next, &[]);
+                    self.b.seal_block(next);
+                    self.b.switch_to_block(next);
+                }
+                let ev = self.f32c(end_value);
+                self.b.ins().jump(done, &[ev.into()]);
+                // What the later arguments taught holds only on the paths that ran them.
+                self.forget_since(mark);
+                self.b.switch_to_block(done);
+                self.b.seal_block(done);
+                self.b.block_params(done)[0]
+            }
+        }
+    }
+}

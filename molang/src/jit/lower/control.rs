@@ -1,0 +1,205 @@
+//! Control flow: `?:`, blocks, `loop` with `break`/`continue` and the iteration budget,
+//! `return`, and the exits (status, abort node) every family uses.
+
+use std::mem::offset_of;
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, InstBuilder, Value as CValue};
+
+use super::{LoopTarget, Translator};
+use crate::ir::NodeId;
+
+use super::super::abi::{Frame, STATUS_BUDGET, STATUS_OK};
+
+impl Translator<'_> {
+    pub(super) fn cond(&mut self, cond: NodeId, then: NodeId, otherwise: Option<NodeId>) -> CValue {
+        let ct = self.truth(cond);
+        self.branch(
+            ct,
+            |t| t.node(then),
+            |t| match otherwise {
+                Some(o) => t.node(o),
+                None => t.f32c(0.0),
+            },
+        )
+    }
+
+    pub(super) fn block(&mut self, stmts: &[NodeId], simple: bool) -> CValue {
+        let mut last = None;
+        for &s in stmts.iter() {
+            last = Some(self.node(s));
+        }
+        match (simple, last) {
+            (true, Some(v)) => v,
+            _ => self.f32c(0.0),
+        }
+    }
+
+    pub(super) fn repeat(&mut self, id: NodeId, count: NodeId, body: NodeId) -> CValue {
+        let n = self.node(count);
+        // Fractional counts round up; negative and NaN counts run nothing.
+        let zero = self.f32c(0.0);
+        let positive = self.b.ins().fcmp(FloatCC::GreaterThan, n, zero);
+        let up = self.b.ins().ceil(n);
+        let max = self.f32c(u32::MAX as f32);
+        // `min` as the interpreter does it: f32::min (neither is NaN here when positive).
+        let lt = self.b.ins().fcmp(FloatCC::LessThan, up, max);
+        let clamped = self.b.ins().select(lt, up, max);
+        let as_int = self.b.ins().fcvt_to_uint_sat(types::I64, clamped);
+        let zero_i = self.b.ins().iconst(types::I64, 0);
+        let mut count_i = self.b.ins().select(positive, as_int, zero_i);
+        if let Some(cap) = self.options.loop_cap {
+            let cap = self.b.ins().iconst(types::I64, cap as i64);
+            count_i = self.b.ins().umin(count_i, cap);
+        }
+        let header = self.b.create_block();
+        let body_b = self.b.create_block();
+        let latch = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        self.b.append_block_param(latch, types::I64);
+        self.b.ins().jump(header, &[zero_i.into()]);
+        self.b.switch_to_block(header);
+        let i = self.b.block_params(header)[0];
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, count_i);
+        self.b.ins().brif(more, body_b, &[], exit, &[]);
+        self.b.seal_block(body_b);
+        self.b.switch_to_block(body_b);
+        self.spend(id);
+        self.loops.push(LoopTarget {
+            latch,
+            exit,
+            counter: i,
+        });
+        // The body may run zero times: what it sets is not known after the loop.
+        let mark = self.region();
+        self.node(body);
+        self.forget_since(mark);
+        self.loops.pop();
+        self.b.ins().jump(latch, &[i.into()]);
+        // Every `continue` and `break` of the body has been emitted by now.
+        self.b.seal_block(latch);
+        self.b.switch_to_block(latch);
+        let li = self.b.block_params(latch)[0];
+        let next = self.b.ins().iadd_imm_s(li, 1);
+        self.b.ins().jump(header, &[next.into()]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        self.f32c(0.0)
+    }
+
+    /// `break` (`is_break`) or `continue`: a jump to the innermost loop's exit or latch.
+    pub(super) fn jump_out(&mut self, is_break: bool) -> CValue {
+        if let Some(target) = self.loops.last() {
+            let (latch, exit, counter) = (target.latch, target.exit, target.counter);
+            if is_break {
+                self.b.ins().jump(exit, &[]);
+            } else {
+                self.b.ins().jump(latch, &[counter.into()]);
+            }
+            self.dead_block();
+        }
+        self.f32c(0.0)
+    }
+
+    pub(super) fn ret(&mut self, v: NodeId) -> CValue {
+        self.finish_node(v);
+        self.dead_block();
+        self.f32c(0.0)
+    }
+
+    /// Continues in a fresh block with no predecessors, after a jump or return, so the caller
+    /// can keep emitting (that code is unreachable).
+    pub(super) fn dead_block(&mut self) {
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+        self.b.seal_block(dead);
+    }
+
+    /// Stores `v` in the frame field at `offset` and returns `status` from the current block.
+    pub(super) fn leave(&mut self, offset: usize, v: CValue, status: i64) {
+        self.b
+            .ins()
+            .store(Self::flags(), v, self.frame, offset as i32);
+        let s = self.b.ins().iconst(types::I32, status);
+        self.b.ins().return_(&[s]);
+    }
+
+    /// Records `node` and returns `status` from the current block.
+    pub(super) fn abort(&mut self, node: NodeId, status: i64) {
+        let n = self.b.ins().iconst(types::I32, node.0 as i64);
+        self.leave(offset_of!(Frame, abort_node), n, status);
+    }
+
+    pub(super) fn finish(&mut self, v: CValue) {
+        self.leave(offset_of!(Frame, result), v, STATUS_OK);
+    }
+
+    /// `if cond { then() } else { otherwise() }` yielding an f32.
+    pub(super) fn branch(
+        &mut self,
+        cond: CValue,
+        then: impl FnOnce(&mut Self) -> CValue,
+        otherwise: impl FnOnce(&mut Self) -> CValue,
+    ) -> CValue {
+        let tb = self.b.create_block();
+        let eb = self.b.create_block();
+        let merge = self.b.create_block();
+        self.b.append_block_param(merge, types::F32);
+        self.b.ins().brif(cond, tb, &[], eb, &[]);
+        self.b.seal_block(tb);
+        self.b.seal_block(eb);
+        let mark = self.region();
+        self.b.switch_to_block(tb);
+        let tv = then(self);
+        self.forget_since(mark);
+        self.b.ins().jump(merge, &[tv.into()]);
+        self.b.switch_to_block(eb);
+        let ev = otherwise(self);
+        self.forget_since(mark);
+        self.b.ins().jump(merge, &[ev.into()]);
+        self.b.switch_to_block(merge);
+        self.b.seal_block(merge);
+        self.b.block_params(merge)[0]
+    }
+
+    /// Budget check at a loop back-edge: one iteration spent.
+    pub(super) fn spend(&mut self, node: NodeId) {
+        let off = offset_of!(Frame, iterations) as i32;
+        let it = self
+            .b
+            .ins()
+            .load(types::I64, Self::flags(), self.frame, off);
+        let it = self.b.ins().iadd_imm_s(it, 1);
+        self.b.ins().store(Self::flags(), it, self.frame, off);
+        self.check_budget(node, it);
+    }
+
+    /// Ends the run with the budget status when `iterations` is past the budget.
+    pub(super) fn check_budget(&mut self, node: NodeId, iterations: CValue) {
+        let budget = self.field(offset_of!(Frame, budget), types::I64);
+        let over = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThan, iterations, budget);
+        self.abort_when(over, true, node, STATUS_BUDGET);
+    }
+
+    /// Ends the run with `status` at `node` when `cond` (a non-zero test) equals `when`;
+    /// otherwise carries on. Branching on the raw value avoids a compare.
+    pub(super) fn abort_when(&mut self, cond: CValue, when: bool, node: NodeId, status: i64) {
+        let bad = self.b.create_block();
+        let ok = self.b.create_block();
+        if when {
+            self.b.ins().brif(cond, bad, &[], ok, &[]);
+        } else {
+            self.b.ins().brif(cond, ok, &[], bad, &[]);
+        }
+        self.b.seal_block(bad);
+        self.b.seal_block(ok);
+        self.b.switch_to_block(bad);
+        self.abort(node, status);
+        self.b.switch_to_block(ok);
+    }
+}

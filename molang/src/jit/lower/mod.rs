@@ -1,0 +1,266 @@
+//! Lowering: IR nodes to Cranelift instructions. `node` dispatches each node kind to one
+//! function per family (storage and queries, operators, control flow, builtins); this file
+//! holds the translator's state and what every family shares (constants, truth, regions of
+//! known facts).
+
+mod builtins;
+mod calls;
+mod control;
+mod ops;
+mod storage;
+mod values;
+
+use std::mem::offset_of;
+
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{types, Block, InstBuilder, MemFlagsData, Value as CValue};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use cranelift_frontend::{FunctionBuilder, Variable};
+
+use super::abi::Frame;
+use crate::builtins::math::MathFn;
+use crate::interp::EvalOptions;
+use crate::ir::{Node, NodeId, Program, Scope, Slot};
+
+struct LoopTarget {
+    latch: Block,
+    exit: Block,
+    /// The iteration counter (the header's block parameter).
+    counter: CValue,
+}
+
+/// Which storage arrays a program touches: temps, variables, contexts, query values.
+fn used_storage(program: &Program) -> [bool; 4] {
+    let mut used = [false; 4];
+    let scope = |s: Scope, used: &mut [bool; 4]| match s {
+        Scope::Temp => used[0] = true,
+        Scope::Variable => used[1] = true,
+        Scope::Context => used[2] = true,
+    };
+    for i in 0..program.len() {
+        match program.node(NodeId(i as u32)) {
+            Node::Read { scope: s, .. }
+            | Node::Assign { scope: s, .. }
+            | Node::Coalesce { scope: s, .. } => scope(*s, &mut used),
+            Node::Query { args, .. } if args.is_empty() => used[3] = true,
+            _ => {}
+        }
+    }
+    used
+}
+
+/// What a shared value stands for (see `Translator::memo`).
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum MemoKey {
+    /// A pure builtin applied to these values.
+    Call(MathFn, Vec<CValue>),
+    /// The value of a query without arguments: queries do not change during a run.
+    Query(Slot),
+}
+
+/// A value with its kind, in storage form: tag (i32, `interp::value::tag`), number (f32, 0 for
+/// non-numbers) and payload (i64).
+#[derive(Clone, Copy)]
+struct Tagged {
+    tag: CValue,
+    num: CValue,
+    bits: CValue,
+}
+
+/// The storage pointers of the [`Frame`], loaded once at entry.
+struct Bases {
+    vars: CValue,
+    vars_set: CValue,
+    temps: CValue,
+    temps_set: CValue,
+    ctx: CValue,
+    ctx_set: CValue,
+    queries: CValue,
+}
+
+struct Translator<'a> {
+    b: FunctionBuilder<'a>,
+    frame: CValue,
+    bases: Bases,
+    /// Slots known to be set at the current emission point, per scope (variables, temps,
+    /// contexts): a read there needs no flag test. Flags only ever go from unset to set
+    /// during a run, so a slot checked or stored on every path to a point stays set there.
+    /// Conditional code undoes its marks through `known_log` when its region ends.
+    known: [Vec<bool>; 3],
+    known_log: Vec<(usize, usize)>,
+    /// Variables and temps the program touches, as SSA values: loaded once at entry, kept in
+    /// registers, and still stored to memory at every assignment so that any exit (return,
+    /// abort, budget) leaves memory up to date. Nothing else writes the storage during a run.
+    ssa: [Vec<Option<Variable>>; 3],
+    /// Results of pure builtin calls by (builtin, argument values), valid where the call
+    /// dominates: scoped like `known`.
+    memo: std::collections::HashMap<MemoKey, CValue>,
+    memo_log: Vec<MemoKey>,
+    ptr: types::Type,
+    program: &'a Program,
+    options: &'a EvalOptions,
+    loops: Vec<LoopTarget>,
+    call_conv: cranelift_codegen::isa::CallConv,
+}
+
+/// Emits the body of the program's function into `b` (signature: frame pointer -> status).
+pub(super) fn translate(
+    b: FunctionBuilder<'_>,
+    program: &Program,
+    options: &EvalOptions,
+    ptr: types::Type,
+    call_conv: CallConv,
+    frontend_config: TargetFrontendConfig,
+) {
+    let mut b = b;
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    // Blocks are sealed as soon as all their predecessors exist, so variable reads find
+    // their dominating definition instead of growing block parameters everywhere.
+    b.seal_block(entry);
+    let frame = b.block_params(entry)[0];
+    // The storage pointers never change during a run: load them once in the entry block,
+    // which dominates every use.
+    // Only the arrays the program touches: Cranelift keeps even unused loads, and small
+    // expressions pay for every instruction of the prologue.
+    let used = used_storage(program);
+    let base = |b: &mut FunctionBuilder<'_>, off: usize, used: bool| {
+        if !used {
+            return b.ins().iconst(ptr, 0);
+        }
+        b.ins().load(
+            ptr,
+            MemFlagsData::trusted().with_readonly(),
+            frame,
+            off as i32,
+        )
+    };
+    let [temps, vars, ctx, queries] = used;
+    let bases = Bases {
+        vars: base(&mut b, offset_of!(Frame, vars), vars),
+        vars_set: base(&mut b, offset_of!(Frame, vars_set), vars),
+        temps: base(&mut b, offset_of!(Frame, temps), temps),
+        temps_set: base(&mut b, offset_of!(Frame, temps_set), temps),
+        ctx: base(&mut b, offset_of!(Frame, ctx), ctx),
+        ctx_set: base(&mut b, offset_of!(Frame, ctx_set), ctx),
+        queries: base(&mut b, offset_of!(Frame, queries), queries),
+    };
+    let mut t = Translator {
+        b,
+        frame,
+        ptr,
+        program,
+        options,
+        loops: Vec::new(),
+        call_conv,
+        bases,
+        known: Default::default(),
+        known_log: Vec::new(),
+        ssa: Default::default(),
+        memo: std::collections::HashMap::new(),
+        memo_log: Vec::new(),
+    };
+    t.declare_ssa_slots();
+    t.finish_node(program.root());
+    t.b.seal_all_blocks();
+    t.b.finalize(frontend_config);
+}
+
+impl Translator<'_> {
+    fn flags() -> MemFlagsData {
+        MemFlagsData::trusted()
+    }
+
+    fn field(&mut self, offset: usize, ty: types::Type) -> CValue {
+        self.b
+            .ins()
+            .load(ty, Self::flags(), self.frame, offset as i32)
+    }
+
+    fn f32c(&mut self, x: f32) -> CValue {
+        self.b.ins().f32const(x)
+    }
+
+    fn bool_to_f32(&mut self, c: CValue) -> CValue {
+        let one = self.f32c(1.0);
+        let zero = self.f32c(0.0);
+        self.b.ins().select(c, one, zero)
+    }
+
+    /// NaN is true; only ±0 is false.
+    fn truthy(&mut self, v: CValue) -> CValue {
+        let zero = self.f32c(0.0);
+        self.b.ins().fcmp(FloatCC::NotEqual, v, zero)
+    }
+
+    /// Where the current region's facts start (see [`forget_since`](Self::forget_since)).
+    fn region(&self) -> (usize, usize) {
+        (self.known_log.len(), self.memo_log.len())
+    }
+
+    /// Undoes what was learnt since `mark` (the end of a conditional region): set slots and
+    /// shared call results.
+    fn forget_since(&mut self, mark: (usize, usize)) {
+        while self.known_log.len() > mark.0 {
+            let (s, i) = self.known_log.pop().expect("log longer than mark");
+            self.known[s][i] = false;
+        }
+        while self.memo_log.len() > mark.1 {
+            let key = self.memo_log.pop().expect("log longer than mark");
+            self.memo.remove(&key);
+        }
+    }
+
+    fn node(&mut self, id: NodeId) -> CValue {
+        let program = self.program;
+        match program.node(id) {
+            Node::Const(c) => self.f32c(*c),
+            Node::This => self.field(offset_of!(Frame, this), types::F32),
+            Node::Query { query, args } => self.query(*query, args),
+            Node::PureQuery { func, args } => self.pure_query(*func, args),
+            Node::Read { scope, slot } => self.read(id, *scope, *slot),
+            Node::Math { func, args } => self.math(id, *func, args),
+            Node::Neg(e) => self.neg(*e),
+            Node::Not(e) => self.not(*e),
+            Node::Arith { op, lhs, rhs } => self.arith(*op, *lhs, *rhs),
+            Node::Compare { op, lhs, rhs } => self.compare(*op, *lhs, *rhs),
+            Node::Equal { negate, lhs, rhs } => self.equal(*negate, *lhs, *rhs),
+            Node::And(l, r) => self.and(*l, *r),
+            Node::Or(l, r) => self.or(*l, *r),
+            Node::Cond {
+                cond,
+                then,
+                otherwise,
+            } => self.cond(*cond, *then, *otherwise),
+            Node::Coalesce {
+                scope,
+                slot,
+                lhs,
+                rhs,
+            } => self.coalesce(*scope, *slot, *lhs, *rhs),
+            Node::Assign {
+                scope,
+                slot,
+                value,
+                parents,
+                copies,
+            } => self.assign(*scope, *slot, *value, parents, copies),
+            Node::Discard(e) => self.node(*e),
+            Node::Block { stmts, simple } => self.block(stmts, *simple),
+            Node::Loop { count, body } => self.repeat(id, *count, *body),
+            Node::Break => self.jump_out(true),
+            Node::Continue => self.jump_out(false),
+            Node::Return(v) => self.ret(*v),
+            // Only the kind-aware paths (`value`) see the hash; as a number a string is 0.
+            Node::Str(_) => self.f32c(0.0),
+            Node::Resource { .. }
+            | Node::Array { .. }
+            | Node::Index { .. }
+            | Node::Arrow { .. }
+            | Node::ForEach { .. } => {
+                unreachable!("rejected by `supports`")
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Operators: negation, `!`, arithmetic (the tiny-divisor rule), comparisons, `==`, `&&`, `||`.
+
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData};
+use cranelift_codegen::ir::Value as CValue;
+
+use super::Translator;
+use crate::interp::{folds_to_constant, DIVISION_EPSILON};
+use crate::ir::{ArithOp, CmpOp, Node, NodeId};
+
+impl Translator<'_> {
+    pub(super) fn neg(&mut self, e: NodeId) -> CValue {
+        // The sign bit flipped as integer bits, which is what `fneg` does, but out of the
+        // optimiser's sight: Cranelift rewrites `fneg(a) * fneg(b)` to `a * b`, and with a NaN
+        // factor that flips the sign of the NaN the product carries (visible through
+        // `math.copy_sign`). The interpreter negates, then multiplies.
+        let v = self.node(e);
+        let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
+        let sign = self.b.ins().iconst(types::I32, 0x8000_0000);
+        let flipped = self.b.ins().bxor(bits, sign);
+        self.b
+            .ins()
+            .bitcast(types::F32, MemFlagsData::new(), flipped)
+    }
+
+    pub(super) fn not(&mut self, e: NodeId) -> CValue {
+        let t = self.truth(e);
+        let zero = self.f32c(0.0);
+        let one = self.f32c(1.0);
+        self.b.ins().select(t, zero, one)
+    }
+
+    pub(super) fn arith(&mut self, op: ArithOp, lhs: NodeId, rhs: NodeId) -> CValue {
+        let program = self.program;
+        if op == ArithOp::Div {
+            if let Node::Const(c) = program.node(rhs) {
+                // A constant divisor decides the tiny-divisor rule at compile time.
+                // (Constants are never the legacy runtime-negative case.)
+                if c.abs() < DIVISION_EPSILON {
+                    return self.f32c(0.0);
+                }
+                let n = self.node(lhs);
+                let d = self.f32c(*c);
+                return self.b.ins().fdiv(n, d);
+            }
+            let mut d = self.node(rhs);
+            if self.options.version < 7 && !folds_to_constant(program, rhs) {
+                d = self.b.ins().fabs(d);
+            }
+            let mag = self.b.ins().fabs(d);
+            let eps = self.f32c(DIVISION_EPSILON);
+            let tiny = self.b.ins().fcmp(FloatCC::LessThan, mag, eps);
+            return self.branch(
+                tiny,
+                |t| t.f32c(0.0),
+                |t| {
+                    let n = t.node(lhs);
+                    t.b.ins().fdiv(n, d)
+                },
+            );
+        }
+        let l = self.node(lhs);
+        let r = self.node(rhs);
+        match op {
+            ArithOp::Add => self.b.ins().fadd(l, r),
+            ArithOp::Sub => self.b.ins().fsub(l, r),
+            _ => self.b.ins().fmul(l, r),
+        }
+    }
+
+    pub(super) fn compare(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> CValue {
+        let l = self.node(lhs);
+        let r = self.node(rhs);
+        let cc = match op {
+            CmpOp::Lt => FloatCC::LessThan,
+            CmpOp::Le => FloatCC::LessThanOrEqual,
+            CmpOp::Gt => FloatCC::GreaterThan,
+            CmpOp::Ge => FloatCC::GreaterThanOrEqual,
+        };
+        let c = self.b.ins().fcmp(cc, l, r);
+        self.bool_to_f32(c)
+    }
+
+    pub(super) fn equal(&mut self, negate: bool, lhs: NodeId, rhs: NodeId) -> CValue {
+        let c = if self.numeric(lhs) && self.numeric(rhs) {
+            let l = self.node(lhs);
+            let r = self.node(rhs);
+            self.b.ins().fcmp(FloatCC::Equal, l, r)
+        } else {
+            let l = self.value(lhs);
+            let r = self.value(rhs);
+            self.equal_tagged(l, r)
+        };
+        let one = self.f32c(1.0);
+        let zero = self.f32c(0.0);
+        if negate {
+            self.b.ins().select(c, zero, one)
+        } else {
+            self.b.ins().select(c, one, zero)
+        }
+    }
+
+    pub(super) fn and(&mut self, l: NodeId, r: NodeId) -> CValue {
+        let lt = self.truth(l);
+        self.branch(
+            lt,
+            |t| {
+                let rt = t.truth(r);
+                t.bool_to_f32(rt)
+            },
+            |t| t.f32c(0.0),
+        )
+    }
+
+    pub(super) fn or(&mut self, l: NodeId, r: NodeId) -> CValue {
+        let lt = self.truth(l);
+        self.branch(
+            lt,
+            |t| t.f32c(1.0),
+            |t| {
+                let rt = t.truth(r);
+                t.bool_to_f32(rt)
+            },
+        )
+    }
+}

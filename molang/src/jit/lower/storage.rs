@@ -1,0 +1,222 @@
+//! Storage and queries: reads with the unset-read rule, assignments (struct copies and
+//! parents), `??`, query values, and the memory helpers (SSA-cached slots, known-set facts).
+
+use cranelift_codegen::ir::{types, InstBuilder, Value as CValue};
+use cranelift_frontend::Variable;
+
+use super::{MemoKey, Tagged, Translator};
+use crate::ir::{Node, NodeId, Scope, Slot};
+
+use super::super::abi::STATUS_UNSET;
+
+impl Translator<'_> {
+    pub(super) fn query(&mut self, query: Slot, args: &[NodeId]) -> CValue {
+        if !args.is_empty() {
+            return self.query_with_arguments(query, args).num;
+        }
+        {
+            let key = MemoKey::Query(query);
+            if let Some(&v) = self.memo.get(&key) {
+                return v;
+            }
+            let base = self.bases.queries;
+            let v = self
+                .b
+                .ins()
+                .load(types::F32, Self::flags(), base, query.index() as i32 * 4);
+            self.memo.insert(key.clone(), v);
+            self.memo_log.push(key);
+            v
+        }
+    }
+
+    pub(super) fn read(&mut self, id: NodeId, scope: Scope, slot: Slot) -> CValue {
+        if !self.is_known(scope, slot) {
+            let flag = self.load_flag(scope, slot);
+            self.abort_when(flag, false, id, STATUS_UNSET);
+            self.mark_known(scope, slot);
+        }
+        self.load_value(scope, slot)
+    }
+
+    /// `lhs ?? rhs`: `rhs` when the slot `lhs` reads is unset.
+    pub(super) fn coalesce(
+        &mut self,
+        scope: Scope,
+        slot: Slot,
+        lhs: NodeId,
+        rhs: NodeId,
+    ) -> CValue {
+        let flag = self.load_flag(scope, slot);
+        self.branch(flag, |t| t.node(lhs), |t| t.node(rhs))
+    }
+
+    pub(super) fn assign(
+        &mut self,
+        scope: Scope,
+        slot: Slot,
+        value: NodeId,
+        parents: &[Slot],
+        copies: &[(Slot, Slot)],
+    ) -> CValue {
+        if !self.numeric(value) {
+            return self.assign_tagged(scope, slot, value, parents, copies).num;
+        }
+        let v = self.node(value);
+        self.copy_members(scope, copies);
+        self.store(scope, slot, v);
+        self.mark_known(scope, slot);
+        self.make_parents(scope, parents);
+        v
+    }
+
+    /// An assignment of a value of any kind.
+    pub(super) fn assign_tagged(
+        &mut self,
+        scope: Scope,
+        slot: Slot,
+        value: NodeId,
+        parents: &[Slot],
+        copies: &[(Slot, Slot)],
+    ) -> Tagged {
+        let v = self.value(value);
+        self.copy_members(scope, copies);
+        self.store_tagged(scope, slot, v);
+        self.mark_known(scope, slot);
+        self.make_parents(scope, parents);
+        v
+    }
+
+    /// A struct assignment's member copies, of any kind, where the source member is set.
+    fn copy_members(&mut self, scope: Scope, copies: &[(Slot, Slot)]) {
+        for &(s, d) in copies.iter() {
+            let flag = self.load_flag(scope, s);
+            let yes = self.b.create_block();
+            let done = self.b.create_block();
+            self.b.ins().brif(flag, yes, &[], done, &[]);
+            self.b.seal_block(yes);
+            self.b.switch_to_block(yes);
+            let m = self.load_tagged(scope, s, flag);
+            self.store_tagged(scope, d, m);
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+            self.b.seal_block(done);
+        }
+    }
+
+    /// `v.a.b = ...` makes `v.a` exist (0) when it is unset.
+    fn make_parents(&mut self, scope: Scope, parents: &[Slot]) {
+        for &p in parents.iter() {
+            let flag = self.load_flag(scope, p);
+            let unset = self.b.create_block();
+            let done = self.b.create_block();
+            self.b.ins().brif(flag, done, &[], unset, &[]);
+            self.b.seal_block(unset);
+            self.b.switch_to_block(unset);
+            let z = self.f32c(0.0);
+            self.store(scope, p, z);
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+            self.b.seal_block(done);
+        }
+    }
+
+    pub(super) fn arrays(&self, scope: Scope) -> (CValue, CValue) {
+        match scope {
+            Scope::Variable => (self.bases.vars, self.bases.vars_set),
+            Scope::Temp => (self.bases.temps, self.bases.temps_set),
+            Scope::Context => (self.bases.ctx, self.bases.ctx_set),
+        }
+    }
+
+    pub(super) fn load_flag(&mut self, scope: Scope, slot: Slot) -> CValue {
+        let (_, set) = self.arrays(scope);
+        // Offsets fit in i32: slots index name tables far smaller than 2^29 entries.
+        self.b
+            .ins()
+            .uload8(types::I32, Self::flags(), set, slot.index() as i32)
+    }
+
+    pub(super) fn ssa_var(&self, scope: Scope, slot: Slot) -> Option<Variable> {
+        self.ssa[scope as usize]
+            .get(slot.index())
+            .copied()
+            .flatten()
+    }
+
+    /// Declares an SSA variable for every variable and temp slot the program reads,
+    /// defined at entry by one load from storage.
+    pub(super) fn declare_ssa_slots(&mut self) {
+        let program = self.program;
+        let touch = |t: &mut Self, scope: Scope, slot: Slot| {
+            if scope == Scope::Context || t.ssa_var(scope, slot).is_some() {
+                return;
+            }
+            let (vals, _) = t.arrays(scope);
+            let v =
+                t.b.ins()
+                    .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4);
+            let var = t.b.declare_var(types::F32);
+            t.b.def_var(var, v);
+            let list = &mut t.ssa[scope as usize];
+            if list.len() <= slot.index() {
+                list.resize(slot.index() + 1, None);
+            }
+            list[slot.index()] = Some(var);
+        };
+        for i in 0..program.len() {
+            match program.node(NodeId(i as u32)) {
+                Node::Read { scope, slot } => touch(self, *scope, *slot),
+                // Slots only ever written stay in memory: no load at entry for them.
+                Node::Assign { scope, copies, .. } => {
+                    for &(a, _) in copies.iter() {
+                        touch(self, *scope, a);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub(super) fn load_value(&mut self, scope: Scope, slot: Slot) -> CValue {
+        if let Some(var) = self.ssa_var(scope, slot) {
+            return self.b.use_var(var);
+        }
+        let (vals, _) = self.arrays(scope);
+        self.b
+            .ins()
+            .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4)
+    }
+
+    pub(super) fn store(&mut self, scope: Scope, slot: Slot, v: CValue) {
+        let (vals, set) = self.arrays(scope);
+        self.b
+            .ins()
+            .store(Self::flags(), v, vals, slot.index() as i32 * 4);
+        let one = self.b.ins().iconst(types::I8, 1);
+        self.b
+            .ins()
+            .store(Self::flags(), one, set, slot.index() as i32);
+        if let Some(var) = self.ssa_var(scope, slot) {
+            self.b.def_var(var, v);
+        }
+    }
+
+    pub(super) fn is_known(&self, scope: Scope, slot: Slot) -> bool {
+        let k = &self.known[scope as usize];
+        k.get(slot.index()).copied().unwrap_or(false)
+    }
+
+    /// Marks a slot as set from here on in the current region.
+    pub(super) fn mark_known(&mut self, scope: Scope, slot: Slot) {
+        let (s, i) = (scope as usize, slot.index());
+        let k = &mut self.known[s];
+        if k.len() <= i {
+            k.resize(i + 1, false);
+        }
+        if !k[i] {
+            k[i] = true;
+            self.known_log.push((s, i));
+        }
+    }
+}

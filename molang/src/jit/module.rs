@@ -1,0 +1,148 @@
+//! Module and memory: Cranelift settings, one module per program, the finalized function
+//! pointer, and freeing the machine code when the [`JitProgram`] drops.
+
+use cranelift_codegen::ir::{types, AbiParam};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+
+use super::abi::Frame;
+use super::lower;
+use crate::interp::EvalOptions;
+use crate::ir::{Names, Node, NodeId, Program};
+
+/// Why a program was not compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JitError {
+    /// The program uses something the JIT leaves to the interpreter.
+    Unsupported(&'static str),
+    /// Cranelift refused the function (a bug of ours; reported, never a panic).
+    Codegen(String),
+}
+
+impl std::fmt::Display for JitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JitError::Unsupported(what) => write!(
+                f,
+                "the JIT does not compile {what}; the interpreter runs it"
+            ),
+            JitError::Codegen(e) => write!(f, "code generation failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for JitError {}
+
+/// A compiled program. Dropping it frees its machine code.
+pub struct JitProgram {
+    module: Option<JITModule>,
+    pub(super) func: extern "C" fn(*mut Frame) -> u32,
+    pub(super) temps: usize,
+    pub(super) vars: usize,
+    pub(super) ctx: usize,
+    pub(super) queries: usize,
+}
+
+impl Drop for JitProgram {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: `func` points into this module and is never called after drop.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+impl std::fmt::Debug for JitProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitProgram").finish_non_exhaustive()
+    }
+}
+
+/// Whether the JIT compiles `program`; `Err` names the first construct it leaves to the
+/// interpreter.
+pub fn supports(program: &Program) -> Result<(), JitError> {
+    for i in 0..program.len() {
+        let what = match program.node(NodeId(i as u32)) {
+            Node::Resource { .. } | Node::Array { .. } | Node::Index { .. } => {
+                "resources and arrays"
+            }
+            Node::Arrow { .. } => "`->`",
+            Node::ForEach { .. } => "`for_each`",
+            _ => continue,
+        };
+        return Err(JitError::Unsupported(what));
+    }
+    Ok(())
+}
+
+/// Compiles `program` (checked against `names`) to native code.
+pub fn compile(
+    program: &Program,
+    names: &Names,
+    options: &EvalOptions,
+) -> Result<JitProgram, JitError> {
+    supports(program)?;
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| {
+        f.set(k, v).map_err(|e| JitError::Codegen(e.to_string()))
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    // The checker's invariants make the IR we emit well formed; the verifier costs ~11% of
+    // compile time (profiled), and the differential tests catch a malformed function anyway.
+    set(
+        &mut flags,
+        "enable_verifier",
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
+    )?;
+    let isa_builder = cranelift_native::builder().map_err(|e| JitError::Codegen(e.to_string()))?;
+    let isa = isa_builder
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let ptr = module.target_config().pointer_type();
+    let call_conv = module.target_config().default_call_conv;
+    let frontend_config = module.target_config();
+
+    let mut ctx = module.make_context();
+    ctx.func.signature.params.push(AbiParam::new(ptr));
+    ctx.func.signature.returns.push(AbiParam::new(types::I32));
+    let mut fctx = FunctionBuilderContext::new();
+    lower::translate(
+        FunctionBuilder::new(&mut ctx.func, &mut fctx),
+        program,
+        options,
+        ptr,
+        call_conv,
+        frontend_config,
+    );
+    let id = module
+        .declare_function("molang_program", Linkage::Local, &ctx.func.signature)
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    module
+        .define_function(id, &mut ctx)
+        .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+    module.clear_context(&mut ctx);
+    module
+        .finalize_definitions()
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    let code = module.get_finalized_function(id);
+    // SAFETY: the function was declared with exactly this signature (pointer) -> i32.
+    let func = unsafe { std::mem::transmute::<*const u8, extern "C" fn(*mut Frame) -> u32>(code) };
+    Ok(JitProgram {
+        module: Some(module),
+        func,
+        temps: names.temps.len(),
+        vars: names.variables.len(),
+        ctx: names.contexts.len(),
+        queries: names.queries.len(),
+    })
+}
