@@ -1,5 +1,11 @@
 //! The `molang` command: `check` packs and expressions, `eval` expressions.
 
+// Not `src/bin/*.rs`: Cargo would take those for binaries of their own.
+#[path = "cmd/fmt.rs"]
+mod cmd_fmt;
+#[path = "cmd/lsp.rs"]
+mod cmd_lsp;
+
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -138,6 +144,11 @@ enum Command {
     Run(molang::runtime::cli::RunArgs),
     /// Drive an entity with random query inputs; report NaN, aborts and broken invariants.
     Fuzz(molang::fuzz::cli::FuzzArgs),
+    /// Format the Molang strings of pack JSON files: print a diff (default), `--check`
+    /// (exit 1 when something would change) or `--write` (in place).
+    Fmt(cmd_fmt::FmtArgs),
+    /// Run the language server on stdin/stdout (diagnostics, hover, completion, rename...).
+    Lsp,
     /// Run a pack's entity tests (`*.test.json`): expectations on variables, bones, the
     /// content log and whole-trace snapshots.
     Test {
@@ -169,6 +180,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => molang::runtime::cli::main(args),
         Command::Fuzz(args) => molang::fuzz::cli::main(args),
+        Command::Fmt(args) => cmd_fmt::main(args),
+        Command::Lsp => cmd_lsp::main(),
         Command::Test {
             paths,
             bless,
