@@ -333,13 +333,7 @@ fn lsp_diagnostics_on_open_change_save() {
         .unwrap();
     assert!(w.message.contains("never_set"), "{}", w.message);
 
-    // Save: nothing new to say, so nothing is sent; a request still answers at once.
-    c.notify(
-        "textDocument/didSave",
-        json!({"textDocument": {"uri": uri(&anim)}}),
-    );
-    c.request("textDocument/hover", tdp(&anim, &broken, "q.anim_time", 3));
-    // Close: the disk text (with its E0106) counts again.
+    // Close without saving: the disk text (with its E0106) counts again.
     c.notify(
         "textDocument/didClose",
         json!({"textDocument": {"uri": uri(&anim)}}),
@@ -349,6 +343,27 @@ fn lsp_diagnostics_on_open_change_save() {
     assert!(d
         .iter()
         .any(|d| d.code == Some(NumberOrString::String("E0106".into()))));
+    // Open the broken text again, save it and close: the saved text counts, so closing
+    // publishes nothing; the next message is the answer to a request.
+    c.open(&anim, &broken);
+    let (p, d) = c.diagnostics();
+    assert_eq!(p, anim);
+    assert!(d
+        .iter()
+        .all(|d| d.code != Some(NumberOrString::String("E0106".into()))));
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&anim)}}),
+    );
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&anim)}}),
+    );
+    let h = c.request("textDocument/hover", tdp(&anim, &broken, "q.anim_time", 3));
+    assert!(h["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .contains("query.anim_time"));
     c.shutdown();
 }
 
