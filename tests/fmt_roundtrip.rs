@@ -30,7 +30,25 @@ fn meaning(src: &str, version: i16) -> (Option<Vec<molang::ir::Node>>, String, V
         .iter()
         .map(|d| d.code.as_str())
         .collect();
-    (nodes, format!("{names:?}"), codes)
+    // Slots in order, per table (the interners' hash maps have no stable order).
+    let tables = [
+        &names.temps,
+        &names.variables,
+        &names.contexts,
+        &names.queries,
+        &names.symbols,
+    ];
+    let names = tables
+        .iter()
+        .map(|t| {
+            t.iter()
+                .map(|(_, n)| n.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect::<Vec<_>>()
+        .join(";");
+    (nodes, names, codes)
 }
 
 /// Checks one text; returns whether it was formatted (false: it does not parse).
