@@ -26,6 +26,8 @@ pub mod entity;
 #[forbid(unsafe_code)]
 pub mod expression;
 #[forbid(unsafe_code)]
+pub mod fmt;
+#[forbid(unsafe_code)]
 pub mod fuzz;
 #[forbid(unsafe_code)]
 pub mod interp;
@@ -36,6 +38,8 @@ pub mod ir;
 pub mod jit;
 #[forbid(unsafe_code)]
 pub mod lint;
+#[forbid(unsafe_code)]
+pub mod lsp;
 #[forbid(unsafe_code)]
 pub mod pack;
 #[forbid(unsafe_code)]

@@ -221,7 +221,7 @@ fn lenient() -> CheckOptions {
 
 /// Every site an entity runs: its scripts, animate conditions, and the animations,
 /// controllers and render controllers it names.
-fn entity_sites(pack: &Pack, ei: usize) -> Vec<SiteId> {
+pub fn entity_sites(pack: &Pack, ei: usize) -> Vec<SiteId> {
     let e = &pack.entities[ei];
     let side = pack.entity_side(e);
     let mut sites: Vec<SiteId> = Vec::new();

@@ -421,6 +421,38 @@ pub fn create_out_dir(dir: &Path) -> Result<(), String> {
 }
 
 pub fn load(paths: &[PathBuf]) -> Pack {
+    let (list, mut problems) = read_sources(paths);
+    let mut pack = build(list);
+    problems.append(&mut pack.problems);
+    pack.problems = problems;
+    pack
+}
+
+/// The files [`load`] reads, with their text, grouped as the layers
+/// [`load_layered_sources`] takes (editors lay unsaved buffers over them); files that
+/// cannot be read are left out (`load` reports them).
+pub fn read_layers(paths: &[PathBuf]) -> Vec<(PathBuf, Vec<(PathBuf, String)>)> {
+    let (list, _) = read_sources(paths);
+    let mut layers: Vec<(PathBuf, Vec<(PathBuf, String)>)> = paths
+        .iter()
+        .map(|root| {
+            let dir = if root.is_dir() {
+                root.clone()
+            } else {
+                root.parent().map(Path::to_path_buf).unwrap_or_default()
+            };
+            (dir, Vec::new())
+        })
+        .collect();
+    for s in list {
+        if let Ok(text) = s.text {
+            layers[s.layer].1.push((s.path, text));
+        }
+    }
+    layers
+}
+
+fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>) {
     let mut list: Vec<Source> = Vec::new();
     let mut problems = Vec::new();
     let mut seen = HashSet::new();
@@ -455,10 +487,7 @@ pub fn load(paths: &[PathBuf]) -> Pack {
     for s in &mut list {
         s.text = read_text(&s.path);
     }
-    let mut pack = build(list);
-    problems.append(&mut pack.problems);
-    pack.problems = problems;
-    pack
+    (list, problems)
 }
 
 /// Builds a pack from file contents already in memory, in the order given, as one layer.

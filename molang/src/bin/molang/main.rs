@@ -11,7 +11,9 @@ mod args;
 mod bench;
 mod check;
 mod eval;
+mod fmt;
 mod fuzz;
+mod lsp;
 mod run;
 mod test;
 
@@ -44,6 +46,11 @@ enum Command {
     Run(run::Args),
     /// Drive an entity with random query inputs; report NaN, aborts and broken invariants.
     Fuzz(fuzz::Args),
+    /// Format the Molang strings of pack JSON files: print a diff (default), `--check`
+    /// (exit 1 when something would change) or `--write` (in place).
+    Fmt(fmt::FmtArgs),
+    /// Run the language server on stdin/stdout (diagnostics, hover, completion, rename...).
+    Lsp,
     /// Run a pack's entity tests (`*.test.json`): expectations on variables, bones, the
     /// content log and whole-trace snapshots.
     Test(test::Args),
@@ -56,6 +63,8 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::main(a),
         Command::Run(a) => run::main(a),
         Command::Fuzz(a) => fuzz::main(a),
+        Command::Fmt(a) => fmt::main(a),
+        Command::Lsp => lsp::main(),
         Command::Test(a) => test::main(a),
     }
 }

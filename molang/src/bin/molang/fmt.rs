@@ -1,0 +1,119 @@
+//! `molang fmt`: formats the Molang strings of pack JSON files (the library computes the
+//! edits, `molang::fmt`; this prints diffs and writes files when asked).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use molang::fmt::{format_pack, Skip, Style};
+
+#[derive(Args)]
+pub struct FmtArgs {
+    /// Pack folders or JSON files (layered as `check` does).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Print nothing but the files that would change; exit 1 if any would.
+    #[arg(long, conflicts_with = "write")]
+    pub check: bool,
+    /// Rewrite the files in place (only the Molang strings change).
+    #[arg(long)]
+    pub write: bool,
+    /// The shortest text instead of the readable one (for shipping).
+    #[arg(long)]
+    pub minify: bool,
+}
+
+pub fn main(args: FmtArgs) -> ExitCode {
+    let pack = molang::pack::load(&args.paths);
+    let style = if args.minify {
+        Style::Minify
+    } else {
+        Style::Pretty
+    };
+    let mut failed = false;
+    for p in &pack.problems {
+        eprintln!("{}: not formatted: {}", p.file.display(), p.message);
+        failed = true;
+    }
+    if pack
+        .files
+        .iter()
+        .all(|f| f.kind == molang::pack::FileKind::Invalid)
+        && pack.problems.is_empty()
+    {
+        eprintln!("no pack JSON files under the paths given");
+        return ExitCode::from(2);
+    }
+    let (mut changed, mut sites, mut unstable) = (0, 0, 0);
+    for f in format_pack(&pack, style) {
+        sites += f.sites;
+        for (site, skip) in &f.skipped {
+            if *skip == Skip::Unstable {
+                // Never expected: the formatter refused its own output.
+                let s = &pack.sites[*site];
+                let (line, col) = pack.locate(s, 0);
+                eprintln!(
+                    "{}:{line}:{col}: left as written (formatting would not read back the same)",
+                    pack.files[s.file].path.display()
+                );
+                unstable += 1;
+            }
+        }
+        if f.edits.is_empty() {
+            continue;
+        }
+        changed += 1;
+        let file = &pack.files[f.file];
+        let new = f.apply(&file.source);
+        if args.check {
+            println!("{}", file.path.display());
+        } else if args.write {
+            if let Err(e) = write(&file.path, &file.source, &new) {
+                eprintln!("{}: {e}", file.path.display());
+                failed = true;
+            }
+        } else {
+            let name = file.path.display().to_string();
+            print!(
+                "{}",
+                similar::TextDiff::from_lines(&file.source, &new)
+                    .unified_diff()
+                    .context_radius(2)
+                    .header(&name, &name)
+            );
+        }
+    }
+    let verb = if args.write {
+        "reformatted"
+    } else {
+        "would be reformatted"
+    };
+    println!(
+        "{} files, {sites} expressions formatted: {changed} file{} {verb}",
+        pack.files.len(),
+        if changed == 1 { "" } else { "s" }
+    );
+    if failed || unstable > 0 {
+        ExitCode::from(2)
+    } else if args.check && changed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Writes `new` over `path` if the file still holds `old` (a byte-order mark kept).
+fn write(path: &std::path::Path, old: &str, new: &str) -> Result<(), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it again: {e}"))?;
+    let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF]);
+    let current = &bytes[if bom { 3 } else { 0 }..];
+    if current != old.as_bytes() {
+        return Err("changed while formatting; left as it is".to_string());
+    }
+    let mut out = Vec::with_capacity(new.len() + 3);
+    if bom {
+        out.extend_from_slice(&[0xEF, 0xBB, 0xBF]);
+    }
+    out.extend_from_slice(new.as_bytes());
+    std::fs::write(path, out).map_err(|e| format!("cannot write it: {e}"))
+}

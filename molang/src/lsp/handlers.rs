@@ -1,0 +1,766 @@
+//! Request handlers: each turns a position in a JSON document into the Molang site under
+//! it and answers from the workspace's analysis.
+
+use std::collections::HashMap;
+
+use grammar::lexer::{lex, TokenKind};
+use grammar::{Expr, ExprId};
+use lsp_types::*;
+
+use super::state::{split, Namespace, Workspace};
+use super::text::{path_to_uri, uri_to_path, LineIndex};
+use crate::builtins::math::MathFn;
+use crate::diagnostics::Severity;
+use crate::fmt::{format_file, Style};
+use crate::pack::SiteId;
+use crate::queries;
+
+/// A document position resolved to a file of the pack.
+pub struct At {
+    pub file: usize,
+    pub offset: usize,
+    pub index: LineIndex,
+}
+
+pub fn resolve(ws: &Workspace, uri: &Uri, pos: Option<Position>) -> Option<At> {
+    let path = uri_to_path(uri)?;
+    let file = ws.file_index(&path)?;
+    let text = ws.text(file);
+    let index = LineIndex::new(text);
+    let offset = pos.map_or(0, |p| index.offset(text, p));
+    Some(At {
+        file,
+        offset,
+        index,
+    })
+}
+
+fn location(ws: &Workspace, file: usize, range: std::ops::Range<usize>) -> Location {
+    let f = &ws.pack.files[file];
+    let index = LineIndex::new(&f.source);
+    Location::new(path_to_uri(&f.path), index.range(&f.source, range))
+}
+
+/// The LSP diagnostics of every file with any, by path.
+pub fn diagnostics(ws: &Workspace) -> HashMap<std::path::PathBuf, Vec<Diagnostic>> {
+    let mut out: HashMap<std::path::PathBuf, Vec<Diagnostic>> = HashMap::new();
+    let mut indexes: HashMap<usize, LineIndex> = HashMap::new();
+    for pd in &ws.diagnostics {
+        let d = &pd.diagnostic;
+        let file = pd
+            .site
+            .map(|s| ws.pack.sites[s].file)
+            .or(pd.file)
+            .or_else(|| ws.file_index(&pd.path));
+        let span = d.span.start as usize..d.span.end as usize;
+        let (range, related) = match file {
+            Some(f) => {
+                let src = &ws.pack.files[f].source;
+                let index = indexes.entry(f).or_insert_with(|| LineIndex::new(src));
+                let to_file = |r: std::ops::Range<usize>| match pd.site {
+                    Some(s) => ws.file_range(s, r),
+                    None => r,
+                };
+                let range = if pd.site.is_some() || pd.file.is_some() {
+                    index.range(src, to_file(span))
+                } else {
+                    line_col_range(pd.line, pd.column)
+                };
+                let related: Vec<DiagnosticRelatedInformation> = d
+                    .labels
+                    .iter()
+                    .map(|(sp, text)| DiagnosticRelatedInformation {
+                        location: Location::new(
+                            path_to_uri(&pd.path),
+                            index.range(src, to_file(sp.start as usize..sp.end as usize)),
+                        ),
+                        message: text.clone(),
+                    })
+                    .collect();
+                (range, related)
+            }
+            None => (line_col_range(pd.line, pd.column), Vec::new()),
+        };
+        let mut message = d.message.clone();
+        if let Some(help) = &d.help {
+            message.push_str("\n");
+            message.push_str(help);
+        }
+        message.push_str("\n");
+        message.push_str(d.consequence());
+        out.entry(pd.path.clone()).or_default().push(Diagnostic {
+            range,
+            severity: Some(match d.severity {
+                Severity::Error => DiagnosticSeverity::ERROR,
+                Severity::Warning => DiagnosticSeverity::WARNING,
+            }),
+            code: Some(NumberOrString::String(d.code.as_str().to_string())),
+            source: Some("molang".to_string()),
+            message,
+            related_information: (!related.is_empty()).then_some(related),
+            ..Diagnostic::default()
+        });
+    }
+    out
+}
+
+fn line_col_range(line: usize, column: usize) -> Range {
+    let p = Position::new(
+        line.saturating_sub(1) as u32,
+        column.saturating_sub(1) as u32,
+    );
+    Range::new(p, p)
+}
+
+fn markdown(value: String) -> HoverContents {
+    HoverContents::Markup(MarkupContent {
+        kind: MarkupKind::Markdown,
+        value,
+    })
+}
+
+fn arity_text(min: u8, max: Option<u8>) -> String {
+    match (min, max) {
+        (0, Some(0)) => "takes no arguments".to_string(),
+        (a, Some(b)) if a == b => format!("takes {a} argument{}", if a == 1 { "" } else { "s" }),
+        (a, Some(b)) => format!("takes {a} to {b} arguments"),
+        (0, None) => "takes no arguments or more (no bound registered)".to_string(),
+        (a, None) => format!(
+            "takes at least {a} argument{}",
+            if a == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+fn math_signature(f: MathFn) -> String {
+    let args: Vec<String> = (0..f.arity()).map(|i| format!("x{}", i + 1)).collect();
+    if f.arity() == 0 {
+        format!("math.{}", f.name())
+    } else {
+        format!("math.{}({})", f.name(), args.join(", "))
+    }
+}
+
+pub fn hover(ws: &Workspace, p: &HoverParams) -> Option<Hover> {
+    let at = resolve(
+        ws,
+        &p.text_document_position_params.text_document.uri,
+        Some(p.text_document_position_params.position),
+    )?;
+    let (site, off) = ws.site_at(at.file, at.offset)?;
+    let text = &ws.pack.sites[site].text;
+    let (tok, kind) = ws.token_at(site, off)?;
+    let range = Some(
+        at.index
+            .range(ws.text(at.file), ws.file_range(site, tok.clone())),
+    );
+    if kind == TokenKind::Path {
+        let word = &text[tok.clone()];
+        let (ns, at_name) = split(word);
+        let name = word[at_name..].to_ascii_lowercase();
+        let value = match ns {
+            Namespace::Query => match queries::lookup(&name) {
+                Some(q) => {
+                    let mut s = format!(
+                        "**query.{}**: {}",
+                        q.name,
+                        arity_text(q.min_args, q.max_args)
+                    );
+                    if let Some(d) = q.deprecated {
+                        s.push_str(&format!("\n\nDeprecated: {d}"));
+                    }
+                    s
+                }
+                None => format!("**query.{name}**: not a query the game knows"),
+            },
+            Namespace::Math => match MathFn::from_name(&name) {
+                Some(f) => format!(
+                    "**{}**: takes exactly {} argument{}{}",
+                    math_signature(f),
+                    f.arity(),
+                    if f.arity() == 1 { "" } else { "s" },
+                    if f.is_random() { " (random)" } else { "" }
+                ),
+                None => format!("**math.{name}**: not a math function"),
+            },
+            Namespace::Variable => variable_hover(ws, site, &name),
+            Namespace::Temp => {
+                let occ = ws.occurrences(&[site], Namespace::Temp, &name);
+                let writes = occ.iter().filter(|o| o.write).count();
+                format!(
+                    "**temp.{name}**: {writes} write{}, {} read{} in this expression (temps live for one expression)",
+                    if writes == 1 { "" } else { "s" },
+                    occ.len() - writes,
+                    if occ.len() - writes == 1 { "" } else { "s" }
+                )
+            }
+            _ => return constant_hover(text, off, range, ws.pack.sites[site].file, ws, site),
+        };
+        return Some(Hover {
+            contents: markdown(value),
+            range,
+        });
+    }
+    constant_hover(text, off, range, ws.pack.sites[site].file, ws, site)
+}
+
+fn variable_hover(ws: &Workspace, site: SiteId, name: &str) -> String {
+    let scope = ws.variable_scope(site);
+    let occ = ws.occurrences(&scope, Namespace::Variable, name);
+    let mut s = format!("**variable.{name}**");
+    if queries::is_engine_variable(&format!("variable.{name}")) || queries::is_engine_variable(name)
+    {
+        s.push_str(" (the engine provides it)");
+    }
+    let owners = ws.owners(site);
+    if !owners.is_empty() {
+        let ids: Vec<&str> = owners
+            .iter()
+            .map(|&e| ws.pack.entities[e].identifier.as_str())
+            .collect();
+        s.push_str(&format!("\n\nEntities: {}", ids.join(", ")));
+    }
+    for (label, write) in [("Written", true), ("Read", false)] {
+        let mut places: Vec<String> = occ
+            .iter()
+            .filter(|o| o.write == write)
+            .map(|o| ws.describe_site(o.site))
+            .collect();
+        places.dedup();
+        if places.is_empty() {
+            s.push_str(&format!("\n\n{label}: nowhere"));
+        } else {
+            s.push_str(&format!("\n\n{label} in:"));
+            for p in places.iter().take(20) {
+                s.push_str(&format!("\n- {p}"));
+            }
+            if places.len() > 20 {
+                s.push_str(&format!("\n- and {} more", places.len() - 20));
+            }
+        }
+    }
+    s
+}
+
+/// Whether expression `id` is made of literals, operators and non-random math only.
+fn is_constant(ast: &grammar::Ast, id: ExprId) -> bool {
+    let mut stack = vec![id];
+    while let Some(id) = stack.pop() {
+        match ast.expr(id) {
+            Expr::Number(_) => {}
+            Expr::Path(p) if p.as_ref() == "math.pi" => {}
+            Expr::Unary { operand, .. } => stack.push(*operand),
+            Expr::Binary { lhs, rhs, .. } => stack.extend([*lhs, *rhs]),
+            Expr::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => {
+                stack.extend([*cond, *then]);
+                stack.extend(*otherwise);
+            }
+            Expr::Group { kind, body } => {
+                if *kind != grammar::GroupKind::Paren || body.semicolons > 0 {
+                    return false;
+                }
+                stack.extend(body.statements.iter().copied());
+            }
+            Expr::Call { callee, args, .. } => {
+                let name = callee.strip_prefix("math.");
+                match name.and_then(MathFn::from_name) {
+                    Some(f) if !f.is_random() && f.arity() == args.len() => {
+                        stack.extend(args.iter().copied())
+                    }
+                    _ => return false,
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The value of the largest constant subexpression under the cursor, as the game computes
+/// it (f32, through the interpreter).
+fn constant_hover(
+    text: &str,
+    off: usize,
+    range: Option<Range>,
+    file: usize,
+    ws: &Workspace,
+    site: SiteId,
+) -> Option<Hover> {
+    let version = crate::fmt::site_version(&ws.pack, site);
+    let parsed = grammar::parse(text, grammar::ParseOptions { version });
+    let mut best: Option<(usize, usize)> = None;
+    for i in 0..parsed.ast.len() {
+        let id = ExprId(i as u32);
+        let sp = parsed.ast.span(id);
+        let (a, b) = (sp.start as usize, sp.end as usize);
+        if a <= off && off <= b && is_constant(&parsed.ast, id) {
+            if best.is_none_or(|(x, y)| b - a > y - x) {
+                best = Some((a, b));
+            }
+        }
+    }
+    let (a, b) = best?;
+    let sub = &text[a..b];
+    let options = crate::CheckOptions {
+        version,
+        ..Default::default()
+    };
+    let expr = crate::compile(sub, &options).ok()?;
+    let v = expr.eval_with(&[]).value.as_num();
+    let index = LineIndex::new(ws.text(file));
+    let range = Some(index.range(ws.text(file), ws.file_range(site, a..b))).or(range);
+    Some(Hover {
+        contents: markdown(format!(
+            "`{sub}` = **{}** (f32, as the game computes it)",
+            crate::interp::value::format_f32(v)
+        )),
+        range,
+    })
+}
+
+pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResponse> {
+    let at = resolve(
+        ws,
+        &p.text_document_position.text_document.uri,
+        Some(p.text_document_position.position),
+    )?;
+    let (site, off) = ws.site_at(at.file, at.offset)?;
+    let text = &ws.pack.sites[site].text;
+    // The partial name before the cursor.
+    let start = text[..off]
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .map_or(0, |i| i + 1);
+    let prefix = text[start..off].to_ascii_lowercase();
+    let file_text = ws.text(at.file);
+    let edit_range = at.index.range(file_text, ws.file_range(site, start..off));
+    let mut items = Vec::new();
+    let mut add =
+        |label: String, kind, detail: String, snippet: Option<String>, deprecated: bool| {
+            let short = short_form(&label);
+            if !(label.starts_with(&prefix) || short.starts_with(&prefix)) {
+                return;
+            }
+            // Keep the user's spelling of the namespace (`q.` or `query.`).
+            let written = if !prefix.is_empty()
+                && short.starts_with(&prefix)
+                && !label.starts_with(&prefix)
+            {
+                short
+            } else {
+                label.clone()
+            };
+            let (new_text, format) = match snippet {
+                Some(args) => (format!("{written}({args})"), InsertTextFormat::SNIPPET),
+                None => (written.clone(), InsertTextFormat::PLAIN_TEXT),
+            };
+            items.push(CompletionItem {
+                label: written.clone(),
+                kind: Some(kind),
+                detail: Some(detail),
+                filter_text: Some(written),
+                insert_text_format: Some(format),
+                text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
+                    edit_range, new_text,
+                ))),
+                tags: deprecated.then(|| vec![CompletionItemTag::DEPRECATED]),
+                ..CompletionItem::default()
+            });
+        };
+    for q in queries::all() {
+        let snippet = (q.min_args > 0).then(|| {
+            (1..=q.min_args)
+                .map(|i| format!("${{{i}}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        let mut detail = arity_text(q.min_args, q.max_args);
+        if let Some(d) = q.deprecated {
+            detail.push_str(&format!("; deprecated: {d}"));
+        }
+        add(
+            format!("query.{}", q.name),
+            CompletionItemKind::FUNCTION,
+            detail,
+            snippet,
+            q.deprecated.is_some(),
+        );
+    }
+    for f in MathFn::ALL {
+        let snippet = (f.arity() > 0).then(|| {
+            (1..=f.arity())
+                .map(|i| format!("${{{i}:x{i}}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        add(
+            format!("math.{}", f.name()),
+            CompletionItemKind::FUNCTION,
+            math_signature(f),
+            snippet,
+            false,
+        );
+    }
+    for v in ws.entity_variables(site) {
+        add(
+            format!("variable.{v}"),
+            CompletionItemKind::VARIABLE,
+            "set by this entity".to_string(),
+            None,
+            false,
+        );
+    }
+    let mut temps: Vec<String> = lex(text)
+        .iter()
+        .filter(|t| t.kind == TokenKind::Path)
+        .filter_map(|t| {
+            let w = &text[t.span.start as usize..t.span.end as usize];
+            match split(w) {
+                (Namespace::Temp, at) if t.span.end as usize != off => {
+                    Some(w[at..].to_ascii_lowercase())
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    temps.sort();
+    temps.dedup();
+    for t in temps {
+        add(
+            format!("temp.{t}"),
+            CompletionItemKind::VARIABLE,
+            "temp of this expression".to_string(),
+            None,
+            false,
+        );
+    }
+    Some(CompletionResponse::Array(items))
+}
+
+/// `query.x` → `q.x`, `variable.x` → `v.x`, `temp.x` → `t.x`.
+fn short_form(label: &str) -> String {
+    for (long, short) in [("query.", "q."), ("variable.", "v."), ("temp.", "t.")] {
+        if let Some(rest) = label.strip_prefix(long) {
+            return format!("{short}{rest}");
+        }
+    }
+    label.to_string()
+}
+
+/// The `variable.*` / `temp.*` name under a position: its site, namespace and name.
+fn name_at(ws: &Workspace, uri: &Uri, pos: Position) -> Option<(SiteId, Namespace, String)> {
+    let at = resolve(ws, uri, Some(pos))?;
+    let (site, off) = ws.site_at(at.file, at.offset)?;
+    let (tok, kind) = ws.token_at(site, off)?;
+    if kind != TokenKind::Path {
+        return None;
+    }
+    let word = &ws.pack.sites[site].text[tok];
+    let (ns, at_name) = split(word);
+    matches!(ns, Namespace::Variable | Namespace::Temp)
+        .then(|| (site, ns, word[at_name..].to_ascii_lowercase()))
+}
+
+fn scope_of(ws: &Workspace, site: SiteId, ns: Namespace) -> Vec<SiteId> {
+    match ns {
+        Namespace::Temp => vec![site],
+        _ => ws.variable_scope(site),
+    }
+}
+
+pub fn definition(ws: &Workspace, p: &GotoDefinitionParams) -> Option<GotoDefinitionResponse> {
+    let tdp = &p.text_document_position_params;
+    if let Some((site, ns, name)) = name_at(ws, &tdp.text_document.uri, tdp.position) {
+        let occ = ws.occurrences(&scope_of(ws, site, ns), ns, &name);
+        let locs: Vec<Location> = occ
+            .iter()
+            .filter(|o| o.write)
+            .map(|o| {
+                location(
+                    ws,
+                    ws.pack.sites[o.site].file,
+                    ws.file_range(o.site, o.token.clone()),
+                )
+            })
+            .collect();
+        return Some(GotoDefinitionResponse::Array(locs));
+    }
+    animation_definition(ws, &tdp.text_document.uri, tdp.position)
+}
+
+/// An entity's `animations` / `animate` short name or full identifier under the cursor →
+/// the definition of the animation or controller.
+fn animation_definition(
+    ws: &Workspace,
+    uri: &Uri,
+    pos: Position,
+) -> Option<GotoDefinitionResponse> {
+    let at = resolve(ws, uri, Some(pos))?;
+    let src = ws.text(at.file);
+    // The JSON string under the cursor.
+    let start = src[..at.offset].rfind('"')? + 1;
+    let end = at.offset + src[at.offset..].find('"')?;
+    let word = &src[start..end];
+    let mut ids = Vec::new();
+    for e in ws.pack.entities.iter().filter(|e| e.file == at.file) {
+        if let Some(id) = e.animation_id(word) {
+            ids.push((id.to_string(), ws.pack.entity_side(e)));
+        }
+        if e.animations.iter().any(|(_, id)| id == word) {
+            ids.push((word.to_string(), ws.pack.entity_side(e)));
+        }
+    }
+    let mut locs = Vec::new();
+    for (id, side) in ids {
+        let files = ws
+            .pack
+            .animations_for(side, &id)
+            .map(|a| a.file)
+            .chain(ws.pack.controllers_for(side, &id).map(|c| c.file));
+        for f in files {
+            let fsrc = &ws.pack.files[f].source;
+            let key = format!("\"{id}\"");
+            if let Some(i) = fsrc.find(&key) {
+                locs.push(location(ws, f, i + 1..i + key.len() - 1));
+            }
+        }
+    }
+    (!locs.is_empty()).then_some(GotoDefinitionResponse::Array(locs))
+}
+
+pub fn references(ws: &Workspace, p: &ReferenceParams) -> Option<Vec<Location>> {
+    let tdp = &p.text_document_position;
+    let (site, ns, name) = name_at(ws, &tdp.text_document.uri, tdp.position)?;
+    let occ = ws.occurrences(&scope_of(ws, site, ns), ns, &name);
+    Some(
+        occ.iter()
+            .filter(|o| p.context.include_declaration || !o.write)
+            .map(|o| {
+                location(
+                    ws,
+                    ws.pack.sites[o.site].file,
+                    ws.file_range(o.site, o.token.clone()),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// Whether `name` can follow `variable.` / `temp.`.
+fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+pub fn rename(ws: &Workspace, p: &RenameParams) -> Result<Option<WorkspaceEdit>, String> {
+    let tdp = &p.text_document_position;
+    let Some((site, ns, name)) = name_at(ws, &tdp.text_document.uri, tdp.position) else {
+        return Ok(None);
+    };
+    // Accept `v.new`, `variable.new` or `new`.
+    let new = p.new_name.trim();
+    let new = match split(new) {
+        (n, at) if n == ns => &new[at..],
+        _ => new,
+    };
+    if !valid_name(new) {
+        return Err(format!(
+            "`{}` is not a Molang name (letters, digits and `_`, not starting with a digit)",
+            p.new_name
+        ));
+    }
+    let occ = ws.occurrences(&scope_of(ws, site, ns), ns, &name);
+    let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+    for o in occ {
+        let file = ws.pack.sites[o.site].file;
+        let f = &ws.pack.files[file];
+        let index = LineIndex::new(&f.source);
+        changes
+            .entry(path_to_uri(&f.path))
+            .or_default()
+            .push(TextEdit::new(
+                index.range(&f.source, ws.file_range(o.site, o.name.clone())),
+                new.to_string(),
+            ));
+    }
+    Ok(Some(WorkspaceEdit {
+        changes: Some(changes),
+        ..WorkspaceEdit::default()
+    }))
+}
+
+pub fn formatting(ws: &Workspace, uri: &Uri) -> Option<Vec<TextEdit>> {
+    let at = resolve(ws, uri, None)?;
+    let f = format_file(&ws.pack, at.file, Style::Pretty);
+    let src = ws.text(at.file);
+    Some(
+        f.edits
+            .into_iter()
+            .map(|e| TextEdit::new(at.index.range(src, e.range), e.new_text))
+            .collect(),
+    )
+}
+
+#[allow(deprecated)]
+pub fn symbols(ws: &Workspace, uri: &Uri) -> Option<DocumentSymbolResponse> {
+    let at = resolve(ws, uri, None)?;
+    let src = ws.text(at.file);
+    let pack = &ws.pack;
+    let sym = |name: String,
+               detail: &str,
+               kind,
+               r: std::ops::Range<usize>,
+               children: Vec<DocumentSymbol>| {
+        let range = at.index.range(src, r);
+        DocumentSymbol {
+            name,
+            detail: Some(detail.to_string()),
+            kind,
+            tags: None,
+            deprecated: None,
+            range,
+            selection_range: range,
+            children: (!children.is_empty()).then_some(children),
+        }
+    };
+    let key_range = |id: &str| {
+        let key = format!("\"{id}\"");
+        src.find(&key).map_or(0..0, |i| i + 1..i + key.len() - 1)
+    };
+    let mut out = Vec::new();
+    for e in pack.entities.iter().filter(|e| e.file == at.file) {
+        let kids = e
+            .animations
+            .iter()
+            .zip(&e.animation_at)
+            .map(|((short, id), r)| {
+                sym(short.clone(), id, SymbolKind::FIELD, r.clone(), Vec::new())
+            })
+            .collect();
+        out.push(sym(
+            e.identifier.clone(),
+            "entity",
+            SymbolKind::CLASS,
+            key_range(&e.identifier),
+            kids,
+        ));
+    }
+    for a in pack.animations.iter().filter(|a| a.file == at.file) {
+        out.push(sym(
+            a.id.clone(),
+            "animation",
+            SymbolKind::FUNCTION,
+            key_range(&a.id),
+            Vec::new(),
+        ));
+    }
+    for c in pack.controllers.iter().filter(|c| c.file == at.file) {
+        let kids = c
+            .states
+            .iter()
+            .map(|s| {
+                sym(
+                    s.name.clone(),
+                    "state",
+                    SymbolKind::ENUM_MEMBER,
+                    s.at.clone(),
+                    Vec::new(),
+                )
+            })
+            .collect();
+        out.push(sym(
+            c.id.clone(),
+            "animation controller",
+            SymbolKind::CLASS,
+            c.at.clone(),
+            kids,
+        ));
+    }
+    for r in pack.render_controllers.iter().filter(|r| r.file == at.file) {
+        out.push(sym(
+            r.id.clone(),
+            "render controller",
+            SymbolKind::CLASS,
+            key_range(&r.id),
+            Vec::new(),
+        ));
+    }
+    Some(DocumentSymbolResponse::Nested(out))
+}
+
+/// Semantic token types, in legend order.
+pub const TOKEN_TYPES: &[SemanticTokenType] = &[
+    SemanticTokenType::VARIABLE,
+    SemanticTokenType::FUNCTION,
+    SemanticTokenType::NUMBER,
+    SemanticTokenType::STRING,
+    SemanticTokenType::KEYWORD,
+    SemanticTokenType::OPERATOR,
+    SemanticTokenType::NAMESPACE,
+];
+
+pub fn semantic_tokens(ws: &Workspace, uri: &Uri) -> Option<SemanticTokensResult> {
+    let at = resolve(ws, uri, None)?;
+    let src = ws.text(at.file);
+    let mut spans: Vec<(usize, usize, u32)> = Vec::new();
+    for (si, site) in ws.pack.sites.iter().enumerate() {
+        if site.file != at.file {
+            continue;
+        }
+        for t in lex(&site.text) {
+            use TokenKind::*;
+            let ty = match t.kind {
+                Path => {
+                    let w = &site.text[t.span.start as usize..t.span.end as usize];
+                    match split(w).0 {
+                        Namespace::Query | Namespace::Math => 1,
+                        _ => 0,
+                    }
+                }
+                Number => 2,
+                String => 3,
+                Return | Loop | ForEach | Break | Continue | This | True | False => 4,
+                LParen | RParen | LBrace | RBrace | LBracket | RBracket | Comma | Semicolon
+                | Unknown | UnterminatedString => continue,
+                _ => 5,
+            };
+            let r = ws.file_range(si, t.span.start as usize..t.span.end as usize);
+            spans.push((r.start, r.end, ty));
+        }
+    }
+    spans.sort();
+    let mut data = Vec::new();
+    let (mut line, mut col) = (0u32, 0u32);
+    for (a, b, ty) in spans {
+        let s = at.index.position(src, a);
+        let e = at.index.position(src, b);
+        if e.line != s.line || e.character <= s.character {
+            continue;
+        }
+        let delta_line = s.line - line;
+        let delta_start = if delta_line == 0 {
+            s.character - col
+        } else {
+            s.character
+        };
+        data.push(SemanticToken {
+            delta_line,
+            delta_start,
+            length: e.character - s.character,
+            token_type: ty,
+            token_modifiers_bitset: 0,
+        });
+        line = s.line;
+        col = s.character;
+    }
+    Some(SemanticTokensResult::Tokens(SemanticTokens {
+        result_id: None,
+        data,
+    }))
+}

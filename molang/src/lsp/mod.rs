@@ -1,0 +1,259 @@
+//! `molang lsp`: a language server over stdio on `lsp-server` + `lsp-types`, in the
+//! synchronous style of rust-analyzer and ruff: one loop reads a message, updates the
+//! state or answers, and goes on (the work is compute-bound; no async runtime).
+//!
+//! - [`state`]: the workspace (the packs of the workspace folders, layered in order as
+//!   `pack::load` does, with the editor's unsaved buffers laid over them) and its analysis;
+//! - [`handlers`]: diagnostics, hover, completion, definition, references, rename,
+//!   formatting, document symbols, semantic tokens;
+//! - [`text`]: byte offsets ↔ LSP positions (UTF-16), URIs ↔ paths.
+//!
+//! Diagnostics are published for every file that has any, after opening, each change and
+//! each save, and cleared when a file has none left.
+
+pub mod handlers;
+pub mod state;
+pub mod text;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
+    Notification as _, PublishDiagnostics,
+};
+use lsp_types::request::{
+    Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, References,
+    Rename, Request as _, SemanticTokensFullRequest,
+};
+use lsp_types::*;
+
+use state::Workspace;
+
+/// What the server offers.
+pub fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::FULL),
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec![".".to_string()]),
+            ..CompletionOptions::default()
+        }),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Left(true)),
+        document_formatting_provider: Some(OneOf::Left(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+            SemanticTokensOptions {
+                legend: SemanticTokensLegend {
+                    token_types: handlers::TOKEN_TYPES.to_vec(),
+                    token_modifiers: Vec::new(),
+                },
+                full: Some(SemanticTokensFullOptions::Bool(true)),
+                range: None,
+                ..SemanticTokensOptions::default()
+            },
+        )),
+        ..ServerCapabilities::default()
+    }
+}
+
+/// Runs the server on stdin/stdout until the client says `exit`.
+pub fn run_stdio() -> Result<(), String> {
+    let (connection, io) = Connection::stdio();
+    serve(connection)?;
+    io.join().map_err(|e| e.to_string())
+}
+
+/// Runs the server on `connection` (stdio, or an in-memory pair in tests).
+pub fn serve(connection: Connection) -> Result<(), String> {
+    let caps = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
+    let params = connection.initialize(caps).map_err(|e| e.to_string())?;
+    let params: InitializeParams = serde_json::from_value(params).map_err(|e| e.to_string())?;
+    let roots = workspace_roots(&params);
+    let mut server = Server {
+        ws: Workspace::new(&roots),
+        published: HashMap::new(),
+        connection: &connection,
+    };
+    server.publish();
+    for msg in &connection.receiver {
+        match msg {
+            Message::Request(req) => {
+                if connection
+                    .handle_shutdown(&req)
+                    .map_err(|e| e.to_string())?
+                {
+                    return Ok(());
+                }
+                server.request(req);
+            }
+            Message::Notification(n) => server.notification(n),
+            Message::Response(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The workspace folders (or the root URI) as absolute paths.
+fn workspace_roots(params: &InitializeParams) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .filter_map(|f| text::uri_to_path(&f.uri))
+        .collect();
+    #[allow(deprecated)]
+    if roots.is_empty() {
+        roots.extend(params.root_uri.as_ref().and_then(text::uri_to_path));
+    }
+    roots
+}
+
+struct Server<'c> {
+    ws: Workspace,
+    /// What each file was last sent, so that only changes are published.
+    published: HashMap<PathBuf, Vec<Diagnostic>>,
+    connection: &'c Connection,
+}
+
+impl Server<'_> {
+    fn send(&self, msg: Message) {
+        // A closed channel means the client left; the loop ends on its own.
+        let _ = self.connection.sender.send(msg);
+    }
+
+    /// Sends the diagnostics of every file whose set changed since last time.
+    fn publish(&mut self) {
+        let now = handlers::diagnostics(&self.ws);
+        let mut paths: Vec<PathBuf> = now.keys().chain(self.published.keys()).cloned().collect();
+        paths.sort();
+        paths.dedup();
+        for path in paths {
+            let new = now.get(&path).cloned().unwrap_or_default();
+            if self
+                .published
+                .get(&path)
+                .map_or(new.is_empty(), |old| *old == new)
+            {
+                continue;
+            }
+            let params = PublishDiagnosticsParams {
+                uri: text::path_to_uri(&path),
+                diagnostics: new.clone(),
+                version: None,
+            };
+            self.send(Message::Notification(Notification::new(
+                PublishDiagnostics::METHOD.to_string(),
+                params,
+            )));
+            if new.is_empty() {
+                self.published.remove(&path);
+            } else {
+                self.published.insert(path, new);
+            }
+        }
+    }
+
+    fn notification(&mut self, n: Notification) {
+        let path_of = |uri: &Uri| text::uri_to_path(uri);
+        match n.method.as_str() {
+            DidOpenTextDocument::METHOD => {
+                if let Ok(p) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) {
+                    if let Some(path) = path_of(&p.text_document.uri) {
+                        self.ws.set_text(&path, p.text_document.text);
+                        self.publish();
+                    }
+                }
+            }
+            DidChangeTextDocument::METHOD => {
+                if let Ok(p) = serde_json::from_value::<DidChangeTextDocumentParams>(n.params) {
+                    // Full sync: the last change holds the whole text.
+                    if let (Some(path), Some(change)) = (
+                        path_of(&p.text_document.uri),
+                        p.content_changes.into_iter().last(),
+                    ) {
+                        self.ws.set_text(&path, change.text);
+                        self.publish();
+                    }
+                }
+            }
+            DidSaveTextDocument::METHOD => {
+                if let Ok(p) = serde_json::from_value::<DidSaveTextDocumentParams>(n.params) {
+                    if let Some(path) = path_of(&p.text_document.uri) {
+                        if let Some(text) = p.text {
+                            self.ws.set_text(&path, text);
+                        }
+                        self.ws.saved(&path);
+                        self.publish();
+                    }
+                }
+            }
+            DidCloseTextDocument::METHOD => {
+                if let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) {
+                    if let Some(path) = path_of(&p.text_document.uri) {
+                        self.ws.close(&path);
+                        self.publish();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn request(&mut self, req: Request) {
+        let id = req.id.clone();
+        let result = self.answer(req);
+        let response = match result {
+            Ok(value) => Response::new_ok(id, value),
+            Err((code, message)) => Response::new_err(id, code as i32, message),
+        };
+        self.send(Message::Response(response));
+    }
+
+    fn answer(&mut self, req: Request) -> Result<serde_json::Value, (ErrorCode, String)> {
+        fn params<P: serde::de::DeserializeOwned>(req: Request) -> Result<P, (ErrorCode, String)> {
+            serde_json::from_value(req.params)
+                .map_err(|e| (ErrorCode::InvalidParams, e.to_string()))
+        }
+        fn json<T: serde::Serialize>(v: T) -> Result<serde_json::Value, (ErrorCode, String)> {
+            serde_json::to_value(v).map_err(|e| (ErrorCode::InternalError, e.to_string()))
+        }
+        let ws = &self.ws;
+        match req.method.as_str() {
+            HoverRequest::METHOD => json(handlers::hover(ws, &params(req)?)),
+            Completion::METHOD => json(handlers::completion(ws, &params(req)?)),
+            GotoDefinition::METHOD => json(handlers::definition(ws, &params(req)?)),
+            References::METHOD => json(handlers::references(ws, &params(req)?)),
+            Rename::METHOD => match handlers::rename(ws, &params(req)?) {
+                Ok(edit) => json(edit),
+                Err(message) => Err((ErrorCode::InvalidParams, message)),
+            },
+            Formatting::METHOD => {
+                let p: DocumentFormattingParams = params(req)?;
+                json(handlers::formatting(ws, &p.text_document.uri))
+            }
+            DocumentSymbolRequest::METHOD => {
+                let p: DocumentSymbolParams = params(req)?;
+                json(handlers::symbols(ws, &p.text_document.uri))
+            }
+            SemanticTokensFullRequest::METHOD => {
+                let p: SemanticTokensParams = params(req)?;
+                json(handlers::semantic_tokens(ws, &p.text_document.uri))
+            }
+            other => Err((
+                ErrorCode::MethodNotFound,
+                format!("`{other}` is not supported"),
+            )),
+        }
+    }
+}

@@ -1,0 +1,653 @@
+//! `molang lsp` driven in memory (`lsp_server::Connection::memory()`), as rust-analyzer's
+//! and ruff's harnesses do: every message the server sends is consumed and checked, and a
+//! session ends with nothing left unread. Fixture packs are written to a temporary folder;
+//! the vanilla tests read ../shared/vanilla at test time.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use lsp_server::{Connection, Message, Notification, Request, RequestId};
+use lsp_types::*;
+use molang::lsp::text::{path_to_uri, uri_to_path};
+use serde_json::{json, Value};
+
+struct Client {
+    conn: Connection,
+    server: Option<JoinHandle<Result<(), String>>>,
+    next_id: i32,
+}
+
+impl Client {
+    fn start(roots: &[PathBuf]) -> Client {
+        let (server_side, conn) = Connection::memory();
+        let server = std::thread::spawn(move || molang::lsp::serve(server_side));
+        let mut c = Client {
+            conn,
+            server: Some(server),
+            next_id: 0,
+        };
+        let folders: Vec<Value> = roots
+            .iter()
+            .map(|r| json!({"uri": path_to_uri(r).as_str(), "name": "pack"}))
+            .collect();
+        let result = c.request(
+            "initialize",
+            json!({"processId": null, "rootUri": null, "capabilities": {}, "workspaceFolders": folders}),
+        );
+        assert!(
+            result["capabilities"]["hoverProvider"] == json!(true),
+            "{result}"
+        );
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    fn recv(&self) -> Message {
+        self.conn
+            .receiver
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the server answers within 2 minutes")
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        self.conn
+            .sender
+            .send(Message::Notification(Notification::new(
+                method.to_string(),
+                params,
+            )))
+            .unwrap();
+    }
+
+    fn send_request(&mut self, method: &str, params: Value) -> RequestId {
+        self.next_id += 1;
+        let id = RequestId::from(self.next_id);
+        self.conn
+            .sender
+            .send(Message::Request(Request::new(
+                id.clone(),
+                method.to_string(),
+                params,
+            )))
+            .unwrap();
+        id
+    }
+
+    /// Sends a request; the very next message must be its (successful) response.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        match self.request_result(method, params) {
+            Ok(v) => v,
+            Err(e) => panic!("{method} failed: {e}"),
+        }
+    }
+
+    fn request_result(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        let id = self.send_request(method, params);
+        match self.recv() {
+            Message::Response(r) if r.id == id => match r.error {
+                Some(e) => Err(e.message),
+                None => Ok(r.result.unwrap_or(Value::Null)),
+            },
+            other => panic!("expected the response to {method}, got {other:?}"),
+        }
+    }
+
+    /// The next message must publish diagnostics.
+    fn diagnostics(&self) -> (PathBuf, Vec<Diagnostic>) {
+        match self.recv() {
+            Message::Notification(n) if n.method == "textDocument/publishDiagnostics" => {
+                let p: PublishDiagnosticsParams = serde_json::from_value(n.params).unwrap();
+                (uri_to_path(&p.uri).unwrap(), p.diagnostics)
+            }
+            other => panic!("expected diagnostics, got {other:?}"),
+        }
+    }
+
+    /// Consumes `n` diagnostics notifications, by path.
+    fn diagnostics_n(&self, n: usize) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
+        (0..n).map(|_| self.diagnostics()).collect()
+    }
+
+    fn open(&self, path: &Path, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(path), "languageId": "json", "version": 1, "text": text}}),
+        );
+    }
+
+    fn change(&self, path: &Path, version: i32, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(path), "version": version}, "contentChanges": [{"text": text}]}),
+        );
+    }
+
+    fn shutdown(mut self) {
+        let v = self.request("shutdown", Value::Null);
+        assert_eq!(v, Value::Null);
+        self.notify("exit", Value::Null);
+        let result = self.server.take().unwrap().join().unwrap();
+        assert_eq!(result, Ok(()));
+        // Every message was consumed.
+        assert!(
+            self.conn.receiver.try_recv().is_err(),
+            "unread messages left"
+        );
+    }
+}
+
+fn uri(path: &Path) -> String {
+    path_to_uri(path).as_str().to_string()
+}
+
+/// The position of byte `at` of the first occurrence of `needle` in `text`.
+fn pos(text: &str, needle: &str, at: usize) -> Value {
+    let i = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} not in the text"))
+        + at;
+    let line = text[..i].matches('\n').count();
+    let col = i - text[..i].rfind('\n').map_or(0, |n| n + 1);
+    json!({"line": line, "character": col})
+}
+
+fn tdp(path: &Path, text: &str, needle: &str, at: usize) -> Value {
+    json!({"textDocument": {"uri": uri(path)}, "position": pos(text, needle, at)})
+}
+
+const MANIFEST: &str = r#"{"format_version": 2, "header": {"name": "t", "uuid": "5d0a8d2c-0000-4000-8000-000000000001", "version": [1, 0, 0], "min_engine_version": [1, 21, 100]},
+ "modules": [{"type": "resources", "uuid": "5d0a8d2c-0000-4000-8000-000000000002", "version": [1, 0, 0]}]}"#;
+
+const ENTITY: &str = r#"{
+  "format_version": "1.10.0",
+  "minecraft:client_entity": {
+    "description": {
+      "identifier": "test:pig",
+      "scripts": {
+        "initialize": ["v.speed = 1;"],
+        "pre_animation": ["v.walk = v.speed * 2;"],
+        "animate": ["walk", "ctrl"]
+      },
+      "animations": {
+        "walk": "animation.test.walk",
+        "ctrl": "controller.animation.test"
+      }
+    }
+  }
+}"#;
+
+const ANIMATION: &str = r#"{
+  "format_version": "1.8.0",
+  "animations": {
+    "animation.test.walk": {
+      "loop": true,
+      "bones": {
+        "leg": { "rotation": ["math.cos(q.anim_time*38.17)*v.walk", "math.pi/2", "1 + (2 3)"] }
+      }
+    }
+  }
+}"#;
+
+const CONTROLLER: &str = r#"{
+  "format_version": "1.10.0",
+  "animation_controllers": {
+    "controller.animation.test": {
+      "initial_state": "default",
+      "states": {
+        "default": { "transitions": [ { "moving": "q.modified_move_speed > 0.1" } ] },
+        "moving": { "animations": ["walk"], "transitions": [ { "default": "q.modified_move_speed<0.1" } ] }
+      }
+    }
+  }
+}"#;
+
+struct Fixture {
+    dir: PathBuf,
+}
+
+impl Fixture {
+    fn new(name: &str) -> Fixture {
+        let dir = std::env::temp_dir().join(format!("molang-lsp-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (rel, text) in [
+            ("manifest.json", MANIFEST),
+            ("entity/pig.entity.json", ENTITY),
+            ("animations/walk.animation.json", ANIMATION),
+            (
+                "animation_controllers/test.animation_controllers.json",
+                CONTROLLER,
+            ),
+        ] {
+            let p = dir.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        Fixture { dir }
+    }
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.join(rel)
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// What `molang check` says about `roots`: (path, code, 1-based line) of every diagnostic.
+fn check_says(roots: &[PathBuf]) -> Vec<(PathBuf, String, u32)> {
+    let pack = molang::pack::load(roots);
+    let (diags, _) = molang::lint::check_pack(&pack);
+    let mut out: Vec<_> = diags
+        .iter()
+        .map(|d| {
+            (
+                d.path.clone(),
+                d.diagnostic.code.as_str().to_string(),
+                d.line as u32,
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn published_says(published: &BTreeMap<PathBuf, Vec<Diagnostic>>) -> Vec<(PathBuf, String, u32)> {
+    let mut out: Vec<_> = published
+        .iter()
+        .flat_map(|(p, ds)| {
+            ds.iter().map(move |d| {
+                let code = match &d.code {
+                    Some(NumberOrString::String(s)) => s.clone(),
+                    other => panic!("no code: {other:?}"),
+                };
+                (p.clone(), code, d.range.start.line + 1)
+            })
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn files_with_diagnostics(roots: &[PathBuf]) -> usize {
+    let mut paths: Vec<PathBuf> = check_says(roots).into_iter().map(|(p, _, _)| p).collect();
+    paths.dedup();
+    paths.len()
+}
+
+#[test]
+fn lsp_diagnostics_on_open_change_save() {
+    let fx = Fixture::new("diag");
+    let roots = vec![fx.dir.clone()];
+    let mut c = Client::start(&roots);
+    let n = files_with_diagnostics(&roots);
+    let published = c.diagnostics_n(n);
+    // Every diagnostic `check` has, with its code, on its line.
+    assert_eq!(published_says(&published), check_says(&roots));
+    let anim = fx.path("animations/walk.animation.json");
+    let d = &published[&anim];
+    let e = d
+        .iter()
+        .find(|d| d.code == Some(NumberOrString::String("E0106".into())))
+        .expect("E0106");
+    assert_eq!(e.severity, Some(DiagnosticSeverity::ERROR));
+    assert_eq!(e.source.as_deref(), Some("molang"));
+    // The range is the `3` of `(2 3)`, in the JSON file's coordinates.
+    let start = ANIMATION.find("(2 3)").unwrap() + 3;
+    assert_eq!(
+        e.range.start,
+        Position::new(
+            6,
+            (start - ANIMATION[..start].rfind('\n').unwrap() - 1) as u32
+        )
+    );
+
+    // Open with the error fixed: the file's diagnostics are cleared.
+    let fixed = ANIMATION.replace("1 + (2 3)", "1 + (2 * 3)");
+    c.open(&anim, &fixed);
+    let (p, d) = c.diagnostics();
+    assert_eq!(p, anim);
+    assert!(
+        d.iter()
+            .all(|d| d.code != Some(NumberOrString::String("E0106".into()))),
+        "{d:?}"
+    );
+
+    // A change that reads a variable no script of the entity sets: the entity-aware check
+    // runs across files.
+    let broken = fixed.replace("*v.walk", "*v.never_set");
+    c.change(&anim, 2, &broken);
+    let (p, d) = c.diagnostics();
+    assert_eq!(p, anim);
+    let codes: Vec<_> = d.iter().filter_map(|d| d.code.clone()).collect();
+    assert!(
+        codes.contains(&NumberOrString::String("W0604".into())),
+        "{codes:?}"
+    );
+    let w = d
+        .iter()
+        .find(|d| d.code == Some(NumberOrString::String("W0604".into())))
+        .unwrap();
+    assert!(w.message.contains("never_set"), "{}", w.message);
+
+    // Close without saving: the disk text (with its E0106) counts again.
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&anim)}}),
+    );
+    let (p, d) = c.diagnostics();
+    assert_eq!(p, anim);
+    assert!(d
+        .iter()
+        .any(|d| d.code == Some(NumberOrString::String("E0106".into()))));
+    // Open the broken text again, save it and close: the saved text counts, so closing
+    // publishes nothing; the next message is the answer to a request.
+    c.open(&anim, &broken);
+    let (p, d) = c.diagnostics();
+    assert_eq!(p, anim);
+    assert!(d
+        .iter()
+        .all(|d| d.code != Some(NumberOrString::String("E0106".into()))));
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&anim)}}),
+    );
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&anim)}}),
+    );
+    let h = c.request("textDocument/hover", tdp(&anim, &broken, "q.anim_time", 3));
+    assert!(h["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .contains("query.anim_time"));
+    c.shutdown();
+}
+
+#[test]
+fn lsp_diagnostics_of_the_mistakes_pack_match_check() {
+    let roots = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/mistakes_pack")];
+    let mut c = Client::start(&roots);
+    let published = c.diagnostics_n(files_with_diagnostics(&roots));
+    let says = check_says(&roots);
+    assert_eq!(published_says(&published), says);
+    let mut codes: Vec<_> = says.iter().map(|(_, c, _)| c.clone()).collect();
+    codes.sort();
+    codes.dedup();
+    println!("mistakes_pack: {} diagnostics, codes {codes:?}", says.len());
+    assert!(codes.len() >= 5, "{codes:?}");
+    // Related information (labels) points into the same file.
+    for (path, ds) in &published {
+        for d in ds {
+            for r in d.related_information.iter().flatten() {
+                assert_eq!(uri_to_path(&r.location.uri).as_ref(), Some(path));
+            }
+        }
+    }
+    let _ = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&roots[0].join("manifest.json"))}}),
+    );
+    c.shutdown();
+}
+
+#[test]
+fn lsp_hover_queries_math_variables_constants() {
+    let fx = Fixture::new("hover");
+    let roots = vec![fx.dir.clone()];
+    let mut c = Client::start(&roots);
+    c.diagnostics_n(files_with_diagnostics(&roots));
+    let anim = fx.path("animations/walk.animation.json");
+    let hover = |c: &mut Client, needle: &str, at: usize| -> String {
+        let v = c.request("textDocument/hover", tdp(&anim, ANIMATION, needle, at));
+        v["contents"]["value"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no hover at {needle}: {v}"))
+            .to_string()
+    };
+    let q = hover(&mut c, "q.anim_time", 4);
+    assert!(
+        q.contains("**query.anim_time**: takes no arguments or more"),
+        "{q}"
+    );
+    let m = hover(&mut c, "math.cos", 6);
+    assert!(
+        m.contains("math.cos(x1)") && m.contains("exactly 1 argument"),
+        "{m}"
+    );
+    let v = hover(&mut c, "v.walk", 3);
+    assert!(v.contains("variable.walk") && v.contains("test:pig"), "{v}");
+    assert!(
+        v.contains("Written in:\n- pig.entity.json:8 (client_entity.scripts.pre_animation)"),
+        "{v}"
+    );
+    assert!(
+        v.contains("Read in:\n- walk.animation.json:7 (animation.bone.rotation)"),
+        "{v}"
+    );
+    let k = hover(&mut c, "38.17", 2);
+    assert!(k.contains("`38.17` = **38.17**"), "{k}");
+    let pi = hover(&mut c, "math.pi/2", 8);
+    assert!(pi.contains("`math.pi/2` = **1.5707964**"), "{pi}");
+    // Outside Molang: no hover.
+    let none = c.request("textDocument/hover", tdp(&anim, ANIMATION, "\"loop\"", 2));
+    assert_eq!(none, Value::Null);
+    c.shutdown();
+}
+
+#[test]
+fn lsp_completion_queries_math_variables() {
+    let fx = Fixture::new("completion");
+    let roots = vec![fx.dir.clone()];
+    let mut c = Client::start(&roots);
+    c.diagnostics_n(files_with_diagnostics(&roots));
+    let anim = fx.path("animations/walk.animation.json");
+    let labels = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["label"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // After `q.anim_` : queries in the user's short spelling.
+    let v = c.request(
+        "textDocument/completion",
+        tdp(&anim, ANIMATION, "q.anim_time", 7),
+    );
+    let l = labels(&v);
+    assert!(l.contains(&"q.anim_time".to_string()), "{l:?}");
+    assert!(l.iter().all(|x| x.starts_with("q.anim_")), "{l:?}");
+    let item = &v.as_array().unwrap()[0];
+    assert_eq!(
+        item["textEdit"]["newText"]
+            .as_str()
+            .map(|s| s.starts_with("q.anim_")),
+        Some(true)
+    );
+    // `math.` : every math function, with arity snippets.
+    let v = c.request(
+        "textDocument/completion",
+        tdp(&anim, ANIMATION, "math.cos", 5),
+    );
+    let clamp = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "math.clamp")
+        .expect("math.clamp");
+    assert_eq!(
+        clamp["textEdit"]["newText"],
+        "math.clamp(${1:x1}, ${2:x2}, ${3:x3})"
+    );
+    assert_eq!(clamp["insertTextFormat"], 2);
+    assert_eq!(labels(&v).len(), 61);
+    // `v.` : the entity's variables across its files.
+    let v = c.request(
+        "textDocument/completion",
+        tdp(&anim, ANIMATION, "v.walk", 2),
+    );
+    let l = labels(&v);
+    assert!(
+        l.contains(&"v.speed".to_string()) && l.contains(&"v.walk".to_string()),
+        "{l:?}"
+    );
+    // Deprecated queries carry the tag.
+    let v = c.request(
+        "textDocument/completion",
+        tdp(&anim, ANIMATION, "q.anim_time", 2),
+    );
+    let deprecated = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["tags"] == json!([1]))
+        .count();
+    let expected = molang::queries::all()
+        .iter()
+        .filter(|q| q.deprecated.is_some())
+        .count();
+    assert_eq!(deprecated, expected);
+    c.shutdown();
+}
+
+#[test]
+fn lsp_definition_references_rename() {
+    let fx = Fixture::new("rename");
+    let roots = vec![fx.dir.clone()];
+    let mut c = Client::start(&roots);
+    c.diagnostics_n(files_with_diagnostics(&roots));
+    let anim = fx.path("animations/walk.animation.json");
+    let entity = fx.path("entity/pig.entity.json");
+    // Definition of v.walk (read in the animation) is its assignment in pre_animation.
+    let v = c.request(
+        "textDocument/definition",
+        tdp(&anim, ANIMATION, "v.walk", 2),
+    );
+    let locs: Vec<Location> = serde_json::from_value(v).unwrap();
+    assert_eq!(locs.len(), 1);
+    assert_eq!(uri_to_path(&locs[0].uri), Some(entity.clone()));
+    assert_eq!(
+        locs[0].range.start,
+        serde_json::from_value::<Position>(pos(ENTITY, "v.walk =", 0)).unwrap()
+    );
+    // References: the write and the read, across both files.
+    let v = c.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri(&anim)}, "position": pos(ANIMATION, "v.walk", 2), "context": {"includeDeclaration": true}}),
+    );
+    let locs: Vec<Location> = serde_json::from_value(v).unwrap();
+    assert_eq!(locs.len(), 2);
+    // An animation short name in the entity goes to the animation's file.
+    let v = c.request(
+        "textDocument/definition",
+        tdp(&entity, ENTITY, "\"walk\",", 2),
+    );
+    let locs: Vec<Location> = serde_json::from_value(v).unwrap();
+    assert_eq!(uri_to_path(&locs[0].uri), Some(anim.clone()));
+    // Rename v.walk → v.stride in both files, keeping each spelling's namespace.
+    let v = c.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": uri(&anim)}, "position": pos(ANIMATION, "v.walk", 3), "newName": "stride"}),
+    );
+    let edit: WorkspaceEdit = serde_json::from_value(v).unwrap();
+    let changes = edit.changes.unwrap();
+    assert_eq!(changes.len(), 2);
+    let in_entity = &changes[&path_to_uri(&entity)];
+    assert_eq!(in_entity.len(), 1);
+    assert_eq!(in_entity[0].new_text, "stride");
+    assert_eq!(
+        in_entity[0].range.start,
+        serde_json::from_value::<Position>(pos(ENTITY, "walk =", 0)).unwrap()
+    );
+    // A bad name is refused with a message.
+    let err = c
+        .request_result(
+            "textDocument/rename",
+            json!({"textDocument": {"uri": uri(&anim)}, "position": pos(ANIMATION, "v.walk", 3), "newName": "2x"}),
+        )
+        .unwrap_err();
+    assert!(err.contains("not a Molang name"), "{err}");
+    c.shutdown();
+}
+
+#[test]
+fn lsp_formatting_symbols_semantic_tokens() {
+    let fx = Fixture::new("format");
+    let roots = vec![fx.dir.clone()];
+    let mut c = Client::start(&roots);
+    c.diagnostics_n(files_with_diagnostics(&roots));
+    let ctrl = fx.path("animation_controllers/test.animation_controllers.json");
+    let v = c.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": uri(&ctrl)}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    let edits: Vec<TextEdit> = serde_json::from_value(v).unwrap();
+    assert_eq!(edits.len(), 1);
+    assert_eq!(edits[0].new_text, "q.modified_move_speed < 0.1");
+    let v = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&ctrl)}}),
+    );
+    let syms: Vec<DocumentSymbol> = serde_json::from_value(v).unwrap();
+    assert_eq!(syms.len(), 1);
+    assert_eq!(syms[0].name, "controller.animation.test");
+    let states: Vec<_> = syms[0]
+        .children
+        .iter()
+        .flatten()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(states, ["default", "moving"]);
+    let v = c.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri(&ctrl)}}),
+    );
+    let data = v["data"].as_array().unwrap();
+    // Two transitions: query, operator, number each.
+    assert_eq!(data.len(), 6 * 5);
+    // The first token is `q.modified_move_speed` (a function-like query, type 1), 21 long.
+    assert_eq!(&data[2..5], &[json!(21), json!(1), json!(0)]);
+    c.shutdown();
+}
+
+fn vanilla() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vanilla/resource_pack");
+    assert!(
+        dir.join("manifest.json").is_file(),
+        "this test needs {}",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn lsp_vanilla_resource_pack() {
+    let roots = vec![vanilla()];
+    let mut c = Client::start(&roots);
+    let published = c.diagnostics_n(files_with_diagnostics(&roots));
+    assert_eq!(published_says(&published), check_says(&roots));
+    // Hover on cow's v.index: written in pre_animation, read by its render controller.
+    let cow = roots[0].join("entity/cow.entity.json");
+    let text = std::fs::read_to_string(&cow).unwrap();
+    let v = c.request("textDocument/hover", tdp(&cow, &text, "v.index =", 3));
+    let h = v["contents"]["value"].as_str().unwrap();
+    assert!(
+        h.contains("minecraft:cow") && h.contains("cow.v3.render_controllers.json"),
+        "{h}"
+    );
+    // Edit an animation file with an error introduced: only that file's diagnostics move.
+    let pig = roots[0].join("animations/pig.animation.json");
+    let text = std::fs::read_to_string(&pig).unwrap();
+    c.open(&pig, &text.replace("\"90.0 - this\"", "\"90.0 - (this\""));
+    let (p, d) = c.diagnostics();
+    assert_eq!(p, pig);
+    assert!(
+        d.iter()
+            .any(|d| d.code == Some(NumberOrString::String("E0105".into()))),
+        "{d:?}"
+    );
+    c.shutdown();
+}
