@@ -311,7 +311,12 @@ fn presets_pass_the_checks_on_a_trot_and_a_sit() {
         // Every check 1-14 has a row (4a/4b/4c share a number).
         let numbers: std::collections::BTreeSet<u32> = rows
             .iter()
-            .filter_map(|r| r.check.trim_start().split(|c: char| !c.is_ascii_digit()).next())
+            .filter_map(|r| {
+                r.check
+                    .trim_start()
+                    .split(|c: char| !c.is_ascii_digit())
+                    .next()
+            })
             .filter_map(|n| n.parse().ok())
             .collect();
         assert_eq!(numbers, (1..=14).collect(), "{name}: a row for every check");

@@ -1,8 +1,8 @@
 //! Operators: negation, `!`, arithmetic (the tiny-divisor rule), comparisons, `==`, `&&`, `||`.
 
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData};
 use cranelift_codegen::ir::Value as CValue;
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData};
 
 use super::Translator;
 use crate::interp::{folds_to_constant, DIVISION_EPSILON};
