@@ -362,7 +362,7 @@ fn input_columns_with_arguments_drive_queries_on_both_back_ends() {
 }
 
 #[test]
-fn string_arguments_run_on_the_interpreter() {
+fn string_arguments_run_natively_and_agree_with_the_interpreter() {
     let csv = fixture("query_args").join("strings.csv");
     let (ic, interp, ierr) = run_args("test:arg_strings", &csv, "interp");
     assert_eq!(ic, Some(0), "{ierr}");

@@ -53,13 +53,28 @@ fn digest_file() -> PathBuf {
 
 /// The game's 64-bit FNV-1 (molang's string hash) of stdout, a separator, stderr and the
 /// exit code; and the length of stdout.
+///
+/// Where the shared data and the checkout lie is not part of the output: their paths are
+/// replaced by `<shared>` and `<repo>` first, so a clone anywhere has the same digests.
 fn digest(mut cmd: Command) -> String {
     let out = cmd.output().unwrap();
-    let mut all = out.stdout.clone();
+    let shared = shared().display().to_string();
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .display()
+        .to_string();
+    let neutral = |bytes: &[u8]| {
+        String::from_utf8_lossy(bytes)
+            .replace(&shared, "<shared>")
+            .replace(&repo, "<repo>")
+            .into_bytes()
+    };
+    let stdout = neutral(&out.stdout);
+    let mut all = stdout.clone();
     all.extend_from_slice(b"\0--stderr--\0");
-    all.extend_from_slice(&out.stderr);
+    all.extend_from_slice(&neutral(&out.stderr));
     all.extend_from_slice(format!("\0{:?}", out.status.code()).as_bytes());
-    format!("{:016x} {}", molang::ir::fnv1_64(&all), out.stdout.len())
+    format!("{:016x} {}", molang::ir::fnv1_64(&all), stdout.len())
 }
 
 fn current() -> BTreeMap<String, String> {

@@ -701,7 +701,7 @@ impl Fuzzer {
                 let mut rt = Runtime::new(loaded, args.backend, args.fps, args.seed);
                 if let Some(why) = &rt.jit_fallback {
                     notes.push(format!(
-                        "note: the JIT does not cover this entity ({why}); running it on the interpreter"
+                        "note: the JIT does not cover every expression of this entity ({why}); those run on the interpreter, the rest natively"
                     ));
                 }
                 let names = rt.scripts.names().clone();

@@ -190,7 +190,7 @@ fn bench_entity(
         if b == Backend::Jit {
             if let Some(why) = &rt.jit_fallback {
                 eprintln!(
-                    "note: the JIT does not cover this entity ({why}); jit times the interpreter"
+                    "note: the JIT does not cover every expression of this entity ({why}); jit times those on the interpreter"
                 );
             }
         }

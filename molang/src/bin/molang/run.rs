@@ -197,7 +197,7 @@ fn run(args: &Args) -> Result<(), Failure> {
     let mut rt = Runtime::new(loaded, backend(args.backend), args.fps, args.seed);
     if let Some(why) = &rt.jit_fallback {
         eprintln!(
-            "note: the JIT does not cover this entity ({why}); running it on the interpreter"
+            "note: the JIT does not cover every expression of this entity ({why}); those run on the interpreter, the rest natively"
         );
     }
     let (mut driver, notes) = Driver::new(&timeline, &mut rt);
