@@ -1,4 +1,4 @@
-//! The Cranelift back end: one checked [`Program`] becomes one native function over a
+//! The Cranelift back end: one checked [`Program`](crate::ir::Program) becomes one native function over a
 //! [`Frame`] record. It must agree with the interpreter bit for bit (f32, NaN included);
 //! the differential tests hold it to that.
 //!
