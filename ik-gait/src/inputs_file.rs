@@ -5,17 +5,8 @@
 use crate::scenarios::Scenario;
 use std::path::Path;
 
-/// The columns [`Scenario::from_csv`] reads (after `query.` → `q.`, case-insensitive).
-pub const USED: [&str; 8] = [
-    "t",
-    "q.ground_speed",
-    "q.is_on_ground",
-    "q.vertical_speed",
-    "q.is_in_water",
-    "q.is_sitting",
-    "q.is_sleeping",
-    "q.body_y_rotation",
-];
+/// The columns [`Scenario::from_csv`] reads.
+pub const USED: [&str; 8] = crate::scenarios::CSV_COLUMNS;
 
 /// One warning per header cell the rig does not use, saying why or what was probably meant.
 pub fn unused_columns(header: &str) -> Vec<String> {

@@ -57,6 +57,19 @@ pub struct Scenario {
     pub table: Option<Vec<[f32; 8]>>,
 }
 
+/// The columns [`Scenario::from_csv`] reads, in this order (after `query.` → `q.`,
+/// case-insensitive).
+pub const CSV_COLUMNS: [&str; 8] = [
+    "t",
+    "q.ground_speed",
+    "q.is_on_ground",
+    "q.vertical_speed",
+    "q.is_in_water",
+    "q.is_sitting",
+    "q.is_sleeping",
+    "q.body_y_rotation",
+];
+
 impl Scenario {
     /// Inputs at time t (and the body yaw, which only a CSV supplies).
     pub fn at(&self, t: f32) -> (Sample, f32) {
@@ -106,17 +119,7 @@ impl Scenario {
             .split(',')
             .map(|h| h.trim().to_ascii_lowercase().replace("query.", "q."))
             .collect();
-        let cols = [
-            "t",
-            "q.ground_speed",
-            "q.is_on_ground",
-            "q.vertical_speed",
-            "q.is_in_water",
-            "q.is_sitting",
-            "q.is_sleeping",
-            "q.body_y_rotation",
-        ];
-        let idx: Vec<Option<usize>> = cols
+        let idx: Vec<Option<usize>> = CSV_COLUMNS
             .iter()
             .map(|c| header.iter().position(|h| h == c))
             .collect();
@@ -129,9 +132,9 @@ impl Scenario {
             let mut r = [0.0f32, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
             for (i, ix) in idx.iter().enumerate() {
                 if let Some(ix) = ix {
-                    let c = cells
-                        .get(*ix)
-                        .ok_or_else(|| format!("row {}: missing column {}", n + 2, cols[i]))?;
+                    let c = cells.get(*ix).ok_or_else(|| {
+                        format!("row {}: missing column {}", n + 2, CSV_COLUMNS[i])
+                    })?;
                     r[i] = c
                         .parse()
                         .map_err(|_| format!("row {}: `{c}` is not a number", n + 2))?;
