@@ -166,27 +166,27 @@ pub enum Expr {
 /// A parsed program.
 #[derive(Clone, Debug, Default)]
 pub struct Ast {
-    exprs: Vec<Expr>,
-    spans: Vec<Span>,
+    /// Each expression with its span, in one vector: one allocation per parse, not two.
+    nodes: Vec<(Expr, Span)>,
     /// The top-level statement list; `None` when parsing failed.
     pub root: Option<Block>,
 }
 
 impl Ast {
-    pub(crate) fn from_parts(exprs: Vec<Expr>, spans: Vec<Span>, root: Option<Block>) -> Ast {
-        Ast { exprs, spans, root }
+    pub(crate) fn from_parts(nodes: Vec<(Expr, Span)>, root: Option<Block>) -> Ast {
+        Ast { nodes, root }
     }
     pub fn expr(&self, id: ExprId) -> &Expr {
-        &self.exprs[id.index()]
+        &self.nodes[id.index()].0
     }
     pub fn span(&self, id: ExprId) -> Span {
-        self.spans[id.index()]
+        self.nodes[id.index()].1
     }
     pub fn len(&self) -> usize {
-        self.exprs.len()
+        self.nodes.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.exprs.is_empty()
+        self.nodes.is_empty()
     }
     /// Looks through any number of `( )` groups that hold a single expression with no `;`.
     pub fn unparen(&self, mut id: ExprId) -> ExprId {

@@ -156,7 +156,13 @@ pub fn parse(src: &str, options: ParseOptions) -> Parsed {
     let builder = Builder {
         src,
         version,
-        inner: RefCell::new(Inner::default()),
+        // A node per token is an upper bound for nearly every program (groups and calls fold
+        // several tokens into one node); reserving it avoids regrowing the arena while parsing.
+        inner: RefCell::new(Inner {
+            nodes: Vec::with_capacity(tokens.len()),
+            diagnostics: Vec::new(),
+            chain: Vec::new(),
+        }),
     };
     let stream = tokens
         .iter()
@@ -172,7 +178,7 @@ pub fn parse(src: &str, options: ParseOptions) -> Parsed {
         }
     };
     Parsed {
-        ast: Ast::from_parts(inner.exprs, inner.spans, root),
+        ast: Ast::from_parts(inner.nodes, root),
         diagnostics,
         tokens,
     }
@@ -259,9 +265,38 @@ fn convert_error(
 
 #[derive(Default)]
 struct Inner {
-    exprs: Vec<Expr>,
-    spans: Vec<Span>,
+    nodes: Vec<(Expr, Span)>,
     diagnostics: Vec<ParseDiagnostic>,
+    /// The shunting-yard stack shared by every operator chain being read: each operand with
+    /// the operator before it (a chain's first operand has none, its operator is unused). A
+    /// chain nested in an operand (inside brackets or call arguments) starts and ends above
+    /// the chain around it, so one stack serves them all without allocating per chain.
+    chain: Vec<(BinaryOp, ExprId)>,
+}
+
+/// An operator chain being read: the height of the shared stack where it begins.
+#[derive(Clone, Copy)]
+pub struct Chain {
+    base: u32,
+}
+
+/// The `;`-terminated statements of a list read so far.
+#[derive(Default)]
+pub struct SeqItems {
+    statements: Vec<ExprId>,
+    semicolons: u32,
+    leading_semicolon: bool,
+}
+
+impl SeqItems {
+    pub(crate) fn with(mut self, statement: Option<ExprId>) -> SeqItems {
+        if self.semicolons == 0 && statement.is_none() {
+            self.leading_semicolon = true;
+        }
+        self.semicolons += 1;
+        self.statements.extend(statement);
+        self
+    }
 }
 
 /// Builds the arena from the grammar's actions. Shared by reference with the generated
@@ -275,29 +310,24 @@ pub struct Builder<'s> {
 impl Builder<'_> {
     fn push(&self, e: Expr, span: Span) -> ExprId {
         let mut inner = self.inner.borrow_mut();
-        let id = ExprId(inner.exprs.len() as u32);
-        inner.exprs.push(e);
-        inner.spans.push(span);
+        let id = ExprId(inner.nodes.len() as u32);
+        inner.nodes.push((e, span));
         id
     }
     fn span(&self, id: ExprId) -> Span {
-        self.inner.borrow().spans[id.index()]
+        self.inner.borrow().nodes[id.index()].1
     }
     fn get(&self, id: ExprId) -> Expr {
-        self.inner.borrow().exprs[id.index()].clone()
+        self.inner.borrow().nodes[id.index()].0.clone()
     }
 
-    pub(crate) fn block(
-        &self,
-        items: Vec<(Option<ExprId>, usize)>,
-        last: Option<ExprId>,
-        l: usize,
-        r: usize,
-    ) -> Block {
-        let leading_semicolon = matches!(items.first(), Some((None, _)));
-        let semicolons = items.len() as u32;
-        let trailing_semicolon = last.is_none() && !items.is_empty();
-        let mut statements: Vec<ExprId> = items.into_iter().filter_map(|(s, _)| s).collect();
+    pub(crate) fn block(&self, items: SeqItems, last: Option<ExprId>, l: usize, r: usize) -> Block {
+        let SeqItems {
+            mut statements,
+            semicolons,
+            leading_semicolon,
+        } = items;
+        let trailing_semicolon = last.is_none() && semicolons > 0;
         statements.extend(last);
         Block {
             statements,
@@ -414,7 +444,7 @@ impl Builder<'_> {
                     Span::new(l, self.span(cond).end as usize),
                 );
                 let mut inner = self.inner.borrow_mut();
-                if let Expr::Conditional { cond: slot, .. } = &mut inner.exprs[node.index()] {
+                if let Expr::Conditional { cond: slot, .. } = &mut inner.nodes[node.index()].0 {
                     *slot = new_cond;
                 }
                 break;
@@ -424,9 +454,9 @@ impl Builder<'_> {
         let mut node = e;
         loop {
             let mut inner = self.inner.borrow_mut();
-            let s = inner.spans[node.index()];
-            inner.spans[node.index()] = Span::new(l, s.end as usize);
-            let Expr::Conditional { cond, .. } = inner.exprs[node.index()].clone() else {
+            let s = inner.nodes[node.index()].1;
+            inner.nodes[node.index()].1 = Span::new(l, s.end as usize);
+            let Expr::Conditional { cond, .. } = inner.nodes[node.index()].0.clone() else {
                 break;
             };
             drop(inner);
@@ -438,102 +468,61 @@ impl Builder<'_> {
         e
     }
 
-    pub(crate) fn logic_chain(&self, first: ExprId, rest: Vec<(BinaryOp, ExprId)>) -> ExprId {
-        if rest.is_empty() {
-            return first;
+    /// How tightly an operator binds (higher first); equal levels group to the left.
+    fn precedence(&self, op: BinaryOp) -> u8 {
+        use BinaryOp::*;
+        match op {
+            // The game groups division in a pass before multiplication:
+            // `a * b / c * d` is `(a * (b / c)) * d`.
+            Div => 12,
+            Mul => 11,
+            Add | Sub => 10,
+            _ if self.version >= 6 => match op {
+                Lt | Le | Gt | Ge => 4,
+                Eq | Ne => 3,
+                And => 2,
+                _ => 1,
+            },
+            // Legacy: every operator is its own level, in the engine's operation order.
+            Lt => 8,
+            Le => 7,
+            Ge => 6,
+            Gt => 5,
+            Eq => 4,
+            Ne => 3,
+            Or => 2,
+            _ => 1,
         }
-        let v = self.version;
-        let prec = |op: BinaryOp| -> u8 {
-            use BinaryOp::*;
-            if v >= 6 {
-                match op {
-                    Lt | Le | Gt | Ge => 4,
-                    Eq | Ne => 3,
-                    And => 2,
-                    _ => 1,
-                }
-            } else {
-                // Legacy: every operator is its own level, in the engine's operation order.
-                match op {
-                    Lt => 8,
-                    Le => 7,
-                    Ge => 6,
-                    Gt => 5,
-                    Eq => 4,
-                    Ne => 3,
-                    Or => 2,
-                    _ => 1,
-                }
-            }
-        };
-        // Shunting-yard, left-associative, no recursion.
-        let mut operands = vec![first];
-        let mut ops: Vec<BinaryOp> = Vec::new();
-        let reduce = |operands: &mut Vec<ExprId>, ops: &mut Vec<BinaryOp>| {
-            let op = ops.pop().unwrap();
-            let rhs = operands.pop().unwrap();
-            let lhs = operands.pop().unwrap();
-            let span = self.span(lhs).to(self.span(rhs));
-            operands.push(self.push(Expr::Binary { op, lhs, rhs }, span));
-        };
-        for (op, operand) in rest {
-            while ops.last().is_some_and(|&top| prec(top) >= prec(op)) {
-                reduce(&mut operands, &mut ops);
-            }
-            ops.push(op);
-            operands.push(operand);
-        }
-        while !ops.is_empty() {
-            reduce(&mut operands, &mut ops);
-        }
-        operands[0]
     }
 
-    pub(crate) fn binary(
-        &self,
-        op: BinaryOp,
-        lhs: ExprId,
-        rhs: ExprId,
-        l: usize,
-        r: usize,
-    ) -> ExprId {
-        self.push(Expr::Binary { op, lhs, rhs }, Span::new(l, r))
+    pub(crate) fn chain_start(&self, first: ExprId) -> Chain {
+        let mut inner = self.inner.borrow_mut();
+        let chain = Chain {
+            base: inner.chain.len() as u32,
+        };
+        inner.chain.push((BinaryOp::Or, first));
+        chain
     }
 
-    pub(crate) fn mul_chain(&self, first: ExprId, rest: Vec<(BinaryOp, ExprId)>) -> ExprId {
-        // Divisions group first: `a * b / c * d` is `(a * (b / c)) * d`.
-        let mut factors = Vec::new();
-        let mut current = first;
-        for (op, operand) in rest {
-            if op == BinaryOp::Div {
-                let span = self.span(current).to(self.span(operand));
-                current = self.push(
-                    Expr::Binary {
-                        op,
-                        lhs: current,
-                        rhs: operand,
-                    },
-                    span,
-                );
-            } else {
-                factors.push(current);
-                current = operand;
-            }
+    pub(crate) fn chain_push(&self, chain: Chain, op: BinaryOp, operand: ExprId) -> Chain {
+        let level = self.precedence(op);
+        let mut inner = self.inner.borrow_mut();
+        while inner.chain.len() > chain.base as usize + 1
+            && self.precedence(inner.chain.last().unwrap().0) >= level
+        {
+            reduce_top(&mut inner);
         }
-        factors.push(current);
-        let mut acc = factors[0];
-        for &f in &factors[1..] {
-            let span = self.span(acc).to(self.span(f));
-            acc = self.push(
-                Expr::Binary {
-                    op: BinaryOp::Mul,
-                    lhs: acc,
-                    rhs: f,
-                },
-                span,
-            );
+        inner.chain.push((op, operand));
+        chain
+    }
+
+    pub(crate) fn chain_end(&self, chain: Chain) -> ExprId {
+        let mut inner = self.inner.borrow_mut();
+        while inner.chain.len() > chain.base as usize + 1 {
+            reduce_top(&mut inner);
         }
-        acc
+        debug_assert_eq!(inner.chain.len(), chain.base as usize + 1);
+        inner.chain.pop().unwrap().1
     }
 
     pub(crate) fn neg(&self, e: ExprId, l: usize, r: usize) -> ExprId {
@@ -571,6 +560,16 @@ impl Builder<'_> {
         };
         self.push(e, Span::new(l, r))
     }
+}
+
+/// Joins the top two operands of the chain stack with the operator between them.
+fn reduce_top(inner: &mut Inner) {
+    let (op, rhs) = inner.chain.pop().unwrap();
+    let (_, lhs) = *inner.chain.last().unwrap();
+    let span = inner.nodes[lhs.index()].1.to(inner.nodes[rhs.index()].1);
+    let id = ExprId(inner.nodes.len() as u32);
+    inner.nodes.push((Expr::Binary { op, lhs, rhs }, span));
+    inner.chain.last_mut().unwrap().1 = id;
 }
 
 /// Number text as the game reads it: optional `f` suffix ignored; an exponent with no
