@@ -137,6 +137,13 @@ impl TokenKind {
         }
     }
 
+    /// Tokens after which the parser may hold a level open until something later closes it
+    /// (prefix operators, `?`, brackets): what bounds the parser's stack depth.
+    pub fn opens_nesting(self) -> bool {
+        use TokenKind::*;
+        matches!(self, Bang | Minus | Question | LParen | LBrace | LBracket)
+    }
+
     /// Tokens that can begin an operand; two operands in a row mean a missing operator.
     pub fn starts_operand(self) -> bool {
         use TokenKind::*;

@@ -7,10 +7,32 @@ use crate::ast::{Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
 use crate::lexer::{lex, Token, TokenKind};
 use crate::span::Span;
 
+// Two parsers generated from the one grammar (see build.rs).
 lalrpop_util::lalrpop_mod!(
     #[allow(clippy::all, unused_parens, dead_code, unused_imports)]
-    molang
+    ascent
 );
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, unused_parens, dead_code, unused_imports)]
+    table
+);
+
+/// Programs with at most this many tokens that can open a nesting level (`!`, `-`, `?`,
+/// brackets) go to the recursive-ascent parser, whose LR stack is the call stack: at most
+/// about 1.6 KB per level in a release build, so this bound keeps it far inside any thread's
+/// stack. Anything with more goes to the table-driven parser, whose stack is on the heap.
+/// Nearly every vanilla string has fewer than ten.
+pub const MAX_ASCENT_NESTERS: usize = 64;
+
+/// Which generated parser reads a program (both come from the same grammar and actions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Recursive ascent when the program is shallow enough ([`MAX_ASCENT_NESTERS`]), else
+    /// table-driven: what [`parse`] does.
+    Auto,
+    /// Always table-driven: the reference the tests compare [`Engine::Auto`] with.
+    TableDriven,
+}
 
 /// Deepest bracket nesting the parser will look at. The game refuses anything past 256
 /// node levels anyway; stopping here keeps hostile input (100,000 nested parentheses) cheap.
@@ -99,6 +121,11 @@ impl Parsed {
 
 /// Parses one Molang program (a simple expression or a statement list).
 pub fn parse(src: &str, options: ParseOptions) -> Parsed {
+    parse_with(src, options, Engine::Auto)
+}
+
+/// [`parse`] with a chosen parser engine: for tests that compare the two.
+pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
     let version = options.version.clamp(-1, LATEST_VERSION);
     if src.len() > MAX_SOURCE_LEN {
         let mut at = MAX_SOURCE_LEN;
@@ -167,7 +194,22 @@ pub fn parse(src: &str, options: ParseOptions) -> Parsed {
     let stream = tokens
         .iter()
         .map(|t| Ok::<_, ()>((t.span.start as usize, t.kind, t.span.end as usize)));
-    let result = molang::ProgramParser::new().parse(&builder, stream);
+    let ascent = match engine {
+        Engine::Auto => {
+            tokens
+                .iter()
+                .filter(|t| t.kind.opens_nesting())
+                .take(MAX_ASCENT_NESTERS + 1)
+                .count()
+                <= MAX_ASCENT_NESTERS
+        }
+        Engine::TableDriven => false,
+    };
+    let result = if ascent {
+        ascent::ProgramParser::new().parse(&builder, stream)
+    } else {
+        table::ProgramParser::new().parse(&builder, stream)
+    };
     let inner = builder.inner.into_inner();
     diagnostics.extend(inner.diagnostics);
     let root = match result {
@@ -281,22 +323,12 @@ pub struct Chain {
 }
 
 /// The `;`-terminated statements of a list read so far.
-#[derive(Default)]
 pub struct SeqItems {
     statements: Vec<ExprId>,
     semicolons: u32,
     leading_semicolon: bool,
-}
-
-impl SeqItems {
-    pub(crate) fn with(mut self, statement: Option<ExprId>) -> SeqItems {
-        if self.semicolons == 0 && statement.is_none() {
-            self.leading_semicolon = true;
-        }
-        self.semicolons += 1;
-        self.statements.extend(statement);
-        self
-    }
+    /// From the first token of the list to the last `;` so far.
+    span: Span,
 }
 
 /// Builds the arena from the grammar's actions. Shared by reference with the generated
@@ -321,20 +353,50 @@ impl Builder<'_> {
         self.inner.borrow().nodes[id.index()].0.clone()
     }
 
-    pub(crate) fn block(&self, items: SeqItems, last: Option<ExprId>, l: usize, r: usize) -> Block {
+    pub(crate) fn items(
+        &self,
+        items: Option<SeqItems>,
+        statement: Option<ExprId>,
+        semicolon: Span,
+    ) -> SeqItems {
+        let mut items = items.unwrap_or_else(|| SeqItems {
+            statements: Vec::new(),
+            semicolons: 0,
+            leading_semicolon: statement.is_none(),
+            span: statement.map_or(semicolon, |s| self.span(s)),
+        });
+        items.semicolons += 1;
+        items.statements.extend(statement);
+        items.span = items.span.to(semicolon);
+        items
+    }
+
+    /// A statement list; its span covers its tokens (an empty list is placed by
+    /// [`Builder::group`]).
+    pub(crate) fn block(&self, items: Option<SeqItems>, last: Option<ExprId>) -> Block {
+        let last_span = last.map(|l| self.span(l));
+        let Some(items) = items else {
+            return Block {
+                statements: last.into_iter().collect(),
+                semicolons: 0,
+                trailing_semicolon: false,
+                leading_semicolon: false,
+                span: last_span.unwrap_or_default(),
+            };
+        };
         let SeqItems {
             mut statements,
             semicolons,
             leading_semicolon,
+            span,
         } = items;
-        let trailing_semicolon = last.is_none() && semicolons > 0;
         statements.extend(last);
         Block {
             statements,
             semicolons,
-            trailing_semicolon,
+            trailing_semicolon: last.is_none(),
             leading_semicolon,
-            span: Span::new(l, r),
+            span: last_span.map_or(span, |l| span.to(l)),
         }
     }
 
@@ -549,7 +611,11 @@ impl Builder<'_> {
     pub(crate) fn leaf(&self, e: Expr, l: usize, r: usize) -> ExprId {
         self.push(e, Span::new(l, r))
     }
-    pub(crate) fn group(&self, kind: GroupKind, body: Block, l: usize, r: usize) -> ExprId {
+    pub(crate) fn group(&self, kind: GroupKind, mut body: Block, l: usize, r: usize) -> ExprId {
+        // An empty list sits at its closing bracket.
+        if body.statements.is_empty() && body.semicolons == 0 {
+            body.span = Span::new(r - 1, r - 1);
+        }
         self.push(Expr::Group { kind, body }, Span::new(l, r))
     }
     pub(crate) fn looping(&self, for_each: bool, args: Vec<ExprId>, l: usize, r: usize) -> ExprId {
