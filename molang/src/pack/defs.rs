@@ -7,6 +7,9 @@
 
 use std::collections::HashMap;
 
+use jsonc_parser::ast::Value;
+
+use super::json;
 use super::tree::{pointer as ptr, Tree};
 use super::{Pack, Site, SiteId};
 
@@ -247,7 +250,9 @@ impl Before {
 /// Fills the typed parts of the entries the site walkers made for one file (those after
 /// `before`), from the file's JSON `root`; `sites` are the file's sites (from index
 /// `first_site`).
-pub(super) fn attach(pack: &mut Pack, root: &Tree, first_site: usize, before: Before) {
+/// Only the values that hold definitions become [`Tree`]s: geometry (mostly cubes and UVs
+/// the runtime does not read) is read from the JSON syntax tree directly.
+pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, before: Before) {
     let sites: HashMap<String, SiteId> = pack.sites[first_site..]
         .iter()
         .enumerate()
@@ -255,31 +260,31 @@ pub(super) fn attach(pack: &mut Pack, root: &Tree, first_site: usize, before: Be
         .collect();
     let w = Walker { sites };
     let mut at = before;
-    for (key, value) in root.props() {
+    for (key, raw) in json::props(root) {
         let p = ptr("", key);
-        match key.as_str() {
+        let tree = || super::tree::convert(raw);
+        match key {
             "minecraft:client_entity" | "minecraft:attachable" => {
+                let value = tree();
                 for (k, desc) in value.props().iter().filter(|(k, _)| k == "description") {
                     let data = w.client(desc, &ptr(&p, k), key == "minecraft:attachable");
-                    if let Some(e) = pack.entities.get_mut(at.entities) {
+                    if let Some(e) = next(&mut pack.entities, &mut at.entities) {
                         e.client = Some(Box::new(data));
                     }
-                    at.entities += 1;
                 }
             }
             "minecraft:entity" => at.entities += 1,
             "animations" => {
-                for (id, anim) in value.props() {
+                for (id, anim) in tree().props() {
                     let data = w.animation(anim, &ptr(&p, id));
-                    if let Some(a) = pack.animations.get_mut(at.animations) {
+                    if let Some(a) = next(&mut pack.animations, &mut at.animations) {
                         debug_assert_eq!(&a.id, id);
                         a.data = data;
                     }
-                    at.animations += 1;
                 }
             }
             "animation_controllers" => {
-                for (id, ctrl) in value.props() {
+                for (id, ctrl) in tree().props() {
                     let cp = ptr(&p, id);
                     let mut states = Vec::new();
                     for (k, list) in ctrl.props().iter().filter(|(k, _)| k == "states") {
@@ -287,85 +292,97 @@ pub(super) fn attach(pack: &mut Pack, root: &Tree, first_site: usize, before: Be
                             states.push(w.state(st, &ptr(&ptr(&cp, k), name)));
                         }
                     }
-                    if let Some(c) = pack.controllers.get_mut(at.controllers) {
+                    if let Some(c) = next(&mut pack.controllers, &mut at.controllers) {
                         debug_assert_eq!(&c.id, id);
                         for (s, data) in c.states.iter_mut().zip(states) {
                             s.data = data;
                         }
                     }
-                    at.controllers += 1;
                 }
             }
             "render_controllers" => {
-                for (id, rc) in value.props() {
+                for (id, rc) in tree().props() {
                     let data = w.render(rc, &ptr(&p, id));
-                    if let Some(r) = pack.render_controllers.get_mut(at.render_controllers) {
+                    if let Some(r) = next(&mut pack.render_controllers, &mut at.render_controllers)
+                    {
                         debug_assert_eq!(&r.id, id);
                         r.data = data;
                     }
-                    at.render_controllers += 1;
                 }
             }
             "minecraft:geometry" => {
-                for geo in value.elems() {
+                for (_, geo) in json::elems(raw) {
                     // The site walker records a geometry only when it has an identifier.
-                    let has_id = geo
-                        .props()
-                        .iter()
-                        .filter(|(k, _)| k == "description")
-                        .flat_map(|(_, d)| d.props().iter().filter(|(k, _)| k == "identifier"))
-                        .any(|(_, id)| id.as_str().is_some());
+                    let has_id = json::props(geo)
+                        .filter(|(k, _)| *k == "description")
+                        .flat_map(|(_, d)| json::props(d).filter(|(k, _)| *k == "identifier"))
+                        .any(|(_, id)| json::as_str(id).is_some());
                     if has_id {
-                        if let Some(g) = pack.geometries.get_mut(at.geometries) {
+                        if let Some(g) = next(&mut pack.geometries, &mut at.geometries) {
                             g.legacy = false;
-                            g.rig = geo.get("bones").map(geometry_bones);
+                            g.rig = last(geo, "bones").map(geometry_bones);
                         }
-                        at.geometries += 1;
                     }
                 }
             }
             k if k.to_ascii_lowercase().starts_with("geometry.")
-                && matches!(value, Tree::Obj(_)) =>
+                && matches!(raw, Value::Object(_)) =>
             {
-                if let Some(g) = pack.geometries.get_mut(at.geometries) {
+                if let Some(g) = next(&mut pack.geometries, &mut at.geometries) {
                     g.legacy = true;
-                    g.rig = value.get("bones").map(geometry_bones);
+                    g.rig = last(raw, "bones").map(geometry_bones);
                 }
-                at.geometries += 1;
             }
             _ => {}
         }
     }
 }
 
-fn geometry_bones(list: &Tree) -> Vec<GeometryBone> {
-    let triple = |v: Option<&Tree>| -> [f32; 3] {
+/// The entry at `*at` of the file's entries, and the position moved past it.
+fn next<'l, T>(list: &'l mut [T], at: &mut usize) -> Option<&'l mut T> {
+    *at += 1;
+    list.get_mut(*at - 1)
+}
+
+/// The last value of `key` (the game keeps the last of duplicate keys).
+fn last<'v, 'a>(v: &'v Value<'a>, key: &str) -> Option<&'v Value<'a>> {
+    json::props(v)
+        .filter(|(k, _)| *k == key)
+        .map(|(_, v)| v)
+        .last()
+}
+
+fn geometry_bones(list: &Value<'_>) -> Vec<GeometryBone> {
+    let triple = |v: Option<&Value<'_>>| -> [f32; 3] {
         let mut out = [0.0; 3];
         if let Some(v) = v {
-            for (o, e) in out.iter_mut().zip(v.elems()) {
-                *o = e.as_num().unwrap_or(0.0) as f32;
+            for (o, (_, e)) in out.iter_mut().zip(json::elems(v)) {
+                // As `Tree` reads numbers: f64, then f32.
+                *o = match e {
+                    Value::NumberLit(n) => n.value.parse::<f64>().unwrap_or(0.0) as f32,
+                    _ => 0.0,
+                };
             }
         }
         out
     };
     let mut out = Vec::new();
-    for b in list.elems() {
-        let Some(name) = b.get("name").and_then(Tree::as_str) else {
+    for (_, b) in json::elems(list) {
+        let Some(name) = last(b, "name").and_then(json::as_str) else {
             continue;
         };
-        let locators = b
-            .get("locators")
-            .map(Tree::props)
-            .unwrap_or(&[])
-            .iter()
+        let locators = last(b, "locators")
+            .map(|l| json::props(l).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
             // `[x, y, z]` or `{offset: [x, y, z], rotation: ...}`.
-            .map(|(n, l)| (n.clone(), triple(l.get("offset").or(Some(l)))))
+            .map(|(n, l)| (n.to_string(), triple(last(l, "offset").or(Some(l)))))
             .collect();
         out.push(GeometryBone {
             name: name.to_string(),
-            parent: b.get("parent").and_then(Tree::as_str).map(str::to_string),
-            pivot: triple(b.get("pivot")),
-            rotation: triple(b.get("rotation")),
+            parent: last(b, "parent").and_then(json::as_str).map(str::to_string),
+            pivot: triple(last(b, "pivot")),
+            rotation: triple(last(b, "rotation")),
             locators,
         });
     }

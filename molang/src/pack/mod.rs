@@ -853,7 +853,7 @@ fn build(sources: Vec<Source>) -> Pack {
                 let models = defs::Before::of(&pack);
                 let out = extract::file(&mut pack, file, &path, &text, &root);
                 if models != defs::Before::of(&pack) {
-                    defs::attach(&mut pack, &tree::convert(&root), before, models);
+                    defs::attach(&mut pack, &root, before, models);
                 }
                 entry.kind = out.kind;
                 entry.format_version = out.format_version;
