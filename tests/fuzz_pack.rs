@@ -14,9 +14,10 @@ use molang::fuzz::{Config as FuzzArgs, FindingKind, Reported};
 use molang::runtime::inputs::{self, Kind};
 use molang::runtime::trace::{Columns, Format, Trace};
 use molang::runtime::{frame_time, load_entity, Backend, Driver, LogLine, Pose, Runtime};
+use molang::ErrorKind;
 
 /// `molang fuzz` without its printing.
-fn run(a: &FuzzArgs) -> Result<Vec<Reported>, String> {
+fn run(a: &FuzzArgs) -> Result<Vec<Reported>, molang::Error> {
     molang::fuzz::run(a, &mut ())
 }
 
@@ -211,16 +212,28 @@ fn reports_nothing_on_a_clean_entity() {
 fn bad_usage_is_an_error() {
     let mut a = args("clean", Backend::Jit, "usage");
     a.entity = "fuzz:nope".into();
-    assert!(run(&a).unwrap_err().contains("no entity `fuzz:nope`"));
+    let e = run(&a).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::UnknownEntity, "{e}");
+    assert!(e.to_string().contains("`fuzz:nope`"), "{e}");
     let mut a = args("clean", Backend::Jit, "usage");
     a.invariants = vec!["v.not_there > 0".into()];
-    assert!(run(&a).unwrap_err().contains("variable.not_there"));
+    let e = run(&a).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Config, "{e}");
+    // The variable the entity never mentions is named.
+    assert!(e.to_string().contains("variable.not_there"), "{e}");
     let mut a = args("clean", Backend::Jit, "usage");
     a.invariants = vec!["v.swing >".into()];
-    assert!(run(&a).unwrap_err().contains("does not load"));
+    let e = run(&a).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Config, "{e}");
+    assert!(e.to_string().contains("`v.swing >`"), "{e}");
     let mut a = args("clean", Backend::Jit, "usage");
     a.frames = 0;
-    assert!(run(&a).is_err());
+    let e = run(&a).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Config, "{e}");
+    assert!(e.to_string().contains("--frames"), "{e}");
+    let mut a = args("clean", Backend::Jit, "usage");
+    a.pack = PathBuf::from("tests/fixtures/no/such/pack");
+    assert_eq!(run(&a).unwrap_err().kind(), ErrorKind::NoSuchPath);
 }
 
 // ---- runtime mode ------------------------------------------------------------------------

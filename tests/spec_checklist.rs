@@ -7,7 +7,7 @@ mod common;
 
 use molang::builtins::math::{DefaultRng, MolangRng};
 use molang::ir::Slot;
-use molang::{compile, CheckOptions, EvalOptions, EvalResult, Expression, Host, Value};
+use molang::{compile, CheckOptions, Code, EvalOptions, EvalResult, Expression, Host, Value};
 
 fn compiled(src: &str, version: i16) -> Expression {
     let options = CheckOptions {
@@ -45,6 +45,19 @@ fn check_at(src: &str, version: i16, want: f32) {
 }
 
 #[track_caller]
+/// `src` does not load, and the reason is `code` (not just any error).
+fn refused_with(src: &str, code: Code) {
+    let err = compile(src, &CheckOptions::default())
+        .err()
+        .unwrap_or_else(|| panic!("`{src}` loads; the game refuses it ({})", code.as_str()));
+    let codes: Vec<&str> = err.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert!(
+        err.diagnostics.iter().any(|d| d.code == code),
+        "`{src}`: expected {}, got {codes:?}",
+        code.as_str()
+    );
+}
+
 fn check(src: &str, want: f32) {
     check_at(src, grammar::LATEST_VERSION, want);
 }
@@ -94,22 +107,17 @@ fn checklist_rows_1_to_14() {
 fn checklist_row_8_as_written_does_not_load() {
     // The game refuses statements after a top-level `return` (molangx #598 `return 0; return 0;`
     // is FAIL), so §10's `…; return temp.t; return 5;` never runs; tested above without the tail.
-    assert!(compile(
-        "temp.t = 4; return temp.t; return 5;",
-        &CheckOptions::default()
-    )
-    .is_err());
+    refused_with("temp.t = 4; return temp.t; return 5;", Code::Unreachable);
 }
 
 #[test]
 fn checklist_row_11_as_written_needs_its_final_semicolon() {
     // §10 writes it without the final `;`; the game requires one in a complex expression
     // (molangx E07), so the row is tested above with it.
-    assert!(compile(
+    refused_with(
         "t.l = 10; 10 * t.l + (t.l * t.l * 4)",
-        &CheckOptions::default()
-    )
-    .is_err());
+        Code::MissingFinalSemicolon,
+    );
 }
 
 #[test]
@@ -220,11 +228,10 @@ fn evaluation_table_4_8() {
 #[test]
 fn evaluation_table_4_8_rows_the_preface_overrides() {
     // `(v.y = 4) + 1`: arithmetic on an assignment does not load (preface; molangx #581).
-    assert!(compile(
+    refused_with(
         "v.x = (v.y = 4) + 1; return v.x + v.y;",
-        &CheckOptions::default()
-    )
-    .is_err());
+        Code::NonNumericOperand,
+    );
     // Fractional counts round up (preface; molang-go `loop(2.9, …)` = 3), not truncate.
     check("v.n = 0; loop(3.9, { v.n = v.n + 1; }); return v.n;", 4.0);
     // The shipped game does not cap loops at 1024; the cap is a setting, off by default.

@@ -36,7 +36,7 @@ fn run(
     backend: Backend,
     timeline: &inputs::Timeline,
 ) -> Result<(Vec<Vec<u32>>, Vec<String>), String> {
-    let loaded = load_from_pack(pack, id).map_err(|e| e.0)?;
+    let loaded = load_from_pack(pack, id).map_err(|e| e.to_string())?;
     let mut rt = Runtime::new(loaded, backend, FPS, 0);
     let (mut driver, _) = Driver::new(timeline, &mut rt);
     let dt = 1.0 / FPS;

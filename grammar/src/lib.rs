@@ -16,6 +16,9 @@
 //! assert_eq!(parsed.ast.root.unwrap().statements.len(), 2);
 //! ```
 
+// Nothing here needs `unsafe` (the logos and LALRPOP output included).
+#![forbid(unsafe_code)]
+
 pub mod ast;
 pub mod lexer;
 mod parse;

@@ -295,7 +295,7 @@ impl Tiered {
         match &self.native {
             Some(Ok(_)) => Backend::Jit,
             _ if self.runs >= self.threshold && self.native.is_none() => Backend::Jit,
-            _ => Backend::Interpreter,
+            _ => Backend::Interp,
         }
     }
     /// Why the JIT is not used, once it was tried.
@@ -312,10 +312,7 @@ impl Tiered {
                 self.expr.eval_native(n, inputs, seed, &self.options),
                 Backend::Jit,
             ),
-            _ => (
-                self.expr.eval(inputs, seed, &self.options),
-                Backend::Interpreter,
-            ),
+            _ => (self.expr.eval(inputs, seed, &self.options), Backend::Interp),
         }
     }
 }

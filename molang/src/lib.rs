@@ -4,7 +4,8 @@
 //! Pipeline: source → tokens → AST (`grammar` crate) → checked IR ([`check()`]) →
 //! interpreter ([`interp`]) or JIT ([`jit`]). The checker is the only code that reads
 //! names; the interpreter never sees an AST. Only [`pack`] and the front ends touch files;
-//! no library module prints or returns an exit code. Only [`jit`] may use `unsafe`: every
+//! no library module prints or returns an exit code; what stops an operation is an
+//! [`Error`] with an [`ErrorKind`]. Only [`jit`] may use `unsafe`: every
 //! other module forbids it.
 //!
 //! ```
@@ -23,6 +24,8 @@ pub mod diagnostics;
 pub mod engine_vars;
 #[forbid(unsafe_code)]
 pub mod entity;
+#[forbid(unsafe_code)]
+pub mod error;
 #[forbid(unsafe_code)]
 pub mod expression;
 #[forbid(unsafe_code)]
@@ -51,5 +54,6 @@ pub mod testing;
 
 pub use check::{check, CheckOptions, Checked};
 pub use diagnostics::{Code, Diagnostic, Severity};
+pub use error::{Error, ErrorKind};
 pub use expression::{compile, Backend, Cache, CompileError, EvalResult, Expression, Tiered};
 pub use interp::{EvalOptions, Host, Value};

@@ -603,30 +603,13 @@ pub fn suggest(name: &str) -> Option<&'static str> {
             // (Query names are ASCII, so bytes are chars.)
             continue;
         } else {
-            levenshtein(&lower, info.name)
+            strsim::levenshtein(&lower, info.name)
         };
         if d <= allowed && d < len && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, info.name));
         }
     }
     best.map(|(_, n)| n)
-}
-
-/// Edit distance (insertions, deletions, substitutions) over chars.
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            let cost = if ca == cb { 0 } else { 1 };
-            row[j + 1] = (diag + cost).min(above + 1).min(row[j] + 1);
-            diag = above;
-        }
-    }
-    row[b.len()]
 }
 
 /// `variable.*` names the engine itself provides to some entities, particle
@@ -789,9 +772,6 @@ mod tests {
         assert_eq!(suggest("x"), None);
         assert_eq!(suggest(""), None);
         assert_eq!(suggest("completely_unrelated_words"), None);
-        assert_eq!(levenshtein("kitten", "sitting"), 3);
-        assert_eq!(levenshtein("", "abc"), 3);
-        assert_eq!(levenshtein("abc", "abc"), 0);
     }
 
     #[test]

@@ -112,7 +112,23 @@ fn run_writes_jsonl_and_a_plot() {
         .find(|v| v["frame"] == 5 && v["bone"] == "lin")
         .unwrap();
     assert_eq!(row5["rx"], 22.5);
-    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+    // The plot draws the two requested channels: a line each, named in the legend.
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg"), "{}", &plot[..plot.len().min(80)]);
+    let texts: Vec<&str> = plot
+        .split("</text>")
+        .filter_map(|piece| piece.rsplit_once('>').map(|(_, t)| t.trim()))
+        .collect();
+    for channel in ["lin.rx", "cat.rx"] {
+        assert!(
+            texts.contains(&channel),
+            "no legend for {channel}: {texts:?}"
+        );
+    }
+    assert!(
+        plot.matches("<polyline").count() >= 2,
+        "fewer than two lines"
+    );
     // The missing animation is a content-log line with its frame.
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(

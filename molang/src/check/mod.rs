@@ -1535,33 +1535,19 @@ fn arg_placeholder(n: usize) -> String {
         .join(", ")
 }
 
-/// The closest candidate by edit distance, when it is close enough to be a typo.
+/// The closest candidate by edit distance (Levenshtein, over chars), when it is close
+/// enough to be a typo.
 pub(crate) fn closest<'s>(
     name: &str,
     candidates: impl Iterator<Item = &'s str>,
 ) -> Option<&'s str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
-        let d = levenshtein(name, c);
+        let d = strsim::levenshtein(name, c);
         if best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }
     best.filter(|(d, c)| *d <= 2.max(c.len() / 3))
         .map(|(_, c)| c)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }

@@ -30,6 +30,7 @@ use std::path::PathBuf;
 
 use crate::builtins::math::DefaultRng;
 use crate::entity::{EntityInstance, EntityScripts, ScriptSource};
+use crate::error::{Error, ErrorKind};
 use crate::interp::Value;
 use crate::ir::{Names, Slot};
 use crate::runtime::frame_time;
@@ -77,7 +78,7 @@ pub trait Observer {
 impl Observer for () {}
 
 /// Refuses a reproducer folder inside the input pack (tools never write into an input).
-fn check_out_dir(out: &std::path::Path, pack: &std::path::Path) -> Result<(), String> {
+fn check_out_dir(out: &std::path::Path, pack: &std::path::Path) -> Result<(), Error> {
     let abs = |p: &std::path::Path| -> Option<PathBuf> {
         // The folder may not exist yet: resolve its nearest existing ancestor.
         let mut base = p.to_path_buf();
@@ -95,10 +96,13 @@ fn check_out_dir(out: &std::path::Path, pack: &std::path::Path) -> Result<(), St
     };
     if let (Some(o), Some(p)) = (abs(out), abs(pack)) {
         if o.starts_with(&p) {
-            return Err(format!(
-                "--out-dir {} is inside the pack {}; molang never writes into an input pack",
-                out.display(),
-                pack.display()
+            return Err(Error::new(
+                ErrorKind::Config,
+                format!(
+                    "--out-dir {} is inside the pack {}; molang never writes into an input pack",
+                    out.display(),
+                    pack.display()
+                ),
             ));
         }
     }
@@ -352,22 +356,29 @@ struct Fuzzer {
 
 /// Fuzzes as `molang fuzz` does, reporting notes and progress to `obs` and writing each
 /// finding's reproducer into `out_dir`; the findings, or a usage error.
-pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, String> {
+pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Error> {
     if args.frames == 0 {
-        return Err("--frames must be at least 1".into());
+        return Err(Error::new(ErrorKind::Config, "--frames must be at least 1"));
     }
     if !(args.fps.is_finite() && args.fps > 0.0 && args.fps <= 10_000.0) {
-        return Err(format!("--fps must be a positive number, got {}", args.fps));
+        return Err(Error::new(
+            ErrorKind::Config,
+            format!("--fps must be a positive number, got {}", args.fps),
+        ));
     }
     if !args.pack.exists() {
-        return Err(format!("{} does not exist", args.pack.display()));
+        return Err(Error::new(
+            ErrorKind::NoSuchPath,
+            format!("{} does not exist", args.pack.display()),
+        ));
     }
     check_out_dir(&args.out_dir, &args.pack)?;
     let user_ranges = match &args.ranges {
         Some(p) => {
-            let text =
-                crate::pack::read_text_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            parse_ranges(&text).map_err(|e| format!("{}: {e}", p.display()))?
+            let text = crate::pack::read_text_file(p)
+                .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", p.display())))?;
+            parse_ranges(&text)
+                .map_err(|e| Error::new(ErrorKind::Config, format!("{}: {e}", p.display())))?
         }
         None => BTreeMap::new(),
     };
@@ -449,7 +460,8 @@ pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Strin
     if found.is_empty() {
         return Ok(Vec::new());
     }
-    crate::pack::create_out_dir(&args.out_dir).map_err(|e| format!("--out-dir {e}"))?;
+    crate::pack::create_out_dir(&args.out_dir)
+        .map_err(|e| Error::new(ErrorKind::Io, format!("--out-dir {e}")))?;
     let stem: String = args
         .entity
         .chars()
@@ -459,7 +471,7 @@ pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Strin
     for (n, (case, f)) in found.values().enumerate() {
         let file = args.out_dir.join(format!("fuzz-{stem}-{}.csv", n + 1));
         crate::pack::write_text_file(&file, &fuzzer.csv(case, args.fps))
-            .map_err(|e| format!("{}: {e}", file.display()))?;
+            .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", file.display())))?;
         let command = format!(
             "molang run {} --entity {} --inputs {} --seconds {} --fps {} --seed {} --vars{}",
             shell_word(&args.pack.display().to_string()),
@@ -544,11 +556,17 @@ const ENGINE_SUPPLIED: &[&str] = &[
 ];
 
 /// The runtime model of the entity, or why the fuzzer cannot use it.
-fn runtime_model(pack: &crate::pack::Pack, id: &str) -> Result<crate::runtime::Loaded, String> {
+fn runtime_model(pack: &crate::pack::Pack, id: &str) -> Result<crate::runtime::Loaded, Error> {
     match load_from_pack(pack, id) {
         Ok(l) if l.model.has_geometry || !l.model.animate.is_empty() => Ok(l),
-        Ok(_) => Err(format!("{id} has no geometry and animates nothing")),
-        Err(e) => Err(format!("the runtime cannot load {id} ({e})")),
+        Ok(_) => Err(Error::new(
+            ErrorKind::NothingToPlay,
+            format!("{id} has no geometry and animates nothing"),
+        )),
+        Err(e) => Err(Error::new(
+            e.kind(),
+            format!("the runtime cannot load {id} ({e})"),
+        )),
     }
 }
 
@@ -651,7 +669,7 @@ impl Fuzzer {
         args: &Config,
         user_ranges: &BTreeMap<String, Range>,
         notes: &mut Vec<String>,
-    ) -> Result<Fuzzer, String> {
+    ) -> Result<Fuzzer, Error> {
         let pack = crate::pack::load(std::slice::from_ref(&args.pack));
         let Some(entity) = pack
             .entities
@@ -663,15 +681,18 @@ impl Fuzzer {
                 .iter()
                 .map(|e| e.identifier.as_str())
                 .collect();
-            return Err(format!(
-                "no entity `{}` in {}{}",
-                args.entity,
-                args.pack.display(),
-                if known.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (entities: {})", known.join(", "))
-                }
+            return Err(Error::new(
+                ErrorKind::UnknownEntity,
+                format!(
+                    "no entity `{}` in {}{}",
+                    args.entity,
+                    args.pack.display(),
+                    if known.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (entities: {})", known.join(", "))
+                    }
+                ),
             ));
         };
         let source = ScriptSource::from_pack(&pack, entity);
@@ -690,9 +711,12 @@ impl Fuzzer {
                     )
                 })
                 .collect();
-            format!(
-                "the entity's scripts do not load (run `molang check` for positions):\n{}",
-                shown.join("\n")
+            Error::new(
+                ErrorKind::ScriptsDoNotLoad,
+                format!(
+                    "the entity's scripts do not load (run `molang check` for positions):\n{}",
+                    shown.join("\n")
+                ),
             )
         })?;
         let (target, inputs) = match runtime_model(&pack, &args.entity) {
@@ -774,7 +798,8 @@ impl Fuzzer {
             .invariants
             .iter()
             .map(|text| compile_invariant(text, names, version))
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, _>>()
+            .map_err(|why| Error::new(ErrorKind::Config, why))?;
         Ok(Fuzzer {
             target,
             inputs,

@@ -12,7 +12,8 @@ use crate::jit::{self, JitError, JitProgram};
 /// Which back end runs a program (the one back-end enum of the library).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Backend {
-    Interpreter,
+    /// The reference interpreter (the executable specification).
+    Interp,
     Jit,
 }
 
@@ -59,7 +60,7 @@ impl Executable {
     pub fn backend(&self) -> Backend {
         match self.native {
             Some(_) => Backend::Jit,
-            None => Backend::Interpreter,
+            None => Backend::Interp,
         }
     }
 

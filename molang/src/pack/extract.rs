@@ -810,6 +810,7 @@ impl Cx<'_, '_> {
             id: id.to_string(),
             parent,
             bones,
+            ..Geometry::default()
         });
     }
 
@@ -1032,6 +1033,7 @@ impl Cx<'_, '_> {
                 id: id.to_string(),
                 sites: Vec::new(),
                 arrays: Vec::new(),
+                data: Default::default(),
             };
             for (key, field) in props(rc) {
                 let p = ptr(&rp, key);

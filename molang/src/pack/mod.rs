@@ -10,13 +10,18 @@
 //! column of the file. Script arrays (`initialize`, `pre_animation`, multi-entry `on_entry`,
 //! `timeline`, ...) become one program, their entries joined with `"\n"`.
 //!
-//! It also builds a small model of entities, animations and controllers for cross-file
-//! checks (which variables an entity sets, which animations it plays).
+//! It also builds the one model of the pack's definitions: entities, animations,
+//! controllers with their states, render controllers and geometry, for cross-file checks
+//! (which variables an entity sets, which animations it plays) and, with their typed parts
+//! ([`defs`]: numbers, keyframes, loop modes, blend curves, bones, pivots and locators, each
+//! Molang string an [`Expr`] naming its site), for the runtime, which reads no JSON itself.
+//! Layered packs are resolved here too (see [`load`]).
 //!
 //! This module does not parse Molang and depends on nothing else in the crate; it only
 //! returns data (no printing). Problems (unreadable files, broken JSON) are collected in
 //! [`Pack::problems`] and loading goes on.
 
+pub mod defs;
 mod extract;
 pub(crate) mod json;
 mod layer;
@@ -27,6 +32,11 @@ pub mod tree;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+
+pub use defs::{
+    AnimationData, BlendTransition, ClientData, Expr, GeometryBone, Lerp, LoopMode, RenderData,
+    StateData,
+};
 
 /// Index into [`Pack::sites`].
 pub type SiteId = usize;
@@ -214,7 +224,7 @@ pub enum EntityKind {
 }
 
 /// A client entity, attachable or behaviour entity description.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Entity {
     pub file: usize,
     pub kind: EntityKind,
@@ -246,6 +256,8 @@ pub struct Entity {
     /// Every other site of the file: `scale*`, `parent_setup`, render-controller
     /// conditions, `item` conditions, behaviour components ...
     pub other_sites: Vec<SiteId>,
+    /// What a client entity or attachable plays and draws (`None` for behaviour entities).
+    pub client: Option<Box<ClientData>>,
 }
 
 impl Entity {
@@ -260,7 +272,7 @@ impl Entity {
 }
 
 /// One `animations.<id>` definition.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Animation {
     pub file: usize,
     pub id: String,
@@ -270,10 +282,12 @@ pub struct Animation {
     pub timeline: Vec<SiteId>,
     /// `bones.<name>` keys and their byte range in the file.
     pub bones: Vec<(String, Range<usize>)>,
+    /// Loop mode, length, tracks and timeline: what the runtime plays.
+    pub data: AnimationData,
 }
 
 /// One `animation_controllers.<id>` definition.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Controller {
     pub file: usize,
     pub id: String,
@@ -288,7 +302,7 @@ pub struct Controller {
 }
 
 /// One state of an animation controller.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ControllerState {
     pub name: String,
     /// Byte range of the state's key in the file.
@@ -309,10 +323,13 @@ pub struct ControllerState {
     pub variables: Vec<(String, Option<SiteId>)>,
     /// Every site of the state.
     pub sites: Vec<SiteId>,
+    /// Blends, conditions, scripts and variables as the runtime plays them (numbers
+    /// included).
+    pub data: StateData,
 }
 
 /// One `render_controllers.<id>` definition.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RenderController {
     pub file: usize,
     pub id: String,
@@ -320,11 +337,13 @@ pub struct RenderController {
     /// `arrays.<group>.<name>`: the array name as written and its elements (names of
     /// resources or of other arrays, which the game flattens in).
     pub arrays: Vec<(String, Vec<String>)>,
+    /// Geometry, textures, materials, part visibility and colours as the runtime draws them.
+    pub data: RenderData,
 }
 
 /// One geometry definition: `minecraft:geometry` (1.12.0+) or a legacy top-level
 /// `"geometry.name"` / `"geometry.name:geometry.parent"` key (1.8.0 / 1.10.0).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Geometry {
     pub file: usize,
     /// Identifier without the `:parent` part.
@@ -333,6 +352,10 @@ pub struct Geometry {
     pub parent: Option<String>,
     /// Bone names as written.
     pub bones: Vec<String>,
+    /// A top-level `"geometry.name"` key rather than a `minecraft:geometry` entry.
+    pub legacy: bool,
+    /// The bones with their bind pose (`None`: no `bones` key).
+    pub rig: Option<Vec<GeometryBone>>,
 }
 
 /// What kind of definition a [`Shadowed`] entry is.
@@ -827,7 +850,11 @@ fn build(sources: Vec<Source>) -> Pack {
             }
             Ok(Some(root)) => {
                 let before = pack.sites.len();
+                let models = defs::Before::of(&pack);
                 let out = extract::file(&mut pack, file, &path, &text, &root);
+                if models != defs::Before::of(&pack) {
+                    defs::attach(&mut pack, &root, before, models);
+                }
                 entry.kind = out.kind;
                 entry.format_version = out.format_version;
                 if is_manifest(&path) {

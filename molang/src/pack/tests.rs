@@ -1418,3 +1418,180 @@ fn highest_entity_min_engine_version_wins() {
     assert_eq!(pack.shadowed[0].kind, DefinitionKind::Entity);
     assert_eq!(pack.shadowed[0].id, "t:e");
 }
+
+// ---- typed definitions (what the runtime plays) ------------------------------------------
+
+#[test]
+fn typed_definitions_carry_numbers_enums_and_sites() {
+    use defs::{ChannelDef, KeyValue, Num, Vec3};
+    let anim = r#"{"animations": {"animation.t.a": {
+        "loop": "hold_on_last_frame", "animation_length": 2,
+        "anim_time_update": "q.anim_time + q.delta_time * 2",
+        "bones": {"leg": {"rotation": {"0.0": [0, "q.x", 3], "x": 1,
+                                       "1.5": {"pre": "v.a", "post": [1], "lerp_mode": "step"}},
+                          "scale": 2}},
+        "timeline": {"0.5": ["v.t = 1;", "v.u = 2;"], "bad": "v.z = 1;"}}}}"#;
+    let ctrl = r#"{"animation_controllers": {"controller.animation.t": {
+        "initial_state": "b",
+        "states": {
+          "a": {"animations": [{"animation.t.a": 0.5}], "blend_transition": 0.2,
+                "transitions": [{"b": "q.x > 1"}],
+                "variables": {"v.speed": {"input": "q.x", "remap_curve": {"1": 10, "0": 0}}}},
+          "b": {"on_entry": "v.e = 1;", "blend_transition": {"0.5": 0.25, "0": 1}}}}}}"#;
+    let rc = r#"{"render_controllers": {"controller.render.t": {
+        "geometry": "Geometry.default", "textures": ["Texture.default", 3],
+        "part_visibility": [{"*": true}, {"leg": "q.x"}],
+        "color": {"r": "q.x", "a": 0.5}, "uv_anim": {"offset": [0, "q.y"], "scale": [1, 1]}}}}"#;
+    let geo = r#"{"format_version": "1.12.0", "minecraft:geometry": [{
+        "description": {"identifier": "geometry.t"},
+        "bones": [{"name": "body", "pivot": [0, 12, 0]},
+                  {"name": "leg", "parent": "body", "pivot": [1, 6, 2], "rotation": [10, 0, 0],
+                   "locators": {"foot": [1, 0, 2], "toe": {"offset": [1, 0, 3]}}}]}]}"#;
+    let pack = pack_of(&[
+        ("a.json", anim),
+        ("c.json", ctrl),
+        ("r.json", rc),
+        ("g.json", geo),
+    ]);
+    let text = |n: &Num| match n {
+        Num::Molang(e) => e.text(&pack).to_string(),
+        Num::Const(c) => format!("const {c}"),
+    };
+
+    let a = &pack.animations[0].data;
+    assert_eq!(a.looping, LoopMode::Hold);
+    assert_eq!(a.length, Some(2.0));
+    assert_eq!(
+        text(a.anim_time_update.as_ref().unwrap()),
+        "q.anim_time + q.delta_time * 2"
+    );
+    let track = &a.tracks[0];
+    assert_eq!(track.bone, "leg");
+    let [(rot, ChannelDef::Keys(keys)), (scale, ChannelDef::Static(Some(Vec3::Splat(s))))] =
+        &track.channels[..]
+    else {
+        panic!("{:?}", track.channels);
+    };
+    assert_eq!((*rot, *scale), (defs::ROTATION, defs::SCALE));
+    assert_eq!(s, &Num::Const(2.0));
+    // Keys as written, in order: the bad time is kept (the runtime names it), unparsed.
+    assert_eq!(keys.len(), 3);
+    assert_eq!((keys[1].time_text.as_str(), keys[1].time), ("x", None));
+    let KeyValue::Plain(Some(Vec3::Axes([x, y, _]))) = &keys[0].value else {
+        panic!("{:?}", keys[0]);
+    };
+    assert_eq!(x, &Num::Const(0.0));
+    // A Molang string is its site, with the site's exact position.
+    let Num::Molang(Expr::Site(id)) = y else {
+        panic!("{y:?}");
+    };
+    let site = &pack.sites[*id];
+    assert_eq!(
+        site.pointer,
+        "/animations/animation.t.a/bones/leg/rotation/0.0/1"
+    );
+    assert_eq!(pack.locate(site, 0), pos_of(anim, "q.x\"", 0));
+    let KeyValue::PrePost { pre, post, lerp } = &keys[2].value else {
+        panic!("{:?}", keys[2]);
+    };
+    assert_eq!(*lerp, Lerp::Step);
+    assert!(matches!(pre, Some(Vec3::Splat(Num::Molang(_)))));
+    assert!(matches!(post, Some(Vec3::Splat(Num::Const(c))) if *c == 1.0));
+    // Timeline: numeric times only, the array joined into one script site.
+    assert_eq!(a.timeline.len(), 1);
+    assert_eq!(a.timeline[0].0, 0.5);
+    assert_eq!(a.timeline[0].2.text(&pack), "v.t = 1;\nv.u = 2;");
+
+    // One controller model: the states' names and sites, and what the runtime plays.
+    let c = &pack.controllers[0];
+    assert_eq!(c.initial_state.as_deref(), Some("b"));
+    let (sa, sb) = (&c.states[0].data, &c.states[1].data);
+    assert_eq!(
+        sa.animations,
+        vec![("animation.t.a".to_string(), Some(Num::Const(0.5)))]
+    );
+    assert_eq!(sa.blend_transition, BlendTransition::Seconds(0.2));
+    assert_eq!(sa.transitions[0].0, "b");
+    assert_eq!(text(sa.transitions[0].1.as_ref().unwrap()), "q.x > 1");
+    assert_eq!(sa.variables[0].name, "speed");
+    assert_eq!(sa.variables[0].curve, vec![(0.0, 0.0), (1.0, 10.0)]);
+    assert_eq!(sb.on_entry.as_ref().unwrap().text(&pack), "v.e = 1;");
+    assert_eq!(
+        sb.blend_transition,
+        BlendTransition::Curve(vec![(0.0, 1.0), (0.5, 0.25)])
+    );
+
+    let r = &pack.render_controllers[0].data;
+    assert_eq!(r.geometry.as_ref().unwrap().text(&pack), "Geometry.default");
+    assert_eq!(r.textures.len(), 1, "the number is not a texture choice");
+    assert_eq!(r.part_visibility[0].2, Some(Num::Const(1.0)));
+    assert_eq!(text(r.part_visibility[1].2.as_ref().unwrap()), "q.x");
+    assert_eq!(text(r.colors[0][0].as_ref().unwrap()), "q.x");
+    assert_eq!(r.colors[0][3], Some(Num::Const(0.5)));
+    assert_eq!(r.colors[0][1], None);
+    let uv = r.uv_anim.as_ref().unwrap();
+    assert_eq!(text(uv[1].as_ref().unwrap()), "q.y");
+    assert_eq!(uv[2], Some(Num::Const(1.0)));
+
+    let g = &pack.geometries[0];
+    assert!(!g.legacy);
+    let bones = g.rig.as_ref().unwrap();
+    assert_eq!(bones[1].name, "leg");
+    assert_eq!(bones[1].parent.as_deref(), Some("body"));
+    assert_eq!(bones[1].pivot, [1.0, 6.0, 2.0]);
+    assert_eq!(bones[1].rotation, [10.0, 0.0, 0.0]);
+    assert_eq!(
+        bones[1].locators,
+        vec![
+            ("foot".to_string(), [1.0, 0.0, 2.0]),
+            ("toe".to_string(), [1.0, 0.0, 3.0])
+        ]
+    );
+}
+
+#[test]
+fn typed_client_description_and_legacy_lists() {
+    let entity = r#"{"minecraft:client_entity": {"description": {
+        "identifier": "t:e", "min_engine_version": "1.8.0",
+        "animations": {"walk": "animation.t.walk", "move": "controller.animation.t.move"},
+        "animation_controllers": [{"old": "controller.animation.t.old"}],
+        "geometry": {"baby": "geometry.b", "default": "geometry.t"},
+        "textures": {"Default": "textures/t"},
+        "scripts": {"animate": ["walk", {"move": "q.is_moving"}, 3], "scale": "0.5",
+                    "scaleX": "q.x", "pre_animation": ["v.a = 1;"]},
+        "render_controllers": [{"controller.render.t": "q.x"}, "controller.render.u"]}}}"#;
+    let pack = pack_of(&[("e.json", entity)]);
+    let e = &pack.entities[0];
+    let d = e.client.as_deref().unwrap();
+    assert_eq!(e.min_engine_version, Some([1, 8, 0]));
+    // `description.animations` alone: the legacy list is its own namespace.
+    assert_eq!(d.animations.len(), 2);
+    assert_eq!(
+        d.legacy_controllers,
+        vec![("old".to_string(), "controller.animation.t.old".to_string())]
+    );
+    assert_eq!(d.geometry.as_deref(), Some("geometry.t"));
+    assert_eq!(
+        d.resources[1],
+        vec![("default".to_string(), "textures/t".to_string())]
+    );
+    assert_eq!(d.animate.len(), 2, "the number is not an animate entry");
+    assert_eq!(d.animate[0], ("walk".to_string(), None));
+    let Some(defs::Num::Molang(Expr::Site(s))) = &d.animate[1].1 else {
+        panic!("{:?}", d.animate[1]);
+    };
+    assert_eq!(pack.sites[*s].text, "q.is_moving");
+    // A plain number in a string is a constant; the key keeps its spelling.
+    assert_eq!(
+        d.scale[0],
+        (0, "scale".to_string(), Some(defs::Num::Const(0.5)))
+    );
+    assert_eq!(d.scale[1].0, 1);
+    assert_eq!(d.scale[1].1, "scaleX");
+    assert_eq!(d.render_controllers.len(), 2);
+    assert_eq!(
+        d.render_controllers[1],
+        ("controller.render.u".to_string(), None)
+    );
+    assert_eq!(d.parent_setup, None, "client entities have no parent_setup");
+}

@@ -79,7 +79,7 @@ pub fn parse_tree(text: &str) -> Result<Tree, TreeError> {
     }
 }
 
-fn convert(v: &Value<'_>) -> Tree {
+pub(super) fn convert(v: &Value<'_>) -> Tree {
     match v {
         Value::StringLit(s) => Tree::Str(s.value.to_string()),
         // The parser only accepts JSON number syntax, which f64 always reads.

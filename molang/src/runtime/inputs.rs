@@ -9,6 +9,7 @@
 //! value of that query for exactly those arguments; a column without parentheses is the
 //! query's value for any arguments no column matches.
 
+use crate::error::{Error, ErrorKind};
 use crate::interp::Value;
 
 /// What an input column feeds.
@@ -56,8 +57,13 @@ pub type Column = (Kind, String, Box<[Value]>);
 
 /// Parses one header cell: `q.name`, `query.name(args)`, `v.name`, `variable.name`. The
 /// error says what is wrong (the caller adds where). `q.name()` is the plain column: a call
-/// with no arguments reads the plain value in both back ends.
-pub fn column_of(column: &str) -> Result<Column, String> {
+/// with no arguments reads the plain value in both back ends. Errors are
+/// [`ErrorKind::Inputs`].
+pub fn column_of(column: &str) -> Result<Column, Error> {
+    column_text(column).map_err(|why| Error::new(ErrorKind::Inputs, why))
+}
+
+fn column_text(column: &str) -> Result<Column, String> {
     let c = column.trim();
     let lower = c.to_ascii_lowercase();
     let (kind, skip) = if let Some(p) = ["query.", "q."].iter().find(|p| lower.starts_with(**p)) {
@@ -195,8 +201,13 @@ fn split_header(line: &str) -> Vec<(usize, String)> {
         .collect()
 }
 
-/// Parses the CSV text; errors name the line and column (1-based) of the problem.
-pub fn parse(text: &str, file: &str) -> Result<Timeline, String> {
+/// Parses the CSV text; errors ([`ErrorKind::Inputs`]) name the line and column (1-based)
+/// of the problem.
+pub fn parse(text: &str, file: &str) -> Result<Timeline, Error> {
+    parse_text(text, file).map_err(|why| Error::new(ErrorKind::Inputs, why))
+}
+
+fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -223,7 +234,7 @@ pub fn parse(text: &str, file: &str) -> Result<Timeline, String> {
             t_col = Some(i);
             col_of.push(None);
         } else {
-            let (kind, q, args) = column_of(c)
+            let (kind, q, args) = column_text(c)
                 .map_err(|why| format!("{file}:{}:{col_start}: column `{c}` {why}", hline + 1))?;
             let same_args = |a: &[Value]| {
                 a.len() == args.len() && a.iter().zip(args.iter()).all(|(x, y)| x.equals(*y))
@@ -354,18 +365,26 @@ mod tests {
     #[test]
     fn bad_cells_name_line_and_column() {
         let e = parse("t,q.a\n0,1\n1,x\n", "in.csv").unwrap_err();
-        assert_eq!(e, "in.csv:3:3: `x` is not a number (column `q.a`)");
+        assert_eq!(e.kind(), ErrorKind::Inputs);
+        assert_eq!(
+            e.to_string(),
+            "in.csv:3:3: `x` is not a number (column `q.a`)"
+        );
         assert!(parse("q.a\n1\n", "in.csv")
             .unwrap_err()
+            .to_string()
             .contains("no `t` column"));
         assert!(parse("t,x.a\n1,1\n", "in.csv")
             .unwrap_err()
+            .to_string()
             .contains("not a query or variable"));
         assert!(parse("t,q.a,query.A\n1,1,2\n", "in.csv")
             .unwrap_err()
+            .to_string()
             .contains("appears twice"));
         assert!(parse("t,q.a\n1,1\n0,2\n", "in.csv")
             .unwrap_err()
+            .to_string()
             .contains("sorted"));
     }
 
@@ -414,7 +433,8 @@ mod tests {
     fn bad_argument_syntax_is_an_error_naming_the_problem() {
         let bad = |c: &str, want: &str| {
             let e = column_of(c).unwrap_err();
-            assert!(e.contains(want), "{c}: {e}");
+            assert_eq!(e.kind(), ErrorKind::Inputs, "{c}: {e}");
+            assert!(e.to_string().contains(want), "{c}: {e}");
         };
         bad("q.f(1", "missing `)`");
         bad("q.f(1,", "argument 2 is empty");
@@ -462,22 +482,26 @@ mod tests {
         assert_eq!(v, [2.0, 2.0, 3.0, 4.0]);
         // Errors name the file, line, column and the header cell.
         let e = parse("t,q.a,q.f(1,x)\n0,1,2\n", "in.csv").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Inputs);
         assert_eq!(
-            e,
+            e.to_string(),
             "in.csv:1:7: column `q.f(1,x)` has bad arguments: argument 2 `x` is not a number or a 'string'"
         );
         // Numbers compare by value: 0 and -0 (or 1 and 1.0) are the same column.
         assert!(parse("t,q.f(0),q.f(-0)\n0,1,2\n", "in.csv")
             .unwrap_err()
+            .to_string()
             .contains("`q.f(-0)` appears twice"));
         assert!(parse("t,q.f(1),q.F(1.0)\n0,1,2\n", "in.csv")
             .unwrap_err()
+            .to_string()
             .contains("appears twice"));
         // Same name, other arguments: another column.
         assert!(parse("t,q.f(1),q.f('1'),q.f\n0,1,2,3\n", "in.csv").is_ok());
         // A data row is still split at every comma: its cells are numbers.
         assert!(parse("t,q.f(1, 2)\n0,1,2\n", "in.csv")
             .unwrap_err()
+            .to_string()
             .contains("3 fields, the header has 2"));
     }
 }

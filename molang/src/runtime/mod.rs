@@ -87,7 +87,7 @@ pub mod render;
 pub mod trace;
 
 pub use driver::{frame_time, Driver};
-pub use load::{load_entity, load_from_pack, LoadError, Loaded};
+pub use load::{load_entity, load_from_pack, Loaded};
 pub use play::{ArgInput, Backend, LogLine, Pose, Runtime};
 
 #[cfg(test)]

@@ -1,9 +1,12 @@
 //! What the runtime plays: one entity's animations, controllers and rig, every Molang string
 //! already compiled to an [`ExprId`] of the entity's shared name table. Built by
-//! [`super::load`]; read-only while frames run.
+//! [`super::load`] from the pack's typed definitions ([`crate::pack::defs`]), whose enums it
+//! shares; read-only while frames run. Names, keys and JSON stay in the pack model: this is
+//! only their compiled form.
 
 use crate::entity::ExprId;
 use crate::ir::Slot;
+pub use crate::pack::defs::{BlendTransition, Lerp, LoopMode, POSITION, ROTATION, SCALE};
 
 /// One number of the pack: a JSON number (a constant, as the engine stores it) or a Molang
 /// expression evaluated when needed.
@@ -11,18 +14,6 @@ use crate::ir::Slot;
 pub enum Num {
     Const(f32),
     Expr(ExprId),
-}
-
-/// Channels of a bone track, in trace order.
-pub const ROTATION: usize = 0;
-pub const POSITION: usize = 1;
-pub const SCALE: usize = 2;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lerp {
-    Linear,
-    CatmullRom,
-    Step,
 }
 
 /// One keyframe: `pre` is the value arriving at it, `post` the value leaving it (equal
@@ -50,15 +41,6 @@ pub struct Track {
     pub channels: [Option<Channel>; 3],
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LoopMode {
-    /// `"loop": false` (the default): plays once, then stops affecting the pose.
-    Once,
-    Loop,
-    /// `"hold_on_last_frame"`: plays once, then keeps the last frame's pose.
-    Hold,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnimationDef {
     pub id: String,
@@ -76,28 +58,18 @@ pub struct AnimationDef {
     pub timeline: Vec<(f32, ExprId)>,
 }
 
-/// `blend_transition` of a controller state.
-#[derive(Clone, Debug, PartialEq)]
-pub enum BlendTransition {
-    None,
-    /// Cross-fade over this many seconds.
-    Seconds(f32),
-    /// `{time: weight of the old state}` curve, piecewise linear, sorted by time.
-    Curve(Vec<(f32, f32)>),
-}
-
+/// A controller state's `variables` entry, compiled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StateVariable {
     pub slot: Slot,
-    pub name: String,
     pub input: Num,
     /// `remap_curve` points sorted by input; empty = identity.
     pub curve: Vec<(f32, f32)>,
 }
 
+/// A controller state ([`crate::pack::ControllerState`]), compiled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StateDef {
-    pub name: String,
     /// Child play nodes (indices into [`Model::nodes`]) with their blend expression.
     pub animations: Vec<(usize, Option<Num>)>,
     /// Target state index and condition, in order (first true wins).

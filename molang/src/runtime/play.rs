@@ -13,12 +13,8 @@ use crate::ir::Slot;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// Which back end runs the compiled expressions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    Interp,
-    Jit,
-}
+/// Which back end runs the compiled expressions: the library's one back-end enum.
+pub use crate::interp::exec::Backend;
 
 /// One frame's pose: animated channels per bone (relative to the bind pose; rotations in
 /// degrees, positions in pixels, scale as a factor) and world positions by FK.

@@ -232,17 +232,12 @@ fn row(
             out.push('\n');
         }
         Format::Jsonl => {
+            // NaN and the infinities are strings in JSON, spelt as everywhere else.
             let num = |v: f32| -> String {
-                if v.is_nan() {
-                    "\"NaN\"".into()
-                } else if v.is_infinite() {
-                    if v > 0.0 {
-                        "\"inf\"".into()
-                    } else {
-                        "\"-inf\"".into()
-                    }
-                } else {
+                if v.is_finite() {
                     format!("{v}")
+                } else {
+                    format!("\"{}\"", crate::interp::value::format_f32(v))
                 }
             };
             let _ = write!(

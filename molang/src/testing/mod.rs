@@ -229,9 +229,12 @@ fn timeline(test: &TestCase) -> Result<Timeline, String> {
         Inputs::Csv(p) => {
             let text =
                 crate::pack::read_text_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            inputs::parse(&text, &p.display().to_string())
+            Ok(inputs::parse(&text, &p.display().to_string())?)
         }
-        Inputs::Inline(csv) => inputs::parse(csv, &format!("{} (inputs)", test.file.display())),
+        Inputs::Inline(csv) => Ok(inputs::parse(
+            csv,
+            &format!("{} (inputs)", test.file.display()),
+        )?),
     }
 }
 

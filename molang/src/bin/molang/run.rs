@@ -190,7 +190,7 @@ fn run(args: &Args) -> Result<(), Failure> {
             "give --entity IDENTIFIER (or --bench to time every entity, --list to name them)",
         ));
     };
-    let loaded = load_from_pack(&pack, id).map_err(|e| bad(e.0))?;
+    let loaded = load_from_pack(&pack, id).map_err(|e| bad(e.to_string()))?;
     for note in &loaded.notes {
         eprintln!("{note}");
     }
@@ -401,7 +401,7 @@ fn bench(
         let mut best = f64::INFINITY;
         let mut native = false;
         for _ in 0..3 {
-            let loaded: Loaded = load_from_pack(pack, id).map_err(|e| bad(e.0))?;
+            let loaded: Loaded = load_from_pack(pack, id).map_err(|e| bad(e.to_string()))?;
             let mut rt = Runtime::new(loaded, b, args.fps, args.seed);
             native = rt.is_native();
             let (mut driver, _) = Driver::new(timeline, &mut rt);

@@ -1,0 +1,798 @@
+//! Typed definitions: what the runtime plays, read once from the JSON while the pack loads
+//! (numbers, key order, enums), each Molang string a [`Expr`] pointing at its [`Site`].
+//! The site walkers in `extract.rs` create the model entries ([`Entity`], [`Animation`],
+//! [`Controller`], [`RenderController`], [`Geometry`]) in document order; [`attach`] walks
+//! the same file in the same order and fills in their typed parts, so nothing outside
+//! `pack/` reads JSON.
+
+use std::collections::HashMap;
+
+use jsonc_parser::ast::Value;
+
+use super::json;
+use super::tree::{pointer as ptr, Tree};
+use super::{Pack, Site, SiteId};
+
+/// A Molang string of a definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expr {
+    /// A site of [`Pack::sites`]: its text and exact position.
+    Site(SiteId),
+    /// A string the site walkers do not take for Molang (empty, a `/command`), or a script
+    /// array whose site lies at its one entry: its text (entries joined with `"\n"`) and its
+    /// JSON pointer, which is then its position.
+    Unrecorded { text: String, pointer: String },
+}
+
+impl Expr {
+    /// The Molang source.
+    pub fn text<'p>(&'p self, pack: &'p Pack) -> &'p str {
+        match self {
+            Expr::Site(s) => &pack.sites[*s].text,
+            Expr::Unrecorded { text, .. } => text,
+        }
+    }
+
+    /// The site, if the string is one.
+    pub fn site<'p>(&self, pack: &'p Pack) -> Option<&'p Site> {
+        match self {
+            Expr::Site(s) => Some(&pack.sites[*s]),
+            Expr::Unrecorded { .. } => None,
+        }
+    }
+}
+
+/// A number slot: a JSON number or boolean (a constant), a string holding a plain number
+/// (the constant the engine folds it to), or a Molang string.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Num {
+    Const(f32),
+    Molang(Expr),
+}
+
+/// A channel value: one value for every axis (`v`, `[v]`), or `[x, y, z]` (missing or
+/// unreadable axes are 0).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Vec3 {
+    Splat(Num),
+    Axes([Num; 3]),
+}
+
+/// `loop` of an animation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoopMode {
+    /// `"loop": false` (the default): plays once, then stops affecting the pose.
+    #[default]
+    Once,
+    Loop,
+    /// `"hold_on_last_frame"`: plays once, then keeps the last frame's pose.
+    Hold,
+}
+
+/// `lerp_mode` of a keyframe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lerp {
+    Linear,
+    CatmullRom,
+    Step,
+}
+
+/// One keyframe as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyDef {
+    /// The time key as written.
+    pub time_text: String,
+    /// The time, if the key is a number.
+    pub time: Option<f32>,
+    pub value: KeyValue,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeyValue {
+    /// A plain value (`None`: not a value the runtime reads).
+    Plain(Option<Vec3>),
+    /// `{pre, post, lerp_mode}`.
+    PrePost {
+        pre: Option<Vec3>,
+        post: Option<Vec3>,
+        lerp: Lerp,
+    },
+}
+
+/// One channel (`rotation`, `position`, `scale`) of a bone.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChannelDef {
+    /// A value for all times (`None`: not a value the runtime reads).
+    Static(Option<Vec3>),
+    /// Keyframes, in file order.
+    Keys(Vec<KeyDef>),
+}
+
+/// Channel indices, in trace order.
+pub const ROTATION: usize = 0;
+pub const POSITION: usize = 1;
+pub const SCALE: usize = 2;
+
+/// `bones.<name>` of an animation: its channels in file order (a channel given twice is
+/// listed twice; the later one wins).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoneTrack {
+    pub bone: String,
+    /// [`ROTATION`], [`POSITION`] or [`SCALE`], and the channel.
+    pub channels: Vec<(usize, ChannelDef)>,
+}
+
+/// What an animation plays, besides its sites.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AnimationData {
+    pub looping: LoopMode,
+    /// `animation_length`, when it is a finite number ≥ 0.
+    pub length: Option<f32>,
+    pub override_previous: bool,
+    pub anim_time_update: Option<Num>,
+    pub blend_weight: Option<Num>,
+    pub start_delay: Option<Num>,
+    pub loop_delay: Option<Num>,
+    pub tracks: Vec<BoneTrack>,
+    /// `timeline` entries whose time is a number: the time, its key as written and the
+    /// (non-empty) script, in file order.
+    pub timeline: Vec<(f32, String, Expr)>,
+}
+
+/// `blend_transition` of a controller state.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum BlendTransition {
+    #[default]
+    None,
+    /// Cross-fade over this many seconds.
+    Seconds(f32),
+    /// `{time: weight of the old state}` curve, piecewise linear, sorted by time.
+    Curve(Vec<(f32, f32)>),
+}
+
+/// `variables.<name>` of a controller state that has an `input`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StateVariable {
+    /// Lowercased, without `variable.` / `v.`.
+    pub name: String,
+    pub input: Option<Num>,
+    /// `remap_curve` points sorted by input; empty = identity.
+    pub curve: Vec<(f32, f32)>,
+}
+
+/// What a controller state plays, besides its sites.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StateData {
+    /// `animations`: a name, or the first key of `{name: blend}`, with the blend.
+    pub animations: Vec<(String, Option<Num>)>,
+    /// `transitions`: target state and condition, in order.
+    pub transitions: Vec<(String, Option<Num>)>,
+    pub on_entry: Option<Expr>,
+    pub on_exit: Option<Expr>,
+    pub variables: Vec<StateVariable>,
+    pub blend_transition: BlendTransition,
+}
+
+/// What a render controller draws, besides its sites and arrays.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RenderData {
+    /// `geometry`: a resource choice (`Geometry.x`, `Array.a[i]`, `c ? a : b`).
+    pub geometry: Option<Expr>,
+    /// `textures`: the string entries and their index.
+    pub textures: Vec<(usize, Expr)>,
+    /// `materials`: entry index, bone pattern, choice.
+    pub materials: Vec<(usize, String, Expr)>,
+    /// `part_visibility`: entry index, bone pattern, value.
+    pub part_visibility: Vec<(usize, String, Option<Num>)>,
+    /// `color`, `overlay_color`, `is_hurt_color`, `on_fire_color` × r, g, b, a.
+    pub colors: [[Option<Num>; 4]; 4],
+    /// `uv_anim`: offset x, y, scale x, y.
+    pub uv_anim: Option<[Option<Num>; 4]>,
+    pub rebuild_animation_matrices: bool,
+}
+
+/// A bone of a geometry, in the bind pose (pixels and degrees).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeometryBone {
+    pub name: String,
+    /// The parent's name as written.
+    pub parent: Option<String>,
+    pub pivot: [f32; 3],
+    pub rotation: [f32; 3],
+    /// Locator name and offset.
+    pub locators: Vec<(String, [f32; 3])>,
+}
+
+/// What a client entity or attachable description plays and draws, besides its sites.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClientData {
+    /// `description.animations` (string values), in order.
+    pub animations: Vec<(String, String)>,
+    /// `description.animation_controllers` (1.8.0): `[{"short": "controller"}]`, flattened.
+    pub legacy_controllers: Vec<(String, String)>,
+    /// `description.geometry`: the `default` entry, else the first.
+    pub geometry: Option<String>,
+    /// `scripts.animate`: a name, or the first key of `{name: condition}`, with it.
+    pub animate: Vec<(String, Option<Num>)>,
+    /// `scripts.scale`, `scaleX`, `scaleY`, `scaleZ` (any case) as 0..=3, the key as
+    /// written, and the value; in file order.
+    pub scale: Vec<(usize, String, Option<Num>)>,
+    /// `description.render_controllers`: identifier and condition.
+    pub render_controllers: Vec<(String, Option<Num>)>,
+    /// `description.geometry`, `textures`, `materials`: short name (lowercased) → resource.
+    pub resources: [Vec<(String, String)>; 3],
+    /// Attachable `scripts.parent_setup`, entries joined with `"\n"`, when not blank.
+    pub parent_setup: Option<String>,
+}
+
+/// Indices of the model entries that existed before a file was walked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct Before {
+    pub entities: usize,
+    pub animations: usize,
+    pub controllers: usize,
+    pub render_controllers: usize,
+    pub geometries: usize,
+}
+
+impl Before {
+    pub(super) fn of(pack: &Pack) -> Before {
+        Before {
+            entities: pack.entities.len(),
+            animations: pack.animations.len(),
+            controllers: pack.controllers.len(),
+            render_controllers: pack.render_controllers.len(),
+            geometries: pack.geometries.len(),
+        }
+    }
+}
+
+/// Fills the typed parts of the entries the site walkers made for one file (those after
+/// `before`), from the file's JSON `root`; `sites` are the file's sites (from index
+/// `first_site`).
+/// Only the values that hold definitions become [`Tree`]s: geometry (mostly cubes and UVs
+/// the runtime does not read) is read from the JSON syntax tree directly.
+pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, before: Before) {
+    let sites: HashMap<String, SiteId> = pack.sites[first_site..]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.pointer.clone(), first_site + i))
+        .collect();
+    let w = Walker { sites };
+    let mut at = before;
+    for (key, raw) in json::props(root) {
+        let p = ptr("", key);
+        let tree = || super::tree::convert(raw);
+        match key {
+            "minecraft:client_entity" | "minecraft:attachable" => {
+                let value = tree();
+                for (k, desc) in value.props().iter().filter(|(k, _)| k == "description") {
+                    let data = w.client(desc, &ptr(&p, k), key == "minecraft:attachable");
+                    if let Some(e) = next(&mut pack.entities, &mut at.entities) {
+                        e.client = Some(Box::new(data));
+                    }
+                }
+            }
+            "minecraft:entity" => at.entities += 1,
+            "animations" => {
+                for (id, anim) in tree().props() {
+                    let data = w.animation(anim, &ptr(&p, id));
+                    if let Some(a) = next(&mut pack.animations, &mut at.animations) {
+                        debug_assert_eq!(&a.id, id);
+                        a.data = data;
+                    }
+                }
+            }
+            "animation_controllers" => {
+                for (id, ctrl) in tree().props() {
+                    let cp = ptr(&p, id);
+                    let mut states = Vec::new();
+                    for (k, list) in ctrl.props().iter().filter(|(k, _)| k == "states") {
+                        for (name, st) in list.props() {
+                            states.push(w.state(st, &ptr(&ptr(&cp, k), name)));
+                        }
+                    }
+                    if let Some(c) = next(&mut pack.controllers, &mut at.controllers) {
+                        debug_assert_eq!(&c.id, id);
+                        for (s, data) in c.states.iter_mut().zip(states) {
+                            s.data = data;
+                        }
+                    }
+                }
+            }
+            "render_controllers" => {
+                for (id, rc) in tree().props() {
+                    let data = w.render(rc, &ptr(&p, id));
+                    if let Some(r) = next(&mut pack.render_controllers, &mut at.render_controllers)
+                    {
+                        debug_assert_eq!(&r.id, id);
+                        r.data = data;
+                    }
+                }
+            }
+            "minecraft:geometry" => {
+                for (_, geo) in json::elems(raw) {
+                    // The site walker records a geometry only when it has an identifier.
+                    let has_id = json::props(geo)
+                        .filter(|(k, _)| *k == "description")
+                        .flat_map(|(_, d)| json::props(d).filter(|(k, _)| *k == "identifier"))
+                        .any(|(_, id)| json::as_str(id).is_some());
+                    if has_id {
+                        if let Some(g) = next(&mut pack.geometries, &mut at.geometries) {
+                            g.legacy = false;
+                            g.rig = last(geo, "bones").map(geometry_bones);
+                        }
+                    }
+                }
+            }
+            k if k.to_ascii_lowercase().starts_with("geometry.")
+                && matches!(raw, Value::Object(_)) =>
+            {
+                if let Some(g) = next(&mut pack.geometries, &mut at.geometries) {
+                    g.legacy = true;
+                    g.rig = last(raw, "bones").map(geometry_bones);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The entry at `*at` of the file's entries, and the position moved past it.
+fn next<'l, T>(list: &'l mut [T], at: &mut usize) -> Option<&'l mut T> {
+    *at += 1;
+    list.get_mut(*at - 1)
+}
+
+/// The last value of `key` (the game keeps the last of duplicate keys).
+fn last<'v, 'a>(v: &'v Value<'a>, key: &str) -> Option<&'v Value<'a>> {
+    json::props(v)
+        .filter(|(k, _)| *k == key)
+        .map(|(_, v)| v)
+        .last()
+}
+
+fn geometry_bones(list: &Value<'_>) -> Vec<GeometryBone> {
+    let triple = |v: Option<&Value<'_>>| -> [f32; 3] {
+        let mut out = [0.0; 3];
+        if let Some(v) = v {
+            for (o, (_, e)) in out.iter_mut().zip(json::elems(v)) {
+                // As `Tree` reads numbers: f64, then f32.
+                *o = match e {
+                    Value::NumberLit(n) => n.value.parse::<f64>().unwrap_or(0.0) as f32,
+                    _ => 0.0,
+                };
+            }
+        }
+        out
+    };
+    let mut out = Vec::new();
+    for (_, b) in json::elems(list) {
+        let Some(name) = last(b, "name").and_then(json::as_str) else {
+            continue;
+        };
+        let locators = last(b, "locators")
+            .map(|l| json::props(l).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            // `[x, y, z]` or `{offset: [x, y, z], rotation: ...}`.
+            .map(|(n, l)| (n.to_string(), triple(last(l, "offset").or(Some(l)))))
+            .collect();
+        out.push(GeometryBone {
+            name: name.to_string(),
+            parent: last(b, "parent").and_then(json::as_str).map(str::to_string),
+            pivot: triple(last(b, "pivot")),
+            rotation: triple(last(b, "rotation")),
+            locators,
+        });
+    }
+    out
+}
+
+/// `{time: value}` pairs whose time and value are numbers, sorted by time.
+fn curve(v: Option<&Tree>) -> Vec<(f32, f32)> {
+    let mut c: Vec<(f32, f32)> = v
+        .map(Tree::props)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|(k, v)| Some((k.trim().parse::<f32>().ok()?, v.as_num()? as f32)))
+        .collect();
+    c.sort_by(|a, b| a.0.total_cmp(&b.0));
+    c
+}
+
+/// A name, or the first key of `{name: value}`, as `animate` lists and state `animations`
+/// give them.
+fn name_and_value<'t>(entry: &'t Tree) -> Option<(&'t str, Option<&'t Tree>)> {
+    match entry {
+        Tree::Str(s) => Some((s, None)),
+        Tree::Obj(props) if !props.is_empty() => Some((&props[0].0, Some(&props[0].1))),
+        _ => None,
+    }
+}
+
+struct Walker {
+    /// The file's sites by pointer (of two at one pointer, the later).
+    sites: HashMap<String, SiteId>,
+}
+
+impl Walker {
+    /// The string at `pointer`: its site, else its text.
+    fn expr(&self, pointer: &str, text: &str) -> Expr {
+        match self.sites.get(pointer) {
+            Some(&s) => Expr::Site(s),
+            None => Expr::Unrecorded {
+                text: text.to_string(),
+                pointer: pointer.to_string(),
+            },
+        }
+    }
+
+    /// A number or Molang string; booleans read as 1/0, anything else is absent.
+    fn num(&self, pointer: &str, v: &Tree) -> Option<Num> {
+        match v {
+            Tree::Num(n) => Some(Num::Const(*n as f32)),
+            Tree::Bool(b) => Some(Num::Const(*b as u8 as f32)),
+            Tree::Str(s) => {
+                // A plain number in a string is the constant the engine folds it to.
+                let t = s.trim();
+                if let Ok(n) = t.parse::<f32>() {
+                    if t.chars().all(|c| c.is_ascii_digit() || ".-+eE".contains(c)) {
+                        return Some(Num::Const(n));
+                    }
+                }
+                Some(Num::Molang(self.expr(pointer, s)))
+            }
+            // The `{"expression": "...", "version": n}` form of newer files.
+            Tree::Obj(_) => self.num(&ptr(pointer, "expression"), v.get("expression")?),
+            _ => None,
+        }
+    }
+
+    /// A script: a string, or an array of strings joined with `"\n"`; blank is absent.
+    fn script(&self, pointer: &str, v: &Tree) -> Option<Expr> {
+        let text = match v {
+            Tree::Str(s) => s.clone(),
+            Tree::Arr(a) => a
+                .iter()
+                .filter_map(Tree::as_str)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => return None,
+        };
+        if text.trim().is_empty() {
+            return None;
+        }
+        Some(self.expr(pointer, &text))
+    }
+
+    /// A channel value: number, string (all axes), `[x]`, or `[x, y, z]`.
+    fn vec3(&self, pointer: &str, v: &Tree) -> Option<Vec3> {
+        match v {
+            Tree::Arr(a) if a.len() == 1 => Some(Vec3::Splat(self.num(&ptr(pointer, "0"), &a[0])?)),
+            Tree::Arr(a) => {
+                let axis = |i: usize| {
+                    a.get(i)
+                        .and_then(|e| self.num(&ptr(pointer, &i.to_string()), e))
+                        .unwrap_or(Num::Const(0.0))
+                };
+                Some(Vec3::Axes([axis(0), axis(1), axis(2)]))
+            }
+            _ => Some(Vec3::Splat(self.num(pointer, v)?)),
+        }
+    }
+
+    fn client(&self, desc: &Tree, dp: &str, attachable: bool) -> ClientData {
+        let pairs = |v: Option<&Tree>| -> Vec<(String, String)> {
+            v.map(Tree::props)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect()
+        };
+        let mut out = ClientData {
+            animations: pairs(desc.get("animations")),
+            ..ClientData::default()
+        };
+        for e in desc
+            .get("animation_controllers")
+            .map(Tree::elems)
+            .unwrap_or(&[])
+        {
+            out.legacy_controllers.extend(pairs(Some(e)));
+        }
+        out.geometry = desc.get("geometry").and_then(|geo| {
+            geo.get("default")
+                .or_else(|| geo.props().first().map(|(_, v)| v))
+                .and_then(Tree::as_str)
+                .map(str::to_string)
+        });
+        let scripts = desc.get("scripts");
+        let sp = ptr(dp, "scripts");
+        let animate_ptr = ptr(&sp, "animate");
+        for (i, entry) in scripts
+            .and_then(|s| s.get("animate"))
+            .map(Tree::elems)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            let Some((name, cond)) = name_and_value(entry) else {
+                continue;
+            };
+            let p = ptr(&ptr(&animate_ptr, &i.to_string()), name);
+            out.animate
+                .push((name.to_string(), cond.and_then(|v| self.num(&p, v))));
+        }
+        for (k, v) in scripts.map(Tree::props).unwrap_or(&[]) {
+            let slot = match k.to_ascii_lowercase().as_str() {
+                "scale" => 0,
+                "scalex" => 1,
+                "scaley" => 2,
+                "scalez" => 3,
+                _ => continue,
+            };
+            out.scale.push((slot, k.clone(), self.num(&ptr(&sp, k), v)));
+        }
+        let map = |key: &str| -> Vec<(String, String)> {
+            desc.get(key)
+                .map(Tree::props)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|(k, v)| Some((k.to_ascii_lowercase(), v.as_str()?.to_string())))
+                .collect()
+        };
+        out.resources = [map("geometry"), map("textures"), map("materials")];
+        let rc_ptr = ptr(dp, "render_controllers");
+        for (i, e) in desc
+            .get("render_controllers")
+            .map(Tree::elems)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            let (id, cond) = match e {
+                Tree::Str(s) => (s.clone(), None),
+                Tree::Obj(props) if !props.is_empty() => {
+                    let (k, v) = &props[0];
+                    (
+                        k.clone(),
+                        self.num(&ptr(&ptr(&rc_ptr, &i.to_string()), k), v),
+                    )
+                }
+                _ => continue,
+            };
+            out.render_controllers.push((id, cond));
+        }
+        if attachable {
+            let text = match scripts.and_then(|s| s.get("parent_setup")) {
+                Some(Tree::Str(s)) => Some(s.clone()),
+                Some(Tree::Arr(a)) => Some(
+                    a.iter()
+                        .filter_map(Tree::as_str)
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
+                _ => None,
+            };
+            out.parent_setup = text.filter(|t| !t.trim().is_empty());
+        }
+        out
+    }
+
+    fn animation(&self, tree: &Tree, ap: &str) -> AnimationData {
+        let mut out = AnimationData {
+            looping: match tree.get("loop") {
+                Some(Tree::Bool(true)) => LoopMode::Loop,
+                Some(Tree::Str(s)) if s == "hold_on_last_frame" => LoopMode::Hold,
+                Some(Tree::Str(s)) if s == "true" => LoopMode::Loop,
+                _ => LoopMode::Once,
+            },
+            override_previous: tree
+                .get("override_previous_animation")
+                .and_then(Tree::as_bool)
+                == Some(true),
+            length: tree
+                .get("animation_length")
+                .and_then(Tree::as_num)
+                .filter(|l| l.is_finite() && *l >= 0.0)
+                .map(|l| l as f32),
+            ..AnimationData::default()
+        };
+        let field = |key: &str| tree.get(key).and_then(|v| self.num(&ptr(ap, key), v));
+        out.anim_time_update = field("anim_time_update");
+        out.blend_weight = field("blend_weight");
+        out.start_delay = field("start_delay");
+        out.loop_delay = field("loop_delay");
+        let bones_ptr = ptr(ap, "bones");
+        for (bone, channels) in tree.get("bones").map(Tree::props).unwrap_or(&[]) {
+            let bp = ptr(&bones_ptr, bone);
+            let mut track = BoneTrack {
+                bone: bone.clone(),
+                channels: Vec::new(),
+            };
+            for (ch, cv) in channels.props() {
+                let idx = match ch.as_str() {
+                    "rotation" => ROTATION,
+                    "position" => POSITION,
+                    "scale" => SCALE,
+                    _ => continue,
+                };
+                let cp = ptr(&bp, ch);
+                let channel = match cv {
+                    Tree::Obj(keys) if cv.get("expression").is_none() => ChannelDef::Keys(
+                        keys.iter()
+                            .map(|(time, kv)| self.key(&ptr(&cp, time), time, kv))
+                            .collect(),
+                    ),
+                    _ => ChannelDef::Static(self.vec3(&cp, cv)),
+                };
+                track.channels.push((idx, channel));
+            }
+            out.tracks.push(track);
+        }
+        let tp = ptr(ap, "timeline");
+        for (time, script) in tree.get("timeline").map(Tree::props).unwrap_or(&[]) {
+            let Ok(t) = time.trim().parse::<f32>() else {
+                continue;
+            };
+            if let Some(e) = self.script(&ptr(&tp, time), script) {
+                out.timeline.push((t, time.clone(), e));
+            }
+        }
+        out
+    }
+
+    fn key(&self, kp: &str, time: &str, kv: &Tree) -> KeyDef {
+        let value = if let Tree::Obj(_) = kv {
+            KeyValue::PrePost {
+                pre: kv.get("pre").and_then(|v| self.vec3(&ptr(kp, "pre"), v)),
+                post: kv.get("post").and_then(|v| self.vec3(&ptr(kp, "post"), v)),
+                lerp: match kv.get("lerp_mode").and_then(Tree::as_str) {
+                    Some("catmullrom") => Lerp::CatmullRom,
+                    Some("step") => Lerp::Step,
+                    _ => Lerp::Linear,
+                },
+            }
+        } else {
+            KeyValue::Plain(self.vec3(kp, kv))
+        };
+        KeyDef {
+            time_text: time.to_string(),
+            time: time.trim().parse::<f32>().ok(),
+            value,
+        }
+    }
+
+    fn state(&self, st: &Tree, sp: &str) -> StateData {
+        let mut out = StateData::default();
+        let ap = ptr(sp, "animations");
+        for (i, a) in st
+            .get("animations")
+            .map(Tree::elems)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            let Some((name, blend)) = name_and_value(a) else {
+                continue;
+            };
+            let p = ptr(&ptr(&ap, &i.to_string()), name);
+            out.animations
+                .push((name.to_string(), blend.and_then(|v| self.num(&p, v))));
+        }
+        let tp = ptr(sp, "transitions");
+        for (i, t) in st
+            .get("transitions")
+            .map(Tree::elems)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            for (target, cond) in t.props() {
+                let p = ptr(&ptr(&tp, &i.to_string()), target);
+                out.transitions.push((target.clone(), self.num(&p, cond)));
+            }
+        }
+        out.on_entry = st
+            .get("on_entry")
+            .and_then(|v| self.script(&ptr(sp, "on_entry"), v));
+        out.on_exit = st
+            .get("on_exit")
+            .and_then(|v| self.script(&ptr(sp, "on_exit"), v));
+        let vp = ptr(sp, "variables");
+        for (var, def) in st.get("variables").map(Tree::props).unwrap_or(&[]) {
+            let Some(input) = def.get("input") else {
+                continue;
+            };
+            let name = var
+                .strip_prefix("variable.")
+                .or_else(|| var.strip_prefix("v."))
+                .unwrap_or(var)
+                .to_ascii_lowercase();
+            out.variables.push(StateVariable {
+                name,
+                input: self.num(&ptr(&ptr(&vp, var), "input"), input),
+                curve: curve(def.get("remap_curve")),
+            });
+        }
+        out.blend_transition = match st.get("blend_transition") {
+            Some(Tree::Num(n)) if *n > 0.0 => BlendTransition::Seconds(*n as f32),
+            Some(t @ Tree::Obj(_)) => {
+                let c = curve(Some(t));
+                if c.is_empty() {
+                    BlendTransition::None
+                } else {
+                    BlendTransition::Curve(c)
+                }
+            }
+            _ => BlendTransition::None,
+        };
+        out
+    }
+
+    fn render(&self, tree: &Tree, rp: &str) -> RenderData {
+        let mut out = RenderData {
+            geometry: tree
+                .get("geometry")
+                .and_then(Tree::as_str)
+                .map(|g| self.expr(&ptr(rp, "geometry"), g)),
+            rebuild_animation_matrices: tree
+                .get("rebuild_animation_matrices")
+                .and_then(Tree::as_bool)
+                == Some(true),
+            ..RenderData::default()
+        };
+        let list = |key: &str| tree.get(key).map(Tree::elems).unwrap_or(&[]);
+        for (i, t) in list("textures").iter().enumerate() {
+            if let Some(t) = t.as_str() {
+                let p = ptr(&ptr(rp, "textures"), &i.to_string());
+                out.textures.push((i, self.expr(&p, t)));
+            }
+        }
+        for (i, m) in list("materials").iter().enumerate() {
+            for (pattern, v) in m.props() {
+                if let Some(t) = v.as_str() {
+                    let p = ptr(&ptr(&ptr(rp, "materials"), &i.to_string()), pattern);
+                    out.materials.push((i, pattern.clone(), self.expr(&p, t)));
+                }
+            }
+        }
+        for (i, m) in list("part_visibility").iter().enumerate() {
+            for (pattern, v) in m.props() {
+                let p = ptr(&ptr(&ptr(rp, "part_visibility"), &i.to_string()), pattern);
+                out.part_visibility
+                    .push((i, pattern.clone(), self.num(&p, v)));
+            }
+        }
+        for (k, key) in ["color", "overlay_color", "is_hurt_color", "on_fire_color"]
+            .iter()
+            .enumerate()
+        {
+            let Some(c) = tree.get(key) else { continue };
+            for (ch, name) in ["r", "g", "b", "a"].iter().enumerate() {
+                if let Some(v) = c.get(name) {
+                    out.colors[k][ch] = self.num(&ptr(&ptr(rp, key), name), v);
+                }
+            }
+        }
+        if let Some(uv) = tree.get("uv_anim") {
+            let mut uv_out: [Option<Num>; 4] = Default::default();
+            for (half, key) in ["offset", "scale"].iter().enumerate() {
+                for (j, v) in uv
+                    .get(key)
+                    .map(Tree::elems)
+                    .unwrap_or(&[])
+                    .iter()
+                    .take(2)
+                    .enumerate()
+                {
+                    let p = ptr(&ptr(&ptr(rp, "uv_anim"), key), &j.to_string());
+                    uv_out[half * 2 + j] = self.num(&p, v);
+                }
+            }
+            out.uv_anim = Some(uv_out);
+        }
+        out
+    }
+}
