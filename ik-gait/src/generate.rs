@@ -541,6 +541,10 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("{cs} = t.anc ? 0.0 : {cs}", cs = v("cs")));
     e.s(format!("{pb} = t.anc ? 1.0 : {pb}", pb = v("pb")));
     e.s(format!("t.ah = {} > 0.5", v("pb")));
+    e.s(format!(
+        "{cx} = t.ah ? math.min({cx}, (t.front + t.sot) + t.m * (1.0 - t.u)) : {cx}",
+        cx = v("cx")
+    ));
     e.s(format!("t.g = t.ah ? 0.0 : {}", hb(&format!("t.u / {ua}"))));
     plane(&mut e);
     e.s(format!(
@@ -627,7 +631,14 @@ fn entry_pose(p: &RigParams) -> String {
     for _ in 0..5 {
         e.s("t.a = t.a * t.a");
     }
-    e.s("v.fade = (((t.a * (1.0 - v.e_lie)) * (1.0 - v.e_leap)) * (1.0 - v.e_land)) * (1.0 - v.e_swim)");
+    // Leap, land and swim pitch the body too (up to 10°): their fades are (1 − e)^8.
+    for k in ["leap", "land", "swim"] {
+        e.s(format!("t.{k} = 1.0 - v.e_{k}"));
+        for _ in 0..3 {
+            e.s(format!("t.{k} = t.{k} * t.{k}"));
+        }
+    }
+    e.s("v.fade = (((t.a * (1.0 - v.e_lie)) * t.leap) * t.land) * t.swim");
     e.done()
 }
 

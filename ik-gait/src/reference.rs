@@ -582,6 +582,11 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             l.pb = one;
         }
         let anchored = l.pb > half;
+        // A held paw never lands past the front reach limit: the limit is the front one plus
+        // the travel still expected before touchdown (the body may slow down while it is held).
+        if anchored {
+            l.cx = min(l.cx, (front + so_t) + m * (one - u));
+        }
         let g = if anchored { zero } else { hb(u / ua) };
         let (cxs, yaw_s) = leg_plane(l.cx, l.cs, root_f);
         let so = if anchored {
@@ -678,7 +683,16 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     for _ in 0..5 {
         a = a * a;
     }
-    let fade = (((a * (one - e_lie)) * (one - e_leap)) * (one - e_land)) * (one - e_swim);
+    // Leap, land and swim pitch the body as well (up to 10°): their fades are (1 − e)^8, so
+    // that yaw × pitch, which tips a paw's sole sideways into the floor, stays small (check 2).
+    let p8 = |e: T| {
+        let mut b = one - e;
+        for _ in 0..3 {
+            b = b * b;
+        }
+        b
+    };
+    let fade = (((a * (one - e_lie)) * p8(e_leap)) * p8(e_land)) * p8(e_swim);
 
     // 7.10 body pose and roots (roll disabled: k = 0)
     let r = &p.rest;
