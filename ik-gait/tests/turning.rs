@@ -18,8 +18,13 @@ fn plan(names: &[&str], fps: Vec<f32>, backend: Backend) -> Plan {
     }
 }
 
+/// The row of check `n` ("1 ", "14 ").
+fn row<'a>(rows: &'a [Row], n: &str) -> &'a Row {
+    rows.iter().find(|r| r.check.starts_with(n)).unwrap()
+}
+
 fn slip_row(rows: &[Row]) -> &Row {
-    rows.iter().find(|r| r.check.starts_with("1 ")).unwrap()
+    row(rows, "1 ")
 }
 
 fn slip_of(row: &Row) -> f64 {
@@ -71,7 +76,7 @@ fn turning_scenarios_pass_every_check() {
 }
 
 fn drag_row(rows: &[Row]) -> &Row {
-    rows.iter().find(|r| r.check.starts_with("14 ")).unwrap()
+    row(rows, "14 ")
 }
 
 /// Check 14 (no drag) can fail: with the touchdown shaping switched off by its parameters (no
