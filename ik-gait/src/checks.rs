@@ -418,7 +418,10 @@ pub fn no_drag(p: &RigParams, tr: &Trace, m: &mut Metrics) {
         }
         for i in 0..4 {
             let (a, b) = (tr.toe_world[k - 1][i], tr.toe_world[k][i]);
-            if o.sw[i] > 0.5 && tr.outputs[k - 1].sw[i] > 0.5 && b[1] < DRAG_BAND {
+            // Both ends of the frame near the floor: a toe that comes down onto it (or
+            // leaves it) between two frames is not dragged along it.
+            let low = a[1] < DRAG_BAND && b[1] < DRAG_BAND;
+            if o.sw[i] > 0.5 && tr.outputs[k - 1].sw[i] > 0.5 && low {
                 let v = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt() / i0.dt as f64;
                 upd_max(&mut m.drag, v);
                 m.drag_frames += (v > DRAG_SPEED) as usize;

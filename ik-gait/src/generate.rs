@@ -123,8 +123,9 @@ pub fn initial_values(p: &RigParams) -> Vec<(String, String)> {
         add(&format!("{n}_gf"), lit(l.n));
         add(&format!("{n}_gh"), lit(l.sd));
         add(&format!("{n}_gtau"), lit(0.0));
-        // Issue 19: sideways toe offset, yaw latched at lift-off, gait leg-plane yaw.
+        // Issue 19: sideways toe offset, swing anchor flag, gait leg-plane yaw.
         add(&format!("{n}_cs"), lit(0.0));
+        add(&format!("{n}_pb"), lit(0.0));
         add(&format!("{n}_yl"), lit(0.0));
         add(&format!("{n}_gry"), lit(0.0));
         add(&format!("{n}_fw"), lit(1.0));
@@ -133,7 +134,7 @@ pub fn initial_values(p: &RigParams) -> Vec<(String, String)> {
     for k in [
         "dt", "spd", "vpx", "hg", "beta_b", "stride", "omega", "dphi", "w", "e_sit", "e_lie",
         "e_leap", "e_land", "e_swim", "gdry", "body_h", "fr_f", "fr_h", "hr_f", "hr_h", "dyaw",
-        "spd_c", "fwd", "fade",
+        "spd_c", "fwd", "fade", "omega_v",
     ] {
         add(k, lit(0.0));
     }
@@ -349,6 +350,10 @@ fn entry_settle(p: &RigParams) -> String {
         lit(p.f_max)
     ));
     e.s("v.dphi = v.omega * v.dt");
+    e.s(format!(
+        "v.omega_v = math.min((16.0 * v.vf) / v.stride, {})",
+        lit(p.f_max)
+    ));
     e.s("v.settle_prog = (v.settle > 0.5) ? v.settle_prog + v.dphi : v.settle_prog");
     e.done()
 }
@@ -373,18 +378,16 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     // 7.6
     e.s(format!("t.st = {} < 0.5", v("sw")));
     // Issue 19: a planted toe turns about the entity origin by the yaw change, then moves
-    // back by the travel; the leg plane yaws about the root to pass through it.
+    // back by the travel; the leg plane yaws about the root to pass through it. In swing the
+    // same carries the point the paw left (or, anchored, the one it lands on).
     let x = lit(l.x);
     e.s("t.ca = math.cos(v.dyaw)");
     e.s("t.sa = math.sin(v.dyaw)");
     e.s(format!("t.sx = {x} + {}", v("cs")));
     e.s(format!("t.nf = {} * t.ca - t.sx * t.sa", v("cx")));
     e.s(format!("t.ns = t.sx * t.ca + {} * t.sa", v("cx")));
-    e.s(format!(
-        "{cx} = t.st ? t.nf - v.vpx * v.dt : {cx}",
-        cx = v("cx")
-    ));
-    e.s(format!("{cs} = t.st ? t.ns - {x} : {cs}", cs = v("cs")));
+    e.s(format!("{} = t.nf - v.vpx * v.dt", v("cx")));
+    e.s(format!("{} = t.ns - {x}", v("cs")));
     let plane = |e: &mut Entry| {
         e.s(format!("t.df = math.max({} - {rootf}, 0.5)", v("cx")));
         e.s(format!(
@@ -465,8 +468,8 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("{x} = t.lift ? v.settle : {x}", x = v("sm")));
     e.s(format!(
         "{x} = t.lift ? math.clamp(t.yst, {}, {}) : {x}",
-        lit(-p.yaw_max),
-        lit(p.yaw_max),
+        lit(-(2.0 * p.yaw_max)),
+        lit(2.0 * p.yaw_max),
         x = v("yl")
     ));
     e.s(format!("{x} = t.lift ? v.fwd : {x}", x = v("fw")));
@@ -474,12 +477,15 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("t.wrap = {} >= 1.0", v("ph")));
     e.s(format!("{ph} = t.wrap ? {ph} - 1.0 : {ph}", ph = v("ph")));
     e.s(format!("t.tdn = t.wrap && {} > 0.5", v("sw")));
+    // An anchored paw lands where it is held; otherwise on its line at td.
+    e.s(format!("t.tdl = t.tdn && {} < 0.5", v("pb")));
     e.s(format!(
-        "{cx} = t.tdn ? {} + {lp} : {cx}",
+        "{cx} = t.tdl ? {} + {lp} : {cx}",
         v("td"),
         cx = v("cx")
     ));
-    e.s(format!("{cs} = t.tdn ? 0.0 : {cs}", cs = v("cs")));
+    e.s(format!("{cs} = t.tdl ? 0.0 : {cs}", cs = v("cs")));
+    e.s(format!("{pb} = t.tdn ? 0.0 : {pb}", pb = v("pb")));
     e.s(format!("{sw} = t.tdn ? 0.0 : {sw}", sw = v("sw")));
     e.s(format!(
         "{bt} = t.wrap ? ((v.settle > 0.5) ? {} : {}) : {bt}",
@@ -518,11 +524,46 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         v("bl"),
         v("fw")
     ));
+    // Issue 19, touchdown without drag (reference::step): the blend starts from the carried
+    // lift-off toe, is complete at u = td_anchor, and from there the paw is held in world
+    // space at its landing point; the approach lift raises the toe at both ends.
+    let ua = lit(p.td_anchor);
+    e.s(format!("t.ew = {} + t.m * (1.0 - t.u)", v("td")));
     e.s(format!(
-        "t.swf = {wl} + ({td} - {wl} + t.m) * {} - t.m * t.u",
-        hb("t.u"),
-        wl = v("wl"),
-        td = v("td")
+        "t.sot = {lp} * math.cos(t.tas) - {sd} * math.sin(t.tas)"
+    ));
+    e.s(format!(
+        "t.anc = {} > 0.5 && t.u >= {ua} && {} < 0.5",
+        v("sw"),
+        v("pb")
+    ));
+    e.s(format!("{cx} = t.anc ? t.ew + t.sot : {cx}", cx = v("cx")));
+    e.s(format!("{cs} = t.anc ? 0.0 : {cs}", cs = v("cs")));
+    e.s(format!("{pb} = t.anc ? 1.0 : {pb}", pb = v("pb")));
+    e.s(format!("t.ah = {} > 0.5", v("pb")));
+    e.s(format!(
+        "{cx} = t.ah ? math.min({cx}, (t.front + t.sot) + t.m * (1.0 - t.u)) : {cx}",
+        cx = v("cx")
+    ));
+    e.s(format!("t.g = t.ah ? 0.0 : {}", hb(&format!("t.u / {ua}"))));
+    plane(&mut e);
+    e.s(format!(
+        "t.so = t.ah ? t.sot : ({lp} * math.cos({tl}) - {sd} * math.sin({tl}))",
+        tl = v("tl")
+    ));
+    let q = lit(p.td_edge);
+    e.s(format!("t.r = math.sin(90.0 * math.min(t.u / {q}, 1.0))"));
+    e.s("t.sws = t.cxp - t.so");
+    e.s(format!("t.spred = {} - t.m * t.u", v("wl")));
+    e.s("t.swf = t.ah ? t.sws : ((t.spred + (t.ew - t.spred) * t.g) + (t.sws - t.spred) * (1.0 - t.r * t.r))");
+    e.s(format!(
+        "t.ys = math.clamp(t.yst, {}, {})",
+        lit(-(2.0 * p.yaw_max)),
+        lit(2.0 * p.yaw_max)
+    ));
+    e.s(format!(
+        "t.swry = t.ah ? t.ys : ((t.ys + ({} - t.ys) * (t.r * t.r)) * (1.0 - t.g))",
+        v("yl")
     ));
     e.s(format!(
         "t.bump = (t.u < 0.45) ? {} : {}",
@@ -530,7 +571,21 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         rc("(1.0 - t.u) / 0.55")
     ));
     e.s(format!(
-        "t.swh = {sd} + {} + {} * v.w * t.bump",
+        "t.la = {} + (({} * math.abs({} - {} + t.m)) * v.omega_v) / math.max(1.0 - {}, 0.5)",
+        lit(p.td_clear),
+        lit(p.td_lift),
+        v("td"),
+        v("wl"),
+        v("bl")
+    ));
+    e.s(format!(
+        "t.edge = t.r * {}",
+        rc(&format!(
+            "(1.0 - t.u) / math.max(2.0 * (1.0 - {ua}), 0.001)"
+        ))
+    ));
+    e.s(format!(
+        "t.swh = (({sd} + {}) + (({} * v.w) * t.bump)) + (t.la * t.edge)",
         drop(l, "t.tas"),
         v("cl")
     ));
@@ -539,7 +594,6 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!(
         "t.stf = t.cxp - {lp} * math.cos(t.tb) + {sd} * math.sin(t.tb)"
     ));
-    e.s(format!("t.swry = {} * (1.0 - {})", v("yl"), hb("t.u")));
     e.s(format!(
         "t.sth = {lp} * math.sin(t.tb) + {sd} * math.cos(t.tb)"
     ));
@@ -577,7 +631,14 @@ fn entry_pose(p: &RigParams) -> String {
     for _ in 0..5 {
         e.s("t.a = t.a * t.a");
     }
-    e.s("v.fade = (((t.a * (1.0 - v.e_lie)) * (1.0 - v.e_leap)) * (1.0 - v.e_land)) * (1.0 - v.e_swim)");
+    // Leap, land and swim pitch the body too (up to 10°): their fades are (1 − e)^8.
+    for k in ["leap", "land", "swim"] {
+        e.s(format!("t.{k} = 1.0 - v.e_{k}"));
+        for _ in 0..3 {
+            e.s(format!("t.{k} = t.{k} * t.{k}"));
+        }
+    }
+    e.s("v.fade = (((t.a * (1.0 - v.e_lie)) * t.leap) * t.land) * t.swim");
     e.done()
 }
 

@@ -9,73 +9,12 @@
 
 use molang::builtins::math as m;
 
-pub fn sin_d(x: f32) -> f32 {
-    m::molang_sin(x)
-}
-pub fn cos_d(x: f32) -> f32 {
-    m::molang_cos(x)
-}
-pub fn atan2_d(y: f32, x: f32) -> f32 {
-    m::molang_atan2(y, x)
-}
-/// `acos` with the argument clamped to [-1, 1] (spec §12 guard), as generated.
-pub fn acos_d(x: f32) -> f32 {
-    m::molang_acos(clamp(x, -1.0, 1.0))
-}
-pub fn asin_d(x: f32) -> f32 {
-    m::molang_asin(x)
-}
-pub fn exp(x: f32) -> f32 {
-    m::molang_exp(x)
-}
-pub fn pow(x: f32, y: f32) -> f32 {
-    m::molang_pow(x, y)
-}
-pub fn sqrt(x: f32) -> f32 {
-    m::molang_sqrt(x)
-}
-pub fn floor(x: f32) -> f32 {
-    m::molang_floor(x)
-}
-/// `math.max`: `(a > b) ? a : b`.
-pub fn max(a: f32, b: f32) -> f32 {
-    m::molang_max(a, b)
-}
-pub fn min(a: f32, b: f32) -> f32 {
-    m::molang_min(a, b)
-}
-/// `math.clamp(v, lo, hi)`.
-pub fn clamp(v: f32, lo: f32, hi: f32) -> f32 {
-    m::molang_clamp(v, lo, hi)
-}
-pub fn abs(x: f32) -> f32 {
-    x.abs()
-}
-/// `frac(x) = x - floor(x)` (never `math.mod`).
-pub fn frac(x: f32) -> f32 {
-    x - floor(x)
-}
-/// `lerp(a, b, t) = a + (b - a) * t`.
-pub fn lerp(a: f32, b: f32, t: f32) -> f32 {
-    a + (b - a) * t
-}
-/// `math.hermite_blend` of a clamped argument.
-pub fn hb(t: f32) -> f32 {
-    m::molang_hermite_blend(clamp(t, 0.0, 1.0))
-}
-/// Raised-cosine ramp: `0.5 - 0.5 * cos(180 * clamp(x, 0, 1))`.
-pub fn rc(x: f32) -> f32 {
-    0.5 - 0.5 * cos_d(180.0 * clamp(x, 0.0, 1.0))
-}
-/// Toe drop below flat-sole level when the paw folds toes-down by `tau`.
-pub fn drop(lp: f32, sd: f32, tau: f32) -> f32 {
-    lp * sin_d(tau) + sd * cos_d(tau) - sd
-}
-/// Clockwise rotation by `a` degrees (a positive Bedrock X rotation in the side view).
-pub fn rot_cw(a: f32, x: f32, y: f32) -> (f32, f32) {
-    let (s, c) = (sin_d(a), cos_d(a));
-    (x * c + y * s, -x * s + y * c)
-}
+// The §1.3 helpers in `f32` are the generic ones of [`real`] at `T = f32` (the same calls, the
+// same arithmetic order).
+pub use real::{
+    abs, acos_d, asin_d, atan2_d, clamp, cos_d, drop, exp, floor, frac, hb, lerp, max, min, pow,
+    rc, rot_cw, sin_d, sqrt,
+};
 
 /// f64 versions for the build-time bisections and the FK.
 pub mod f64d {
@@ -156,6 +95,18 @@ pub trait Real:
     fn hermite_blend(self) -> Self;
 }
 
+/// One `f32` method per engine builtin, each the engine's own function.
+macro_rules! engine_builtins {
+    ($($name:ident($($arg:ident),*) => $f:path;)*) => {
+        $(
+            #[inline]
+            fn $name(self $(, $arg: f32)*) -> f32 {
+                $f(self $(, $arg)*)
+            }
+        )*
+    };
+}
+
 impl Real for f32 {
     #[inline(always)]
     fn from_f32(x: f32) -> f32 {
@@ -173,61 +124,24 @@ impl Real for f32 {
     fn to_f64(self) -> f64 {
         self as f64
     }
-    #[inline]
-    fn sin_deg(self) -> f32 {
-        m::molang_sin(self)
-    }
-    #[inline]
-    fn cos_deg(self) -> f32 {
-        m::molang_cos(self)
-    }
-    #[inline]
-    fn atan2_deg(self, x: f32) -> f32 {
-        m::molang_atan2(self, x)
-    }
-    #[inline]
-    fn acos_deg(self) -> f32 {
-        m::molang_acos(self)
-    }
-    #[inline]
-    fn asin_deg(self) -> f32 {
-        m::molang_asin(self)
-    }
-    #[inline]
-    fn exp(self) -> f32 {
-        m::molang_exp(self)
-    }
-    #[inline]
-    fn pow(self, y: f32) -> f32 {
-        m::molang_pow(self, y)
-    }
-    #[inline]
-    fn sqrt(self) -> f32 {
-        m::molang_sqrt(self)
-    }
-    #[inline]
-    fn floor(self) -> f32 {
-        m::molang_floor(self)
-    }
     #[inline(always)]
     fn abs(self) -> f32 {
         f32::abs(self)
     }
-    #[inline]
-    fn max(self, b: f32) -> f32 {
-        m::molang_max(self, b)
-    }
-    #[inline]
-    fn min(self, b: f32) -> f32 {
-        m::molang_min(self, b)
-    }
-    #[inline]
-    fn clamp(self, lo: f32, hi: f32) -> f32 {
-        m::molang_clamp(self, lo, hi)
-    }
-    #[inline]
-    fn hermite_blend(self) -> f32 {
-        m::molang_hermite_blend(self)
+    engine_builtins! {
+        sin_deg() => m::molang_sin;
+        cos_deg() => m::molang_cos;
+        atan2_deg(x) => m::molang_atan2;
+        acos_deg() => m::molang_acos;
+        asin_deg() => m::molang_asin;
+        exp() => m::molang_exp;
+        pow(y) => m::molang_pow;
+        sqrt() => m::molang_sqrt;
+        floor() => m::molang_floor;
+        max(b) => m::molang_max;
+        min(b) => m::molang_min;
+        clamp(lo, hi) => m::molang_clamp;
+        hermite_blend() => m::molang_hermite_blend;
     }
 }
 

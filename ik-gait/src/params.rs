@@ -180,6 +180,19 @@ pub struct RigParams {
     /// Smallest forward distance (px) of a sideways-displaced planted toe ahead of its root
     /// before the paw lifts early (closer, the plane's yaw turns too fast).
     pub plane_min: f32,
+    /// Share of the swing (u) at which the forward travel of a swinging paw is complete; from
+    /// there to touchdown the paw is held in world space like a planted one and only comes down
+    /// (1: the spec's swing, never held).
+    pub td_anchor: f32,
+    /// Approach lift (seconds): at lift-off and touchdown the toe rises and falls at least as
+    /// fast as `td_lift` × the swing's mean horizontal speed ÷ `td_edge`, so a toe near the
+    /// floor never moves fast along it (0: the spec's swing height).
+    pub td_lift: f32,
+    /// Smallest approach lift (px), whatever the speed and the lift weight (issue 19).
+    pub td_clear: f32,
+    /// Share of the swing over which the approach lift rises at lift-off (it comes down over
+    /// the last 2·(1 − td_anchor)).
+    pub td_edge: f32,
 }
 
 impl Default for RigParams {
@@ -301,6 +314,10 @@ impl Default for RigParams {
             side_reach: 3.0,
             yaw_max: 15.0,
             plane_min: 1.0,
+            td_anchor: 0.94,
+            td_clear: 0.25,
+            td_lift: 0.002,
+            td_edge: 0.1,
         }
     }
 }
@@ -371,6 +388,25 @@ impl RigParams {
         ] {
             if !(v > 0.0 && v < 1.0) {
                 out.push(format!("{name} is {v}; it must be between 0 and 1"));
+            }
+        }
+        // Touchdown shaping (issue 19): the anchor is a share of the swing, the edge at most
+        // half of it (the lift rises at one end and falls at the other), the lift not negative.
+        if !(self.td_anchor > 0.0 && self.td_anchor <= 1.0) {
+            out.push(format!(
+                "td_anchor is {}; it must be above 0 and at most 1",
+                self.td_anchor
+            ));
+        }
+        if !(self.td_edge > 0.0 && self.td_edge <= 0.5) {
+            out.push(format!(
+                "td_edge is {}; it must be above 0 and at most 0.5",
+                self.td_edge
+            ));
+        }
+        for (name, v) in [("td_lift", self.td_lift), ("td_clear", self.td_clear)] {
+            if v < 0.0 {
+                out.push(format!("{name} is {v}; it must be 0 or more"));
             }
         }
         if self.reach_margin < 0.0 {

@@ -57,9 +57,13 @@ pub struct LegStateT<T> {
     pub sm: T,
     pub td: T,
     pub rem: T,
-    /// Planted toe's sideways offset from the leg's own line (px, + toward model +X), which
-    /// the body's yaw builds up in stance (issue 19).
+    /// Toe's sideways offset from the leg's own line (px, + toward model +X), which the body's
+    /// yaw builds up (issue 19). `cx`, `cs` are carried in world space in swing too: from
+    /// lift-off the point the paw left, from the anchor (`pb`) the point it comes down on.
     pub cs: T,
+    /// 1 from the frame the swing reaches `td_anchor` to touchdown: the paw is held in world
+    /// space at (`cx`, `cs`) and only comes down (issue 19).
+    pub pb: T,
     /// Leg-plane yaw latched at lift-off (degrees), faded out over the swing.
     pub yl: T,
     /// Share of the stepping speed that was forward travel, latched at lift-off (1 unless the
@@ -120,6 +124,7 @@ impl<T: Real> RigStateT<T> {
                 td: f(l.n),
                 rem: zero,
                 cs: zero,
+                pb: zero,
                 yl: zero,
                 fw: c!(1.0),
             }
@@ -450,6 +455,8 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         min((c!(16.0) * spd_c) / stride, f(p.f_max))
     };
     let dphi = omega * dt;
+    // ω of the smoothed stepping speed (for the swing's approach lift, issue 19).
+    let omega_v = min((c!(16.0) * vf) / stride, f(p.f_max));
     if settle {
         s.settle_prog = s.settle_prog + dphi;
     }
@@ -472,9 +479,12 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         l.ph = l.ph + dphi + ex;
         // 7.6 stance, lift-off (evaluated on the pre-event state)
         let st = l.sw < half;
-        if st {
-            // Issue 19: a planted toe keeps its world position while the body yaws: turn it
-            // about the entity origin by the yaw change, then move it back by the travel.
+        let ym2 = c!(2.0) * f(p.yaw_max);
+        // Issue 19: a planted toe keeps its world position while the body yaws: turn it
+        // about the entity origin by the yaw change, then move it back by the travel. In
+        // swing the same carries the point the paw left (and, once anchored, the one it lands
+        // on), so the swing's ends are fixed in the world too.
+        {
             let (ca, sa) = (cos_d(dyaw), sin_d(dyaw));
             let sx = f(lp.x) + l.cs;
             let nf = l.cx * ca - sx * sa;
@@ -511,9 +521,9 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             l.tm = f(lp.tau_max[gi]);
             l.cl = f(lp.clearance[gi]);
             l.sm = s.settle;
-            // The plane's yaw is checked two frames ahead; a toe that still turns it past the
-            // limit (a toe right under the root) starts its swing at the limit.
-            l.yl = clamp(yaw_st, -f(p.yaw_max), f(p.yaw_max));
+            // Latched within twice the stance limit, as the swing's carried yaw is, so that
+            // the two agree at lift-off.
+            l.yl = clamp(yaw_st, -ym2, ym2);
             l.fw = fwd;
         }
         // 7.7 wrap and touchdown
@@ -521,8 +531,12 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         if wrap {
             l.ph = l.ph - one;
             if l.sw > half {
-                l.cx = l.td + lp_lp;
-                l.cs = zero;
+                // An anchored paw lands where it is held; otherwise on its line at td.
+                if l.pb < half {
+                    l.cx = l.td + lp_lp;
+                    l.cs = zero;
+                }
+                l.pb = zero;
                 l.sw = zero;
             }
             l.bt = if settle {
@@ -554,13 +568,61 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         } else {
             ((one - l.bl) * stride) * l.fw
         };
-        let swf = l.wl + (l.td - l.wl + m) * hb(u) - m * u;
+        // Issue 19, touchdown without drag. The spec's swing, wl + (td − wl + m)·hb(u) − m·u,
+        // blends the world-fixed lift-off point (wl − m·u) into the world-fixed landing point
+        // (td + m·(1 − u)). Here the lift-off end is the carried toe (exact under yaw and
+        // speed changes, `so` its wrist offset at lift-off), the blend is complete at
+        // u = td_anchor, and from there the paw is held at its landing point in world space.
+        let ua = f(p.td_anchor);
+        let ew = l.td + m * (one - u);
+        let so_t = lp_lp * cos_d(tas) - lp_sd * sin_d(tas);
+        if l.sw > half && u >= ua && l.pb < half {
+            l.cx = ew + so_t;
+            l.cs = zero;
+            l.pb = one;
+        }
+        let anchored = l.pb > half;
+        // A held paw never lands past the front reach limit: the limit is the front one plus
+        // the travel still expected before touchdown (the body may slow down while it is held).
+        if anchored {
+            l.cx = min(l.cx, (front + so_t) + m * (one - u));
+        }
+        let g = if anchored { zero } else { hb(u / ua) };
+        let (cxs, yaw_s) = leg_plane(l.cx, l.cs, root_f);
+        let so = if anchored {
+            so_t
+        } else {
+            lp_lp * cos_d(l.tl) - lp_sd * sin_d(l.tl)
+        };
+        // The spec's blend from the predicted lift-off point, plus the carried point's
+        // difference from it, faded out as the toe rises (r²: r is the approach lift's rise).
+        let q = f(p.td_edge);
+        let r = sin_d(c!(90.0) * min(u / q, one));
+        let sws = cxs - so;
+        let spred = l.wl - m * u;
+        let swf = if anchored {
+            sws
+        } else {
+            (spred + (ew - spred) * g) + (sws - spred) * (one - r * r)
+        };
+        let ys = clamp(yaw_s, -ym2, ym2);
         let bump = if u < c!(0.45) {
             rc(u / c!(0.45))
         } else {
             rc((one - u) / c!(0.55))
         };
-        let swh = lp_sd + drop(lp_lp, lp_sd, tas) + l.cl * w * bump;
+        // Approach lift: the toe rises over the first td_edge of the swing (steeply, a sine,
+        // so that it leaves the floor before the blend moves it) and comes down over the last
+        // 2·(1 − td_anchor) (softly, a raised cosine: it is held in world space by then), by td_clear plus
+        // td_lift × the swing's mean speed (|td − wl + m| over (1 − bl)/ω, ω from the
+        // smoothed speed so that the height never jumps, 1 − bl at least 0.5 so that a short
+        // swing does not snap up and down), whatever the lift weight. Between
+        // the edges the toe is above the check 14 band; at the anchor it is still at half
+        // the lift.
+        let la = f(p.td_clear)
+            + ((f(p.td_lift) * abs(l.td - l.wl + m)) * omega_v) / max(one - l.bl, half);
+        let edge = r * rc((one - u) / max(c!(2.0) * (one - ua), c!(0.001)));
+        let swh = ((lp_sd + drop(lp_lp, lp_sd, tas)) + l.cl * w * bump) + la * edge;
         // Stance target on the post-event state (a paw that touched down this frame).
         let ta2 = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
         let (cxp2, yaw_st2) = leg_plane(l.cx, l.cs, root_f);
@@ -571,8 +633,16 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
                 f: swf,
                 h: swh,
                 tau: tas,
-                // The latched leg-plane yaw fades to 0 by touchdown (the paw lands on its line).
-                ry: l.yl * (one - hb(u)),
+                // The carried point's leg-plane yaw fades out with the blend (held: all of it).
+                // A carried point may turn its plane past the stance limit (it lifted at the
+                // limit); twice the limit keeps a point right under the root bounded.
+                // From the carried point's plane to the latched lift-off yaw as the toe rises,
+                // faded out with the blend; held: the plane through the held point.
+                ry: if anchored {
+                    ys
+                } else {
+                    (ys + (l.yl - ys) * (r * r)) * (one - g)
+                },
             }
         } else {
             Target {
@@ -613,7 +683,16 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     for _ in 0..5 {
         a = a * a;
     }
-    let fade = (((a * (one - e_lie)) * (one - e_leap)) * (one - e_land)) * (one - e_swim);
+    // Leap, land and swim pitch the body as well (up to 10°): their fades are (1 − e)^8, so
+    // that yaw × pitch, which tips a paw's sole sideways into the floor, stays small (check 2).
+    let p8 = |e: T| {
+        let mut b = one - e;
+        for _ in 0..3 {
+            b = b * b;
+        }
+        b
+    };
+    let fade = (((a * (one - e_lie)) * p8(e_leap)) * p8(e_land)) * p8(e_swim);
 
     // 7.10 body pose and roots (roll disabled: k = 0)
     let r = &p.rest;

@@ -28,12 +28,8 @@ fn checks_pass_on_selected_scenarios() {
     };
     let rows = run_checks(&p, &plan, &mut |_| {}).unwrap();
     assert!(rows.len() >= 14);
-    // Check 14 (no drag, issue 19) is measured but does not pass yet: the touchdown shaping of
-    // issue 19 item 3 is not built (README, "Turning").
-    let failed: Vec<_> = rows
-        .iter()
-        .filter(|r| !r.pass && !r.check.starts_with("14 "))
-        .collect();
+    // Every row, check 14 (no drag, issue 19) included.
+    let failed: Vec<_> = rows.iter().filter(|r| !r.pass).collect();
     assert!(failed.is_empty(), "{failed:#?}");
 }
 

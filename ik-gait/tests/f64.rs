@@ -28,13 +28,9 @@ fn f64_run_passes_checks_1_to_12() {
         soak_seed: 1,
     };
     let rows = run_checks(&p, &plan, &mut |_| {}).unwrap();
-    // 1, 2, 3, 4b, 4c, 5, 6, 7, 8, 9, 10, 11, 12, 13 (info), 14 (no drag: not passing yet,
-    // the touchdown shaping of issue 19 is not built).
+    // 1, 2, 3, 4b, 4c, 5, 6, 7, 8, 9, 10, 11, 12, 13 (info), 14 (no drag).
     assert!(rows.len() >= 14, "{rows:#?}");
-    let failed: Vec<_> = rows
-        .iter()
-        .filter(|r| !r.pass && !r.check.starts_with("14 "))
-        .collect();
+    let failed: Vec<_> = rows.iter().filter(|r| !r.pass).collect();
     assert!(failed.is_empty(), "{failed:#?}");
     let last = rows.iter().find(|r| r.check.starts_with("13 ")).unwrap();
     assert!(
