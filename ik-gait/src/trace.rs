@@ -7,28 +7,19 @@ use crate::checks::{to_world, Placer, Trace};
 use crate::model::{Geometry, Pose};
 use crate::params::RigParams;
 use crate::reference::{channel_names, Inputs, Outputs};
-use crate::runner::{Backend, Engine};
+use crate::runner::{query_values, Backend, Engine, QUERIES};
 use crate::scenarios::{frame_time, frames, Scenario};
 use std::io::Write;
 
+/// The queries a row shows, as indices into [`QUERIES`]: all but the fallback distance
+/// counter, which the rig reads only when the speed is 0.
+const SHOWN: [usize; 8] = [0, 1, 3, 4, 5, 6, 7, 8];
+
 /// The header row (without the newline).
 pub fn header(p: &RigParams) -> String {
-    let mut head = vec![
-        "frame",
-        "t",
-        "q.delta_time",
-        "q.ground_speed",
-        "q.is_on_ground",
-        "q.vertical_speed",
-        "q.is_in_water",
-        "q.is_sitting",
-        "q.is_sleeping",
-        "q.body_y_rotation",
-        "gait",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect::<Vec<_>>();
+    let mut head = vec!["frame".to_string(), "t".to_string()];
+    head.extend(SHOWN.map(|q| format!("q.{}", QUERIES[q])));
+    head.push("gait".into());
     for l in &p.legs {
         head.push(format!("{}_ph", l.name));
         head.push(format!("{}_stance", l.name));
@@ -56,17 +47,8 @@ pub fn row(
     pos: (f64, f64),
 ) -> String {
     let mut row: Vec<String> = vec![k.to_string(), format!("{t}")];
-    for x in [
-        i.dt,
-        i.ground_speed,
-        i.on_ground,
-        i.vertical_speed,
-        i.in_water,
-        i.sit,
-        i.lie,
-        i.body_yaw,
-        o.gait,
-    ] {
+    let q = query_values(i);
+    for x in SHOWN.map(|k| q[k]).into_iter().chain([o.gait]) {
         row.push(format!("{x}"));
     }
     for j in 0..4 {

@@ -7,11 +7,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn tmp(label: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("doggoyle-{label}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+mod common;
+use common::tmp;
 
 /// The workspace's `molang` binary (beside this test's own target folder), built if missing.
 fn molang_bin() -> PathBuf {

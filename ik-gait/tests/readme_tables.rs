@@ -5,7 +5,9 @@
 
 use ik_gait::tables::{blocks, BEGIN, END};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
+use common::doggoyle;
 
 /// The README block the test re-makes.
 const CHEAP: [&str; 4] = ["--scenario", "trot-2.5,sine-gaits", "--fps", "20,60"];
@@ -16,18 +18,6 @@ fn readme() -> (PathBuf, String) {
     (path, text)
 }
 
-fn doggoyle(args: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_doggoyle"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn readme_tables_are_what_doggoyle_table_prints() {
     let (_, text) = readme();
@@ -35,10 +25,9 @@ fn readme_tables_are_what_doggoyle_table_prints() {
     // The Measured table (named scenarios, both back ends), the soak (three seeds, both back
     // ends), the presets side by side and their soaks, and the cheap one.
     assert!(found.len() >= 5, "{} table blocks", found.len());
-    let b = found
-        .iter()
-        .find(|b| b.args == CHEAP)
-        .expect("README.md has the block `doggoyle table --scenario trot-2.5,sine-gaits --fps 20,60`");
+    let b = found.iter().find(|b| b.args == CHEAP).expect(
+        "README.md has the block `doggoyle table --scenario trot-2.5,sine-gaits --fps 20,60`",
+    );
     let mut args = vec!["table"];
     args.extend(CHEAP);
     let (code, out, err) = doggoyle(&args);
@@ -62,8 +51,7 @@ fn doggoyle_readme_finds_and_mends_a_stale_table() {
         .find(|b| b.args == CHEAP)
         .unwrap();
     let good = &text[b.body.clone()];
-    let dir = std::env::temp_dir().join(format!("doggoyle-readme-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::tmp_dir("readme");
     let file = dir.join("t.md");
     let stale = good.replacen("| 1 |", "| 1 | stale", 1);
     let doc = format!(
@@ -75,7 +63,11 @@ fn doggoyle_readme_finds_and_mends_a_stale_table() {
     let (code, _, err) = doggoyle(&["readme", f]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("t.md:4:") && err.contains("differs"), "{err}");
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), doc, "no --write, no change");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        doc,
+        "no --write, no change"
+    );
     let (code, _, err) = doggoyle(&["readme", f, "--write"]);
     assert_eq!(code, Some(0), "{err}");
     let want = format!(

@@ -118,38 +118,10 @@ enum Cmd {
         rig: RigArgs,
     },
     /// Run one scenario (or a CSV motion profile) and write a per-frame CSV trace.
-    Run {
-        #[arg(long, required_unless_present = "inputs", conflicts_with = "inputs")]
-        scenario: Option<String>,
-        /// Drive the rig from a CSV, as `check --inputs` does.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        #[arg(long, default_value_t = 60.0)]
-        fps: f32,
-        #[arg(long, default_value = "jit")]
-        backend: String,
-        #[arg(long)]
-        out: std::path::PathBuf,
-        #[command(flatten)]
-        rig: RigArgs,
-    },
+    Run(RunArgs),
     /// Run one scenario and write four SVG charts into OUT (joint angles, toe paths,
     /// footfalls, chin height).
-    Plot {
-        #[arg(long, required_unless_present = "inputs", conflicts_with = "inputs")]
-        scenario: Option<String>,
-        /// Drive the rig from a CSV, as `check --inputs` does.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        #[arg(long, default_value_t = 60.0)]
-        fps: f32,
-        #[arg(long, default_value = "jit")]
-        backend: String,
-        #[arg(long)]
-        out: std::path::PathBuf,
-        #[command(flatten)]
-        rig: RigArgs,
-    },
+    Plot(RunArgs),
     /// Rig frames per second on each back end, and dogs per core at 60 fps.
     Bench {
         /// Scenario driving the rig (a steady trot by default).
@@ -183,6 +155,34 @@ enum Cmd {
         #[arg(long)]
         verbose: bool,
     },
+}
+
+/// What `run` and `plot` run: one scenario or CSV profile, at one frame rate, on one back end.
+#[derive(clap::Args, Clone, Debug)]
+struct RunArgs {
+    #[arg(long, required_unless_present = "inputs", conflicts_with = "inputs")]
+    scenario: Option<String>,
+    /// Drive the rig from a CSV, as `check --inputs` does.
+    #[arg(long)]
+    inputs: Option<PathBuf>,
+    #[arg(long, default_value_t = 60.0)]
+    fps: f32,
+    #[arg(long, default_value = "jit")]
+    backend: String,
+    #[arg(long)]
+    out: std::path::PathBuf,
+    #[command(flatten)]
+    rig: RigArgs,
+}
+
+impl RunArgs {
+    /// The frame rate, back end and scenario, or the exit code after saying what is wrong.
+    fn parse(&self) -> Result<(f32, Backend, scenarios::Scenario), ExitCode> {
+        let fps = fps_arg(self.fps)?;
+        let backend = backend_arg(&self.backend)?;
+        let sc = scenario_or_inputs(self.scenario.as_deref(), self.inputs.as_deref())?;
+        Ok((fps, backend, sc))
+    }
 }
 
 #[derive(clap::Args, Clone, Debug)]
@@ -325,8 +325,8 @@ fn main() -> ExitCode {
         | Cmd::Molang { rig }
         | Cmd::Params { rig, .. }
         | Cmd::Emit { rig, .. }
-        | Cmd::Run { rig, .. }
-        | Cmd::Plot { rig, .. }
+        | Cmd::Run(RunArgs { rig, .. })
+        | Cmd::Plot(RunArgs { rig, .. })
         | Cmd::Bench { rig, .. } => Some(rig),
         Cmd::Scenarios | Cmd::Table(_) | Cmd::Readme { .. } => None,
     };
@@ -460,26 +460,13 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         },
-        Cmd::Run {
-            scenario,
-            inputs,
-            fps,
-            backend,
-            out,
-            ..
-        } => {
-            if let Err(code) = fps_arg(fps) {
-                return code;
-            }
-            let backend = match backend_arg(&backend) {
-                Ok(b) => b,
+        Cmd::Run(args) => {
+            let (fps, backend, sc) = match args.parse() {
+                Ok(x) => x,
                 Err(code) => return code,
             };
-            let sc = match scenario_or_inputs(scenario.as_deref(), inputs.as_deref()) {
-                Ok(s) => s,
-                Err(code) => return code,
-            };
-            match ik_gait::trace::write_csv(&p, &sc, fps, backend, &out) {
+            let out = &args.out;
+            match ik_gait::trace::write_csv(&p, &sc, fps, backend, out) {
                 Ok(n) => {
                     eprintln!("{n} frames -> {}", out.display());
                     ExitCode::SUCCESS
@@ -490,31 +477,18 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Cmd::Plot {
-            scenario,
-            inputs,
-            fps,
-            backend,
-            out,
-            ..
-        } => {
-            if let Err(code) = fps_arg(fps) {
-                return code;
-            }
-            let backend = match backend_arg(&backend) {
-                Ok(b) => b,
+        Cmd::Plot(args) => {
+            let (fps, backend, sc) = match args.parse() {
+                Ok(x) => x,
                 Err(code) => return code,
             };
-            let sc = match scenario_or_inputs(scenario.as_deref(), inputs.as_deref()) {
-                Ok(s) => s,
-                Err(code) => return code,
-            };
+            let out = &args.out;
             // The four side views, then the view from above (issue 19).
             let top = |files: Vec<std::path::PathBuf>| {
-                let t = ik_gait::plot_top::plot_scenario(&p, &sc, fps, backend, &out)?;
+                let t = ik_gait::plot_top::plot_scenario(&p, &sc, fps, backend, out)?;
                 Ok::<_, String>(files.into_iter().chain([t]).collect::<Vec<_>>())
             };
-            match ik_gait::plot::plot(&p, &sc, fps, backend, &out).and_then(top) {
+            match ik_gait::plot::plot(&p, &sc, fps, backend, out).and_then(top) {
                 Ok(files) => {
                     for f in files {
                         println!("{}", f.display());
