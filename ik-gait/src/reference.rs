@@ -530,11 +530,14 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             l.yl = clamp(yaw_st, -f(p.yaw_max), f(p.yaw_max));
             l.fw = fwd;
             // §7.5's catch-up for the lift-off frame: the leg swings from this frame on, so it
-            // pays this frame's share too (README, Deviations, check 6).
+            // pays this frame's share too (README, Deviations, check 6), unless that would end
+            // the swing in the frame it starts.
             if l.rem > zero && !settle {
                 let ex = min(l.rem, f(p.catchup) * omega * dt);
-                l.rem = l.rem - ex;
-                l.ph = l.ph + ex;
+                if l.ph + ex < one {
+                    l.rem = l.rem - ex;
+                    l.ph = l.ph + ex;
+                }
             }
         }
         // 7.7 wrap and touchdown
