@@ -949,21 +949,15 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, plain: &Metrics, yaw: &Metrics)
         ));
     }
     // 7
-    if named {
-        rows.push(row(
-            "7 fore elbow angle, scenarios (deg)",
-            "<= 150",
-            f(m.elbow_max, 2),
-            m.elbow_max.is_some_and(|x| x <= 150.0),
-        ));
-    }
-    if soak {
-        rows.push(row(
-            "7 fore elbow angle, soak (deg)",
-            "<= 172",
-            f(ms.elbow_max, 2),
-            ms.elbow_max.is_some_and(|x| x <= 172.0),
-        ));
+    for (on, label, mm, bar) in [(named, "scenarios", m, 150.0), (soak, "soak", ms, 172.0)] {
+        if on {
+            rows.push(row(
+                &format!("7 fore elbow angle, {label} (deg)"),
+                &format!("<= {bar}"),
+                f(mm.elbow_max, 2),
+                mm.elbow_max.is_some_and(|x| x <= bar),
+            ));
+        }
     }
     // 8
     if named {
@@ -974,21 +968,17 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, plain: &Metrics, yaw: &Metrics)
             m.thigh_steady_per_hz.is_none_or(|x| x <= 500.0)
                 && m.thigh_max.is_some_and(|x| x <= 2300.0),
         ));
-        // 9
-        rows.push(row(
-            "9 hind r/dmax, scenarios",
-            ">= 0.40",
-            f(m.hind_r_min, 4),
-            m.hind_r_min.is_some_and(|x| x >= 0.40),
-        ));
     }
-    if soak {
-        rows.push(row(
-            "9 hind r/dmax, soak",
-            ">= 0.28",
-            f(ms.hind_r_min, 4),
-            ms.hind_r_min.is_some_and(|x| x >= 0.28),
-        ));
+    // 9
+    for (on, label, mm, bar) in [(named, "scenarios", m, 0.40), (soak, "soak", ms, 0.28)] {
+        if on {
+            rows.push(row(
+                &format!("9 hind r/dmax, {label}"),
+                &format!(">= {bar:.2}"),
+                f(mm.hind_r_min, 4),
+                mm.hind_r_min.is_some_and(|x| x >= bar),
+            ));
+        }
     }
     // 10
     let ex = both_max(m.stance_reach_excess, ms.stance_reach_excess);

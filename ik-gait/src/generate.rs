@@ -486,7 +486,10 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         rem = v("rem")
     ));
     // Unless that would end the swing in the frame it starts.
-    e.s(format!("t.ex = ({ph} + t.ex < 1.0) ? t.ex : 0.0", ph = v("ph")));
+    e.s(format!(
+        "t.ex = ({ph} + t.ex < 1.0) ? t.ex : 0.0",
+        ph = v("ph")
+    ));
     e.s(format!("{r} = {r} - t.ex", r = v("rem")));
     e.s(format!("{ph} = {ph} + t.ex", ph = v("ph")));
     // 7.7

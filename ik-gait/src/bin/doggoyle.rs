@@ -448,18 +448,7 @@ fn main() -> ExitCode {
         }
         Cmd::Emit {
             out_dir, uuid_seed, ..
-        } => match ik_gait::emit::emit(&p, &out_dir, uuid_seed) {
-            Ok(files) => {
-                for f in files {
-                    println!("{}", f.display());
-                }
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(1)
-            }
-        },
+        } => print_files(ik_gait::emit::emit(&p, &out_dir, uuid_seed)),
         Cmd::Run(args) => {
             let (fps, backend, sc) = match args.parse() {
                 Ok(x) => x,
@@ -488,18 +477,7 @@ fn main() -> ExitCode {
                 let t = ik_gait::plot_top::plot_scenario(&p, &sc, fps, backend, out)?;
                 Ok::<_, String>(files.into_iter().chain([t]).collect::<Vec<_>>())
             };
-            match ik_gait::plot::plot(&p, &sc, fps, backend, out).and_then(top) {
-                Ok(files) => {
-                    for f in files {
-                        println!("{}", f.display());
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(1)
-                }
-            }
+            print_files(ik_gait::plot::plot(&p, &sc, fps, backend, out).and_then(top))
         }
         Cmd::Bench {
             scenario,
@@ -528,6 +506,22 @@ fn main() -> ExitCode {
                 println!("{:28} {:5.1} s  {:?}", s.name, s.duration, s.kind);
             }
             ExitCode::SUCCESS
+        }
+    }
+}
+
+/// The files a command wrote, one a line, or the error (exit 1).
+fn print_files(r: Result<Vec<PathBuf>, String>) -> ExitCode {
+    match r {
+        Ok(files) => {
+            for f in files {
+                println!("{}", f.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
         }
     }
 }
