@@ -13,15 +13,67 @@ use crate::reference::{Inputs, Outputs};
 use crate::runner::{run, Backend, Engine};
 use crate::scenarios::{self, Kind, Scenario};
 
-/// One frame of a run with its FK pose and the body's world position (px).
+/// One frame of a run with its FK pose and its place in the world.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub input: Inputs,
+    pub output: Outputs,
+    pub pose: Pose,
+    /// World position of the entity origin (x, z in px) after this frame's travel, integrated
+    /// along the heading (issue 19): each frame moves 16·v·dt along its `q.body_y_rotation`.
+    pub pos: (f64, f64),
+    /// Distance travelled Σ 16·v·dt (px), with the real frame time.
+    pub body_x: f64,
+    /// Per leg, the toe tip in world space: (x, y up, z), px.
+    pub toe_world: [[f64; 3]; 4],
+}
+
+/// Places a run's frames in the world one at a time (FK, the body's travel, the toes).
+pub struct Placer<'a> {
+    p: &'a RigParams,
+    geo: &'a Geometry,
+    pos: (f64, f64),
+    body_x: f64,
+}
+
+impl<'a> Placer<'a> {
+    pub fn new(p: &'a RigParams, geo: &'a Geometry) -> Placer<'a> {
+        Placer {
+            p,
+            geo,
+            pos: (0.0, 0.0),
+            body_x: 0.0,
+        }
+    }
+    pub fn place(&mut self, input: Inputs, output: Outputs) -> Frame {
+        let pose = forward(self.geo, self.p, &output);
+        let step = 16.0 * input.ground_speed.max(0.0) as f64 * input.dt as f64;
+        let yaw = input.body_yaw as f64;
+        let (d, _) = heading_axes(yaw);
+        self.pos = (self.pos.0 + step * d.0, self.pos.1 + step * d.1);
+        self.body_x += step;
+        let toe_world = std::array::from_fn(|i| {
+            to_world(self.pos, yaw, pose.toe[i].0, pose.toe_x[i], pose.toe[i].1)
+        });
+        Frame {
+            input,
+            output,
+            pose,
+            pos: self.pos,
+            body_x: self.body_x,
+            toe_world,
+        }
+    }
+}
+
+/// A whole run in memory (for the plots, which look at all of it; the checks stream).
 pub struct Trace {
     pub inputs: Vec<Inputs>,
     pub outputs: Vec<Outputs>,
     pub poses: Vec<Pose>,
     /// Distance travelled Σ 16·v·dt (px), with the real frame time.
     pub body_x: Vec<f64>,
-    /// World position of the entity origin (x, z in px), integrated along the heading
-    /// (issue 19): each frame moves 16·v·dt along that frame's `q.body_y_rotation`.
+    /// See [`Frame::pos`].
     pub pos: Vec<(f64, f64)>,
     /// Per leg, the toe tip in world space: (x, y up, z), px.
     pub toe_world: Vec<[[f64; 3]; 4]>,
@@ -43,42 +95,25 @@ pub fn to_world(pos: (f64, f64), yaw_deg: f64, f: f64, x: f64, h: f64) -> [f64; 
 
 impl Trace {
     pub fn new(p: &RigParams, geo: &Geometry, inputs: Vec<Inputs>, outputs: Vec<Outputs>) -> Trace {
-        let poses: Vec<Pose> = outputs.iter().map(|o| forward(geo, p, o)).collect();
-        let mut x = 0.0f64;
-        let body_x = inputs
-            .iter()
-            .map(|i| {
-                x += 16.0 * i.ground_speed.max(0.0) as f64 * i.dt as f64;
-                x
-            })
-            .collect();
-        let mut at = (0.0f64, 0.0f64);
-        let pos: Vec<(f64, f64)> = inputs
-            .iter()
-            .map(|i| {
-                let step = 16.0 * i.ground_speed.max(0.0) as f64 * i.dt as f64;
-                let (d, _) = heading_axes(i.body_yaw as f64);
-                at = (at.0 + step * d.0, at.1 + step * d.1);
-                at
-            })
-            .collect();
-        let toe_world = (0..inputs.len())
-            .map(|k| {
-                let (ps, yaw) = (pos[k], inputs[k].body_yaw as f64);
-                std::array::from_fn(|i| {
-                    let pz = &poses[k];
-                    to_world(ps, yaw, pz.toe[i].0, pz.toe_x[i], pz.toe[i].1)
-                })
-            })
-            .collect();
-        Trace {
-            inputs,
-            outputs,
-            poses,
-            body_x,
-            pos,
-            toe_world,
+        let mut placer = Placer::new(p, geo);
+        let mut tr = Trace {
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            poses: Vec::new(),
+            body_x: Vec::new(),
+            pos: Vec::new(),
+            toe_world: Vec::new(),
+        };
+        for (i, o) in inputs.into_iter().zip(outputs) {
+            let f = placer.place(i, o);
+            tr.inputs.push(f.input);
+            tr.outputs.push(f.output);
+            tr.poses.push(f.pose);
+            tr.body_x.push(f.body_x);
+            tr.pos.push(f.pos);
+            tr.toe_world.push(f.toe_world);
         }
+        tr
     }
     pub fn len(&self) -> usize {
         self.outputs.len()
@@ -154,6 +189,49 @@ fn upd_min(slot: &mut Option<f64>, v: f64) {
     *slot = Some(slot.map_or(v, |s| if v < s || v.is_nan() { v } else { s }));
 }
 
+fn upd_opt_max(slot: &mut Option<f64>, v: Option<f64>) {
+    if let Some(v) = v {
+        upd_max(slot, v);
+    }
+}
+fn upd_opt_min(slot: &mut Option<f64>, v: Option<f64>) {
+    if let Some(v) = v {
+        upd_min(slot, v);
+    }
+}
+
+/// `f(&mut a.x, b.x)` for each named field.
+macro_rules! each_field {
+    ($f:expr, $a:expr, $b:expr; $($x:ident),*) => {
+        $( $f(&mut $a.$x, $b.$x); )*
+    };
+}
+
+impl Metrics {
+    /// Adds a later run's metrics: worst values, sums of counts.
+    pub fn merge(&mut self, o: &Metrics) {
+        let add = |a: &mut usize, b: usize| *a += b;
+        each_field!(upd_opt_max, self, o; slip, drag, excess240, excess960, phase_max_rate,
+            switch_cycles, switch_timing, elbow_max, thigh_steady_per_hz, thigh_max,
+            stance_reach_excess, parity_deg, parity_px);
+        each_field!(upd_opt_min, self, o; floor_min, chin_min, phase_min_step, hind_r_min,
+            hitch_floor_min, hitch_chin_min);
+        each_field!(add, self, o; slip_stances, drag_frames, phase_over_limit, switches,
+            switches_over, stance_reach_violations, non_finite, hitch_phase_violations);
+        for (a, b) in [(&mut self.d20, o.d20), (&mut self.d60, o.d60)] {
+            if let Some((l, x)) = b {
+                let (l0, x0) = a.unwrap_or((0.0, 0.0));
+                *a = Some((l0.max(l), x0.max(x)));
+            }
+        }
+        if let Some(w) = o.switch_worst {
+            if self.switch_worst.is_none_or(|s| w.0 > s.0) {
+                self.switch_worst = Some(w);
+            }
+        }
+    }
+}
+
 /// Limb channel indices and body/neck/head indices in `Outputs::channels`.
 fn channel_groups(p: &RigParams) -> (Vec<usize>, Vec<usize>) {
     let n = crate::reference::channel_names(p).len();
@@ -169,23 +247,89 @@ pub struct Context {
     pub soak: bool,
 }
 
-pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
-    let (limbs, axial) = channel_groups(p);
-    let chans: Vec<Vec<f32>> = tr.outputs.iter().map(|o| o.channels(p)).collect();
-    // 12: no NaN or infinity.
-    for (k, c) in chans.iter().enumerate() {
-        if c.iter().any(|x| !x.is_finite())
-            || tr.poses[k]
+/// The checks of one run, fed one frame at a time. It keeps only what the checks look back
+/// at: the previous frame's outputs, channels, thigh pitches and toes, the last two per-frame
+/// changes (4c compares a frame's change with both neighbours), each leg's touchdown anchor
+/// (1) and the open gait switch (6). Its memory does not depend on the run's length
+/// ([`Measure::retained`] counts what it holds).
+pub struct Measure<'a> {
+    p: &'a RigParams,
+    ctx: Context,
+    limbs: Vec<usize>,
+    axial: Vec<usize>,
+    pub m: Metrics,
+    frames: usize,
+    /// Start time of the current frame (s): the sum of the frame times before it.
+    t: f64,
+    prev: Option<Prev>,
+    /// Per-frame channel changes of the last two frame pairs (older, newer), for 4c.
+    deltas: (Option<Vec<f64>>, Option<Vec<f64>>),
+    /// Largest 4c excess in this run (starts at 0, as a run too short to have one).
+    excess: f64,
+    /// Check 1: per leg, the toe's world position at touchdown.
+    anchor: [Option<[f64; 3]>; 4],
+    /// Check 6: cycles since the open switch, and (from gait, to gait, largest shift).
+    since: Option<f64>,
+    cur: (f32, f32, f32),
+}
+
+/// What the next frame compares with.
+struct Prev {
+    output: Outputs,
+    chans: Vec<f32>,
+    upper_pitch: [f64; 4],
+    toe_world: [[f64; 3]; 4],
+}
+
+impl<'a> Measure<'a> {
+    pub fn new(p: &'a RigParams, ctx: Context) -> Measure<'a> {
+        let (limbs, axial) = channel_groups(p);
+        Measure {
+            p,
+            ctx,
+            limbs,
+            axial,
+            m: Metrics::default(),
+            frames: 0,
+            t: 0.0,
+            prev: None,
+            deltas: (None, None),
+            excess: 0.0,
+            anchor: [None; 4],
+            since: None,
+            cur: (0.0, 0.0, 0.0),
+        }
+    }
+
+    /// How many frames of history it holds (previous frame, per-frame changes, anchors): at
+    /// most 1 + 2 + 4 whatever the run's length.
+    pub fn retained(&self) -> usize {
+        self.prev.is_some() as usize
+            + self.deltas.0.is_some() as usize
+            + self.deltas.1.is_some() as usize
+            + self.anchor.iter().filter(|a| a.is_some()).count()
+    }
+
+    pub fn push(&mut self, fr: &Frame) {
+        let (p, ctx) = (self.p, self.ctx);
+        let (i, o, pose) = (&fr.input, &fr.output, &fr.pose);
+        let m = &mut self.m;
+        let chans = o.channels(p);
+        // 12: no NaN or infinity.
+        if chans.iter().any(|x| !x.is_finite())
+            || pose
                 .toe
                 .iter()
                 .any(|t| !t.0.is_finite() || !t.1.is_finite())
         {
             m.non_finite += 1;
         }
-    }
-    // 2, 3 (and the hitch variant of 12).
-    for (k, (i, pose)) in tr.inputs.iter().zip(&tr.poses).enumerate() {
-        let _ = k;
+        // 2, 3 (and the hitch variant of 12).
+        let (floor, chin) = if ctx.hitch {
+            (&mut m.hitch_floor_min, &mut m.hitch_chin_min)
+        } else {
+            (&mut m.floor_min, &mut m.chin_min)
+        };
         if i.on_ground != 0.0 && i.in_water == 0.0 {
             let lo = pose
                 .paw_corners
@@ -193,108 +337,169 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
                 .flatten()
                 .map(|c| c.1)
                 .fold(f64::INFINITY, f64::min);
-            if ctx.hitch {
-                upd_min(&mut m.hitch_floor_min, lo);
-            } else {
-                upd_min(&mut m.floor_min, lo);
-            }
+            upd_min(floor, lo);
         }
-        if ctx.hitch {
-            upd_min(&mut m.hitch_chin_min, pose.chin.1);
-        } else {
-            upd_min(&mut m.chin_min, pose.chin.1);
-        }
-    }
-    // 5: phase monotone and rate-limited.
-    for k in 1..tr.len() {
-        let (o0, o1) = (&tr.outputs[k - 1], &tr.outputs[k]);
-        let dt = o1.dt as f64;
-        let lim = if o1.settle > 0.5 {
-            1.25 * dt
-        } else {
-            1.5 * p.f_max as f64 * dt
-        };
-        for i in 0..4 {
-            let mut d = o1.ph[i] as f64 - o0.ph[i] as f64;
-            if d < -0.5 {
-                d += 1.0;
-            }
-            let bad = d < -1e-6 || d > lim + 1e-5;
-            if ctx.hitch {
-                m.hitch_phase_violations += bad as usize;
+        upd_min(chin, pose.chin.1);
+        // 5: phase monotone and rate-limited.
+        if let Some(pr) = &self.prev {
+            let o0 = &pr.output;
+            let dt = o.dt as f64;
+            let lim = if o.settle > 0.5 {
+                1.25 * dt
             } else {
-                m.phase_over_limit += bad as usize;
-                upd_min(&mut m.phase_min_step, d);
-                if dt > 0.0 {
-                    upd_max(&mut m.phase_max_rate, d / dt);
+                1.5 * p.f_max as f64 * dt
+            };
+            for l in 0..4 {
+                let mut d = o.ph[l] as f64 - o0.ph[l] as f64;
+                if d < -0.5 {
+                    d += 1.0;
+                }
+                let bad = d < -1e-6 || d > lim + 1e-5;
+                if ctx.hitch {
+                    m.hitch_phase_violations += bad as usize;
+                } else {
+                    m.phase_over_limit += bad as usize;
+                    upd_min(&mut m.phase_min_step, d);
+                    if dt > 0.0 {
+                        upd_max(&mut m.phase_max_rate, d / dt);
+                    }
                 }
             }
         }
+        if !ctx.hitch {
+            self.stance_slip(fr);
+            self.no_drag(fr);
+            self.changes(&chans);
+            self.switch(fr);
+            self.per_frame(fr);
+        }
+        self.prev = Some(Prev {
+            output: *o,
+            chans,
+            upper_pitch: pose.upper_pitch,
+            toe_world: fr.toe_world,
+        });
+        self.t += i.dt as f64;
+        self.frames += 1;
     }
-    if ctx.hitch {
-        return;
+
+    /// Check 1 (in world space, issue 19) and check 10.
+    fn stance_slip(&mut self, fr: &Frame) {
+        // 1: planted-paw slip, pure-gait stances; 10: stance inside linear reach.
+        let (p, o, m) = (self.p, &fr.output, &mut self.m);
+        for i in 0..4 {
+            let in_stance = o.sw[i] < 0.5;
+            let valid = pure_gait(o) && fr.input.dt <= p.dt_max;
+            if !in_stance || !valid {
+                self.anchor[i] = None;
+                continue;
+            }
+            let toe = fr.toe_world[i];
+            let first = self.prev.is_none();
+            let fresh = self.prev.as_ref().is_none_or(|pr| pr.output.sw[i] > 0.5);
+            match self.anchor[i] {
+                Some(a) if !fresh => {
+                    let d = (0..3).map(|c| (toe[c] - a[c]).abs()).fold(0.0, f64::max);
+                    upd_max(&mut m.slip, d);
+                }
+                _ => {
+                    // A stance is counted from its touchdown (or the first frame).
+                    if fresh || first {
+                        self.anchor[i] = Some(toe);
+                        m.slip_stances += 1;
+                    }
+                }
+            }
+            let excess = fr.pose.reach[i] - (p.legs[i].dmax() - p.softness) as f64;
+            upd_max(&mut m.stance_reach_excess, excess);
+            if excess > 1e-4 {
+                m.stance_reach_violations += 1;
+            }
+        }
     }
-    stance_slip(p, tr, m);
-    no_drag(p, tr, m);
-    // 4a/4b per-frame change; 4c jump excess.
-    let deltas: Vec<Vec<f64>> = (1..chans.len())
-        .map(|k| {
-            chans[k]
-                .iter()
-                .zip(&chans[k - 1])
-                .map(|(a, b)| (*a as f64 - *b as f64).abs())
-                .collect()
-        })
-        .collect();
-    let maxd = |idx: &[usize]| {
-        deltas
+
+    /// Check 14 (issue 19): no drag. A swinging toe within 0.1 px of the floor moves at most
+    /// 0.3 px per frame at 60 fps in world space: 18 px/s, the same speed bar at every frame
+    /// rate.
+    fn no_drag(&mut self, fr: &Frame) {
+        let Some(pr) = &self.prev else {
+            return;
+        };
+        let (o, i0) = (&fr.output, &fr.input);
+        let dry = i0.on_ground != 0.0 && i0.in_water == 0.0;
+        if !pure_gait(o) || !dry || i0.dt > self.p.dt_max || i0.dt <= 0.0 {
+            return;
+        }
+        for i in 0..4 {
+            let (a, b) = (pr.toe_world[i], fr.toe_world[i]);
+            // Both ends of the frame near the floor: a toe that comes down onto it (or
+            // leaves it) between two frames is not dragged along it.
+            let low = a[1] < DRAG_BAND && b[1] < DRAG_BAND;
+            if o.sw[i] > 0.5 && pr.output.sw[i] > 0.5 && low {
+                let v = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt() / i0.dt as f64;
+                upd_max(&mut self.m.drag, v);
+                self.m.drag_frames += (v > DRAG_SPEED) as usize;
+            }
+        }
+    }
+
+    /// 4a/4b per-frame change; 4c jump excess (a change against both neighbours).
+    fn changes(&mut self, chans: &[f32]) {
+        let fps = self.ctx.fps;
+        let Some(pr) = &self.prev else {
+            // 4a/4b are measured (as 0) even for a one-frame run.
+            self.pair(0.0, 0.0);
+            return;
+        };
+        let d: Vec<f64> = chans
             .iter()
-            .flat_map(|d| idx.iter().map(move |&c| d[c]))
-            .fold(0.0, f64::max)
-    };
-    let (dl, da) = (maxd(&limbs), maxd(&axial));
-    let upd_pair = |slot: &mut Option<(f64, f64)>| {
+            .zip(&pr.chans)
+            .map(|(a, b)| (*a as f64 - *b as f64).abs())
+            .collect();
+        let maxd = |idx: &[usize]| idx.iter().map(|&c| d[c]).fold(0.0, f64::max);
+        let (dl, da) = (maxd(&self.limbs), maxd(&self.axial));
+        self.pair(dl, da);
+        if fps == 240.0 || fps == 960.0 {
+            if let (Some(older), Some(mid)) = &self.deltas {
+                for (c, x) in mid.iter().enumerate() {
+                    self.excess = self.excess.max(x - older[c].max(d[c]));
+                }
+            }
+            self.deltas = (self.deltas.1.take(), Some(d));
+        }
+    }
+
+    fn pair(&mut self, dl: f64, da: f64) {
+        let slot = match self.ctx.fps {
+            20.0 => &mut self.m.d20,
+            60.0 => &mut self.m.d60,
+            _ => return,
+        };
         let (a, b) = slot.unwrap_or((0.0, 0.0));
         *slot = Some((a.max(dl), b.max(da)));
-    };
-    if ctx.fps == 20.0 {
-        upd_pair(&mut m.d20);
     }
-    if ctx.fps == 60.0 {
-        upd_pair(&mut m.d60);
-    }
-    if ctx.fps == 240.0 || ctx.fps == 960.0 {
-        let mut ex = 0.0f64;
-        for k in 1..deltas.len().saturating_sub(1) {
-            for (c, d) in deltas[k].iter().enumerate() {
-                ex = ex.max(d - deltas[k - 1][c].max(deltas[k + 1][c]));
-            }
-        }
-        if ctx.fps == 240.0 {
-            upd_max(&mut m.excess240, ex);
-        } else {
-            upd_max(&mut m.excess960, ex);
-        }
-    }
-    // 6: gait switches settle within 3 stride cycles (soak 3.5, §10), in the new timing.
-    let bar6 = check6_bar(ctx.soak);
-    let mut since: Option<f64> = None;
-    let mut cur = (0.0f32, 0.0f32, 0.0f32);
-    for k in 1..tr.len() {
-        let o = &tr.outputs[k];
-        if o.gait != tr.outputs[k - 1].gait {
-            if let Some(c) = since {
+
+    /// 6: gait switches settle within 3 stride cycles (soak 3.5, §10), in the new timing.
+    fn switch(&mut self, fr: &Frame) {
+        let (p, o) = (self.p, &fr.output);
+        let Some(pr) = &self.prev else {
+            return;
+        };
+        let bar6 = check6_bar(self.ctx.soak);
+        let m = &mut self.m;
+        if o.gait != pr.output.gait {
+            if let Some(c) = self.since {
                 upd_max(&mut m.switch_cycles, c);
             }
-            since = Some(0.0);
+            self.since = Some(0.0);
             m.switches += 1;
-            cur = (
-                tr.outputs[k - 1].gait,
+            self.cur = (
+                pr.output.gait,
                 o.gait,
                 o.rem.iter().fold(0.0f32, |a, &b| a.max(b)),
             );
         }
-        if let Some(c) = since.as_mut() {
+        if let Some(c) = self.since.as_mut() {
             // Stride cycles: the settle shuffle (§7.4) runs the clock with catch-up disabled
             // (§7.5), so its cycles are not counted.
             if o.settle < 0.5 {
@@ -305,9 +510,9 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
                 upd_max(&mut m.switch_cycles, c);
                 m.switches_over += (c > bar6) as usize;
                 if m.switch_worst.is_none_or(|w| c > w.0) {
-                    m.switch_worst = Some((c, cur.0, cur.1, cur.2));
+                    m.switch_worst = Some((c, self.cur.0, self.cur.1, self.cur.2));
                 }
-                since = None;
+                self.since = None;
                 // Relative timing: frac(ph_i + o_i) equal for all legs.
                 let g = o.gait as usize;
                 let t: Vec<f64> = (0..4)
@@ -322,112 +527,77 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context, m: &mut Metrics) {
             }
         }
     }
-    if let Some(c) = since {
-        // Unfinished at the end of the run: counts only if already over the bar.
-        if c > bar6 {
-            m.switches_over += 1;
-            upd_max(&mut m.switch_cycles, c);
-            if m.switch_worst.is_none_or(|w| c > w.0) {
-                m.switch_worst = Some((c, cur.0, cur.1, cur.2));
-            }
-        }
-    }
-    // 7: fore interior angle γ = 180 − |forearm X|.
-    for o in &tr.outputs {
+
+    /// 7 (fore elbow), 8 (thigh speed at 240 fps) and 9 (hind r/dmax).
+    fn per_frame(&mut self, fr: &Frame) {
+        let (p, o, pose, m) = (self.p, &fr.output, &fr.pose, &mut self.m);
+        // 7: fore interior angle γ = 180 − |forearm X|.
         for (i, l) in p.legs.iter().enumerate() {
             if l.fore {
                 upd_max(&mut m.elbow_max, 180.0 - (o.legs[i][1] as f64).abs());
             }
         }
-    }
-    // 8: thigh world angular velocity at 240 fps.
-    if ctx.fps == 240.0 {
-        for k in 1..tr.len() {
-            let dt = tr.inputs[k].dt as f64;
+        // 8: thigh world angular velocity at 240 fps.
+        if let (240.0, Some(pr)) = (self.ctx.fps, &self.prev) {
+            let dt = fr.input.dt as f64;
             for (i, l) in p.legs.iter().enumerate() {
                 if l.fore {
                     continue;
                 }
-                let w = (tr.poses[k].upper_pitch[i] - tr.poses[k - 1].upper_pitch[i]).abs() / dt;
+                let w = (pose.upper_pitch[i] - pr.upper_pitch[i]).abs() / dt;
                 upd_max(&mut m.thigh_max, w);
-                let t: f64 = tr.inputs[..=k].iter().map(|x| x.dt as f64).sum();
-                if ctx.kind == Kind::Steady && t >= 3.0 && tr.outputs[k].omega > 0.0 {
-                    upd_max(&mut m.thigh_steady_per_hz, w / tr.outputs[k].omega as f64);
+                if self.ctx.kind == Kind::Steady && self.t >= 3.0 && o.omega > 0.0 {
+                    upd_max(&mut m.thigh_steady_per_hz, w / o.omega as f64);
                 }
             }
         }
-    }
-    // 9: hind r/dmax.
-    for pose in &tr.poses {
+        // 9: hind r/dmax.
         for (i, l) in p.legs.iter().enumerate() {
             if !l.fore {
                 upd_min(&mut m.hind_r_min, pose.reach[i] / l.dmax() as f64);
             }
         }
     }
-}
 
-/// Check 1 (in world space, issue 19) and check 10 on one trace.
-pub fn stance_slip(p: &RigParams, tr: &Trace, m: &mut Metrics) {
-    // 1: planted-paw slip, pure-gait stances; 10: stance inside linear reach.
-    for i in 0..4 {
-        let l = &p.legs[i];
-        let mut anchor: Option<[f64; 3]> = None;
-        for k in 0..tr.len() {
-            let o = &tr.outputs[k];
-            let in_stance = o.sw[i] < 0.5;
-            let valid = pure_gait(o) && tr.inputs[k].dt <= p.dt_max;
-            if !in_stance || !valid {
-                anchor = None;
-                continue;
-            }
-            let pose = &tr.poses[k];
-            let toe = tr.toe_world[k][i];
-            let fresh = k == 0 || tr.outputs[k - 1].sw[i] > 0.5;
-            match anchor {
-                Some(a) if !fresh => {
-                    let d = (0..3).map(|c| (toe[c] - a[c]).abs()).fold(0.0, f64::max);
-                    upd_max(&mut m.slip, d);
+    /// The run's metrics, with a switch still open at the end counted if already over its
+    /// bar.
+    pub fn finish(mut self) -> Metrics {
+        let m = &mut self.m;
+        if !self.ctx.hitch && (self.ctx.fps == 240.0 || self.ctx.fps == 960.0) {
+            let slot = if self.ctx.fps == 240.0 {
+                &mut m.excess240
+            } else {
+                &mut m.excess960
+            };
+            upd_max(slot, self.excess);
+        }
+        if let Some(c) = self.since {
+            if c > check6_bar(self.ctx.soak) {
+                m.switches_over += 1;
+                upd_max(&mut m.switch_cycles, c);
+                if m.switch_worst.is_none_or(|w| c > w.0) {
+                    m.switch_worst = Some((c, self.cur.0, self.cur.1, self.cur.2));
                 }
-                _ => {
-                    // A stance is counted from its touchdown (or the first frame).
-                    if fresh || k == 0 {
-                        anchor = Some(toe);
-                        m.slip_stances += 1;
-                    }
-                }
-            }
-            let excess = pose.reach[i] - (l.dmax() - p.softness) as f64;
-            upd_max(&mut m.stance_reach_excess, excess);
-            if excess > 1e-4 {
-                m.stance_reach_violations += 1;
             }
         }
+        self.m
     }
 }
 
-/// Check 14 on one trace.
-pub fn no_drag(p: &RigParams, tr: &Trace, m: &mut Metrics) {
-    // 14 (issue 19): no drag. A swinging toe within 0.1 px of the floor moves at most 0.3 px
-    // per frame at 60 fps in world space: 18 px/s, the same speed bar at every frame rate.
-    for k in 1..tr.len() {
-        let (o, i0) = (&tr.outputs[k], &tr.inputs[k]);
-        let dry = i0.on_ground != 0.0 && i0.in_water == 0.0;
-        if !pure_gait(o) || !dry || i0.dt > p.dt_max || i0.dt <= 0.0 {
-            continue;
-        }
-        for i in 0..4 {
-            let (a, b) = (tr.toe_world[k - 1][i], tr.toe_world[k][i]);
-            // Both ends of the frame near the floor: a toe that comes down onto it (or
-            // leaves it) between two frames is not dragged along it.
-            let low = a[1] < DRAG_BAND && b[1] < DRAG_BAND;
-            if o.sw[i] > 0.5 && tr.outputs[k - 1].sw[i] > 0.5 && low {
-                let v = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt() / i0.dt as f64;
-                upd_max(&mut m.drag, v);
-                m.drag_frames += (v > DRAG_SPEED) as usize;
-            }
-        }
+/// The checks of one whole run in memory.
+pub fn measure(p: &RigParams, tr: &Trace, ctx: Context) -> Metrics {
+    let mut ms = Measure::new(p, ctx);
+    for k in 0..tr.len() {
+        ms.push(&Frame {
+            input: tr.inputs[k],
+            output: tr.outputs[k],
+            pose: tr.poses[k].clone(),
+            pos: tr.pos[k],
+            body_x: tr.body_x[k],
+            toe_world: tr.toe_world[k],
+        });
     }
+    ms.finish()
 }
 
 /// One printed row.
@@ -460,6 +630,30 @@ pub struct Plan {
     pub soak_seed: u64,
 }
 
+impl Plan {
+    /// The named scenarios `names` at `fps` on `backend`, without a soak.
+    pub fn scenarios(names: &[&str], fps: &[f32], backend: Backend) -> Result<Plan, String> {
+        let scenarios = names
+            .iter()
+            .map(|n| scenarios::find(n).ok_or_else(|| format!("unknown scenario `{n}`")))
+            .collect::<Result<_, _>>()?;
+        Ok(Plan {
+            scenarios,
+            fps: fps.to_vec(),
+            backend,
+            soak_runs: 0,
+            soak_seed: 1,
+        })
+    }
+}
+
+/// The rows that fail, leaving out the checks numbered in `except` (`"14"`).
+pub fn failures<'a>(rows: &'a [Row], except: &[&str]) -> Vec<&'a Row> {
+    rows.iter()
+        .filter(|r| !r.pass && !except.contains(&r.check.split(' ').next().unwrap_or("")))
+        .collect()
+}
+
 /// Runs everything the plan asks for and returns the rows (checks 1–13).
 pub fn run_checks(
     p: &RigParams,
@@ -469,10 +663,10 @@ pub fn run_checks(
     p.validate()?;
     let geo = Geometry::doggoyle(p);
     let mut m = Metrics::default();
-    let mut ms = Metrics::default(); // soak
-    let parity_against = parity_partner(plan.backend);
+    let mut ms = Metrics::default(); // the §10 soak
+    let mut my = Metrics::default(); // the same soak with random yaw rates (issue 19)
     let main = Engine::new(p, plan.backend)?;
-    let other = Engine::new(p, parity_against)?;
+    let other = Engine::new(p, parity_partner(plan.backend))?;
     let mut extra_fps: Vec<f32> = plan.fps.clone();
     // 4c needs 240 and 960 fps, 8 needs 240 fps, whatever --fps says.
     for x in [240.0, 960.0] {
@@ -480,103 +674,109 @@ pub fn run_checks(
             extra_fps.push(x);
         }
     }
+    let run = |frames: &mut dyn Iterator<Item = Inputs>, ctx: Context, parity: bool| {
+        check_run(p, &geo, &main, parity.then_some(&other), frames, ctx)
+    };
     for sc in &plan.scenarios {
         for &fps in &extra_fps {
-            let inputs = scenarios::inputs(sc, fps, false);
-            let outputs = main.run(p, &inputs)?;
-            if plan.fps.contains(&fps) || fps == 240.0 {
-                // Parity (13) on every requested run.
-                let theirs = other.run(p, &inputs)?;
-                let (dd, dp) = parity(p, &geo, &outputs, &theirs);
-                upd_max(&mut m.parity_deg, dd);
-                upd_max(&mut m.parity_px, dp);
-            }
-            let tr = Trace::new(p, &geo, inputs, outputs);
             let ctx = Context {
                 fps,
                 kind: sc.kind,
                 hitch: false,
                 soak: false,
             };
+            // Parity (13) on every requested run, and at 240 fps.
+            let parity = plan.fps.contains(&fps) || fps == 240.0;
+            let (one, n) = run(&mut scenarios::frames(sc, fps, false), ctx, parity)?;
             if plan.fps.contains(&fps) {
-                measure(p, &tr, ctx, &mut m);
+                m.merge(&one);
             } else {
-                // Extra runs feed only 4c and 8 (and robustness).
-                let mut tmp = Metrics::default();
-                measure(p, &tr, ctx, &mut tmp);
-                if let Some(v) = tmp.excess240 {
-                    upd_max(&mut m.excess240, v);
-                }
-                if let Some(v) = tmp.excess960 {
-                    upd_max(&mut m.excess960, v);
-                }
-                if let Some(v) = tmp.thigh_max {
-                    upd_max(&mut m.thigh_max, v);
-                }
-                if let Some(v) = tmp.thigh_steady_per_hz {
-                    upd_max(&mut m.thigh_steady_per_hz, v);
-                }
-                m.non_finite += tmp.non_finite;
+                // Extra runs feed only 4c and 8 (and robustness, and parity at 240).
+                upd_opt_max(&mut m.excess240, one.excess240);
+                upd_opt_max(&mut m.excess960, one.excess960);
+                upd_opt_max(&mut m.thigh_max, one.thigh_max);
+                upd_opt_max(&mut m.thigh_steady_per_hz, one.thigh_steady_per_hz);
+                upd_opt_max(&mut m.parity_deg, one.parity_deg);
+                upd_opt_max(&mut m.parity_px, one.parity_px);
+                m.non_finite += one.non_finite;
             }
-            let mut one = Metrics::default();
-            stance_slip(p, &tr, &mut one);
-            no_drag(p, &tr, &mut one);
             log(&format!(
-                "  {} @{fps} fps: {} frames, slip {} px, drag {} px/s",
+                "  {} @{fps} fps: {n} frames, slip {} px, drag {} px/s",
                 sc.name,
-                tr.len(),
                 f(one.slip, 6),
                 f(one.drag, 2)
             ));
         }
         // 12: hitch test at 60 fps.
-        let inputs = scenarios::inputs(sc, 60.0, true);
-        let outputs = main.run(p, &inputs)?;
-        let tr = Trace::new(p, &geo, inputs, outputs);
-        measure(
-            p,
-            &tr,
-            Context {
-                fps: 60.0,
-                kind: sc.kind,
-                hitch: true,
-                soak: false,
-            },
-            &mut m,
-        );
+        let ctx = Context {
+            fps: 60.0,
+            kind: sc.kind,
+            hitch: true,
+            soak: false,
+        };
+        let (one, _) = run(&mut scenarios::frames(sc, 60.0, true), ctx, false)?;
+        m.merge(&one);
     }
     // The soak, and the same soak with random yaw rates (issue 19).
     for r in 0..2 * plan.soak_runs {
         let seed = plan.soak_seed.wrapping_add((r / 2) as u64);
-        let inputs = if r % 2 == 0 {
-            scenarios::soak(seed, 60.0)
-        } else {
-            scenarios::soak_yaw(seed, 60.0)
+        let ctx = Context {
+            fps: 0.0,
+            kind: Kind::Transition,
+            hitch: false,
+            soak: true,
         };
-        let outputs = main.run(p, &inputs)?;
-        let theirs = other.run(p, &inputs)?;
-        let (dd, dp) = parity(p, &geo, &outputs, &theirs);
-        upd_max(&mut m.parity_deg, dd);
-        upd_max(&mut m.parity_px, dp);
-        let tr = Trace::new(p, &geo, inputs, outputs);
-        measure(
-            p,
-            &tr,
-            Context {
-                fps: 0.0,
-                kind: Kind::Transition,
-                hitch: false,
-                soak: true,
-            },
-            &mut ms,
-        );
+        let mut frames = scenarios::soak_frames(seed, 60.0, r % 2 == 1);
+        let (one, n) = run(&mut frames, ctx, true)?;
+        if r % 2 == 0 { &mut ms } else { &mut my }.merge(&one);
+        // Parity is one row over everything.
+        upd_opt_max(&mut m.parity_deg, one.parity_deg);
+        upd_opt_max(&mut m.parity_px, one.parity_px);
         log(&format!(
-            "  soak seed {seed}{}: {} frames",
+            "  soak seed {seed}{}: {n} frames",
             if r % 2 == 1 { " with yaw" } else { "" },
-            tr.len()
         ));
     }
-    Ok(rows(p, plan, &m, &ms))
+    Ok(rows(p, plan, &m, &ms, &my))
+}
+
+/// Runs one input stream on `main` (and on `other` for check 13) and measures it frame by
+/// frame: nothing of the run is kept but what [`Measure`] holds. Returns the run's metrics and
+/// its frame count.
+pub fn check_run(
+    p: &RigParams,
+    geo: &Geometry,
+    main: &Engine,
+    other: Option<&Engine>,
+    frames: &mut dyn Iterator<Item = Inputs>,
+    ctx: Context,
+) -> Result<(Metrics, usize), String> {
+    let mut frames = frames.peekable();
+    let Some(first) = frames.peek().copied() else {
+        return Ok((Measure::new(p, ctx).finish(), 0));
+    };
+    let mut ours = main.start(p, &first);
+    let mut theirs = other.map(|e| e.start(p, &first));
+    let mut placer = Placer::new(p, geo);
+    let mut measure = Measure::new(p, ctx);
+    let mut par = other.map(|_| (0.0f64, 0.0f64));
+    let mut n = 0;
+    for i in frames {
+        let o = ours.step(p, &i)?;
+        let fr = placer.place(i, o);
+        if let (Some(t), Some(acc)) = (theirs.as_mut(), par.as_mut()) {
+            let b = t.step(p, &i)?;
+            parity_frame(p, geo, &fr.output, &fr.pose, &b, acc);
+        }
+        measure.push(&fr);
+        n += 1;
+    }
+    let mut m = measure.finish();
+    if let Some((dd, dp)) = par {
+        m.parity_deg = Some(dd);
+        m.parity_px = Some(dp);
+    }
+    Ok((m, n))
 }
 
 /// The back end check 13 compares against: the interpreter for the `f32` reference, the `f32`
@@ -591,31 +791,57 @@ pub fn parity_partner(backend: Backend) -> Backend {
 
 /// Max channel difference (°) and max FK position difference (px: toes, chin).
 pub fn parity(p: &RigParams, geo: &Geometry, a: &[Outputs], b: &[Outputs]) -> (f64, f64) {
-    let (mut dd, mut dp) = (0.0f64, 0.0f64);
+    let mut acc = (0.0f64, 0.0f64);
     for (x, y) in a.iter().zip(b) {
-        for (u, v) in x.channels(p).iter().zip(y.channels(p)) {
-            let d = (*u as f64 - v as f64).abs();
-            dd = if d.is_nan() { f64::NAN } else { dd.max(d) };
-        }
-        let (px, py) = (forward(geo, p, x), forward(geo, p, y));
-        let mut pts = vec![(px.chin, py.chin)];
-        for i in 0..4 {
-            pts.push((px.toe[i], py.toe[i]));
-            pts.push(((px.toe_x[i], 0.0), (py.toe_x[i], 0.0)));
-        }
-        for (s, t) in pts {
-            dp = dp.max((s.0 - t.0).abs()).max((s.1 - t.1).abs());
-        }
+        parity_frame(p, geo, x, &forward(geo, p, x), y, &mut acc);
     }
-    (dd, dp)
+    acc
+}
+
+/// One frame of [`parity`]: `x` with its pose `px` against `y`, into (degrees, px).
+fn parity_frame(
+    p: &RigParams,
+    geo: &Geometry,
+    x: &Outputs,
+    px: &Pose,
+    y: &Outputs,
+    acc: &mut (f64, f64),
+) {
+    let (dd, dp) = acc;
+    let (cx, cy) = (x.channels(p), y.channels(p));
+    for (u, v) in cx.iter().zip(&cy) {
+        let d = (*u as f64 - *v as f64).abs();
+        *dd = if d.is_nan() { f64::NAN } else { dd.max(d) };
+    }
+    // FK reads only the channels: equal bits give equal positions, which change nothing here.
+    if cx.iter().zip(&cy).all(|(u, v)| u.to_bits() == v.to_bits()) {
+        return;
+    }
+    let py = forward(geo, p, y);
+    let mut pts = vec![(px.chin, py.chin)];
+    for i in 0..4 {
+        pts.push((px.toe[i], py.toe[i]));
+        pts.push(((px.toe_x[i], 0.0), (py.toe_x[i], 0.0)));
+    }
+    for (s, t) in pts {
+        *dp = dp.max((s.0 - t.0).abs()).max((s.1 - t.1).abs());
+    }
 }
 
 /// Stand angles of §2 (fore upper, forearm, paw; thigh, tibia, meta, paw).
 pub const STAND_VECTOR: [f32; 7] = [33.557, -67.115, 33.557, -34.748, 78.241, -55.493, 12.000];
 
-fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
+/// The rows: `m` from the named scenarios, `plain` from the §10 soak, `yaw` from the soak
+/// with yaw. Check 6 reports the two soaks apart (§10's soak has no yaw); every other row
+/// takes both together.
+fn rows(p: &RigParams, plan: &Plan, m: &Metrics, plain: &Metrics, yaw: &Metrics) -> Vec<Row> {
+    let mut all = plain.clone();
+    all.merge(yaw);
+    let ms = &all;
     let mut rows = Vec::new();
     let soak = plan.soak_runs > 0;
+    // Without named scenarios (a soak alone) the rows only scenarios feed are left out.
+    let named = !plan.scenarios.is_empty();
     let both_min = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, None) | (None, x) => x,
@@ -653,7 +879,7 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
         ch.is_some_and(|x| x >= 0.49),
     ));
     // 4a, 4b
-    if plan.fps.contains(&20.0) {
+    if named && plan.fps.contains(&20.0) {
         let (l, a) = m.d20.unwrap_or((f64::NAN, f64::NAN));
         rows.push(row(
             "4a joint change @20fps limb/axial (deg)",
@@ -662,7 +888,7 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
             l <= 100.0 && a <= 15.0,
         ));
     }
-    if plan.fps.contains(&60.0) {
+    if named && plan.fps.contains(&60.0) {
         let (l, a) = m.d60.unwrap_or((f64::NAN, f64::NAN));
         rows.push(row(
             "4b joint change @60fps limb/axial (deg)",
@@ -672,12 +898,14 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
         ));
     }
     let (e240, e960) = (m.excess240, m.excess960);
-    rows.push(row(
-        "4c jump excess @240/@960 (deg)",
-        "<= 3 / <= 1.5",
-        format!("{} / {}", f(e240, 3), f(e960, 3)),
-        e240.is_some_and(|x| x <= 3.0) && e960.is_some_and(|x| x <= 1.5),
-    ));
+    if named {
+        rows.push(row(
+            "4c jump excess @240/@960 (deg)",
+            "<= 3 / <= 1.5",
+            format!("{} / {}", f(e240, 3), f(e960, 3)),
+            e240.is_some_and(|x| x <= 3.0) && e960.is_some_and(|x| x <= 1.5),
+        ));
+    }
     // 5
     let viol = m.phase_over_limit + ms.phase_over_limit;
     rows.push(row(
@@ -698,12 +926,17 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
             format!(" (worst: gait {}->{}, shift {:.3})", w.1, w.2, w.3)
         })
     };
-    for (label, mm) in [("scenarios", m), ("soak", ms)] {
-        if label == "soak" && !soak {
+    for (label, mm) in [
+        ("scenarios", m),
+        ("soak", plain),
+        ("soak with yaw (issue 19)", yaw),
+    ] {
+        let in_soak = label != "scenarios";
+        if (in_soak && !soak) || (!in_soak && !named) {
             continue;
         }
         let (sc, st) = (mm.switch_cycles, mm.switch_timing);
-        let bar = check6_bar(label == "soak");
+        let bar = check6_bar(in_soak);
         rows.push(row(
             &format!("6 gait switch catch-up, {label} (cycles)"),
             &format!("<= {bar}, new timing to 1e-4"),
@@ -719,42 +952,36 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
         ));
     }
     // 7
-    rows.push(row(
-        "7 fore elbow angle, scenarios (deg)",
-        "<= 150",
-        f(m.elbow_max, 2),
-        m.elbow_max.is_some_and(|x| x <= 150.0),
-    ));
-    if soak {
-        rows.push(row(
-            "7 fore elbow angle, soak (deg)",
-            "<= 172",
-            f(ms.elbow_max, 2),
-            ms.elbow_max.is_some_and(|x| x <= 172.0),
-        ));
+    for (on, label, mm, bar) in [(named, "scenarios", m, 150.0), (soak, "soak", ms, 172.0)] {
+        if on {
+            rows.push(row(
+                &format!("7 fore elbow angle, {label} (deg)"),
+                &format!("<= {bar}"),
+                f(mm.elbow_max, 2),
+                mm.elbow_max.is_some_and(|x| x <= bar),
+            ));
+        }
     }
     // 8
-    rows.push(row(
-        "8 thigh speed @240 steady (deg/s per Hz) / any (deg/s)",
-        "<= 500*f / <= 2300",
-        format!("{} / {}", f(m.thigh_steady_per_hz, 1), f(m.thigh_max, 1)),
-        m.thigh_steady_per_hz.is_none_or(|x| x <= 500.0)
-            && m.thigh_max.is_some_and(|x| x <= 2300.0),
-    ));
-    // 9
-    rows.push(row(
-        "9 hind r/dmax, scenarios",
-        ">= 0.40",
-        f(m.hind_r_min, 4),
-        m.hind_r_min.is_some_and(|x| x >= 0.40),
-    ));
-    if soak {
+    if named {
         rows.push(row(
-            "9 hind r/dmax, soak",
-            ">= 0.28",
-            f(ms.hind_r_min, 4),
-            ms.hind_r_min.is_some_and(|x| x >= 0.28),
+            "8 thigh speed @240 steady (deg/s per Hz) / any (deg/s)",
+            "<= 500*f / <= 2300",
+            format!("{} / {}", f(m.thigh_steady_per_hz, 1), f(m.thigh_max, 1)),
+            m.thigh_steady_per_hz.is_none_or(|x| x <= 500.0)
+                && m.thigh_max.is_some_and(|x| x <= 2300.0),
         ));
+    }
+    // 9
+    for (on, label, mm, bar) in [(named, "scenarios", m, 0.40), (soak, "soak", ms, 0.28)] {
+        if on {
+            rows.push(row(
+                &format!("9 hind r/dmax, {label}"),
+                &format!(">= {bar:.2}"),
+                f(mm.hind_r_min, 4),
+                mm.hind_r_min.is_some_and(|x| x >= bar),
+            ));
+        }
     }
     // 10
     let ex = both_max(m.stance_reach_excess, ms.stance_reach_excess);
@@ -772,12 +999,21 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, ms: &Metrics) -> Vec<Row> {
     let hf = m.hitch_floor_min;
     let hc = m.hitch_chin_min;
     let hp = m.hitch_phase_violations;
-    rows.push(row(
-        "12 robustness: non-finite / hitch floor, chin, phase",
-        "0 / >= -0.01, >= 0.49, 0",
-        format!("{nf} / {}, {}, {hp}", f(hf, 4), f(hc, 4)),
-        nf == 0 && hf.is_some_and(|x| x >= -0.01) && hc.is_some_and(|x| x >= 0.49) && hp == 0,
-    ));
+    if named {
+        rows.push(row(
+            "12 robustness: non-finite / hitch floor, chin, phase",
+            "0 / >= -0.01, >= 0.49, 0",
+            format!("{nf} / {}, {}, {hp}", f(hf, 4), f(hc, 4)),
+            nf == 0 && hf.is_some_and(|x| x >= -0.01) && hc.is_some_and(|x| x >= 0.49) && hp == 0,
+        ));
+    } else {
+        rows.push(row(
+            "12 robustness: non-finite outputs",
+            "0",
+            format!("{nf}"),
+            nf == 0,
+        ));
+    }
     // 13
     let other = parity_partner(plan.backend).name();
     let measured = format!("{} / {}", f(m.parity_deg, 6), f(m.parity_px, 6));

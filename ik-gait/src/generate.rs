@@ -304,6 +304,7 @@ fn entry_weights(p: &RigParams) -> String {
 /// 4. idle, settle, lift weight, ω (§7.4, §7.5 clock).
 fn entry_settle(p: &RigParams) -> String {
     let mut e = Entry::new();
+    e.s("t.was = v.settle");
     e.s("t.ip = v.idle_t");
     e.s("v.idle_t = (v.spd_c > 0.0001) ? 0.0 : v.idle_t + v.dt");
     e.s("v.settle = (v.settle > 0.5 && v.spd_c > 0.0001) ? 0.0 : v.settle");
@@ -336,6 +337,14 @@ fn entry_settle(p: &RigParams) -> String {
     e.s("v.settle_prog = t.start ? 0.0 : v.settle_prog");
     e.s("v.settle = t.start ? 1.0 : v.settle");
     e.s("v.settle = (v.settle > 0.5 && v.settle_prog >= 1.0 && !t.anysw) ? 0.0 : v.settle");
+    // The settle's 0.80 stance duty ends with the shuffle (heels not yet peeling), as in
+    // the reference.
+    e.s(format!("t.be = {}", by_gait("v.gait", p.beta)));
+    for n in &names {
+        e.s(format!(
+            "v.{n}_bt = (t.was > 0.5 && v.settle < 0.5 && v.{n}_ph <= 0.75 * v.{n}_bt) ? math.max(t.be, v.{n}_ph / 0.75) : v.{n}_bt"
+        ));
+    }
     e.s(format!(
         "t.tg = (v.settle > 0.5) ? {} : ((v.vf > {}) ? 1.0 : 0.0)",
         lit(p.settle_lift),
@@ -473,6 +482,19 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         x = v("yl")
     ));
     e.s(format!("{x} = t.lift ? v.fwd : {x}", x = v("fw")));
+    // §7.5's catch-up in the lift-off frame too, as in the reference.
+    e.s(format!(
+        "t.ex = (t.lift && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, {} * v.omega * v.dt) : 0.0",
+        lit(p.catchup),
+        rem = v("rem")
+    ));
+    // Unless that would end the swing in the frame it starts.
+    e.s(format!(
+        "t.ex = ({ph} + t.ex < 1.0) ? t.ex : 0.0",
+        ph = v("ph")
+    ));
+    e.s(format!("{r} = {r} - t.ex", r = v("rem")));
+    e.s(format!("{ph} = {ph} + t.ex", ph = v("ph")));
     // 7.7
     e.s(format!("t.wrap = {} >= 1.0", v("ph")));
     e.s(format!("{ph} = t.wrap ? {ph} - 1.0 : {ph}", ph = v("ph")));

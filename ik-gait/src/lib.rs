@@ -9,6 +9,7 @@
 //! * [`params_file`], [`presets`]: `RigParams` from a JSON file, and the hound, terrier and
 //!   mastiff presets.
 //! * [`plot`]: SVG charts of one scenario run (`doggoyle plot`).
+//! * [`tables`]: README's measured tables as the checks compute them (`doggoyle table`).
 
 pub mod generate;
 pub mod math;
@@ -30,4 +31,5 @@ pub mod plot;
 pub mod plot_top;
 pub mod runner;
 pub mod scenarios;
+pub mod tables;
 pub mod trace;

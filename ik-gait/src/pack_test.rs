@@ -22,7 +22,7 @@
 use crate::params::RigParams;
 use crate::reference::channel_names;
 use crate::runner::{run, Backend};
-use crate::scenarios::{find, inputs};
+use crate::scenarios::{find, frame_time, inputs};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -31,11 +31,6 @@ pub const TEST_DIR: &str = "tests";
 /// The scenarios tested: all three gaits, then the sit pose and back.
 pub const SCENARIOS: [&str; 2] = ["accel-decel", "walk-stop-sit-stand-walk"];
 pub const FPS: f32 = 20.0;
-
-/// Time of frame n, as `molang run` and `molang test` compute it.
-pub fn frame_time(n: usize, fps: f32) -> f32 {
-    (n as f64 / fps as f64) as f32
-}
 
 /// The suite's files, relative to the emit folder: one `.test.json` and one inputs CSV per
 /// scenario.

@@ -418,6 +418,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     );
 
     // 7.4 idle, settle, lift weight
+    let was_settle = s.settle > c!(0.5);
     let idle_prev = s.idle_t;
     let moving = c!(0.0001);
     let half = c!(0.5);
@@ -437,6 +438,19 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     }
     if s.settle > half && s.settle_prog >= one && !anysw {
         s.settle = zero;
+    }
+    // The settle's stance duty (§7.7: 0.80 for stances that start during the shuffle) ends
+    // with the shuffle: a leg whose heel has not begun to peel (ph / bt ≤ 0.75) goes back to
+    // its gait's duty, or as near it as keeps the heel down this frame, so no angle jumps
+    // (README, Deviations, check 6).
+    if was_settle && s.settle < half {
+        let be = f(p.beta[s.gait.to_f32() as usize]);
+        let k = c!(0.75);
+        for l in s.legs.iter_mut() {
+            if l.ph <= k * l.bt {
+                l.bt = max(be, l.ph / k);
+            }
+        }
     }
     let tg = if s.settle > half {
         f(p.settle_lift)
@@ -525,6 +539,16 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             // the two agree at lift-off.
             l.yl = clamp(yaw_st, -ym2, ym2);
             l.fw = fwd;
+            // §7.5's catch-up for the lift-off frame: the leg swings from this frame on, so it
+            // pays this frame's share too (README, Deviations, check 6), unless that would end
+            // the swing in the frame it starts.
+            if l.rem > zero && !settle {
+                let ex = min(l.rem, f(p.catchup) * omega * dt);
+                if l.ph + ex < one {
+                    l.rem = l.rem - ex;
+                    l.ph = l.ph + ex;
+                }
+            }
         }
         // 7.7 wrap and touchdown
         let wrap = l.ph >= one;

@@ -2,7 +2,6 @@
 //! `f64`, or the generated Molang through `molang::entity` on the interpreter or the JIT.
 
 use crate::generate::{generate, Generated};
-use crate::math::Real;
 use crate::params::RigParams;
 use crate::reference::{step, Inputs, Outputs, RigStateT};
 use molang::entity::{EntityInstance, EntityScripts, ScriptSource};
@@ -234,27 +233,7 @@ impl MolangRig {
 
 /// Runs a whole input trace on one back end.
 pub fn run(p: &RigParams, backend: Backend, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
-    match backend {
-        Backend::Reference => Ok(run_reference::<f32>(p, inputs)),
-        Backend::Reference64 => Ok(run_reference::<f64>(p, inputs)),
-        Backend::Interp | Backend::Jit => {
-            let rig = MolangRig::new(p, backend == Backend::Jit)?;
-            run_molang(&rig, inputs)
-        }
-    }
-}
-
-/// The Rust reference in `T`, each frame's outputs rounded to `f32` (a no-op for `f32`; for
-/// `f64` at most 0.5 f32 ulp per value, and the state stays `f64` from frame to frame).
-pub fn run_reference<T: Real>(p: &RigParams, inputs: &[Inputs]) -> Vec<Outputs> {
-    let first = inputs.first().copied().unwrap_or_default();
-    let mut s = RigStateT::<T>::new_at(p, first.mdm, first.body_yaw);
-    inputs.iter().map(|i| step(&mut s, i, p).to_f32()).collect()
-}
-
-pub fn run_molang(rig: &MolangRig, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
-    let mut e = rig.instantiate();
-    inputs.iter().map(|i| rig.frame(&mut e, i)).collect()
+    Engine::new(p, backend)?.run(p, inputs)
 }
 
 /// A back end compiled once and run many times.
@@ -263,6 +242,27 @@ pub enum Engine {
     Reference,
     Reference64,
     Molang(MolangRig),
+}
+
+/// One run of an [`Engine`], stepped a frame at a time (what streaming tools use: `doggoyle
+/// run` and the checks hold one frame, not the whole run). The first frame's inputs set the
+/// initial state, as `initialize` sees them in the Molang.
+#[allow(clippy::large_enum_variant)] // one per run
+pub enum Stepper<'a> {
+    Reference(RigStateT<f32>),
+    Reference64(RigStateT<f64>),
+    Molang(&'a MolangRig, EntityInstance),
+}
+
+impl Stepper<'_> {
+    /// The same per-frame calls as a whole-trace run, so the outputs are identical.
+    pub fn step(&mut self, p: &RigParams, i: &Inputs) -> Result<Outputs, String> {
+        match self {
+            Stepper::Reference(s) => Ok(step(s, i, p).to_f32()),
+            Stepper::Reference64(s) => Ok(step(s, i, p).to_f32()),
+            Stepper::Molang(rig, e) => rig.frame(e, i),
+        }
+    }
 }
 
 impl Engine {
@@ -274,11 +274,23 @@ impl Engine {
             Backend::Jit => Engine::Molang(MolangRig::new(p, true)?),
         })
     }
-    pub fn run(&self, p: &RigParams, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
+    /// A fresh run whose first frame has the inputs `first`.
+    pub fn start(&self, p: &RigParams, first: &Inputs) -> Stepper<'_> {
         match self {
-            Engine::Reference => run(p, Backend::Reference, inputs),
-            Engine::Reference64 => run(p, Backend::Reference64, inputs),
-            Engine::Molang(rig) => run_molang(rig, inputs),
+            Engine::Reference => {
+                Stepper::Reference(RigStateT::new_at(p, first.mdm, first.body_yaw))
+            }
+            Engine::Reference64 => {
+                Stepper::Reference64(RigStateT::new_at(p, first.mdm, first.body_yaw))
+            }
+            Engine::Molang(rig) => Stepper::Molang(rig, rig.instantiate()),
         }
+    }
+    pub fn run(&self, p: &RigParams, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
+        let Some(first) = inputs.first() else {
+            return Ok(Vec::new());
+        };
+        let mut s = self.start(p, first);
+        inputs.iter().map(|i| s.step(p, i)).collect()
     }
 }

@@ -330,51 +330,96 @@ fn to_inputs_yaw(x: Sample, dt: f32, mdm: f32, yaw: f32) -> Inputs {
     }
 }
 
+/// The time of frame `k` at a fixed `fps`: k / fps, the `molang run` clock (frame 0 at t = 0),
+/// so that `doggoyle`'s frame k reads the scenario at the same time as `molang run`'s frame k.
+pub fn frame_time(k: usize, fps: f32) -> f32 {
+    molang::runtime::driver::frame_time(k as u64, fps)
+}
+
 /// Frame inputs at a fixed frame rate; `hitch` inserts a 0.25 s frame every 37 frames.
-/// A scenario of T seconds at F fps has T·F frames (rounded) at every F: the count is fixed
-/// up front, so the f32 sum of the frame times (7.99999 or 8.00001 after 240 frames of
-/// 1/30 s) cannot add or drop a frame. With hitches the run ends half a frame short of T.
+/// Frame k reads the scenario at t = k / fps ([`frame_time`], the `molang run` clock: frame 0
+/// at t = 0), and its dt is the time since the frame before (1/fps, the first frame
+/// included, as in `molang run`). A scenario of T seconds at F fps has T·F frames (rounded)
+/// at every F: the count is fixed up front, so no sum of frame times can add or drop a frame.
+/// With hitches frame k is at the sum of the frame times after frame 0 (in f64), and the run
+/// ends before T − 0.5/F.
 pub fn inputs(sc: &Scenario, fps: f32, hitch: bool) -> Vec<Inputs> {
-    let mut out = Vec::new();
-    let mut t = 0.0f32;
+    frames(sc, fps, hitch).collect()
+}
+
+/// The frames of [`inputs`], made one at a time (a long run need not be held in memory).
+pub fn frames(sc: &Scenario, fps: f32, hitch: bool) -> impl Iterator<Item = Inputs> + '_ {
+    let mut t_hitch = 0.0f64;
     let mut mdm = 0.0f32;
     let mut rng = Rng::new(0x5eed ^ fps as u64);
     let mut k = 0usize;
-    let end = sc.duration - 0.5 / fps;
-    let frames = (sc.duration as f64 * fps as f64).round() as usize;
-    while if hitch { t < end } else { k < frames } {
+    let end = (sc.duration - 0.5 / fps) as f64;
+    let count = (sc.duration as f64 * fps as f64).round() as usize;
+    std::iter::from_fn(move || {
+        if !(if hitch { t_hitch < end } else { k < count }) {
+            return None;
+        }
         let dt = if hitch && k % 37 == 36 {
             0.25
         } else {
             1.0 / fps
         };
-        t += dt;
+        // A frame's dt is the time since the frame before (the game's `q.delta_time`), so a
+        // hitch frame comes 0.25 s after the previous one.
+        if hitch && k > 0 {
+            t_hitch += dt as f64;
+        }
+        let t = if hitch {
+            t_hitch as f32
+        } else {
+            frame_time(k, fps)
+        };
         let (mut x, yaw) = sc.at(t);
         if sc.jitter > 0.0 {
             x.speed = (x.speed + sc.jitter * (2.0 * rng.unit() - 1.0)).max(0.0);
         }
         // The counter runs at about 4× distance [W]; the rig reads it only as a fallback.
         mdm += 4.0 * x.speed * dt;
-        out.push(to_inputs_yaw(x, dt, mdm, yaw));
         k += 1;
-    }
-    out
+        Some(to_inputs_yaw(x, dt, mdm, yaw))
+    })
+}
+
+/// The start time of every frame of a run (s): the sum of the frame times before it, so the
+/// first frame is at 0 (for a fixed-rate run, k / fps up to rounding; see [`frame_time`]).
+pub fn start_times(inputs: &[Inputs]) -> impl Iterator<Item = f64> + '_ {
+    inputs.iter().scan(0.0f64, |t, i| {
+        let now = *t;
+        *t += i.dt as f64;
+        Some(now)
+    })
 }
 
 /// One soak run: 60 s of random 0.3–2.5 s segments (speed from {0, 0.6, …, 7.5}, random
 /// sit/lie/swim/jump flags), frame times random in {1/144, 1/120, 1/60, 1/30, 1/20}.
 pub fn soak(seed: u64, duration: f32) -> Vec<Inputs> {
-    soak_with(seed, duration, false)
+    soak_frames(seed, duration, false).collect()
 }
 
 /// The soak with random yaw rates (issue 19): the same segments and frames as [`soak`] with
 /// the same seed, and in each segment a yaw rate, 0 in a quarter of them, else uniform in
 /// ±150°/s, drawn from a second generator so that the rest of the run is unchanged.
 pub fn soak_yaw(seed: u64, duration: f32) -> Vec<Inputs> {
-    soak_with(seed, duration, true)
+    soak_frames(seed, duration, true).collect()
 }
 
-fn soak_with(seed: u64, duration: f32, with_yaw: bool) -> Vec<Inputs> {
+/// One soak segment: its start and length, and what the dog does in it.
+struct Segment {
+    t0: f32,
+    len: f32,
+    x: Sample,
+    jump: bool,
+    rate: f32,
+}
+
+/// The frames of [`soak`] (or [`soak_yaw`]) made one at a time. A frame's dt is the time
+/// since the frame before, and the frame reads its segment (and the heading) at the end of it.
+pub fn soak_frames(seed: u64, duration: f32, with_yaw: bool) -> impl Iterator<Item = Inputs> {
     let mut rng = Rng::new(seed);
     let mut yrng = Rng::new(seed ^ 0x7a3e_51d0_c0ff_ee00);
     let mut yaw = 0.0f32;
@@ -385,48 +430,57 @@ fn soak_with(seed: u64, duration: f32, with_yaw: bool) -> Vec<Inputs> {
         1.0 / 30.0,
         1.0 / 20.0f32,
     ];
-    let mut out = Vec::new();
     let (mut t, mut mdm) = (0.0f32, 0.0f32);
-    while t < duration {
-        let seg = 0.3 + 2.2 * rng.unit();
-        let speed = 0.6 * rng.below(13) as f32 * if rng.unit() < 0.25 { 0.0 } else { 1.0 };
-        let r = rng.unit();
-        // One state per segment: plain, sit, lie, swim or jump.
-        let (sit, lie, swim, jump) = (
-            r < 0.12,
-            (0.12..0.22).contains(&r),
-            (0.22..0.32).contains(&r),
-            (0.32..0.42).contains(&r),
-        );
-        let t0 = t;
-        let jump_len = seg.min(0.6);
-        let rate = if !with_yaw || yrng.unit() < 0.25 {
-            0.0
-        } else {
-            150.0 * (2.0 * yrng.unit() - 1.0)
-        };
-        while t < t0 + seg && t < duration {
-            let dt = dts[rng.below(dts.len())];
-            t += dt;
-            let mut x = Sample {
-                speed,
+    let mut seg: Option<Segment> = None;
+    std::iter::from_fn(move || {
+        if t >= duration {
+            return None;
+        }
+        if seg.as_ref().is_none_or(|s| t >= s.t0 + s.len) {
+            let len = 0.3 + 2.2 * rng.unit();
+            let speed = 0.6 * rng.below(13) as f32 * if rng.unit() < 0.25 { 0.0 } else { 1.0 };
+            let r = rng.unit();
+            // One state per segment: plain, sit, lie, swim or jump.
+            let (sit, lie, swim, jump) = (
+                r < 0.12,
+                (0.12..0.22).contains(&r),
+                (0.22..0.32).contains(&r),
+                (0.32..0.42).contains(&r),
+            );
+            let rate = if !with_yaw || yrng.unit() < 0.25 {
+                0.0
+            } else {
+                150.0 * (2.0 * yrng.unit() - 1.0)
+            };
+            let x = Sample {
+                speed: if sit || lie { 0.0 } else { speed },
                 on_ground: !swim,
                 in_water: swim,
                 sit,
                 lie,
                 ..Sample::default()
             };
-            if sit || lie {
-                x.speed = 0.0;
-            }
-            if jump && t - t0 < jump_len {
-                x.on_ground = false;
-                x.vy = 5.0 + (-4.6 - 5.0) * (t - t0) / jump_len;
-            }
-            mdm += 4.0 * x.speed * dt;
-            yaw += rate * dt;
-            out.push(to_inputs_yaw(x, dt, mdm, yaw));
+            seg = Some(Segment {
+                t0: t,
+                len,
+                x,
+                jump,
+                rate,
+            });
         }
-    }
-    out
+        let s = seg.as_ref()?;
+        // As in the game, a frame's dt is the time since the frame before, so the frame is
+        // at the end of it.
+        let dt = dts[rng.below(dts.len())];
+        t += dt;
+        let mut x = s.x;
+        let jump_len = s.len.min(0.6);
+        if s.jump && t - s.t0 < jump_len {
+            x.on_ground = false;
+            x.vy = 5.0 + (-4.6 - 5.0) * (t - s.t0) / jump_len;
+        }
+        mdm += 4.0 * x.speed * dt;
+        yaw += s.rate * dt;
+        Some(to_inputs_yaw(x, dt, mdm, yaw))
+    })
 }

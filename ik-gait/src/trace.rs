@@ -1,35 +1,25 @@
 //! `doggoyle run`: one CSV row per frame (inputs, gait, phases, channels, FK positions).
 //!
-//! The writer streams: each frame is stepped, put through FK and written before the next, so
-//! a long run at a high frame rate holds one frame of outputs and rows, not all of them. (The
-//! frame inputs are still built up front by `scenarios::inputs`, 36 bytes a frame.)
+//! The writer streams: each frame's inputs are made, stepped, put through FK and written
+//! before the next, so a long run at a high frame rate holds one frame, not all of them.
 
-use crate::checks::{heading_axes, to_world, Trace};
-use crate::model::{forward, Geometry, Pose};
+use crate::checks::{to_world, Placer, Trace};
+use crate::model::{Geometry, Pose};
 use crate::params::RigParams;
-use crate::reference::{channel_names, step, Inputs, Outputs, RigStateT};
-use crate::runner::{Backend, MolangRig};
-use crate::scenarios::{inputs, Scenario};
+use crate::reference::{channel_names, Inputs, Outputs};
+use crate::runner::{query_values, Backend, Engine, QUERIES};
+use crate::scenarios::{frame_time, frames, Scenario};
 use std::io::Write;
+
+/// The queries a row shows, as indices into [`QUERIES`]: all but the fallback distance
+/// counter, which the rig reads only when the speed is 0.
+const SHOWN: [usize; 8] = [0, 1, 3, 4, 5, 6, 7, 8];
 
 /// The header row (without the newline).
 pub fn header(p: &RigParams) -> String {
-    let mut head = vec![
-        "frame",
-        "t",
-        "q.delta_time",
-        "q.ground_speed",
-        "q.is_on_ground",
-        "q.vertical_speed",
-        "q.is_in_water",
-        "q.is_sitting",
-        "q.is_sleeping",
-        "q.body_y_rotation",
-        "gait",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect::<Vec<_>>();
+    let mut head = vec!["frame".to_string(), "t".to_string()];
+    head.extend(SHOWN.map(|q| format!("q.{}", QUERIES[q])));
+    head.push("gait".into());
     for l in &p.legs {
         head.push(format!("{}_ph", l.name));
         head.push(format!("{}_stance", l.name));
@@ -44,29 +34,21 @@ pub fn header(p: &RigParams) -> String {
     head.join(",")
 }
 
-/// One frame's row (without the newline): frame `k` ending at time `t`, with the entity
-/// origin at world `pos` (x, z px; see [`checks::Trace::pos`](crate::checks::Trace)).
+/// One frame's row (without the newline): frame `k` at time `t` (its start, k / fps: the
+/// `t` column of `molang run`, written the same way), with the entity origin at world `pos`
+/// (x, z px; see [`checks::Trace::pos`](crate::checks::Trace)).
 pub fn row(
     p: &RigParams,
     k: usize,
-    t: f64,
+    t: f32,
     i: &Inputs,
     o: &Outputs,
     pose: &Pose,
     pos: (f64, f64),
 ) -> String {
-    let mut row: Vec<String> = vec![k.to_string(), format!("{t:.6}")];
-    for x in [
-        i.dt,
-        i.ground_speed,
-        i.on_ground,
-        i.vertical_speed,
-        i.in_water,
-        i.sit,
-        i.lie,
-        i.body_yaw,
-        o.gait,
-    ] {
+    let mut row: Vec<String> = vec![k.to_string(), format!("{t}")];
+    let q = query_values(i);
+    for x in SHOWN.map(|k| q[k]).into_iter().chain([o.gait]) {
         row.push(format!("{x}"));
     }
     for j in 0..4 {
@@ -87,17 +69,15 @@ pub fn row(
     row.join(",")
 }
 
-/// A whole trace as CSV text (for a trace already in memory).
-pub fn csv(p: &RigParams, tr: &Trace) -> String {
+/// A whole trace run at `fps` as CSV text (for a trace already in memory).
+pub fn csv(p: &RigParams, tr: &Trace, fps: f32) -> String {
     let mut s = header(p);
     s.push('\n');
-    let mut t = 0.0f64;
     for k in 0..tr.len() {
-        t += tr.inputs[k].dt as f64;
         s.push_str(&row(
             p,
             k,
-            t,
+            frame_time(k, fps),
             &tr.inputs[k],
             &tr.outputs[k],
             &tr.poses[k],
@@ -108,37 +88,6 @@ pub fn csv(p: &RigParams, tr: &Trace) -> String {
     s
 }
 
-/// One back end stepped a frame at a time.
-#[allow(clippy::large_enum_variant)] // one per run
-enum Stepper {
-    Reference(RigStateT<f32>),
-    Reference64(RigStateT<f64>),
-    Molang(MolangRig, molang::entity::EntityInstance),
-}
-
-impl Stepper {
-    fn new(p: &RigParams, backend: Backend, mdm0: f32) -> Result<Stepper, String> {
-        Ok(match backend {
-            Backend::Reference => Stepper::Reference(RigStateT::new(p, mdm0)),
-            Backend::Reference64 => Stepper::Reference64(RigStateT::new(p, mdm0)),
-            Backend::Interp | Backend::Jit => {
-                let rig = MolangRig::new(p, backend == Backend::Jit)?;
-                let e = rig.instantiate();
-                Stepper::Molang(rig, e)
-            }
-        })
-    }
-
-    /// The same per-frame calls as `runner::run`, so the rows equal a whole-trace run.
-    fn step(&mut self, p: &RigParams, i: &Inputs) -> Result<Outputs, String> {
-        match self {
-            Stepper::Reference(s) => Ok(step(s, i, p).to_f32()),
-            Stepper::Reference64(s) => Ok(step(s, i, p).to_f32()),
-            Stepper::Molang(rig, e) => rig.frame(e, i),
-        }
-    }
-}
-
 /// Runs `sc` and streams its trace to `out`; returns the number of frames.
 pub fn write_csv(
     p: &RigParams,
@@ -147,24 +96,24 @@ pub fn write_csv(
     backend: Backend,
     out: &std::path::Path,
 ) -> Result<usize, String> {
-    let inp = inputs(sc, fps, false);
     let geo = Geometry::doggoyle(p);
-    let mut stepper = Stepper::new(p, backend, inp.first().map_or(0.0, |i| i.mdm))?;
+    let engine = Engine::new(p, backend)?;
+    let mut frames = frames(sc, fps, false).peekable();
+    let first = frames.peek().copied().unwrap_or_default();
+    let mut stepper = engine.start(p, &first);
+    let mut placer = Placer::new(p, &geo);
     let err = |e: std::io::Error| format!("{}: {e}", out.display());
     let file = std::fs::File::create(out).map_err(err)?;
     let mut w = std::io::BufWriter::new(file);
     writeln!(w, "{}", header(p)).map_err(err)?;
-    let (mut t, mut at) = (0.0f64, (0.0f64, 0.0f64));
-    for (k, i) in inp.iter().enumerate() {
-        let o = stepper.step(p, i)?;
-        let pose = forward(&geo, p, &o);
-        t += i.dt as f64;
-        // As `checks::Trace::pos`: 16·v·dt along this frame's heading, real frame time.
-        let step = 16.0 * i.ground_speed.max(0.0) as f64 * i.dt as f64;
-        let (d, _) = heading_axes(i.body_yaw as f64);
-        at = (at.0 + step * d.0, at.1 + step * d.1);
-        writeln!(w, "{}", row(p, k, t, i, &o, &pose, at)).map_err(err)?;
+    let mut n = 0;
+    for (k, i) in frames.enumerate() {
+        let o = stepper.step(p, &i)?;
+        let fr = placer.place(i, o);
+        let line = row(p, k, frame_time(k, fps), &i, &o, &fr.pose, fr.pos);
+        writeln!(w, "{line}").map_err(err)?;
+        n += 1;
     }
     w.flush().map_err(err)?;
-    Ok(inp.len())
+    Ok(n)
 }

@@ -6,11 +6,8 @@ use ik_gait::RigParams;
 use serde_json::Value;
 use std::path::Path;
 
-fn tmp(label: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("doggoyle-{label}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+mod common;
+use common::tmp;
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

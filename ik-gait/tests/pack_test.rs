@@ -5,13 +5,10 @@
 use ik_gait::emit;
 use ik_gait::RigParams;
 use molang::testing::{discover, load_tests, run_test, Backends, PackCache};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn tmp(label: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("doggoyle-{label}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+mod common;
+use common::tmp;
 
 /// (test name, failures as text) for every test under `dir`.
 fn run_suite(dir: &Path) -> Vec<(String, Vec<String>)> {

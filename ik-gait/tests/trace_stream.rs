@@ -22,7 +22,7 @@ fn streamed_trace_equals_the_whole_run() {
         let whole = run(&p, backend, &inp).unwrap();
         let tr = Trace::new(&p, &Geometry::doggoyle(&p), inp, whole);
         let streamed = std::fs::read_to_string(&out).unwrap();
-        assert_eq!(streamed, csv(&p, &tr), "{}", backend.name());
+        assert_eq!(streamed, csv(&p, &tr, 30.0), "{}", backend.name());
         assert_eq!(streamed.lines().count(), 361);
     }
     let _ = std::fs::remove_dir_all(&dir);

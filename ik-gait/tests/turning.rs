@@ -9,13 +9,7 @@ use ik_gait::scenarios::{find, inputs};
 use ik_gait::RigParams;
 
 fn plan(names: &[&str], fps: Vec<f32>, backend: Backend) -> Plan {
-    Plan {
-        scenarios: names.iter().map(|n| find(n).unwrap()).collect(),
-        fps,
-        backend,
-        soak_runs: 0,
-        soak_seed: 1,
-    }
+    Plan::scenarios(names, &fps, backend).unwrap()
 }
 
 /// The row of check `n` ("1 ", "14 ").
@@ -71,7 +65,7 @@ fn turning_scenarios_pass_every_check() {
         Backend::Jit,
     );
     let rows = run_checks(&p, &pl, &mut |_| {}).unwrap();
-    let failed: Vec<_> = rows.iter().filter(|r| !r.pass).collect();
+    let failed = ik_gait::checks::failures(&rows, &[]);
     assert!(failed.is_empty(), "{failed:#?}");
 }
 

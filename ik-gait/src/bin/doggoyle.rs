@@ -118,38 +118,10 @@ enum Cmd {
         rig: RigArgs,
     },
     /// Run one scenario (or a CSV motion profile) and write a per-frame CSV trace.
-    Run {
-        #[arg(long, required_unless_present = "inputs", conflicts_with = "inputs")]
-        scenario: Option<String>,
-        /// Drive the rig from a CSV, as `check --inputs` does.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        #[arg(long, default_value_t = 60.0)]
-        fps: f32,
-        #[arg(long, default_value = "jit")]
-        backend: String,
-        #[arg(long)]
-        out: std::path::PathBuf,
-        #[command(flatten)]
-        rig: RigArgs,
-    },
+    Run(RunArgs),
     /// Run one scenario and write four SVG charts into OUT (joint angles, toe paths,
     /// footfalls, chin height).
-    Plot {
-        #[arg(long, required_unless_present = "inputs", conflicts_with = "inputs")]
-        scenario: Option<String>,
-        /// Drive the rig from a CSV, as `check --inputs` does.
-        #[arg(long)]
-        inputs: Option<PathBuf>,
-        #[arg(long, default_value_t = 60.0)]
-        fps: f32,
-        #[arg(long, default_value = "jit")]
-        backend: String,
-        #[arg(long)]
-        out: std::path::PathBuf,
-        #[command(flatten)]
-        rig: RigArgs,
-    },
+    Plot(RunArgs),
     /// Rig frames per second on each back end, and dogs per core at 60 fps.
     Bench {
         /// Scenario driving the rig (a steady trot by default).
@@ -169,6 +141,181 @@ enum Cmd {
     },
     /// List the named scenarios.
     Scenarios,
+    /// Print the checks as a Markdown table (README's Measured and Presets tables): one
+    /// column per preset, back end and soak seed.
+    Table(TableArgs),
+    /// Re-make every `<!-- doggoyle table ARGS -->` block of a Markdown file (README.md) with
+    /// `doggoyle table ARGS`; without --write, say which blocks are out of date (exit 1).
+    Readme {
+        file: PathBuf,
+        /// Write the new tables into FILE.
+        #[arg(long)]
+        write: bool,
+        /// Print progress.
+        #[arg(long)]
+        verbose: bool,
+    },
+}
+
+/// What `run` and `plot` run: one scenario or CSV profile, at one frame rate, on one back end.
+#[derive(clap::Args, Clone, Debug)]
+struct RunArgs {
+    #[arg(long, required_unless_present = "inputs", conflicts_with = "inputs")]
+    scenario: Option<String>,
+    /// Drive the rig from a CSV, as `check --inputs` does.
+    #[arg(long)]
+    inputs: Option<PathBuf>,
+    #[arg(long, default_value_t = 60.0)]
+    fps: f32,
+    #[arg(long, default_value = "jit")]
+    backend: String,
+    #[arg(long)]
+    out: std::path::PathBuf,
+    #[command(flatten)]
+    rig: RigArgs,
+}
+
+impl RunArgs {
+    /// The frame rate, back end and scenario, or the exit code after saying what is wrong.
+    fn parse(&self) -> Result<(f32, Backend, scenarios::Scenario), ExitCode> {
+        let fps = fps_arg(self.fps)?;
+        let backend = backend_arg(&self.backend)?;
+        let sc = scenario_or_inputs(self.scenario.as_deref(), self.inputs.as_deref())?;
+        Ok((fps, backend, sc))
+    }
+}
+
+#[derive(clap::Args, Clone, Debug)]
+struct TableArgs {
+    /// Presets, comma-separated (hound, terrier, mastiff).
+    #[arg(long, default_value = "hound", value_delimiter = ',')]
+    preset: Vec<String>,
+    /// Scenarios, comma-separated: names, `all` or `none` (the soak alone).
+    #[arg(long, default_value = "all", value_delimiter = ',')]
+    scenario: Vec<String>,
+    /// Frame rates, comma-separated.
+    #[arg(long, default_value = "20,60,240")]
+    fps: String,
+    /// Back ends, comma-separated.
+    #[arg(long, default_value = "jit", value_delimiter = ',')]
+    backend: Vec<String>,
+    /// Number of random 60 s soak runs (each also with random yaw).
+    #[arg(long, default_value_t = 0)]
+    soak: usize,
+    /// Soak seeds, comma-separated: a column each (runs seed .. seed + soak - 1).
+    #[arg(long, default_value = "1", value_delimiter = ',')]
+    seed: Vec<u64>,
+    /// Print progress.
+    #[arg(long)]
+    verbose: bool,
+}
+
+impl TableArgs {
+    fn spec(&self) -> Result<ik_gait::tables::TableSpec, ExitCode> {
+        let mut backends = Vec::new();
+        for b in &self.backend {
+            backends.push(backend_arg(b.trim())?);
+        }
+        Ok(ik_gait::tables::TableSpec {
+            presets: self.preset.clone(),
+            scenarios: self.scenario.clone(),
+            fps: fps_list(&self.fps)?,
+            backends,
+            soak_runs: self.soak,
+            seeds: self.seed.clone(),
+        })
+    }
+}
+
+/// The table for `args`, or the exit code after saying what is wrong.
+fn table(args: &TableArgs, verbose: bool) -> Result<String, ExitCode> {
+    let spec = args.spec()?;
+    let mut log = |s: &str| {
+        if verbose || args.verbose {
+            eprintln!("{s}")
+        }
+    };
+    ik_gait::tables::compute(&spec, &mut log).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })
+}
+
+/// `doggoyle readme FILE [--write]`.
+fn readme(file: &std::path::Path, write: bool, verbose: bool) -> ExitCode {
+    use clap::Parser as _;
+    #[derive(Parser)]
+    #[command(name = "doggoyle table")]
+    struct One {
+        #[command(flatten)]
+        args: TableArgs,
+    }
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let blocks = match ik_gait::tables::blocks(&text) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let mut tables = Vec::new();
+    let mut stale = 0;
+    for b in &blocks {
+        let line = text[..b.body.start].lines().count();
+        let args = match One::try_parse_from(
+            std::iter::once("doggoyle table".to_string()).chain(b.args.iter().cloned()),
+        ) {
+            Ok(o) => o.args,
+            Err(e) => {
+                eprintln!("error: {}:{line}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+        };
+        if verbose {
+            eprintln!(
+                "{}:{line}: doggoyle table {}",
+                file.display(),
+                b.args.join(" ")
+            );
+        }
+        let t = match table(&args, verbose) {
+            Ok(t) => t,
+            Err(code) => return code,
+        };
+        if t != text[b.body.clone()] {
+            stale += 1;
+            eprintln!(
+                "{}:{line}: `doggoyle table {}` {}",
+                file.display(),
+                b.args.join(" "),
+                if write { "updated" } else { "differs" }
+            );
+        }
+        tables.push(t);
+    }
+    if write && stale > 0 {
+        let new = ik_gait::tables::splice(&text, &blocks, &tables);
+        if let Err(e) = std::fs::write(file, new) {
+            eprintln!("error: {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    }
+    eprintln!(
+        "{} tables, {stale} {}",
+        blocks.len(),
+        if write { "rewritten" } else { "out of date" }
+    );
+    if stale > 0 && !write {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn main() -> ExitCode {
@@ -178,10 +325,10 @@ fn main() -> ExitCode {
         | Cmd::Molang { rig }
         | Cmd::Params { rig, .. }
         | Cmd::Emit { rig, .. }
-        | Cmd::Run { rig, .. }
-        | Cmd::Plot { rig, .. }
+        | Cmd::Run(RunArgs { rig, .. })
+        | Cmd::Plot(RunArgs { rig, .. })
         | Cmd::Bench { rig, .. } => Some(rig),
-        Cmd::Scenarios => None,
+        Cmd::Scenarios | Cmd::Table(_) | Cmd::Readme { .. } => None,
     };
     let p = match rig.map(RigArgs::load) {
         Some(Ok(p)) => p,
@@ -203,19 +350,9 @@ fn main() -> ExitCode {
                 Ok(b) => b,
                 Err(code) => return code,
             };
-            let fps: Result<Vec<f32>, _> =
-                fps.split(',').map(|s| s.trim().parse::<f32>()).collect();
-            let Ok(fps) = fps else {
-                eprintln!("--fps: expected numbers like 20,60,240");
-                return ExitCode::from(2);
-            };
-            let fps: Result<Vec<f32>, String> = fps.into_iter().map(scenarios::check_fps).collect();
-            let fps = match fps {
+            let fps = match fps_list(&fps) {
                 Ok(f) => f,
-                Err(e) => {
-                    eprintln!("{e}");
-                    return ExitCode::from(2);
-                }
+                Err(code) => return code,
             };
             let scenarios = if let Some(path) = inputs {
                 match inputs_arg(&path) {
@@ -311,38 +448,14 @@ fn main() -> ExitCode {
         }
         Cmd::Emit {
             out_dir, uuid_seed, ..
-        } => match ik_gait::emit::emit(&p, &out_dir, uuid_seed) {
-            Ok(files) => {
-                for f in files {
-                    println!("{}", f.display());
-                }
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(1)
-            }
-        },
-        Cmd::Run {
-            scenario,
-            inputs,
-            fps,
-            backend,
-            out,
-            ..
-        } => {
-            if let Err(code) = fps_arg(fps) {
-                return code;
-            }
-            let backend = match backend_arg(&backend) {
-                Ok(b) => b,
+        } => print_files(ik_gait::emit::emit(&p, &out_dir, uuid_seed)),
+        Cmd::Run(args) => {
+            let (fps, backend, sc) = match args.parse() {
+                Ok(x) => x,
                 Err(code) => return code,
             };
-            let sc = match scenario_or_inputs(scenario.as_deref(), inputs.as_deref()) {
-                Ok(s) => s,
-                Err(code) => return code,
-            };
-            match ik_gait::trace::write_csv(&p, &sc, fps, backend, &out) {
+            let out = &args.out;
+            match ik_gait::trace::write_csv(&p, &sc, fps, backend, out) {
                 Ok(n) => {
                     eprintln!("{n} frames -> {}", out.display());
                     ExitCode::SUCCESS
@@ -353,42 +466,18 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Cmd::Plot {
-            scenario,
-            inputs,
-            fps,
-            backend,
-            out,
-            ..
-        } => {
-            if let Err(code) = fps_arg(fps) {
-                return code;
-            }
-            let backend = match backend_arg(&backend) {
-                Ok(b) => b,
+        Cmd::Plot(args) => {
+            let (fps, backend, sc) = match args.parse() {
+                Ok(x) => x,
                 Err(code) => return code,
             };
-            let sc = match scenario_or_inputs(scenario.as_deref(), inputs.as_deref()) {
-                Ok(s) => s,
-                Err(code) => return code,
-            };
+            let out = &args.out;
             // The four side views, then the view from above (issue 19).
             let top = |files: Vec<std::path::PathBuf>| {
-                let t = ik_gait::plot_top::plot_scenario(&p, &sc, fps, backend, &out)?;
+                let t = ik_gait::plot_top::plot_scenario(&p, &sc, fps, backend, out)?;
                 Ok::<_, String>(files.into_iter().chain([t]).collect::<Vec<_>>())
             };
-            match ik_gait::plot::plot(&p, &sc, fps, backend, &out).and_then(top) {
-                Ok(files) => {
-                    for f in files {
-                        println!("{}", f.display());
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(1)
-                }
-            }
+            print_files(ik_gait::plot::plot(&p, &sc, fps, backend, out).and_then(top))
         }
         Cmd::Bench {
             scenario,
@@ -400,6 +489,18 @@ fn main() -> ExitCode {
             Ok(fps) => bench(&p, &scenario, fps, &backend, seconds),
             Err(code) => code,
         },
+        Cmd::Table(args) => match table(&args, false) {
+            Ok(t) => {
+                print!("{t}");
+                ExitCode::SUCCESS
+            }
+            Err(code) => code,
+        },
+        Cmd::Readme {
+            file,
+            write,
+            verbose,
+        } => readme(&file, write, verbose),
         Cmd::Scenarios => {
             for s in scenarios::named() {
                 println!("{:28} {:5.1} s  {:?}", s.name, s.duration, s.kind);
@@ -407,6 +508,35 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// The files a command wrote, one a line, or the error (exit 1).
+fn print_files(r: Result<Vec<PathBuf>, String>) -> ExitCode {
+    match r {
+        Ok(files) => {
+            for f in files {
+                println!("{}", f.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// A comma-separated `--fps` list of valid frame rates, or exit 2.
+fn fps_list(list: &str) -> Result<Vec<f32>, ExitCode> {
+    let Ok(fps) = list
+        .split(',')
+        .map(|s| s.trim().parse::<f32>())
+        .collect::<Result<Vec<f32>, _>>()
+    else {
+        eprintln!("--fps: expected numbers like 20,60,240");
+        return Err(ExitCode::from(2));
+    };
+    fps.into_iter().map(fps_arg).collect()
 }
 
 /// A valid `--fps`, or exit 2 saying the accepted range.

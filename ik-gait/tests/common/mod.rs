@@ -1,0 +1,32 @@
+//! Helpers shared by the rig's integration tests.
+#![allow(dead_code)] // each test binary uses its own share of them
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// `doggoyle ARGS`: exit code, stdout, stderr.
+pub fn doggoyle(args: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_doggoyle"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A path in the temporary folder for this test process, with nothing there yet.
+pub fn tmp(label: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("doggoyle-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// As [`tmp`], with the (empty) folder made.
+pub fn tmp_dir(label: &str) -> PathBuf {
+    let dir = tmp(label);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -1,0 +1,134 @@
+//! Frame n is at t = n / fps in `doggoyle run` and in `molang run` of the emitted pack, and
+//! both play the same inputs and give the same rig state frame for frame (issue 15 item 4).
+//! The motion profile has its knots off the frame grid and its speed changes every frame, so
+//! a clock one frame apart shows in every row.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod common;
+use common::tmp;
+
+/// The workspace's `molang` binary (beside this test's own target folder), built if missing.
+fn molang_bin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let bin = dir.join(format!("molang{}", std::env::consts::EXE_SUFFIX));
+    if !bin.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let st = Command::new(cargo)
+            .args(["build", "-p", "molang", "--bin", "molang"])
+            .status()
+            .unwrap();
+        assert!(st.success(), "building the molang binary failed");
+    }
+    bin
+}
+
+/// A CSV trace as (header, rows); `one_per_frame` keeps the first row of each frame (`molang
+/// run` writes one row per bone).
+fn read_csv(path: &Path, one_per_frame: bool) -> (HashMap<String, usize>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let head: HashMap<String, usize> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .enumerate()
+        .map(|(i, h)| (h.to_string(), i))
+        .collect();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for l in lines {
+        let r: Vec<String> = l.split(',').map(String::from).collect();
+        if one_per_frame && rows.last().is_some_and(|p| p[0] == r[0]) {
+            continue;
+        }
+        rows.push(r);
+    }
+    (head, rows)
+}
+
+#[test]
+fn doggoyle_run_and_molang_run_play_the_same_frames() {
+    let dir = tmp("clock");
+    let p = ik_gait::RigParams::default();
+    ik_gait::emit::emit(&p, &dir, Some(3)).unwrap();
+    let csv = dir.join("profile.csv");
+    std::fs::write(
+        &csv,
+        "t,q.ground_speed,q.is_on_ground,q.body_y_rotation\n\
+         0,0.2,1,0\n0.37,3.1,1,5\n1.13,6.2,1,40\n2.21,1.0,1,10\n3.0,2.4,1,-30\n",
+    )
+    .unwrap();
+    let molang = molang_bin();
+    for fps in ["20", "30", "60"] {
+        let ours = dir.join(format!("doggoyle-{fps}.csv"));
+        let theirs = dir.join(format!("molang-{fps}.csv"));
+        let o = Command::new(env!("CARGO_BIN_EXE_doggoyle"))
+            .args(["run", "--inputs", csv.to_str().unwrap(), "--fps", fps])
+            .args(["--backend", "interp", "--out", ours.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let rp = dir.join(ik_gait::emit::RP_DIR);
+        let o = Command::new(&molang)
+            .args(["run", rp.to_str().unwrap(), "--entity", "doggoyle:doggoyle"])
+            .args([
+                "--inputs",
+                csv.to_str().unwrap(),
+                "--fps",
+                fps,
+                "--seconds",
+                "3",
+            ])
+            .args([
+                "--vars",
+                "--backend",
+                "interp",
+                "--out",
+                theirs.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (dh, d) = read_csv(&ours, false);
+        let (mh, m) = read_csv(&theirs, true);
+        // T·F frames in both.
+        let want = 3 * fps.parse::<usize>().unwrap();
+        assert_eq!((d.len(), m.len()), (want, want), "{fps} fps");
+        // (doggoyle column, molang column): the clock, the inputs as the rig read them
+        // (speed, heading), and the rig's state.
+        let mut pairs = vec![
+            ("frame", "frame"),
+            ("t", "t"),
+            ("q.ground_speed", "v.spd"),
+            ("q.body_y_rotation", "v.yaw_prev"),
+            ("q.delta_time", "v.dt"),
+            ("gait", "v.gait"),
+        ];
+        let phases: Vec<(String, String)> = ik_gait::LEG_NAMES
+            .iter()
+            .map(|l| (format!("{l}_ph"), format!("v.{l}_ph")))
+            .collect();
+        pairs.extend(phases.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+        let num = |s: &str| s.parse::<f32>().map(f32::to_bits).unwrap_or(u32::MAX);
+        for (n, (a, b)) in d.iter().zip(&m).enumerate() {
+            for (x, y) in &pairs {
+                let (u, v) = (&a[dh[*x]], &b[mh[*y]]);
+                assert_eq!(num(u), num(v), "{fps} fps frame {n}: {x} = {u}, {y} = {v}");
+            }
+            let t = (n as f64 / fps.parse::<f64>().unwrap()) as f32;
+            assert_eq!(a[dh["t"]], format!("{t}"), "frame {n} is at n / fps");
+        }
+        // The speed differs between neighbouring frames almost everywhere, so a clock one
+        // frame off could not pass the comparison above.
+        let speed: Vec<&String> = d.iter().map(|r| &r[dh["q.ground_speed"]]).collect();
+        let changes = speed.windows(2).filter(|w| w[0] != w[1]).count();
+        assert!(
+            changes * 10 >= speed.len() * 9,
+            "{fps} fps: {changes} changes"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,79 @@
+//! README.md's measured tables are what `doggoyle table` prints for the arguments each block
+//! names (`<!-- doggoyle table ARGS -->`), and `doggoyle readme README.md --write` makes them
+//! all again. The cheap block (two scenarios at 20 and 60 fps) is re-made here; the others
+//! take minutes and are re-made with `doggoyle readme`.
+
+use ik_gait::tables::{blocks, BEGIN, END};
+use std::path::{Path, PathBuf};
+
+mod common;
+use common::doggoyle;
+
+/// The README block the test re-makes.
+const CHEAP: [&str; 4] = ["--scenario", "trot-2.5,sine-gaits", "--fps", "20,60"];
+
+fn readme() -> (PathBuf, String) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    (path, text)
+}
+
+#[test]
+fn readme_tables_are_what_doggoyle_table_prints() {
+    let (_, text) = readme();
+    let found = blocks(&text).unwrap();
+    // The Measured table (named scenarios, both back ends), the soak (three seeds, both back
+    // ends), the presets side by side and their soaks, and the cheap one.
+    assert!(found.len() >= 5, "{} table blocks", found.len());
+    let b = found.iter().find(|b| b.args == CHEAP).expect(
+        "README.md has the block `doggoyle table --scenario trot-2.5,sine-gaits --fps 20,60`",
+    );
+    let mut args = vec!["table"];
+    args.extend(CHEAP);
+    let (code, out, err) = doggoyle(&args);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        text[b.body.clone()],
+        "README.md's table differs from `doggoyle table {}`; run `doggoyle readme ik-gait/README.md --write`",
+        CHEAP.join(" ")
+    );
+}
+
+/// `doggoyle readme FILE` finds a stale table (exit 1, naming the line) and `--write` mends
+/// it, leaving the text around it alone.
+#[test]
+fn doggoyle_readme_finds_and_mends_a_stale_table() {
+    let (_, text) = readme();
+    let b = blocks(&text)
+        .unwrap()
+        .into_iter()
+        .find(|b| b.args == CHEAP)
+        .unwrap();
+    let good = &text[b.body.clone()];
+    let dir = common::tmp_dir("readme");
+    let file = dir.join("t.md");
+    let stale = good.replacen("| 1 |", "| 1 | stale", 1);
+    let doc = format!(
+        "# T\n\ntext\n{BEGIN}{} -->\n{stale}{END}\nmore\n",
+        CHEAP.join(" ")
+    );
+    std::fs::write(&file, &doc).unwrap();
+    let f = file.to_str().unwrap();
+    let (code, _, err) = doggoyle(&["readme", f]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("t.md:4:") && err.contains("differs"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        doc,
+        "no --write, no change"
+    );
+    let (code, _, err) = doggoyle(&["readme", f, "--write"]);
+    assert_eq!(code, Some(0), "{err}");
+    let want = format!(
+        "# T\n\ntext\n{BEGIN}{} -->\n{good}{END}\nmore\n",
+        CHEAP.join(" ")
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
