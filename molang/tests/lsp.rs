@@ -207,6 +207,14 @@ struct Fixture {
     dir: PathBuf,
 }
 
+/// A session on a fixture pack, the diagnostics of opening it consumed.
+fn session(fx: &Fixture) -> Client {
+    let roots = vec![fx.dir.clone()];
+    let c = Client::start(&roots);
+    c.diagnostics_n(files_with_diagnostics(&roots));
+    c
+}
+
 impl Fixture {
     fn new(name: &str) -> Fixture {
         let dir = std::env::temp_dir().join(format!("molang-lsp-{name}-{}", std::process::id()));
@@ -397,9 +405,7 @@ fn lsp_diagnostics_of_the_mistakes_pack_match_check() {
 #[test]
 fn lsp_hover_queries_math_variables_constants() {
     let fx = Fixture::new("hover");
-    let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
-    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut c = session(&fx);
     let anim = fx.path("animations/walk.animation.json");
     let hover = |c: &mut Client, needle: &str, at: usize| -> String {
         let v = c.request("textDocument/hover", tdp(&anim, ANIMATION, needle, at));
@@ -441,9 +447,7 @@ fn lsp_hover_queries_math_variables_constants() {
 #[test]
 fn lsp_completion_queries_math_variables() {
     let fx = Fixture::new("completion");
-    let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
-    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut c = session(&fx);
     let anim = fx.path("animations/walk.animation.json");
     let labels = |v: &Value| -> Vec<String> {
         v.as_array()
@@ -516,9 +520,7 @@ fn lsp_completion_queries_math_variables() {
 #[test]
 fn lsp_definition_references_rename() {
     let fx = Fixture::new("rename");
-    let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
-    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut c = session(&fx);
     let anim = fx.path("animations/walk.animation.json");
     let entity = fx.path("entity/pig.entity.json");
     // Definition of v.walk (read in the animation) is its assignment in pre_animation.
@@ -576,9 +578,7 @@ fn lsp_definition_references_rename() {
 #[test]
 fn lsp_formatting_symbols_semantic_tokens() {
     let fx = Fixture::new("format");
-    let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
-    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut c = session(&fx);
     let ctrl = fx.path("animation_controllers/test.animation_controllers.json");
     let v = c.request(
         "textDocument/formatting",
@@ -831,9 +831,7 @@ fn fix_fixture(name: &str) -> Fixture {
 #[test]
 fn lsp_code_actions_fix_the_checks() {
     let fx = fix_fixture("actions");
-    let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
-    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut c = session(&fx);
     let anim = fx.path("animations/fix.animation.json");
     let text = FIX_ANIMATION;
     let range = |needle: &str, from: usize, to: usize| json!({"start": pos(text, needle, from), "end": pos(text, needle, to)});
@@ -893,9 +891,7 @@ fn lsp_code_actions_fix_the_checks() {
 #[test]
 fn lsp_inlay_hints_first_setter_and_version() {
     let fx = Fixture::new("hints");
-    let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
-    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut c = session(&fx);
     let anim = fx.path("animations/walk.animation.json");
     let v = c.request(
         "textDocument/inlayHint",
@@ -929,9 +925,7 @@ fn lsp_inlay_hints_first_setter_and_version() {
 #[test]
 fn lsp_range_formatting() {
     let fx = Fixture::new("rangefmt");
-    let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
-    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut c = session(&fx);
     let anim = fx.path("animations/walk.animation.json");
     let fmt = |c: &mut Client, range: Option<Value>| -> Vec<TextEdit> {
         let (method, mut p) = match &range {

@@ -292,53 +292,37 @@ impl Workspace {
         fn same_defs<T>(
             old: &[T],
             new: &[T],
-            of_old: impl Fn(&T) -> bool,
-            of_new: impl Fn(&T) -> bool,
+            (fi, mf): (usize, usize),
+            file: impl Fn(&T) -> usize,
             key: impl Fn(&T) -> String,
         ) -> Option<Vec<(usize, usize)>> {
-            let a: Vec<usize> = (0..old.len()).filter(|&i| of_old(&old[i])).collect();
-            let b: Vec<usize> = (0..new.len()).filter(|&i| of_new(&new[i])).collect();
+            let a: Vec<usize> = (0..old.len()).filter(|&i| file(&old[i]) == fi).collect();
+            let b: Vec<usize> = (0..new.len()).filter(|&i| file(&new[i]) == mf).collect();
             (a.len() == b.len()
                 && a.iter()
                     .zip(&b)
                     .all(|(&i, &j)| key(&old[i]) == key(&new[j])))
             .then(|| a.into_iter().zip(b).collect())
         }
+        let files = (fi, mf);
+        let entity_key = |e: &crate::pack::Entity| {
+            format!("{:?} {} {:?}", e.kind, e.identifier, e.min_engine_version)
+        };
         let entities = same_defs(
             &base.entities,
             &mini.entities,
-            |e| e.file == fi,
-            |e| e.file == mf,
-            |e| format!("{:?} {} {:?}", e.kind, e.identifier, e.min_engine_version),
+            files,
+            |e| e.file,
+            entity_key,
         )?;
-        let animations = same_defs(
-            &base.animations,
-            &mini.animations,
-            |a| a.file == fi,
-            |a| a.file == mf,
-            |a| a.id.clone(),
-        )?;
-        let controllers = same_defs(
-            &base.controllers,
-            &mini.controllers,
-            |c| c.file == fi,
-            |c| c.file == mf,
-            |c| c.id.clone(),
-        )?;
-        let render = same_defs(
-            &base.render_controllers,
-            &mini.render_controllers,
-            |r| r.file == fi,
-            |r| r.file == mf,
-            |r| r.id.clone(),
-        )?;
-        let geometries = same_defs(
-            &base.geometries,
-            &mini.geometries,
-            |g| g.file == fi,
-            |g| g.file == mf,
-            |g| g.id.clone(),
-        )?;
+        let (old, new) = (&base.animations, &mini.animations);
+        let animations = same_defs(old, new, files, |a| a.file, |a| a.id.clone())?;
+        let (old, new) = (&base.controllers, &mini.controllers);
+        let controllers = same_defs(old, new, files, |c| c.file, |c| c.id.clone())?;
+        let (old, new) = (&base.render_controllers, &mini.render_controllers);
+        let render = same_defs(old, new, files, |r| r.file, |r| r.id.clone())?;
+        let (old, new) = (&base.geometries, &mini.geometries);
+        let geometries = same_defs(old, new, files, |g| g.file, |g| g.id.clone())?;
 
         // The shape is the same: write the new file, sites and definitions in.
         let mut file = mini.files[mf].clone();
