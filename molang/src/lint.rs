@@ -70,109 +70,22 @@ pub struct Summary {
 
 /// Checks every site of `pack`; never stops at the first problem.
 pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
-    let mut out = Vec::new();
-    for p in &pack.problems {
-        let code = if p.line == 0 {
-            Code::Io
-        } else {
-            Code::BrokenJson
-        };
-        let d = Diagnostic::new(code, Span::default(), p.message.clone()).with_help(
-            "the game reads JSON with comments and trailing commas, nothing looser; this file is skipped whole",
-        );
-        out.push(PackDiagnostic {
-            path: p.file.clone(),
-            site: None,
-            file: None,
-            diagnostic: d,
-            line: p.line,
-            column: p.column,
-        });
-    }
-
-    // Which entity uses which sites, and which variables each entity sets anywhere.
-    let mut entity_of_site: HashMap<SiteId, Vec<usize>> = HashMap::new();
-    let mut entity_sets: Vec<BTreeSet<String>> = Vec::new();
-    for (ei, e) in pack.entities.iter().enumerate() {
-        let sites = entity_sites(pack, ei);
-        let mut sets = BTreeSet::new();
-        for &s in &sites {
-            entity_of_site.entry(s).or_default().push(ei);
-            sets.extend(site_assignments(&pack.sites[s].text));
-        }
-        let side = pack.entity_side(e);
-        for (_, full) in &e.animations {
-            for c in pack.controllers_for(side, full) {
-                for st in &c.states {
-                    sets.extend(st.variables.iter().map(|(n, _)| n.clone()));
-                }
+    let mut out = file_problems(pack);
+    // Only the sites some entity runs take part in what entities set.
+    let mut assignments = vec![BTreeSet::new(); pack.sites.len()];
+    let mut done = vec![false; pack.sites.len()];
+    for ei in 0..pack.entities.len() {
+        for s in entity_sites(pack, ei) {
+            if !std::mem::replace(&mut done[s], true) {
+                assignments[s] = site_assignments(&pack.sites[s].text);
             }
         }
-        entity_sets.push(sets);
     }
-
-    let mut expressions = 0;
-    for (si, site) in pack.sites.iter().enumerate() {
-        expressions += 1;
-        let version = molang_version(pack.files[site.file].min_engine_version);
-        let mut options = CheckOptions {
-            version,
-            ..CheckOptions::default()
-        };
-        let owners = entity_of_site.get(&si).cloned().unwrap_or_default();
-        let script_owner = pack
-            .entities
-            .iter()
-            .position(|e| e.initialize == Some(si) || e.pre_animation == Some(si));
-        if let Some(ei) = script_owner {
-            let e = &pack.entities[ei];
-            let init_sets: BTreeSet<String> = match e.initialize {
-                Some(i) if i != si => site_assignments(&pack.sites[i].text),
-                _ => BTreeSet::new(),
-            };
-            options.judge_variables = true;
-            // What initialize sets, and what the game itself sets on this entity type
-            // (struct members included: the shulker's `variable.shulker.peekamount`).
-            options.preset_variables = init_sets.iter().cloned().collect();
-            options
-                .preset_variables
-                .extend(crate::engine_vars::for_entity(&e.identifier).map(|v| v.name.to_string()));
-            options.later_variables = entity_sets[ei].iter().cloned().collect();
-        }
-        let mut names = Names::default();
-        let checked = check(&site.text, &options, &mut names);
-        let mut diagnostics = checked.diagnostics;
-        if script_owner.is_none() && !owners.is_empty() {
-            if let Some(p) = &checked.program {
-                let known: BTreeSet<&str> = owners
-                    .iter()
-                    .flat_map(|&o| entity_sets[o].iter().map(String::as_str))
-                    .collect();
-                let public: BTreeSet<String> = owners
-                    .iter()
-                    .flat_map(|&o| pack.entities[o].public_variables.iter().cloned())
-                    .collect();
-                diagnostics.extend(never_set(
-                    p,
-                    &names,
-                    &known,
-                    &public,
-                    owners.iter().map(|&o| pack.entities[o].identifier.as_str()),
-                ));
-            }
-        }
-        for d in diagnostics {
-            let (line, column) = pack.locate(site, d.span.start as usize);
-            out.push(PackDiagnostic {
-                path: pack.files[site.file].path.clone(),
-                site: Some(si),
-                file: None,
-                diagnostic: d,
-                line,
-                column,
-            });
-        }
+    let facts = EntityFacts::new(pack, &assignments);
+    for si in 0..pack.sites.len() {
+        out.extend(check_site(pack, &facts, &assignments, si));
     }
+    let expressions = pack.sites.len();
     out.extend(structure::check(pack));
     let errors = out
         .iter()
@@ -195,9 +108,159 @@ pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
     )
 }
 
+/// The files that did not load (unreadable, broken JSON), as diagnostics.
+pub fn file_problems(pack: &Pack) -> Vec<PackDiagnostic> {
+    let mut out = Vec::new();
+    for p in &pack.problems {
+        let code = if p.line == 0 {
+            Code::Io
+        } else {
+            Code::BrokenJson
+        };
+        let d = Diagnostic::new(code, Span::default(), p.message.clone()).with_help(
+            "the game reads JSON with comments and trailing commas, nothing looser; this file is skipped whole",
+        );
+        out.push(PackDiagnostic {
+            path: p.file.clone(),
+            site: None,
+            file: None,
+            diagnostic: d,
+            line: p.line,
+            column: p.column,
+        });
+    }
+    out
+}
+
+/// What the entity-level checks of a site depend on besides its text: which entities run
+/// it, what each entity sets anywhere, and whose script it is. An editor keeps these and
+/// updates only the entities an edit touches ([`EntityFacts::entity_sets`]).
+#[derive(Clone, Debug, Default)]
+pub struct EntityFacts {
+    /// Site → the entities that run it.
+    pub entity_of_site: HashMap<SiteId, Vec<usize>>,
+    /// Per entity: every variable it sets anywhere (see [`EntityFacts::entity_sets`]).
+    pub entity_sets: Vec<BTreeSet<String>>,
+    /// `initialize` / `pre_animation` site → its entity (the first that has it).
+    pub script_owner: HashMap<SiteId, usize>,
+}
+
+impl EntityFacts {
+    /// The facts of every entity; `assignments[s]` is [`site_assignments`] of site `s`.
+    pub fn new(pack: &Pack, assignments: &[BTreeSet<String>]) -> EntityFacts {
+        let mut facts = EntityFacts::default();
+        for (ei, e) in pack.entities.iter().enumerate() {
+            let sites = entity_sites(pack, ei);
+            for &s in &sites {
+                facts.entity_of_site.entry(s).or_default().push(ei);
+            }
+            facts
+                .entity_sets
+                .push(EntityFacts::entity_sets(pack, ei, &sites, assignments));
+            for s in e.initialize.iter().chain(&e.pre_animation) {
+                facts.script_owner.entry(*s).or_insert(ei);
+            }
+        }
+        facts
+    }
+
+    /// What entity `ei` sets anywhere: the assignments of its `sites` (its
+    /// [`entity_sites`]) and the `variables` of its controllers' states.
+    pub fn entity_sets(
+        pack: &Pack,
+        ei: usize,
+        sites: &[SiteId],
+        assignments: &[BTreeSet<String>],
+    ) -> BTreeSet<String> {
+        let e = &pack.entities[ei];
+        let mut sets = BTreeSet::new();
+        for &s in sites {
+            sets.extend(assignments[s].iter().cloned());
+        }
+        let side = pack.entity_side(e);
+        for (_, full) in &e.animations {
+            for c in pack.controllers_for(side, full) {
+                for st in &c.states {
+                    sets.extend(st.variables.iter().map(|(n, _)| n.clone()));
+                }
+            }
+        }
+        sets
+    }
+}
+
+/// The diagnostics of site `si`, judged with what its entities set (`facts`, built from
+/// the same `assignments`).
+pub fn check_site(
+    pack: &Pack,
+    facts: &EntityFacts,
+    assignments: &[BTreeSet<String>],
+    si: SiteId,
+) -> Vec<PackDiagnostic> {
+    let site = &pack.sites[si];
+    let version = molang_version(pack.files[site.file].min_engine_version);
+    let mut options = CheckOptions {
+        version,
+        ..CheckOptions::default()
+    };
+    let no_owner = Vec::new();
+    let owners = facts.entity_of_site.get(&si).unwrap_or(&no_owner);
+    let script_owner = facts.script_owner.get(&si).copied();
+    if let Some(ei) = script_owner {
+        let e = &pack.entities[ei];
+        options.judge_variables = true;
+        // What initialize sets, and what the game itself sets on this entity type
+        // (struct members included: the shulker's `variable.shulker.peekamount`).
+        options.preset_variables = match e.initialize {
+            Some(i) if i != si => assignments[i].iter().cloned().collect(),
+            _ => Vec::new(),
+        };
+        options
+            .preset_variables
+            .extend(crate::engine_vars::for_entity(&e.identifier).map(|v| v.name.to_string()));
+        options.later_variables = facts.entity_sets[ei].iter().cloned().collect();
+    }
+    let mut names = Names::default();
+    let checked = check(&site.text, &options, &mut names);
+    let mut diagnostics = checked.diagnostics;
+    if script_owner.is_none() && !owners.is_empty() {
+        if let Some(p) = &checked.program {
+            let known: BTreeSet<&str> = owners
+                .iter()
+                .flat_map(|&o| facts.entity_sets[o].iter().map(String::as_str))
+                .collect();
+            let public: BTreeSet<String> = owners
+                .iter()
+                .flat_map(|&o| pack.entities[o].public_variables.iter().cloned())
+                .collect();
+            diagnostics.extend(never_set(
+                p,
+                &names,
+                &known,
+                &public,
+                owners.iter().map(|&o| pack.entities[o].identifier.as_str()),
+            ));
+        }
+    }
+    diagnostics
+        .into_iter()
+        .map(|d| {
+            let (line, column) = pack.locate(site, d.span.start as usize);
+            PackDiagnostic {
+                path: pack.files[site.file].path.clone(),
+                site: Some(si),
+                file: None,
+                diagnostic: d,
+                line,
+                column,
+            }
+        })
+        .collect()
+}
+
 /// Variables a site assigns. When the whole script does not load, its entries are tried
 /// one by one so that one mistake does not make every variable look unset.
-fn site_assignments(text: &str) -> BTreeSet<String> {
+pub fn site_assignments(text: &str) -> BTreeSet<String> {
     let mut names = Names::default();
     if let Some(p) = check(text, &lenient(), &mut names).program {
         return assigned_variables(&p, &names);

@@ -207,6 +207,14 @@ struct Fixture {
     dir: PathBuf,
 }
 
+/// A session on a fixture pack, the diagnostics of opening it consumed.
+fn session(fx: &Fixture) -> Client {
+    let roots = vec![fx.dir.clone()];
+    let c = Client::start(&roots);
+    c.diagnostics_n(files_with_diagnostics(&roots));
+    c
+}
+
 impl Fixture {
     fn new(name: &str) -> Fixture {
         let dir = std::env::temp_dir().join(format!("molang-lsp-{name}-{}", std::process::id()));
@@ -397,9 +405,7 @@ fn lsp_diagnostics_of_the_mistakes_pack_match_check() {
 #[test]
 fn lsp_hover_queries_math_variables_constants() {
     let fx = Fixture::new("hover");
-    let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
-    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut c = session(&fx);
     let anim = fx.path("animations/walk.animation.json");
     let hover = |c: &mut Client, needle: &str, at: usize| -> String {
         let v = c.request("textDocument/hover", tdp(&anim, ANIMATION, needle, at));
@@ -441,9 +447,7 @@ fn lsp_hover_queries_math_variables_constants() {
 #[test]
 fn lsp_completion_queries_math_variables() {
     let fx = Fixture::new("completion");
-    let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
-    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut c = session(&fx);
     let anim = fx.path("animations/walk.animation.json");
     let labels = |v: &Value| -> Vec<String> {
         v.as_array()
@@ -516,9 +520,7 @@ fn lsp_completion_queries_math_variables() {
 #[test]
 fn lsp_definition_references_rename() {
     let fx = Fixture::new("rename");
-    let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
-    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut c = session(&fx);
     let anim = fx.path("animations/walk.animation.json");
     let entity = fx.path("entity/pig.entity.json");
     // Definition of v.walk (read in the animation) is its assignment in pre_animation.
@@ -576,9 +578,7 @@ fn lsp_definition_references_rename() {
 #[test]
 fn lsp_formatting_symbols_semantic_tokens() {
     let fx = Fixture::new("format");
-    let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
-    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut c = session(&fx);
     let ctrl = fx.path("animation_controllers/test.animation_controllers.json");
     let v = c.request(
         "textDocument/formatting",
@@ -638,6 +638,55 @@ fn lsp_vanilla_resource_pack() {
         h.contains("minecraft:cow") && h.contains("cow.v3.render_controllers.json"),
         "{h}"
     );
+    // Completion offers what the game provides where it provides it.
+    let complete = |c: &mut Client, rel: &str, needle: &str, at: usize| -> Vec<String> {
+        let path = roots[0].join(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let v = c.request("textDocument/completion", tdp(&path, &text, needle, at));
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["label"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let particle = complete(
+        &mut c,
+        "particles/cherry_leaves_particle.json",
+        "v.particle_age",
+        2,
+    );
+    assert!(
+        particle.contains(&"v.particle_age".to_string()),
+        "{particle:?}"
+    );
+    let animation = complete(&mut c, "animations/pig.animation.json", "90.0 - this", 0);
+    for absent in ["variable.particle_age", "context.item_slot"] {
+        assert!(
+            !animation.iter().any(|l| l == absent),
+            "{absent} in {animation:?}"
+        );
+    }
+    let shield = complete(
+        &mut c,
+        "animation_controllers/shield.animation_controllers.json",
+        "c.item_slot",
+        2,
+    );
+    assert!(shield.contains(&"c.item_slot".to_string()), "{shield:?}");
+    // A geometry id goes to the model file that defines it (its `identifier` value).
+    let v = c.request(
+        "textDocument/definition",
+        tdp(&cow, &text, "\"geometry.cow.v2\"", 3),
+    );
+    let locs: Vec<Location> = serde_json::from_value(v).unwrap();
+    let model = roots[0].join("models/entity/cow.v2.geo.json");
+    let model_text = std::fs::read_to_string(&model).unwrap();
+    assert_eq!(locs.len(), 1, "{locs:?}");
+    assert_eq!(uri_to_path(&locs[0].uri), Some(model));
+    assert_eq!(
+        locs[0].range.start,
+        serde_json::from_value::<Position>(pos(&model_text, "geometry.cow.v2\"", 0)).unwrap()
+    );
     // Edit an animation file with an error introduced: only that file's diagnostics move.
     let pig = roots[0].join("animations/pig.animation.json");
     let text = std::fs::read_to_string(&pig).unwrap();
@@ -649,5 +698,257 @@ fn lsp_vanilla_resource_pack() {
             .any(|d| d.code == Some(NumberOrString::String("E0105".into()))),
         "{d:?}"
     );
+    c.shutdown();
+}
+
+/// What a diagnostic says, for comparing analyses: path, code, line, column, message.
+fn says(ds: &[&molang::lint::PackDiagnostic]) -> Vec<(PathBuf, String, usize, usize, String)> {
+    let mut out: Vec<_> = ds
+        .iter()
+        .map(|d| {
+            (
+                d.path.clone(),
+                d.diagnostic.code.as_str().to_string(),
+                d.line,
+                d.column,
+                d.diagnostic.message.clone(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn lsp_incremental_edits_match_a_full_check() {
+    use molang::lsp::state::Workspace;
+    let roots = vec![vanilla()];
+    let mut ws = Workspace::new(&roots);
+    let mut texts: BTreeMap<PathBuf, String> = BTreeMap::new();
+    // The whole pack loaded and checked again with the same texts: what check says.
+    let full = |texts: &BTreeMap<PathBuf, String>| {
+        let mut layers = molang::pack::read_layers(&roots);
+        for (_, files) in &mut layers {
+            for (p, t) in files.iter_mut() {
+                if let Some(new) = texts.get(p) {
+                    *t = new.clone();
+                }
+            }
+        }
+        let pack = molang::pack::load_layered_sources(layers);
+        let (d, _) = molang::lint::check_pack(&pack);
+        says(&d.iter().collect::<Vec<_>>())
+    };
+    let read = |rel: &str| {
+        let p = roots[0].join(rel);
+        let t = std::fs::read_to_string(&p).unwrap();
+        (p, t)
+    };
+    let (pig, pig_text) = read("animations/pig.animation.json");
+    let (cow, cow_text) = read("entity/cow.entity.json");
+    let rc = roots[0].join("render_controllers/cow.v3.render_controllers.json");
+    let edit = |ws: &mut Workspace, texts: &mut BTreeMap<PathBuf, String>, p: &Path, t: String| {
+        texts.insert(p.to_path_buf(), t.clone());
+        ws.set_text(p, t);
+        let changed = ws.take_changed();
+        assert_eq!(says(&ws.diagnostics().collect::<Vec<_>>()), full(texts));
+        changed
+    };
+    // Opening published everything.
+    assert_eq!(ws.take_changed(), None);
+    let (full0, inc0) = (ws.full_analyses, ws.incremental_analyses);
+    // An error in an animation: only the animation is re-checked.
+    let changed = edit(
+        &mut ws,
+        &mut texts,
+        &pig,
+        pig_text.replace("\"90.0 - this\"", "\"90.0 - (this\""),
+    )
+    .expect("an incremental update names its files");
+    assert!(changed.contains(&pig), "{changed:?}");
+    // The cow no longer sets `v.is_cold`: its render controller, another file, now reads
+    // a variable that is never set.
+    let renamed = cow_text.replace("\"v.is_cold = ", "\"v.is_kold = ");
+    assert_ne!(renamed, cow_text);
+    let changed = edit(&mut ws, &mut texts, &cow, renamed).unwrap();
+    assert!(changed.contains(&rc), "{changed:?}");
+    assert!(ws.diagnostics().any(|d| d.path == rc
+        && d.diagnostic.code.as_str() == "W0604"
+        && d.diagnostic.message.contains("is_cold")));
+    assert_eq!(ws.incremental_analyses - inc0, 2);
+    assert_eq!(ws.full_analyses, full0);
+    // Broken JSON changes the file's shape: the whole pack is analysed again.
+    let broken = pig_text.trim_end().trim_end_matches('}').to_string();
+    assert_eq!(edit(&mut ws, &mut texts, &pig, broken), None);
+    assert_eq!(ws.full_analyses, full0 + 1);
+    // Back to the texts on disk.
+    edit(&mut ws, &mut texts, &pig, pig_text);
+    edit(&mut ws, &mut texts, &cow, cow_text);
+    assert!(!ws
+        .diagnostics()
+        .any(|d| d.path == rc && d.diagnostic.code.as_str() == "W0604"));
+    println!(
+        "{} full analyses, {} incremental",
+        ws.full_analyses, ws.incremental_analyses
+    );
+}
+
+const FIX_ENTITY: &str = r#"{
+  "format_version": "1.10.0",
+  "minecraft:client_entity": {
+    "description": {
+      "identifier": "test:fix",
+      "scripts": { "animate": ["fix"] },
+      "animations": { "fix": "animation.test.fix" }
+    }
+  }
+}"#;
+
+const FIX_ANIMATION: &str = r#"{
+  "format_version": "1.8.0",
+  "animations": {
+    "animation.test.fix": {
+      "bones": {
+        "a": { "rotation": ["v.unset_thing * 2", "math.max(1, 2, 3)", "q.block_property('a')"] },
+        "b": { "position": ["t.x = 1; t.x", 0, 0] }
+      }
+    }
+  }
+}"#;
+
+/// A fixture with the extra files of the code-action and inlay-hint tests.
+fn fix_fixture(name: &str) -> Fixture {
+    let fx = Fixture::new(name);
+    for (rel, text) in [
+        ("entity/fix.entity.json", FIX_ENTITY),
+        ("animations/fix.animation.json", FIX_ANIMATION),
+    ] {
+        std::fs::write(fx.path(rel), text).unwrap();
+    }
+    fx
+}
+
+#[test]
+fn lsp_code_actions_fix_the_checks() {
+    let fx = fix_fixture("actions");
+    let mut c = session(&fx);
+    let anim = fx.path("animations/fix.animation.json");
+    let text = FIX_ANIMATION;
+    let range = |needle: &str, from: usize, to: usize| json!({"start": pos(text, needle, from), "end": pos(text, needle, to)});
+    // The quick fix offered for the diagnostic at `needle`: its code, and its one edit.
+    let mut fix = |needle: &str, code: &str| -> (Value, String) {
+        let v = c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(&anim)}, "range": range(needle, 0, needle.len()), "context": {"diagnostics": []}}),
+        );
+        let actions = v.as_array().unwrap();
+        let a = actions
+            .iter()
+            .find(|a| a["diagnostics"][0]["code"] == code)
+            .unwrap_or_else(|| panic!("no fix for {code} at {needle}: {v}"));
+        assert_eq!(a["kind"], "quickfix");
+        let edits = &a["edit"]["changes"][uri(&anim)];
+        assert_eq!(edits.as_array().unwrap().len(), 1, "{a}");
+        (
+            edits[0]["range"].clone(),
+            edits[0]["newText"].as_str().unwrap().to_string(),
+        )
+    };
+    let n = "v.unset_thing".len();
+    assert_eq!(
+        fix("v.unset_thing", "W0604"),
+        (
+            range("v.unset_thing", 0, n),
+            "(v.unset_thing ?? 0)".to_string()
+        )
+    );
+    let n = "math.max(1, 2, 3)".len();
+    assert_eq!(
+        fix("math.max(1, 2, 3)", "E0203"),
+        (
+            range("math.max(1, 2, 3)", 0, n),
+            "math.max(math.max(1, 2), 3)".to_string()
+        )
+    );
+    assert_eq!(
+        fix("block_property", "W0209"),
+        (range("block_property", 0, 14), "block_state".to_string())
+    );
+    let end = "t.x = 1; t.x".len();
+    assert_eq!(
+        fix("t.x = 1; t.x", "E0108"),
+        (range("t.x = 1; t.x", end, end), ";".to_string())
+    );
+    // Away from any diagnostic: nothing to fix.
+    let v = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&anim)}, "range": range("\"bones\"", 1, 1), "context": {"diagnostics": []}}),
+    );
+    assert_eq!(v, json!([]));
+    c.shutdown();
+}
+
+#[test]
+fn lsp_inlay_hints_first_setter_and_version() {
+    let fx = Fixture::new("hints");
+    let mut c = session(&fx);
+    let anim = fx.path("animations/walk.animation.json");
+    let v = c.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri(&anim)}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}}),
+    );
+    let hints: Vec<InlayHint> = serde_json::from_value(v).unwrap();
+    let label = |h: &InlayHint| match &h.label {
+        InlayHintLabel::String(s) => s.clone(),
+        other => panic!("{other:?}"),
+    };
+    let at = |needle: &str, len: usize| {
+        serde_json::from_value::<Position>(pos(ANIMATION, needle, len)).unwrap()
+    };
+    let got: Vec<(Position, String)> = hints.iter().map(|h| (h.position, label(h))).collect();
+    assert_eq!(
+        got,
+        [
+            (
+                at("1.8.0\"", 6),
+                " Molang v13 (min_engine_version 1.21.100)".to_string()
+            ),
+            (
+                at("v.walk", 6),
+                " set first in pig.entity.json:8 (client_entity.scripts.pre_animation)".to_string()
+            ),
+        ]
+    );
+    c.shutdown();
+}
+
+#[test]
+fn lsp_range_formatting() {
+    let fx = Fixture::new("rangefmt");
+    let mut c = session(&fx);
+    let anim = fx.path("animations/walk.animation.json");
+    let fmt = |c: &mut Client, range: Option<Value>| -> Vec<TextEdit> {
+        let (method, mut p) = match &range {
+            Some(_) => ("textDocument/rangeFormatting", json!({})),
+            None => ("textDocument/formatting", json!({})),
+        };
+        p["textDocument"] = json!({"uri": uri(&anim)});
+        p["options"] = json!({"tabSize": 2, "insertSpaces": true});
+        if let Some(r) = range {
+            p["range"] = r;
+        }
+        serde_json::from_value(c.request(method, p)).unwrap()
+    };
+    let whole = fmt(&mut c, None);
+    assert_eq!(whole.len(), 2, "{whole:?}");
+    let only = fmt(
+        &mut c,
+        Some(
+            json!({"start": pos(ANIMATION, "math.pi/2", 0), "end": pos(ANIMATION, "math.pi/2", 3)}),
+        ),
+    );
+    assert_eq!(only.len(), 1, "{only:?}");
+    assert_eq!(only[0].new_text, "math.pi / 2");
+    assert!(whole.contains(&only[0]));
     c.shutdown();
 }

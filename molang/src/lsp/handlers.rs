@@ -1,7 +1,8 @@
 //! Request handlers: each turns a position in a JSON document into the Molang site under
 //! it and answers from the workspace's analysis.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
 
 use grammar::lexer::{lex, TokenKind};
 use grammar::{Expr, ExprId};
@@ -12,7 +13,8 @@ use super::text::{path_to_uri, uri_to_path, LineIndex};
 use crate::builtins::math::MathFn;
 use crate::diagnostics::Severity;
 use crate::fmt::{format_file, Style};
-use crate::pack::SiteId;
+use crate::lint::PackDiagnostic;
+use crate::pack::{EntityKind, FileKind, SiteId, SiteKind};
 use crate::queries;
 
 /// A document position resolved to a file of the pack.
@@ -41,67 +43,89 @@ fn location(ws: &Workspace, file: usize, range: std::ops::Range<usize>) -> Locat
     Location::new(path_to_uri(&f.path), index.range(&f.source, range))
 }
 
-/// The LSP diagnostics of every file with any, by path.
-pub fn diagnostics(ws: &Workspace) -> HashMap<std::path::PathBuf, Vec<Diagnostic>> {
-    let mut out: HashMap<std::path::PathBuf, Vec<Diagnostic>> = HashMap::new();
+/// The LSP diagnostics of every file with any (of the files in `only`, when given), by path.
+pub fn diagnostics(
+    ws: &Workspace,
+    only: Option<&BTreeSet<PathBuf>>,
+) -> HashMap<PathBuf, Vec<Diagnostic>> {
+    let mut out: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
     let mut indexes: HashMap<usize, LineIndex> = HashMap::new();
-    for pd in &ws.diagnostics {
-        let d = &pd.diagnostic;
-        let file = pd
-            .site
-            .map(|s| ws.pack.sites[s].file)
-            .or(pd.file)
-            .or_else(|| ws.file_index(&pd.path));
-        let span = d.span.start as usize..d.span.end as usize;
-        let (range, related) = match file {
-            Some(f) => {
-                let src = &ws.pack.files[f].source;
-                let index = indexes.entry(f).or_insert_with(|| LineIndex::new(src));
-                let to_file = |r: std::ops::Range<usize>| match pd.site {
-                    Some(s) => ws.file_range(s, r),
-                    None => r,
-                };
-                let range = if pd.site.is_some() || pd.file.is_some() {
-                    index.range(src, to_file(span))
-                } else {
-                    line_col_range(pd.line, pd.column)
-                };
-                let related: Vec<DiagnosticRelatedInformation> = d
-                    .labels
-                    .iter()
-                    .map(|(sp, text)| DiagnosticRelatedInformation {
-                        location: Location::new(
-                            path_to_uri(&pd.path),
-                            index.range(src, to_file(sp.start as usize..sp.end as usize)),
-                        ),
-                        message: text.clone(),
-                    })
-                    .collect();
-                (range, related)
-            }
-            None => (line_col_range(pd.line, pd.column), Vec::new()),
-        };
-        let mut message = d.message.clone();
-        if let Some(help) = &d.help {
-            message.push_str("\n");
-            message.push_str(help);
+    for pd in ws.diagnostics() {
+        if only.is_some_and(|o| !o.contains(&pd.path)) {
+            continue;
         }
-        message.push_str("\n");
-        message.push_str(d.consequence());
-        out.entry(pd.path.clone()).or_default().push(Diagnostic {
-            range,
-            severity: Some(match d.severity {
-                Severity::Error => DiagnosticSeverity::ERROR,
-                Severity::Warning => DiagnosticSeverity::WARNING,
-            }),
-            code: Some(NumberOrString::String(d.code.as_str().to_string())),
-            source: Some("molang".to_string()),
-            message,
-            related_information: (!related.is_empty()).then_some(related),
-            ..Diagnostic::default()
-        });
+        let d = match file_of(ws, pd) {
+            Some(f) => {
+                let index = indexes
+                    .entry(f)
+                    .or_insert_with(|| LineIndex::new(&ws.pack.files[f].source));
+                lsp_diagnostic(ws, pd, index)
+            }
+            None => lsp_diagnostic(ws, pd, &LineIndex::new("")),
+        };
+        out.entry(pd.path.clone()).or_default().push(d);
     }
     out
+}
+
+/// The file ([`crate::pack::Pack::files`] index) a diagnostic's span points into.
+fn file_of(ws: &Workspace, pd: &PackDiagnostic) -> Option<usize> {
+    pd.site
+        .map(|s| ws.pack.sites[s].file)
+        .or(pd.file)
+        .or_else(|| ws.file_index(&pd.path))
+}
+
+/// One diagnostic in LSP form; `index` is the line index of its file.
+pub fn lsp_diagnostic(ws: &Workspace, pd: &PackDiagnostic, index: &LineIndex) -> Diagnostic {
+    let d = &pd.diagnostic;
+    let span = d.span.start as usize..d.span.end as usize;
+    let (range, related) = match file_of(ws, pd) {
+        Some(f) => {
+            let src = &ws.pack.files[f].source;
+            let to_file = |r: std::ops::Range<usize>| match pd.site {
+                Some(s) => ws.file_range(s, r),
+                None => r,
+            };
+            let range = if pd.site.is_some() || pd.file.is_some() {
+                index.range(src, to_file(span))
+            } else {
+                line_col_range(pd.line, pd.column)
+            };
+            let related: Vec<DiagnosticRelatedInformation> = d
+                .labels
+                .iter()
+                .map(|(sp, text)| DiagnosticRelatedInformation {
+                    location: Location::new(
+                        path_to_uri(&pd.path),
+                        index.range(src, to_file(sp.start as usize..sp.end as usize)),
+                    ),
+                    message: text.clone(),
+                })
+                .collect();
+            (range, related)
+        }
+        None => (line_col_range(pd.line, pd.column), Vec::new()),
+    };
+    let mut message = d.message.clone();
+    if let Some(help) = &d.help {
+        message.push('\n');
+        message.push_str(help);
+    }
+    message.push('\n');
+    message.push_str(d.consequence());
+    Diagnostic {
+        range,
+        severity: Some(match d.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+        }),
+        code: Some(NumberOrString::String(d.code.as_str().to_string())),
+        source: Some("molang".to_string()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        ..Diagnostic::default()
+    }
 }
 
 fn line_col_range(line: usize, column: usize) -> Range {
@@ -404,7 +428,9 @@ pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResp
             false,
         );
     }
+    let mut offered = std::collections::BTreeSet::new();
     for v in ws.entity_variables(site) {
+        offered.insert(v.clone());
         add(
             format!("variable.{v}"),
             CompletionItemKind::VARIABLE,
@@ -412,6 +438,53 @@ pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResp
             None,
             false,
         );
+    }
+    // What the game provides, where it provides it: particle variables in particles, the
+    // entity's engine variables in its own files, an item's contexts in attachables and
+    // geometry bindings (where vanilla reads `c.item_slot`, `c.is_first_person`,
+    // `c.owning_entity`).
+    let owners = ws.owners(site);
+    let mut engine: Vec<(String, &str)> = Vec::new();
+    if ws.pack.sites[site].kind == SiteKind::Particle {
+        engine.extend(
+            queries::engine_variables()
+                .iter()
+                .filter(|v| v.starts_with("particle_") || v.starts_with("emitter_"))
+                .map(|v| (v.to_string(), "the game sets it for particles")),
+        );
+    }
+    for &e in owners {
+        engine.extend(
+            crate::engine_vars::for_entity(&ws.pack.entities[e].identifier)
+                .map(|v| (v.name.to_string(), "the game sets it on this entity")),
+        );
+    }
+    for (v, why) in engine {
+        if offered.insert(v.clone()) {
+            add(
+                format!("variable.{v}"),
+                CompletionItemKind::VARIABLE,
+                why.to_string(),
+                None,
+                false,
+            );
+        }
+    }
+    let file_kind = ws.pack.files[ws.pack.sites[site].file].kind;
+    let item_context = matches!(file_kind, FileKind::Attachable | FileKind::Geometry)
+        || owners
+            .iter()
+            .any(|&e| ws.pack.entities[e].kind == EntityKind::Attachable);
+    if item_context {
+        for c in ["is_first_person", "item_slot", "owning_entity"] {
+            add(
+                format!("context.{c}"),
+                CompletionItemKind::VARIABLE,
+                "the game provides it to items (attachables)".to_string(),
+                None,
+                false,
+            );
+        }
     }
     let mut temps: Vec<String> = lex(text)
         .iter()
@@ -440,9 +513,14 @@ pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResp
     Some(CompletionResponse::Array(items))
 }
 
-/// `query.x` → `q.x`, `variable.x` → `v.x`, `temp.x` → `t.x`.
+/// `query.x` → `q.x`, `variable.x` → `v.x`, `temp.x` → `t.x`, `context.x` → `c.x`.
 fn short_form(label: &str) -> String {
-    for (long, short) in [("query.", "q."), ("variable.", "v."), ("temp.", "t.")] {
+    for (long, short) in [
+        ("query.", "q."),
+        ("variable.", "v."),
+        ("temp.", "t."),
+        ("context.", "c."),
+    ] {
         if let Some(rest) = label.strip_prefix(long) {
             return format!("{short}{rest}");
         }
@@ -514,6 +592,24 @@ fn animation_definition(
         }
     }
     let mut locs = Vec::new();
+    // A geometry id (`description.geometry` values) → where its model file defines it: the
+    // `identifier` value, or the legacy `"geometry.x"` / `"geometry.x:parent"` key.
+    let geometry_used = ws
+        .pack
+        .entities
+        .iter()
+        .any(|e| e.file == at.file && e.geometries.iter().any(|(_, g)| g == word));
+    if geometry_used {
+        for g in ws.pack.geometries_named(word) {
+            let fsrc = &ws.pack.files[g.file].source;
+            let found = [format!("\"{word}\""), format!("\"{word}:")]
+                .iter()
+                .find_map(|k| fsrc.find(k.as_str()));
+            if let Some(i) = found {
+                locs.push(location(ws, g.file, i + 1..i + 1 + word.len()));
+            }
+        }
+    }
     for (id, side) in ids {
         let files = ws
             .pack
@@ -549,13 +645,15 @@ pub fn references(ws: &Workspace, p: &ReferenceParams) -> Option<Vec<Location>> 
     )
 }
 
-/// Whether `name` can follow `variable.` / `temp.`.
+/// Whether `name` can follow `variable.` / `temp.`: the lexer reads `v.name` as one name
+/// with one dot.
 fn valid_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    let full = format!("v.{name}");
+    let tokens = lex(&full);
+    !name.contains('.')
+        && tokens.len() == 1
+        && tokens[0].kind == TokenKind::Path
+        && tokens[0].span.end as usize == full.len()
 }
 
 pub fn rename(ws: &Workspace, p: &RenameParams) -> Result<Option<WorkspaceEdit>, String> {
@@ -595,13 +693,20 @@ pub fn rename(ws: &Workspace, p: &RenameParams) -> Result<Option<WorkspaceEdit>,
     }))
 }
 
-pub fn formatting(ws: &Workspace, uri: &Uri) -> Option<Vec<TextEdit>> {
+/// Formatting edits of the Molang strings of a file; with `range`, of the strings it
+/// touches only.
+pub fn formatting(ws: &Workspace, uri: &Uri, range: Option<Range>) -> Option<Vec<TextEdit>> {
     let at = resolve(ws, uri, None)?;
     let f = format_file(&ws.pack, at.file, Style::Pretty);
     let src = ws.text(at.file);
+    let want = range.map(|r| at.index.offset(src, r.start)..at.index.offset(src, r.end));
     Some(
         f.edits
             .into_iter()
+            .filter(|e| {
+                want.as_ref()
+                    .is_none_or(|w| e.range.end >= w.start && e.range.start <= w.end)
+            })
             .map(|e| TextEdit::new(at.index.range(src, e.range), e.new_text))
             .collect(),
     )
@@ -633,6 +738,8 @@ pub fn symbols(ws: &Workspace, uri: &Uri) -> Option<DocumentSymbolResponse> {
         let key = format!("\"{id}\"");
         src.find(&key).map_or(0..0, |i| i + 1..i + key.len() - 1)
     };
+    let leaf =
+        |id: &String, detail: &str, kind| sym(id.clone(), detail, kind, key_range(id), Vec::new());
     let mut out = Vec::new();
     for e in pack.entities.iter().filter(|e| e.file == at.file) {
         let kids = e
@@ -652,13 +759,7 @@ pub fn symbols(ws: &Workspace, uri: &Uri) -> Option<DocumentSymbolResponse> {
         ));
     }
     for a in pack.animations.iter().filter(|a| a.file == at.file) {
-        out.push(sym(
-            a.id.clone(),
-            "animation",
-            SymbolKind::FUNCTION,
-            key_range(&a.id),
-            Vec::new(),
-        ));
+        out.push(leaf(&a.id, "animation", SymbolKind::FUNCTION));
     }
     for c in pack.controllers.iter().filter(|c| c.file == at.file) {
         let kids = c
@@ -683,13 +784,7 @@ pub fn symbols(ws: &Workspace, uri: &Uri) -> Option<DocumentSymbolResponse> {
         ));
     }
     for r in pack.render_controllers.iter().filter(|r| r.file == at.file) {
-        out.push(sym(
-            r.id.clone(),
-            "render controller",
-            SymbolKind::CLASS,
-            key_range(&r.id),
-            Vec::new(),
-        ));
+        out.push(leaf(&r.id, "render controller", SymbolKind::CLASS));
     }
     Some(DocumentSymbolResponse::Nested(out))
 }

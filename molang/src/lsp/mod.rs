@@ -5,12 +5,14 @@
 //! - [`state`]: the workspace (the packs of the workspace folders, layered in order as
 //!   `pack::load` does, with the editor's unsaved buffers laid over them) and its analysis;
 //! - [`handlers`]: diagnostics, hover, completion, definition, references, rename,
-//!   formatting, document symbols, semantic tokens;
+//!   formatting (whole document and range), document symbols, semantic tokens;
+//! - [`actions`]: code actions (quick fixes) and inlay hints;
 //! - [`text`]: byte offsets ↔ LSP positions (UTF-16), URIs ↔ paths.
 //!
 //! Diagnostics are published for every file that has any, after opening, each change and
 //! each save, and cleared when a file has none left.
 
+pub mod actions;
 pub mod handlers;
 pub mod state;
 pub mod text;
@@ -24,8 +26,8 @@ use lsp_types::notification::{
     Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
-    Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest, References,
-    Rename, Request as _, SemanticTokensFullRequest,
+    CodeActionRequest, Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest,
+    InlayHintRequest, RangeFormatting, References, Rename, Request as _, SemanticTokensFullRequest,
 };
 use lsp_types::*;
 
@@ -51,6 +53,12 @@ pub fn capabilities() -> ServerCapabilities {
         references_provider: Some(OneOf::Left(true)),
         rename_provider: Some(OneOf::Left(true)),
         document_formatting_provider: Some(OneOf::Left(true)),
+        document_range_formatting_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..CodeActionOptions::default()
+        })),
+        inlay_hint_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
         semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
             SemanticTokensOptions {
@@ -134,8 +142,13 @@ impl Server<'_> {
 
     /// Sends the diagnostics of every file whose set changed since last time.
     fn publish(&mut self) {
-        let now = handlers::diagnostics(&self.ws);
-        let mut paths: Vec<PathBuf> = now.keys().chain(self.published.keys()).cloned().collect();
+        // After an incremental update only the files it touched can differ.
+        let only = self.ws.take_changed();
+        let now = handlers::diagnostics(&self.ws, only.as_ref());
+        let mut paths: Vec<PathBuf> = match &only {
+            Some(o) => now.keys().chain(o).cloned().collect(),
+            None => now.keys().chain(self.published.keys()).cloned().collect(),
+        };
         paths.sort();
         paths.dedup();
         for path in paths {
@@ -240,8 +253,18 @@ impl Server<'_> {
             },
             Formatting::METHOD => {
                 let p: DocumentFormattingParams = params(req)?;
-                json(handlers::formatting(ws, &p.text_document.uri))
+                json(handlers::formatting(ws, &p.text_document.uri, None))
             }
+            RangeFormatting::METHOD => {
+                let p: DocumentRangeFormattingParams = params(req)?;
+                json(handlers::formatting(
+                    ws,
+                    &p.text_document.uri,
+                    Some(p.range),
+                ))
+            }
+            CodeActionRequest::METHOD => json(actions::code_actions(ws, &params(req)?)),
+            InlayHintRequest::METHOD => json(actions::inlay_hints(ws, &params(req)?)),
             DocumentSymbolRequest::METHOD => {
                 let p: DocumentSymbolParams = params(req)?;
                 json(handlers::symbols(ws, &p.text_document.uri))

@@ -1,26 +1,49 @@
 //! The language server's state: the workspace's packs as layers, the editor's unsaved
-//! buffers laid over them, and the analysis (`lint::check_pack`) of the result. Also the
-//! cross-file lookups the handlers need (which site is under the cursor, where a variable
-//! is written and read across an entity's files).
+//! buffers laid over them, and the analysis of the result. Also the cross-file lookups the
+//! handlers need (which site is under the cursor, where a variable is written and read
+//! across an entity's files).
+//!
+//! Analysis is incremental. Opening the workspace loads and checks every file (sites in
+//! parallel). An edit that keeps a file's shape (the same sites at the same pointers, the
+//! same definitions) re-extracts only that file, patches it into the pack, and re-checks
+//! its own sites and those of the entities whose set variables changed (entity → sites and
+//! site → entities are kept, with every site's assignments). An edit that changes the shape
+//! (a new site, a renamed definition, broken JSON, a manifest) reloads the whole pack.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use grammar::lexer::{lex, TokenKind};
+use rayon::prelude::*;
 
-use crate::lint::{check_pack, entity_sites, PackDiagnostic};
-use crate::pack::{self, Pack, SiteId};
+use crate::lint::{
+    check_site, entity_sites, file_problems, site_assignments, structure, EntityFacts,
+    PackDiagnostic,
+};
+use crate::pack::{self, FileKind, Pack, SiteId};
 
 /// The packs the editor opened, and what is analysed of them.
 pub struct Workspace {
     /// Layers as on disk: `(root, files)` in the order of the workspace folders.
     disk: Vec<(PathBuf, Vec<(PathBuf, String)>)>,
-    /// Open documents by path: their text in the editor, and whether it has a byte-order mark.
+    /// Open documents by path: their text in the editor.
     open: BTreeMap<PathBuf, String>,
     pub pack: Pack,
-    pub diagnostics: Vec<PackDiagnostic>,
-    /// Site → entities that run it.
-    owners: HashMap<SiteId, Vec<usize>>,
+    /// Per site: the variables it assigns ([`site_assignments`]).
+    assignments: Vec<BTreeSet<String>>,
+    /// Per entity: the sites it runs ([`entity_sites`]).
+    entity_site_lists: Vec<Vec<SiteId>>,
+    facts: EntityFacts,
+    /// Diagnostics of files that did not load, of each site, and of the pack's structure.
+    problems: Vec<PackDiagnostic>,
+    site_diagnostics: Vec<Vec<PackDiagnostic>>,
+    structure: Vec<PackDiagnostic>,
+    /// Files whose diagnostics may have changed since [`Workspace::take_changed`]; `None`
+    /// after a full analysis (every file).
+    changed: Option<BTreeSet<PathBuf>>,
+    /// How many whole-pack analyses and how many one-file updates were made.
+    pub full_analyses: usize,
+    pub incremental_analyses: usize,
 }
 
 /// One occurrence of a name in a site.
@@ -70,23 +93,35 @@ impl Workspace {
             disk: pack::read_layers(roots),
             open: BTreeMap::new(),
             pack: Pack::default(),
-            diagnostics: Vec::new(),
-            owners: HashMap::new(),
+            assignments: Vec::new(),
+            entity_site_lists: Vec::new(),
+            facts: EntityFacts::default(),
+            problems: Vec::new(),
+            site_diagnostics: Vec::new(),
+            structure: Vec::new(),
+            changed: None,
+            full_analyses: 0,
+            incremental_analyses: 0,
         };
         ws.analyse();
         ws
     }
 
-    /// Sets the editor's text of `path` (opened or changed) and re-analyses.
+    /// Sets the editor's text of `path` (opened or changed) and re-analyses what it touches.
     pub fn set_text(&mut self, path: &Path, text: String) {
+        let same = self.current_text(path) == Some(text.as_str());
         self.open.insert(path.to_path_buf(), text);
-        self.analyse();
+        if !same {
+            self.update(path);
+        }
     }
 
     /// The editor closed `path`: the text on disk counts again.
     pub fn close(&mut self, path: &Path) {
-        if self.open.remove(path).is_some() {
-            self.analyse();
+        if let Some(text) = self.open.remove(path) {
+            if self.current_text(path) != Some(text.as_str()) {
+                self.update(path);
+            }
         }
     }
 
@@ -103,11 +138,32 @@ impl Workspace {
         }
     }
 
-    /// Rebuilds the pack from the layers with the open buffers laid over them, then checks
-    /// it. Every file is re-read from memory (no disk IO here): checking the vanilla
-    /// resource pack whole takes well under a second, so the entities that use a changed
-    /// file are always up to date.
-    fn analyse(&mut self) {
+    /// Every diagnostic of the workspace: files that did not load, sites, structure.
+    pub fn diagnostics(&self) -> impl Iterator<Item = &PackDiagnostic> {
+        self.problems
+            .iter()
+            .chain(self.site_diagnostics.iter().flatten())
+            .chain(&self.structure)
+    }
+
+    /// The files whose diagnostics may have changed since the last call (`None`: any).
+    pub fn take_changed(&mut self) -> Option<BTreeSet<PathBuf>> {
+        self.changed.replace(BTreeSet::new())
+    }
+
+    /// The text of `path` as analysed next: the editor's, else the disk's.
+    fn current_text(&self, path: &Path) -> Option<&str> {
+        self.open.get(path).map(String::as_str).or_else(|| {
+            self.disk
+                .iter()
+                .flat_map(|(_, files)| files)
+                .find(|(p, _)| p == path)
+                .map(|(_, t)| t.as_str())
+        })
+    }
+
+    /// The layers with the open buffers laid over them.
+    fn layers(&self) -> Vec<(PathBuf, Vec<(PathBuf, String)>)> {
         let mut layers = self.disk.clone();
         let mut extra = Vec::new();
         for (path, text) in &self.open {
@@ -129,14 +185,288 @@ impl Workspace {
             let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
             layers.push((root, vec![(path, text)]));
         }
-        self.pack = pack::load_layered_sources(layers);
-        let (diagnostics, _) = check_pack(&self.pack);
-        self.diagnostics = diagnostics;
-        self.owners.clear();
-        for ei in 0..self.pack.entities.len() {
-            for s in entity_sites(&self.pack, ei) {
-                self.owners.entry(s).or_default().push(ei);
+        layers
+    }
+
+    /// Rebuilds the pack from the layers with the open buffers laid over them, then checks
+    /// all of it (no disk IO here).
+    fn analyse(&mut self) {
+        self.full_analyses += 1;
+        self.pack = pack::load_layered_sources(self.layers());
+        let pack = &self.pack;
+        self.entity_site_lists = (0..pack.entities.len())
+            .into_par_iter()
+            .map(|ei| entity_sites(pack, ei))
+            .collect();
+        // Every site, not only the entities' ones: an edit may make any site an entity's.
+        self.assignments = pack
+            .sites
+            .par_iter()
+            .map(|s| site_assignments(&s.text))
+            .collect();
+        self.facts = EntityFacts::new(pack, &self.assignments);
+        let (facts, assignments) = (&self.facts, &self.assignments);
+        self.site_diagnostics = (0..pack.sites.len())
+            .into_par_iter()
+            .map(|si| check_site(pack, facts, assignments, si))
+            .collect();
+        self.problems = file_problems(pack);
+        self.structure = structure::check(pack);
+        self.changed = None;
+    }
+
+    /// Re-analyses after the text of `path` changed: the file alone when its shape is kept,
+    /// else everything.
+    fn update(&mut self, path: &Path) {
+        match self.patch(path) {
+            Some(sites) => self.recheck(path, &sites),
+            None => self.analyse(),
+        }
+    }
+
+    /// Re-extracts `path` on its own (with the manifests above it) and writes the result
+    /// into the pack in place; the file's site ids, or `None` when the shape differs (or
+    /// the file takes part in layering), and nothing was changed.
+    fn patch(&mut self, path: &Path) -> Option<Vec<SiteId>> {
+        let fi = self.file_index(path)?;
+        let base = &self.pack;
+        let bf = &base.files[fi];
+        // A file that overrides others keeps doing so while its definitions keep their
+        // names and versions (checked below); one whose definitions are overridden is not
+        // in the model as the file alone would be.
+        let layered = bf.replaced_by.is_some()
+            || base.files.iter().any(|f| f.replaced_by == Some(fi))
+            || base.shadowed.iter().any(|s| s.file == fi);
+        if layered || bf.kind == FileKind::Manifest || bf.kind == FileKind::Invalid {
+            return None;
+        }
+        // The same file alone, after the manifests that give it its version and side.
+        let mut files: Vec<(PathBuf, String)> = base
+            .files
+            .iter()
+            .filter(|f| f.kind == FileKind::Manifest)
+            .filter(|f| f.path.parent().is_some_and(|d| path.starts_with(d)))
+            .filter_map(|f| Some((f.path.clone(), self.current_text(&f.path)?.to_string())))
+            .collect();
+        files.push((path.to_path_buf(), self.current_text(path)?.to_string()));
+        let root = self
+            .disk
+            .get(bf.layer)
+            .map(|(r, _)| r.clone())
+            .unwrap_or_default();
+        let mini = pack::load_layered_sources(vec![(root, files)]);
+        let mf = mini.files.iter().position(|f| f.path == path)?;
+        let nf = &mini.files[mf];
+        if nf.kind != bf.kind
+            || nf.format_version != bf.format_version
+            || nf.side != bf.side
+            || nf.min_engine_version != bf.min_engine_version
+            || !mini.shadowed.is_empty()
+        {
+            return None;
+        }
+        let old_sites: Vec<SiteId> = (0..base.sites.len())
+            .filter(|&s| base.sites[s].file == fi)
+            .collect();
+        let new_sites: Vec<SiteId> = (0..mini.sites.len())
+            .filter(|&s| mini.sites[s].file == mf)
+            .collect();
+        let same_site = |&(&a, &b): &(&SiteId, &SiteId)| {
+            let (x, y) = (&base.sites[a], &mini.sites[b]);
+            x.pointer == y.pointer && x.kind == y.kind && x.role == y.role
+        };
+        if old_sites.len() != new_sites.len()
+            || !old_sites.iter().zip(&new_sites).all(|p| same_site(&p))
+        {
+            return None;
+        }
+        let map: HashMap<SiteId, SiteId> = new_sites
+            .iter()
+            .copied()
+            .zip(old_sites.iter().copied())
+            .collect();
+        let m = |s: SiteId| map[&s];
+        let mo = |s: Option<SiteId>| s.map(m);
+
+        // Definitions: the same ones, in the same order (the pack's id lookups stay valid).
+        fn same_defs<T>(
+            old: &[T],
+            new: &[T],
+            (fi, mf): (usize, usize),
+            file: impl Fn(&T) -> usize,
+            key: impl Fn(&T) -> String,
+        ) -> Option<Vec<(usize, usize)>> {
+            let a: Vec<usize> = (0..old.len()).filter(|&i| file(&old[i]) == fi).collect();
+            let b: Vec<usize> = (0..new.len()).filter(|&i| file(&new[i]) == mf).collect();
+            (a.len() == b.len()
+                && a.iter()
+                    .zip(&b)
+                    .all(|(&i, &j)| key(&old[i]) == key(&new[j])))
+            .then(|| a.into_iter().zip(b).collect())
+        }
+        let files = (fi, mf);
+        let entity_key = |e: &crate::pack::Entity| {
+            format!("{:?} {} {:?}", e.kind, e.identifier, e.min_engine_version)
+        };
+        let entities = same_defs(
+            &base.entities,
+            &mini.entities,
+            files,
+            |e| e.file,
+            entity_key,
+        )?;
+        let (old, new) = (&base.animations, &mini.animations);
+        let animations = same_defs(old, new, files, |a| a.file, |a| a.id.clone())?;
+        let (old, new) = (&base.controllers, &mini.controllers);
+        let controllers = same_defs(old, new, files, |c| c.file, |c| c.id.clone())?;
+        let (old, new) = (&base.render_controllers, &mini.render_controllers);
+        let render = same_defs(old, new, files, |r| r.file, |r| r.id.clone())?;
+        let (old, new) = (&base.geometries, &mini.geometries);
+        let geometries = same_defs(old, new, files, |g| g.file, |g| g.id.clone())?;
+
+        // The shape is the same: write the new file, sites and definitions in.
+        let mut file = mini.files[mf].clone();
+        file.layer = bf.layer;
+        file.relative = bf.relative.clone();
+        file.replaced_by = None;
+        let mut pack = std::mem::take(&mut self.pack);
+        pack.files[fi] = file;
+        for (&o, &n) in old_sites.iter().zip(&new_sites) {
+            pack.sites[o] = mini.sites[n].clone();
+            pack.sites[o].file = fi;
+        }
+        for (i, j) in entities {
+            let mut e = mini.entities[j].clone();
+            e.file = fi;
+            e.initialize = mo(e.initialize);
+            e.pre_animation = mo(e.pre_animation);
+            for (_, s) in &mut e.animate {
+                *s = mo(*s);
             }
+            e.other_sites.iter_mut().for_each(|s| *s = m(*s));
+            pack.entities[i] = e;
+        }
+        for (i, j) in animations {
+            let mut a = mini.animations[j].clone();
+            a.file = fi;
+            a.sites
+                .iter_mut()
+                .chain(&mut a.timeline)
+                .for_each(|s| *s = m(*s));
+            pack.animations[i] = a;
+        }
+        for (i, j) in controllers {
+            let mut c = mini.controllers[j].clone();
+            c.file = fi;
+            c.sites.iter_mut().for_each(|s| *s = m(*s));
+            for st in &mut c.states {
+                st.sites.iter_mut().for_each(|s| *s = m(*s));
+                for (_, s) in st
+                    .animations
+                    .iter_mut()
+                    .chain(&mut st.transitions)
+                    .chain(&mut st.variables)
+                {
+                    *s = mo(*s);
+                }
+                st.on_entry = mo(st.on_entry);
+                st.on_exit = mo(st.on_exit);
+            }
+            pack.controllers[i] = c;
+        }
+        for (i, j) in render {
+            let mut r = mini.render_controllers[j].clone();
+            r.file = fi;
+            r.sites.iter_mut().for_each(|s| *s = m(*s));
+            pack.render_controllers[i] = r;
+        }
+        for (i, j) in geometries {
+            let mut g = mini.geometries[j].clone();
+            g.file = fi;
+            pack.geometries[i] = g;
+        }
+        pack.problems.retain(|p| p.file != path);
+        pack.problems
+            .extend(mini.problems.into_iter().filter(|p| p.file == path));
+        self.pack = pack;
+        Some(old_sites)
+    }
+
+    /// After [`Workspace::patch`] of `path` (sites `sites`): re-checks those sites, and
+    /// every site of the entities whose sites or set variables changed.
+    fn recheck(&mut self, path: &Path, sites: &[SiteId]) {
+        self.incremental_analyses += 1;
+        let pack = &self.pack;
+        let fi = self
+            .file_index(path)
+            .expect("a patched file is in the pack");
+        for &s in sites {
+            self.assignments[s] = site_assignments(&pack.sites[s].text);
+        }
+        let mut dirty: BTreeSet<SiteId> = sites.iter().copied().collect();
+        let mut affected: BTreeSet<usize> = sites
+            .iter()
+            .flat_map(|s| {
+                self.facts
+                    .entity_of_site
+                    .get(s)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+            })
+            .collect();
+        // The file's own entities may now run other animations: their site lists change.
+        for ei in (0..pack.entities.len()).filter(|&e| pack.entities[e].file == fi) {
+            affected.insert(ei);
+            let new = entity_sites(pack, ei);
+            let old = std::mem::replace(&mut self.entity_site_lists[ei], new.clone());
+            for s in &old {
+                if let Some(list) = self.facts.entity_of_site.get_mut(s) {
+                    list.retain(|&e| e != ei);
+                }
+            }
+            for &s in &new {
+                let list = self.facts.entity_of_site.entry(s).or_default();
+                list.push(ei);
+                list.sort_unstable();
+            }
+            dirty.extend(old.into_iter().chain(new));
+        }
+        for ei in affected {
+            let sets =
+                EntityFacts::entity_sets(pack, ei, &self.entity_site_lists[ei], &self.assignments);
+            if sets != self.facts.entity_sets[ei] {
+                self.facts.entity_sets[ei] = sets;
+                dirty.extend(self.entity_site_lists[ei].iter().copied());
+            }
+        }
+        let (facts, assignments) = (&self.facts, &self.assignments);
+        let dirty: Vec<SiteId> = dirty.into_iter().collect();
+        let fresh: Vec<Vec<PackDiagnostic>> = dirty
+            .par_iter()
+            .map(|&si| check_site(pack, facts, assignments, si))
+            .collect();
+        let mut changed: BTreeSet<PathBuf> = BTreeSet::new();
+        changed.insert(path.to_path_buf());
+        for (si, d) in dirty.into_iter().zip(fresh) {
+            changed.insert(pack.files[pack.sites[si].file].path.clone());
+            self.site_diagnostics[si] = d;
+        }
+        let problems = file_problems(pack);
+        let structure = structure::check(pack);
+        for d in self
+            .problems
+            .iter()
+            .chain(&self.structure)
+            .chain(&problems)
+            .chain(&structure)
+        {
+            changed.insert(d.path.clone());
+        }
+        self.problems = problems;
+        self.structure = structure;
+        if let Some(c) = &mut self.changed {
+            c.extend(changed);
         }
     }
 
@@ -186,7 +516,10 @@ impl Workspace {
 
     /// Entities that run `site`.
     pub fn owners(&self, site: SiteId) -> &[usize] {
-        self.owners.get(&site).map_or(&[], Vec::as_slice)
+        self.facts
+            .entity_of_site
+            .get(&site)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The sites a `variable.*` read or written in `site` may share its value with: every
@@ -195,7 +528,7 @@ impl Workspace {
         let mut out: Vec<SiteId> = self
             .owners(site)
             .iter()
-            .flat_map(|&e| entity_sites(&self.pack, e))
+            .flat_map(|&e| self.entity_site_lists[e].iter().copied())
             .collect();
         out.push(site);
         out.sort_unstable();
