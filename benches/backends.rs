@@ -38,7 +38,7 @@ use molang::builtins::math::{
 };
 use molang::interp::{self, Storage, DIVISION_EPSILON};
 use molang::ir::{Scope, Slot};
-use molang::jit::{JitOutcome, JitProgram, JitStorage, QueryArgs};
+use molang::jit::{JitOutcome, JitProgram, JitStorage};
 use molang::{CheckOptions, EvalOptions, Expression, Host, Value};
 
 // ---------------------------------------------------------------------------------------------
@@ -126,14 +126,6 @@ impl Host for BenchHost {
     }
     fn rng(&mut self) -> &mut dyn MolangRng {
         &mut self.rng
-    }
-}
-
-/// The same tables for the JIT's queries with arguments.
-impl QueryArgs for BenchHost {
-    fn query(&mut self, query: Slot, args: &[f32]) -> f32 {
-        let first = args.first().map(|&a| Value::Num(a));
-        Host::query(self, query, first.as_slice()).as_num()
     }
 }
 
@@ -507,14 +499,7 @@ fn assert_same_bits(w: &Workload, p: &Prepared) {
                 p.options.iteration_budget,
             )
         } else {
-            native.run_with_queries(
-                &mut js,
-                &p.queries,
-                0.0,
-                &mut DefaultRng::new(0),
-                p.options.iteration_budget,
-                &mut qh,
-            )
+            native.run_with_host(&mut js, &p.queries, &mut qh, p.options.iteration_budget)
         };
         let JitOutcome::Value(v) = out else {
             panic!("{}: the JIT ended with {out:?}", w.name)
@@ -608,13 +593,11 @@ fn bench_eval(c: &mut Criterion) {
                     // Queries with arguments go through the host callback, like `interp`'s.
                     group.bench_function("jit", |b| {
                         b.iter(|| {
-                            black_box(native.run_with_queries(
+                            black_box(native.run_with_host(
                                 &mut s,
                                 black_box(&queries),
-                                0.0,
-                                &mut rng,
-                                options.iteration_budget,
                                 &mut host,
+                                options.iteration_budget,
                             ))
                         })
                     });

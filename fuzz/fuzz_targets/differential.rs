@@ -17,6 +17,7 @@
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use molang::builtins::math::MathFn;
+use molang::fuzz::world::World;
 use molang::{CheckOptions, EvalOptions, Value};
 
 const VARIABLES: &[&str] = &["v.x", "v.y", "v.z"];
@@ -54,8 +55,15 @@ const PURE_QUERIES: &[(&str, usize, usize)] = &[
     ("count", 1, 2),
 ];
 const INPUTS: &[&str] = &[
-    "q.a", "q.b", "q.c", "v.x", "v.y", "v.z", "v.s.m", "t.t", "this", "c.unused",
+    "q.a", "q.b", "q.c", "v.x", "v.y", "v.z", "v.s.m", "t.t", "this", "c.unused", "c.e",
+    "c.list",
 ];
+/// `->` sources and targets, arrays and resources, strings, as
+/// `molang::fuzz::strategies` draws them (the world is `molang::fuzz::world::World`).
+const REMOTE: &[&str] = &["v.x", "v.y", "q.a", "q.b"];
+const ARRAYS: &[&str] = &["array.a", "array.b", "array.c", "array.d"];
+const RESOURCES: &[&str] = &["geometry.default", "texture.default", "material.a", "t.element"];
+const STRINGS: &[&str] = &["'a'", "'B'", "''", "'Hello World'"];
 
 struct Gen<'a, 'b> {
     u: &'b mut Unstructured<'a>,
@@ -106,6 +114,30 @@ impl Gen<'_, '_> {
         Ok(self.pick(&all)?.to_string())
     }
 
+    /// An entity: a context or the `for_each` element (which a statement also sets to
+    /// `q.entity(x)`; the grammar takes no call left of `->`).
+    fn entity(&mut self) -> Result<String> {
+        Ok(self.pick(&["c.e", "v.e"])?.to_string())
+    }
+
+    /// An entity list: `q.entities(x)` or a context.
+    fn list(&mut self, depth: u32) -> Result<String> {
+        Ok(if self.u.ratio(1, 3)? {
+            "c.list".to_string()
+        } else {
+            format!("q.entities({})", self.expr(depth)?)
+        })
+    }
+
+    /// An array element with any index, a resource, or the temp elements are kept in.
+    fn array_value(&mut self, depth: u32) -> Result<String> {
+        Ok(if self.u.ratio(2, 3)? {
+            format!("{}[{}]", self.pick(ARRAYS)?, self.expr(depth)?)
+        } else {
+            self.pick(RESOURCES)?.to_string()
+        })
+    }
+
     fn call(&mut self, f: MathFn, depth: u32) -> Result<String> {
         let args = (0..f.arity())
             .map(|_| self.expr(depth - 1))
@@ -135,7 +167,7 @@ impl Gen<'_, '_> {
             return self.leaf();
         }
         let d = depth - 1;
-        Ok(match self.u.int_in_range(0..=13u8)? {
+        Ok(match self.u.int_in_range(0..=18u8)? {
             0 => format!(
                 "({} {} {})",
                 self.expr(d)?,
@@ -179,12 +211,34 @@ impl Gen<'_, '_> {
             10 => format!("({} ?? ({}))", self.coalescable()?, self.expr(d)?),
             11 => format!("q.f({})", self.expr(d)?),
             12 => self.pure_query(depth)?,
+            14 => {
+                let target = if self.u.ratio(1, 3)? {
+                    format!("q.f({})", self.expr(d)?)
+                } else {
+                    self.pick(REMOTE)?.to_string()
+                };
+                format!("({}->{target})", self.entity()?)
+            }
+            15 => format!(
+                "({} {} {})",
+                self.array_value(d)?,
+                self.pick(&["==", "!="])?,
+                self.array_value(d)?
+            ),
+            16 => format!("q.count({})", self.list(d)?),
+            17 => format!("q.count({})", self.pick(ARRAYS)?),
+            18 => format!(
+                "((v.str ?? {}) {} {})",
+                self.pick(STRINGS)?,
+                self.pick(&["==", "!="])?,
+                self.pick(STRINGS)?
+            ),
             _ => format!("q.g({}, {})", self.expr(d)?, self.expr(d)?),
         })
     }
 
     fn statement(&mut self, depth: u32, in_loop: bool) -> Result<String> {
-        Ok(match self.u.int_in_range(0..=8u8)? {
+        Ok(match self.u.int_in_range(0..=12u8)? {
             0..=2 => format!("{} = {};", self.writable()?, self.expr(4)?),
             3 => format!("{} = v.s;", self.pick(&["v.w", "v.q"])?),
             4 => format!(
@@ -223,6 +277,14 @@ impl Gen<'_, '_> {
                 self.statements(depth - 1, in_loop)?,
                 self.statements(depth - 1, in_loop)?
             ),
+            9 if depth > 0 => format!(
+                "for_each(v.e, {}, {{ {} }});",
+                self.list(2)?,
+                self.statements(depth - 1, true)?
+            ),
+            10 => format!("t.element = {};", self.array_value(3)?),
+            11 => format!("v.str = {};", self.pick(STRINGS)?),
+            12 => format!("v.e = q.entity({});", self.expr(3)?),
             _ => format!("{} = {};", self.writable()?, self.expr(3)?),
         })
     }
@@ -252,6 +314,15 @@ impl Gen<'_, '_> {
         let mut out = Vec::new();
         for _ in 0..n {
             let name = self.pick(INPUTS)?.to_string();
+            // Entities 1-3 exist in the world, 7 does not; lists 0-3 exist.
+            if name == "c.e" && self.u.ratio(3, 4)? {
+                out.push((name, Value::Entity(*self.u.choose(&[1u32, 2, 3, 7])?)));
+                continue;
+            }
+            if name == "c.list" && self.u.ratio(3, 4)? {
+                out.push((name, Value::EntityList(self.u.int_in_range(0..=4u32)?)));
+                continue;
+            }
             let x = match self.u.int_in_range(0..=3u8)? {
                 0 => *self
                     .u
@@ -298,13 +369,14 @@ fuzz_target!(|data: &[u8]| {
         loop_cap: cap.map(|c| c as u32 % 4),
         iteration_budget: 2_000,
     };
+    // The JIT compiles every program that loads.
     let native = match expr.compile_native(&options) {
         Ok(n) => n,
-        Err(molang::jit::JitError::Unsupported(_)) => return,
         Err(e) => panic!("{src}: {e}"),
     };
-    let a = expr.eval(&ins, seed, &options);
-    let b = expr.eval_native(&native, &ins, seed, &options);
+    let world = || World::new(expr.names(), &ins, seed);
+    let a = expr.eval_in(&mut world(), &ins, &options);
+    let b = expr.eval_native_in(&native, &mut world(), &ins, &options);
     let vars_agree = a.variables.len() == b.variables.len()
         && a.variables
             .iter()

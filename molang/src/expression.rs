@@ -96,6 +96,30 @@ pub struct SimpleHost {
     pub this: f32,
 }
 
+impl SimpleHost {
+    /// The host [`Expression::eval`] uses: `q.*` and `this` from `inputs` (by the slots of
+    /// `names`), a generator seeded with `seed`.
+    pub fn new(names: &Names, inputs: &[(String, Value)], seed: u64) -> SimpleHost {
+        let mut host = SimpleHost {
+            queries: vec![Value::Num(0.0); names.queries.len()],
+            rng: DefaultRng::new(seed),
+            this: 0.0,
+        };
+        for (name, value) in inputs {
+            match split_name(name) {
+                Some((NameKind::Query, n)) => {
+                    if let Some(slot) = names.queries.get(&n) {
+                        host.queries[slot.index()] = *value;
+                    }
+                }
+                None if name.eq_ignore_ascii_case("this") => host.this = value.as_num(),
+                _ => {}
+            }
+        }
+        host
+    }
+}
+
 impl Host for SimpleHost {
     fn query(&mut self, query: Slot, _args: &[Value]) -> Value {
         self.queries
@@ -138,22 +162,7 @@ impl Expression {
     /// Evaluates with named inputs, a seed for the random functions, and options.
     /// Inputs that the expression never mentions are ignored.
     pub fn eval(&self, inputs: &[(String, Value)], seed: u64, options: &EvalOptions) -> EvalResult {
-        let mut host = SimpleHost {
-            queries: vec![Value::Num(0.0); self.names.queries.len()],
-            rng: DefaultRng::new(seed),
-            this: 0.0,
-        };
-        for (name, value) in inputs {
-            match split_name(name) {
-                Some((NameKind::Query, n)) => {
-                    if let Some(slot) = self.names.queries.get(&n) {
-                        host.queries[slot.index()] = *value;
-                    }
-                }
-                None if name.eq_ignore_ascii_case("this") => host.this = value.as_num(),
-                _ => {}
-            }
-        }
+        let mut host = SimpleHost::new(&self.names, inputs, seed);
         self.eval_in(&mut host, inputs, options)
     }
 
@@ -219,35 +228,36 @@ impl Expression {
         seed: u64,
         options: &EvalOptions,
     ) -> EvalResult {
+        let mut host = SimpleHost::new(&self.names, inputs, seed);
+        self.eval_native_in(native, &mut host, inputs, options)
+    }
+
+    /// Evaluates with compiled code against a caller's host, as [`eval_in`](Self::eval_in)
+    /// does with the interpreter. Native code reads each query without arguments as a
+    /// number, asked of the host once before the run.
+    pub fn eval_native_in(
+        &self,
+        native: &JitProgram,
+        host: &mut dyn Host,
+        inputs: &[(String, Value)],
+        options: &EvalOptions,
+    ) -> EvalResult {
         let mut storage = Storage::for_names(&self.names);
-        let mut host = SimpleHost {
-            queries: vec![Value::Num(0.0); self.names.queries.len()],
-            rng: DefaultRng::new(seed),
-            this: 0.0,
-        };
         for (name, value) in inputs {
-            match split_name(name) {
-                Some((NameKind::Query, n)) => {
-                    if let Some(slot) = self.names.queries.get(&n) {
-                        host.queries[slot.index()] = *value;
-                    }
+            if let Some((NameKind::Var(scope), n)) = split_name(name) {
+                if let Some(slot) = self.names.table(scope).get(&n) {
+                    storage.set(scope, slot, *value);
                 }
-                Some((NameKind::Var(scope), n)) => {
-                    if let Some(slot) = self.names.table(scope).get(&n) {
-                        storage.set(scope, slot, *value);
-                    }
-                }
-                None if name.eq_ignore_ascii_case("this") => host.this = value.as_num(),
-                None => {}
             }
         }
-        // Native code reads plain queries as numbers, as the interpreter's `as_num` does.
-        let queries: Vec<f32> = host.queries.iter().map(|v| v.as_num()).collect();
+        let queries: Vec<f32> = (0..self.names.queries.len())
+            .map(|i| host.query(Slot(i as u32), &[]).as_num())
+            .collect();
         let out = native.run_in(
             &self.program,
             &mut storage,
             &queries,
-            &mut host,
+            host,
             options.iteration_budget,
         );
         let dump = |scope: Scope| -> Vec<(String, Value)> {

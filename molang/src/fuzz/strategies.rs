@@ -83,7 +83,7 @@ pub struct ProgramConfig {
     pub coalesce: u32,
     /// Struct members (`v.s.m`) and whole-struct copies (`v.w = v.s`).
     pub structs: u32,
-    /// String literals, string variables and `==` on strings (the JIT does not compile these).
+    /// String literals, string variables and `==` on strings.
     pub strings: u32,
     /// Queries with arguments (from `query_calls`).
     pub query_calls_weight: u32,
@@ -91,8 +91,18 @@ pub struct ProgramConfig {
     pub assignments: u32,
     /// `return` statements.
     pub returns: u32,
-    /// `c.e->v.x` and `c.e->q.x`, with `c.e` from `contexts` (the JIT does not compile these).
+    /// `e->v.x` and `e->q.x` with `e` a name of `contexts`; with `entity_lists` on, also
+    /// `e->q.f(x)` and `e` the `for_each` element [`FOR_EACH_VARIABLE`] (which a statement
+    /// also sets to `q.entity(x)`, [`ENTITY_QUERY`]).
     pub arrows: u32,
+    /// Render-controller arrays: `array.a[i]` with any index (so the cast, clamp and wrap see
+    /// NaN, infinities and negatives), compared with `==`/`!=` to elements and resources,
+    /// stored in temps, and `q.count(array.a)`. Off by default.
+    pub arrays: u32,
+    /// `for_each(v.e, list, { ... })` over `q.entities(x)` ([`LIST_QUERY`]) and the names of
+    /// `lists`, `break`/`continue` and `->` on the element inside, and `q.count(list)`.
+    /// Off by default.
+    pub entity_lists: u32,
     /// NaN operands of both signs (`math.sqrt(-1)`, `-(math.sqrt(-1))`, ...) and edge
     /// operands ([`edge_operand`]: infinities, `-0`, 2^-23, ...) as leaves, so every builtin,
     /// operator, comparison and query argument position sees them.
@@ -109,9 +119,19 @@ pub struct ProgramConfig {
     pub queries: Vec<String>,
     /// Queries called with arguments: name and argument count.
     pub query_calls: Vec<(String, usize)>,
-    /// `context.*` names read (the host sets them), e.g. `c.x`.
+    /// `context.*` names read (the host sets them), e.g. `c.x`; they are also the entities
+    /// of `arrows`.
     pub contexts: Vec<String>,
+    /// Names holding entity lists (the host sets them), for `entity_lists`, e.g. `c.list`.
+    pub lists: Vec<String>,
 }
+
+/// The `for_each` element, which `->` also reads.
+pub const FOR_EACH_VARIABLE: &str = "v.e";
+/// The query whose answer is an entity list (as [`crate::fuzz::world::World`] answers it).
+pub const LIST_QUERY: &str = "q.entities";
+/// The query whose answer is an entity (as [`crate::fuzz::world::World`] answers it).
+pub const ENTITY_QUERY: &str = "q.entity";
 
 impl Default for ProgramConfig {
     /// Everything on, with real query names.
@@ -137,6 +157,8 @@ impl Default for ProgramConfig {
             assignments: 1,
             returns: 1,
             arrows: 1,
+            arrays: 0,
+            entity_lists: 0,
             nan: 1,
             pure_queries: 1,
             variables: s(&["v.x", "v.y", "v.z"]),
@@ -152,20 +174,24 @@ impl Default for ProgramConfig {
                 ("q.head_x_rotation".to_string(), 1),
             ],
             contexts: s(&["c.x"]),
+            lists: Vec::new(),
         }
     }
 }
 
 impl ProgramConfig {
-    /// What the JIT compiles: no strings (it leaves those to the interpreter). Queries are
-    /// `q.a`/`q.b`/`q.c` and the calls `q.f(x)`/`q.g(x, y)`, so check with
-    /// `warn_unknown_queries: false` if warnings matter to you.
+    /// For the differential tests of the two back ends: everything, arrays and entity lists
+    /// included, against [`crate::fuzz::world::World`]. Queries are `q.a`/`q.b`/`q.c`, the
+    /// calls `q.f(x)`/`q.g(x, y)`, [`LIST_QUERY`] and [`ENTITY_QUERY`]; `c.e` holds an entity
+    /// and `c.list` a list ([`reference_inputs`]). Check with `warn_unknown_queries: false`
+    /// if warnings matter to you.
     pub fn jit() -> ProgramConfig {
         let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
         ProgramConfig {
-            strings: 0,
-            arrows: 0,
-            contexts: Vec::new(),
+            arrays: 1,
+            entity_lists: 1,
+            contexts: s(&["c.e"]),
+            lists: s(&["c.list"]),
             queries: s(&["q.a", "q.b", "q.c"]),
             query_calls: vec![("q.f".to_string(), 1), ("q.g".to_string(), 2)],
             ..ProgramConfig::default()
@@ -417,16 +443,66 @@ pub fn expression(cfg: &ProgramConfig) -> BoxedStrategy<String> {
                 })
                 .boxed(),
         ));
-        if !cfg.contexts.is_empty() {
-            let mut remote: Vec<String> = cfg.variables.clone();
-            remote.extend(cfg.queries.iter().cloned());
-            options.push((
-                cfg.arrows,
-                (pick(&cfg.contexts), pick(&remote))
-                    .prop_map(|(c, r)| format!("({c}->{r})"))
-                    .boxed(),
-            ));
+        {
+            // `->`: from a context, the `for_each` element or `q.entity(x)`, to a variable, a
+            // plain query or a query with an argument.
+            // (The element and query calls come with `entity_lists`. The grammar takes no
+            // call left of `->`: `q.entity(x)` reaches it through the element's slot.)
+            let mut from: Vec<BoxedStrategy<String>> = cfg
+                .contexts
+                .iter()
+                .map(|c| Just(c.clone()).boxed())
+                .collect();
+            let mut to: Vec<BoxedStrategy<String>> = cfg
+                .variables
+                .iter()
+                .chain(&cfg.queries)
+                .map(|r| Just(r.clone()).boxed())
+                .collect();
+            if cfg.entity_lists > 0 {
+                from.push(Just(FOR_EACH_VARIABLE.to_string()).boxed());
+                to.extend(cfg.query_calls.iter().map(|(q, _)| {
+                    let q = q.clone();
+                    inner.clone().prop_map(move |x| format!("{q}({x})")).boxed()
+                }));
+            }
+            if !from.is_empty() && !to.is_empty() {
+                options.push((
+                    cfg.arrows,
+                    (Union::new(from), Union::new(to))
+                        .prop_map(|(e, r)| format!("({e}->{r})"))
+                        .boxed(),
+                ));
+            }
         }
+        options.push((
+            cfg.arrays,
+            (
+                array_value(inner.clone()),
+                array_value(inner.clone()),
+                any::<bool>(),
+            )
+                .prop_map(|(a, b, eq)| format!("({a} {} {b})", if eq { "==" } else { "!=" }))
+                .boxed(),
+        ));
+        options.push((
+            cfg.arrays,
+            (
+                prop::sample::select(ARRAYS),
+                prop::option::of(inner.clone()),
+            )
+                .prop_map(|(a, x)| match x {
+                    Some(x) => format!("q.count({a}, {x})"),
+                    None => format!("q.count({a})"),
+                })
+                .boxed(),
+        ));
+        options.push((
+            cfg.entity_lists,
+            list(&cfg, inner.clone())
+                .prop_map(|l| format!("q.count({l})"))
+                .boxed(),
+        ));
         if !cfg.query_calls.is_empty() {
             options.push((
                 cfg.query_calls_weight,
@@ -446,6 +522,32 @@ pub fn expression(cfg: &ProgramConfig) -> BoxedStrategy<String> {
         weighted(options)
     })
     .boxed()
+}
+
+/// Array names of `arrays` (the world gives them different sizes, an empty one included).
+const ARRAYS: &[&str] = &["array.a", "array.b", "array.c", "array.d"];
+const RESOURCES: &[&str] = &["geometry.default", "texture.default", "material.a"];
+
+/// An array element with any index, a resource or a temp that may hold an element.
+fn array_value(index: BoxedStrategy<String>) -> BoxedStrategy<String> {
+    prop_oneof![
+        4 => (prop::sample::select(ARRAYS), index).prop_map(|(a, i)| format!("{a}[{i}]")),
+        1 => prop::sample::select(RESOURCES).prop_map(str::to_string),
+        1 => Just(ARRAY_TEMP.to_string()),
+    ]
+    .boxed()
+}
+
+/// The temp `arrays` stores elements in.
+const ARRAY_TEMP: &str = "t.element";
+
+/// An entity list: `q.entities(x)` or one of `lists`.
+fn list(cfg: &ProgramConfig, x: BoxedStrategy<String>) -> BoxedStrategy<String> {
+    let mut options = vec![(2, x.prop_map(|x| format!("{LIST_QUERY}({x})")).boxed())];
+    if !cfg.lists.is_empty() {
+        options.push((1, pick(&cfg.lists)));
+    }
+    weighted(options)
 }
 
 /// One `;`-terminated statement; `in_loop` allows `break`/`continue`.
@@ -505,7 +607,25 @@ fn statement(cfg: &ProgramConfig, in_loop: bool, depth: u32) -> BoxedStrategy<St
                 .boxed(),
         ));
     }
+    options.push((
+        cfg.arrays,
+        array_value(e.clone())
+            .prop_map(|a| format!("{ARRAY_TEMP} = {a};"))
+            .boxed(),
+    ));
     if depth > 0 {
+        options.push((
+            cfg.entity_lists,
+            e.clone()
+                .prop_map(|x| format!("{FOR_EACH_VARIABLE} = {ENTITY_QUERY}({x});"))
+                .boxed(),
+        ));
+        options.push((
+            cfg.entity_lists,
+            (list(cfg, e.clone()), statements(cfg, true, depth - 1))
+                .prop_map(|(l, body)| format!("for_each({FOR_EACH_VARIABLE}, {l}, {{ {body} }});"))
+                .boxed(),
+        ));
         let inner_loop = statements(cfg, true, depth - 1);
         let inner = statements(cfg, in_loop, depth - 1);
         let count = prop_oneof![
@@ -743,6 +863,39 @@ pub fn input_value() -> BoxedStrategy<f32> {
 pub fn inputs(names: Vec<String>, max: usize) -> BoxedStrategy<Vec<(String, Value)>> {
     prop::collection::vec((prop::sample::select(names), input_value()), 0..=max)
         .prop_map(|v| v.into_iter().map(|(n, x)| (n, Value::Num(x))).collect())
+        .boxed()
+}
+
+/// Entity references for the names a [`ProgramConfig`] reads them from, as
+/// [`crate::fuzz::world::World`] knows them: each of `contexts` and [`FOR_EACH_VARIABLE`]
+/// usually an entity (one that does not exist included), each of `lists` usually a list (an
+/// unknown one included); otherwise a number, or unset.
+pub fn reference_inputs(cfg: &ProgramConfig) -> BoxedStrategy<Vec<(String, Value)>> {
+    let entity = prop_oneof![
+        4 => prop::sample::select(&[1u32, 2, 3, 7][..]).prop_map(|e| Some(Value::Entity(e))),
+        1 => input_value().prop_map(|x| Some(Value::Num(x))),
+        1 => Just(None),
+    ];
+    let list = prop_oneof![
+        4 => (0u32..5).prop_map(|l| Some(Value::EntityList(l))),
+        1 => input_value().prop_map(|x| Some(Value::Num(x))),
+        1 => Just(None),
+    ];
+    let mut names: Vec<String> = cfg.contexts.clone();
+    if cfg.entity_lists > 0 {
+        names.push(FOR_EACH_VARIABLE.to_string());
+    }
+    let lists = cfg.lists.clone();
+    (
+        prop::collection::vec(entity, names.len()),
+        prop::collection::vec(list, lists.len()),
+    )
+        .prop_map(move |(es, ls)| {
+            let named = names.iter().zip(es).chain(lists.iter().zip(ls));
+            named
+                .filter_map(|(n, v)| v.map(|v| (n.clone(), v)))
+                .collect()
+        })
         .boxed()
 }
 

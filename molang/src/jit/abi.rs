@@ -26,7 +26,7 @@ pub struct Frame {
     pub(super) ctx_set: *const u8,
     pub(super) ctx_bits: *const u64,
     pub(super) queries: *const f32,
-    /// Answers queries with arguments, random draws and `this`.
+    /// Answers queries with arguments, `->`, entity lists, array sizes and random draws.
     pub(super) host: *mut HostRef<'static>,
     pub(super) iterations: u64,
     pub(super) budget: u64,
@@ -35,6 +35,8 @@ pub struct Frame {
     pub(super) abort_node: u32,
     pub(super) result_tag: u32,
     pub(super) result_bits: u64,
+    /// The elements of the entity list [`jit_list_push`] fetched last.
+    pub(super) list_data: *const u32,
 }
 
 /// A value as native code passes it to and from callbacks (the storage form of
@@ -49,13 +51,11 @@ pub(super) struct JitValue {
 
 pub(super) const JIT_VALUE_SIZE: u32 = std::mem::size_of::<JitValue>() as u32;
 
-/// A `&mut dyn Host` behind a thin pointer, for the callbacks.
-pub struct HostRef<'a>(pub(super) &'a mut dyn Host);
-
-/// A numeric-only host for queries with arguments, for callers that predate the one
-/// [`Host`] trait ([`JitProgram::run_with_queries`]); string arguments reach it as 0.
-pub trait QueryArgs {
-    fn query(&mut self, query: Slot, args: &[f32]) -> f32;
+/// A `&mut dyn Host` behind a thin pointer, for the callbacks, with the entity lists of the
+/// `for_each` loops running now (innermost last).
+pub struct HostRef<'a> {
+    host: &'a mut dyn Host,
+    lists: Vec<Vec<u32>>,
 }
 
 /// How a native run ended.
@@ -87,35 +87,30 @@ pub(super) extern "C" fn jit_random(frame: *mut Frame, func: u32, a: f32, b: f32
         }
     }
     let host = unsafe { &mut *frame.host };
-    math::eval_random(f, &args[..f.arity()], host.0.rng())
+    math::eval_random(f, &args[..f.arity()], host.host.rng())
 }
 
-/// Called by generated code for a query with arguments: `n` values at `args`, the answer
-/// written to `out`.
-pub(super) extern "C" fn jit_query(
-    frame: *mut Frame,
-    query: u32,
-    args: *const JitValue,
-    n: u32,
-    out: *mut JitValue,
-) {
-    // SAFETY: `frame` is the live frame of this run; `args` points at `n` values and `out` at
-    // one, in the caller's stack slots; `host` points at a live `HostRef`.
-    let frame = unsafe { &mut *frame };
+/// Decodes the `n` values at `args` and hands them to `f`.
+///
+/// SAFETY (caller): `args` points at `n` values in the generated code's stack slot.
+unsafe fn with_values<R>(args: *const JitValue, n: u32, f: impl FnOnce(&[Value]) -> R) -> R {
     let raw = unsafe { std::slice::from_raw_parts(args, n as usize) };
-    let mut vals = [Value::Num(0.0); 8];
-    let mut long = Vec::new();
-    let vals: &[Value] = if raw.len() <= vals.len() {
-        for (v, r) in vals.iter_mut().zip(raw) {
+    let mut short = [Value::Num(0.0); 8];
+    if raw.len() <= short.len() {
+        for (v, r) in short.iter_mut().zip(raw) {
             *v = decode(*r);
         }
-        &vals[..raw.len()]
-    } else {
-        long.extend(raw.iter().map(|r| decode(*r)));
-        &long
-    };
-    let host = unsafe { &mut *frame.host };
-    let (t, num, bits) = host.0.query(Slot(query), vals).encode();
+        return f(&short[..raw.len()]);
+    }
+    let long: Vec<Value> = raw.iter().map(|r| decode(*r)).collect();
+    f(&long)
+}
+
+/// Writes `v` in storage form to `out`.
+///
+/// SAFETY (caller): `out` points at one value in the generated code's stack slot.
+unsafe fn write_value(out: *mut JitValue, v: Value) {
+    let (t, num, bits) = v.encode();
     unsafe {
         *out = JitValue {
             tag: t as u32,
@@ -125,6 +120,75 @@ pub(super) extern "C" fn jit_query(
     };
 }
 
+/// What [`jit_ask`] asks the host.
+pub(super) const ASK_QUERY: u32 = 0;
+pub(super) const ASK_REMOTE_VARIABLE: u32 = 1;
+pub(super) const ASK_REMOTE_QUERY: u32 = 2;
+
+/// Called by generated code for a query with arguments (`what` = [`ASK_QUERY`]; `entity` is
+/// unused), `entity->v.name` ([`ASK_REMOTE_VARIABLE`], no values) and `entity->q.name(args)`
+/// ([`ASK_REMOTE_QUERY`]): `n` values at `args`, the host's answer written to `out`, 0 when
+/// the other entity has none, as the interpreter reads it.
+pub(super) extern "C" fn jit_ask(
+    frame: *mut Frame,
+    what: u32,
+    entity: u32,
+    slot: u32,
+    args: *const JitValue,
+    n: u32,
+    out: *mut JitValue,
+) {
+    // SAFETY: `frame` is the live frame of this run; `args` points at `n` values and `out` at
+    // one, in the caller's stack slots; `host` points at a live `HostRef`.
+    let frame = unsafe { &mut *frame };
+    let host = unsafe { &mut *frame.host };
+    let slot = Slot(slot);
+    let v = unsafe {
+        with_values(args, n, |vals| match what {
+            ASK_QUERY => Some(host.host.query(slot, vals)),
+            ASK_REMOTE_VARIABLE => host.host.remote_variable(entity, slot),
+            _ => host.host.remote_query(entity, slot, vals),
+        })
+    };
+    unsafe { write_value(out, v.unwrap_or(Value::Num(0.0))) };
+}
+
+/// Called by generated code for `array.name[i]`: the array's size.
+pub(super) extern "C" fn jit_array_len(frame: *mut Frame, array: u32) -> u32 {
+    // SAFETY: `frame` is the live frame of this run and `host` points at a live `HostRef`.
+    let frame = unsafe { &mut *frame };
+    let host = unsafe { &mut *frame.host };
+    host.host.array_len(Slot(array))
+}
+
+/// Called by generated code when a `for_each` starts: the entities of the list the value
+/// stands for (none for anything else), kept until [`jit_list_pop`]; returns their number
+/// and leaves a pointer to them in [`Frame::list_data`].
+pub(super) extern "C" fn jit_list_push(frame: *mut Frame, t: u32, num: f32, bits: u64) -> u64 {
+    // SAFETY: `frame` is the live frame of this run and `host` points at a live `HostRef`.
+    let frame = unsafe { &mut *frame };
+    let host = unsafe { &mut *frame.host };
+    let list = match decode(JitValue { tag: t, num, bits }) {
+        Value::EntityList(l) => host.host.entity_list(l),
+        _ => Vec::new(),
+    };
+    // The elements stay where they are while the list is on the stack: pushing more lists
+    // moves the `Vec`s, not their buffers.
+    frame.list_data = list.as_ptr();
+    let len = list.len() as u64;
+    host.lists.push(list);
+    len
+}
+
+/// Called by generated code when a `for_each` ends (not on a `return` or an abort, which
+/// end the run: [`JitProgram::call`] drops every list then).
+pub(super) extern "C" fn jit_list_pop(frame: *mut Frame) {
+    // SAFETY: `frame` is the live frame of this run and `host` points at a live `HostRef`.
+    let frame = unsafe { &mut *frame };
+    let host = unsafe { &mut *frame.host };
+    host.lists.pop();
+}
+
 /// Called by generated code for an argument of `query.count` that may be a list: what it
 /// counts (a list's or an array's length, 1 for anything else), as the interpreter counts.
 pub(super) extern "C" fn jit_count(frame: *mut Frame, t: u32, num: f32, bits: u64) -> f32 {
@@ -132,8 +196,8 @@ pub(super) extern "C" fn jit_count(frame: *mut Frame, t: u32, num: f32, bits: u6
     let frame = unsafe { &mut *frame };
     let host = unsafe { &mut *frame.host };
     match decode(JitValue { tag: t, num, bits }) {
-        Value::EntityList(l) => host.0.entity_list(l).len() as f32,
-        Value::Array(name) => host.0.array_len(name) as f32,
+        Value::EntityList(l) => host.host.entity_list(l).len() as f32,
+        Value::Array(name) => host.host.array_len(name) as f32,
         _ => 1.0,
     }
 }
@@ -142,24 +206,16 @@ fn decode(v: JitValue) -> Value {
     Value::decode(v.tag as u8, v.num, v.bits).unwrap_or(Value::Num(0.0))
 }
 
-/// The host of the callers that give query values as an array (and maybe a [`QueryArgs`]).
+/// The host of the callers that give query values as an array.
 struct ArrayHost<'a> {
     queries: &'a [f32],
     rng: &'a mut dyn MolangRng,
-    args: Option<&'a mut dyn QueryArgs>,
     this: f32,
 }
 
 impl Host for ArrayHost<'_> {
-    fn query(&mut self, query: Slot, args: &[Value]) -> Value {
-        let plain = || self.queries.get(query.index()).copied().unwrap_or(0.0);
-        match &mut self.args {
-            Some(h) if !args.is_empty() => {
-                let nums: Vec<f32> = args.iter().map(|a| a.as_num()).collect();
-                Value::Num(h.query(query, &nums))
-            }
-            _ => Value::Num(plain()),
-        }
+    fn query(&mut self, query: Slot, _args: &[Value]) -> Value {
+        Value::Num(self.queries.get(query.index()).copied().unwrap_or(0.0))
     }
     fn this(&mut self) -> f32 {
         self.this
@@ -185,24 +241,17 @@ impl JitProgram {
         self.run_keep_temps(storage, queries, this, rng, budget)
     }
 
-    /// Like [`run`](Self::run), with a numeric host answering queries that take arguments.
-    pub fn run_with_queries(
+    /// Like [`run`](Self::run), with `host` answering everything but the queries without
+    /// arguments (which read `queries`).
+    pub fn run_with_host(
         &self,
         storage: &mut JitStorage,
         queries: &[f32],
-        this: f32,
-        rng: &mut dyn MolangRng,
+        host: &mut dyn Host,
         budget: u64,
-        host: &mut dyn QueryArgs,
     ) -> JitOutcome {
         storage.clear_temps();
-        let mut host = ArrayHost {
-            queries,
-            rng,
-            args: Some(host),
-            this,
-        };
-        self.call(storage, queries, &mut host, budget).0
+        self.call(storage, queries, host, budget).0
     }
 
     /// Like [`run`](Self::run) but keeps the temps already in `storage`.
@@ -214,12 +263,7 @@ impl JitProgram {
         rng: &mut dyn MolangRng,
         budget: u64,
     ) -> JitOutcome {
-        let mut host = ArrayHost {
-            queries,
-            rng,
-            args: None,
-            this,
-        };
+        let mut host = ArrayHost { queries, rng, this };
         self.call(storage, queries, &mut host, budget).0
     }
 
@@ -271,7 +315,10 @@ impl JitProgram {
         assert!(storage.ctx.len() >= self.ctx, "context storage too small");
         assert!(queries.len() >= self.queries, "query values too short");
         let this = host.this();
-        let mut host_ref = HostRef(host);
+        let mut host_ref = HostRef {
+            host,
+            lists: Vec::new(),
+        };
         let (v, t, c) = (&mut storage.vars, &mut storage.temps, &storage.ctx);
         let mut frame = Frame {
             vars: v.nums.as_mut_ptr(),
@@ -293,6 +340,7 @@ impl JitProgram {
             abort_node: 0,
             result_tag: tag::NUM as u32,
             result_bits: 0,
+            list_data: std::ptr::null(),
         };
         let status = (self.func)(&mut frame);
         match status {

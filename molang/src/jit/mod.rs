@@ -6,12 +6,16 @@
 //! byte and one load of an f32 at a fixed offset: no hashing, no map lookup. Math builtins
 //! are calls to the very same `extern "C"` functions the interpreter uses
 //! ([`crate::builtins::math::MathFn::native`]) unless their table row gives an inline
-//! lowering; random draws, queries with arguments and `query.count` of lists call back into
-//! the interpreter's [`crate::interp::Host`].
+//! lowering; random draws, queries with arguments, `->`, the entity lists of `for_each`,
+//! array sizes and `query.count` of lists call back into the interpreter's
+//! [`crate::interp::Host`].
 //!
-//! Strings compile (the game's 64-bit hashes; `lower/values.rs` has the rule). Resources,
-//! arrays, `->` and `for_each` do not: [`compile`] says so with [`JitError::Unsupported`] and
-//! the caller keeps the interpreter for that program, visibly (ARCHITECTURE.md lists why).
+//! The JIT compiles all of Molang: strings (the game's 64-bit hashes; `lower/values.rs` has
+//! the rule), resources, arrays and `array.name[i]`, `->` and `for_each`. One contract
+//! differs from the interpreter's host use: a query without arguments is a number read from
+//! the `queries` array (the entity runtime keeps plain queries numeric), where the
+//! interpreter asks the host each time; callers keep the two equal. [`JitError::Unsupported`]
+//! stays for whatever a later construct leaves to the interpreter, per expression.
 //!
 //! # Safety invariants
 //! The only `unsafe` code of the crate lives here (in `abi.rs` and `module.rs`):
@@ -31,11 +35,16 @@
 //!   the generated code nor the callbacks keep a pointer past it. The storage arrays are
 //!   borrowed `&mut` by `call`, so nothing else can touch them meanwhile; `ctx` and `queries`
 //!   are only read.
-//! - A query with arguments passes a pointer to a stack slot of exactly `n` values and one
-//!   for the answer, made at that call site; the query callback reads `n` and writes one.
+//! - A query with arguments (and `->`) passes a pointer to a stack slot of exactly `n`
+//!   values and one for the answer, made at that call site; the callback reads `n` and
+//!   writes one.
+//! - `for_each` reads its entities through the pointer `jit_list_push` leaves in the frame,
+//!   at indices below the length it returned, and only until its `jit_list_pop`: the list
+//!   (a `Vec` owned by the [`HostRef`]) is neither dropped nor changed meanwhile (inner loops
+//!   push and pop other lists; moving the outer `Vec` does not move their buffers).
 //! - Callbacks are `extern "C"`: a panic in a host or builtin aborts the process instead of
 //!   unwinding through generated frames.
-//! - Every loop iteration passes the budget check (and `die_roll` spends one per roll), so
+//! - Every loop iteration (`loop` and `for_each`) passes the budget check (and `die_roll` spends one per roll), so
 //!   a run ends after at most `budget` iterations whatever the program.
 //!
 //! `unsafe` appears nowhere else in the workspace (`grep -rn unsafe molang/src grammar/src`).
@@ -49,5 +58,5 @@ mod abi;
 mod lower;
 mod module;
 
-pub use abi::{Frame, HostRef, JitOutcome, JitStorage, QueryArgs};
-pub use module::{compile, supports, JitError, JitProgram};
+pub use abi::{Frame, HostRef, JitOutcome, JitStorage};
+pub use module::{compile, JitError, JitProgram};

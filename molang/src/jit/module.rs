@@ -10,13 +10,14 @@ use cranelift_module::{default_libcall_names, Linkage, Module};
 use super::abi::Frame;
 use super::lower;
 use crate::interp::EvalOptions;
-use crate::ir::{Names, Node, NodeId, Program};
+use crate::ir::{Names, Program};
 
 /// Why a program was not compiled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum JitError {
-    /// The program uses something the JIT leaves to the interpreter.
+    /// The program uses something the JIT leaves to the interpreter. No construct does
+    /// today (ARCHITECTURE.md keeps the list); callers still handle it, per expression.
     Unsupported(&'static str),
     /// Cranelift refused the function (a bug of ours; reported, never a panic).
     Codegen(String),
@@ -61,30 +62,12 @@ impl std::fmt::Debug for JitProgram {
     }
 }
 
-/// Whether the JIT compiles `program`; `Err` names the first construct it leaves to the
-/// interpreter.
-pub fn supports(program: &Program) -> Result<(), JitError> {
-    for i in 0..program.len() {
-        let what = match program.node(NodeId(i as u32)) {
-            Node::Resource { .. } | Node::Array { .. } | Node::Index { .. } => {
-                "resources and arrays"
-            }
-            Node::Arrow { .. } => "`->`",
-            Node::ForEach { .. } => "`for_each`",
-            _ => continue,
-        };
-        return Err(JitError::Unsupported(what));
-    }
-    Ok(())
-}
-
 /// Compiles `program` (checked against `names`) to native code.
 pub fn compile(
     program: &Program,
     names: &Names,
     options: &EvalOptions,
 ) -> Result<JitProgram, JitError> {
-    supports(program)?;
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| {
         f.set(k, v).map_err(|e| JitError::Codegen(e.to_string()))

@@ -101,7 +101,7 @@ impl Translator<'_> {
                         let v = self.value(a);
                         let params = [self.ptr, types::I32, types::F32, types::I64];
                         let args = [self.frame, v.tag, v.num, v.bits];
-                        self.call_extern(jit_count as *const (), &params, &args)
+                        self.call_extern(jit_count as *const (), &params, &args, types::F32)
                     };
                     n = self.b.ins().fadd(n, c);
                 }

@@ -1,9 +1,9 @@
 //! Calls from generated code into Rust: the indirect-call signature, pure builtins by
-//! address, and random draws through [`jit_random`](super::super::abi::jit_random).
+//! address, random draws through [`jit_random`](super::super::abi::jit_random).
 
 use std::mem::offset_of;
 
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, Value as CValue};
+use cranelift_codegen::ir::{types, AbiParam, Inst, InstBuilder, Signature, Value as CValue};
 
 use super::Translator;
 use crate::builtins::math::{MathFn, NativeFn};
@@ -12,19 +12,15 @@ use crate::ir::NodeId;
 use super::super::abi::{jit_random, Frame};
 
 impl Translator<'_> {
-    /// An indirect call to a Rust `extern "C"` function returning f32.
+    /// An indirect call to a Rust `extern "C"` function returning one value of type `ret`.
     pub(super) fn call_extern(
         &mut self,
         addr: *const (),
         params: &[types::Type],
         args: &[CValue],
+        ret: types::Type,
     ) -> CValue {
-        let mut sig = Signature::new(self.call_conv);
-        sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
-        sig.returns.push(AbiParam::new(types::F32));
-        let sigref = self.b.import_signature(sig);
-        let callee = self.b.ins().iconst(self.ptr, addr as i64);
-        let call = self.b.ins().call_indirect(sigref, callee, args);
+        let call = self.emit_call(addr, params, args, Some(ret));
         self.b.inst_results(call)[0]
     }
 
@@ -35,16 +31,27 @@ impl Translator<'_> {
         params: &[types::Type],
         args: &[CValue],
     ) {
+        self.emit_call(addr, params, args, None);
+    }
+
+    fn emit_call(
+        &mut self,
+        addr: *const (),
+        params: &[types::Type],
+        args: &[CValue],
+        ret: Option<types::Type>,
+    ) -> Inst {
         let mut sig = Signature::new(self.call_conv);
         sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+        sig.returns.extend(ret.map(AbiParam::new));
         let sigref = self.b.import_signature(sig);
         let callee = self.b.ins().iconst(self.ptr, addr as i64);
-        self.b.ins().call_indirect(sigref, callee, args);
+        self.b.ins().call_indirect(sigref, callee, args)
     }
 
     pub(super) fn call_native(&mut self, f: NativeFn, args: &[CValue]) -> CValue {
         let params = vec![types::F32; f.arity()];
-        self.call_extern(f.addr().cast(), &params, args)
+        self.call_extern(f.addr().cast(), &params, args, types::F32)
     }
 
     pub(super) fn call_random(&mut self, id: NodeId, f: MathFn, args: &[CValue]) -> CValue {
@@ -61,7 +68,7 @@ impl Translator<'_> {
             });
         }
         let params = [self.ptr, types::I32, types::F32, types::F32, types::F32];
-        let v = self.call_extern(jit_random as *const (), &params, &all);
+        let v = self.call_extern(jit_random as *const (), &params, &all, types::F32);
         if f.budget_cost(0.0).is_some() {
             // A die roll spends one iteration per roll; past the budget the run ends.
             let it = self.field(offset_of!(Frame, iterations), types::I64);

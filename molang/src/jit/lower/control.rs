@@ -1,15 +1,16 @@
-//! Control flow: `?:`, blocks, `loop` with `break`/`continue` and the iteration budget,
-//! `return`, and the exits (status, abort node) every family uses.
+//! Control flow: `?:`, blocks, `loop` and `for_each` with `break`/`continue` and the
+//! iteration budget, `return`, and the exits (status, abort node) every family uses.
 
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, InstBuilder, Value as CValue};
+use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value as CValue};
 
-use super::{LoopTarget, Translator};
-use crate::ir::NodeId;
+use super::{LoopTarget, Tagged, Translator};
+use crate::interp::value::tag;
+use crate::ir::{NodeId, Scope, Slot};
 
-use super::super::abi::{Frame, STATUS_BUDGET, STATUS_OK};
+use super::super::abi::{jit_list_pop, jit_list_push, Frame, STATUS_BUDGET, STATUS_OK};
 
 impl Translator<'_> {
     pub(super) fn cond(&mut self, cond: NodeId, then: NodeId, otherwise: Option<NodeId>) -> CValue {
@@ -52,16 +53,57 @@ impl Translator<'_> {
             let cap = self.b.ins().iconst(types::I64, cap as i64);
             count_i = self.b.ins().umin(count_i, cap);
         }
+        self.counted_loop(id, count_i, |t| {
+            t.node(body);
+        });
+        self.f32c(0.0)
+    }
+
+    /// `for_each(slot, list, body)`: the host's entities of the list (none when the value is
+    /// not a list), one iteration each, the slot set to the entity before the body.
+    pub(super) fn for_each(
+        &mut self,
+        id: NodeId,
+        scope: Scope,
+        slot: Slot,
+        array: NodeId,
+        body: NodeId,
+    ) -> CValue {
+        let list = self.value(array);
+        let params = [self.ptr, types::I32, types::F32, types::I64];
+        let args = [self.frame, list.tag, list.num, list.bits];
+        let len = self.call_extern(jit_list_push as *const (), &params, &args, types::I64);
+        let data = self.field(offset_of!(Frame, list_data), self.ptr);
+        self.counted_loop(id, len, |t| {
+            let i = t.loops.last().expect("inside the loop").counter;
+            let at = t.b.ins().imul_imm_s(i, 4);
+            let at = t.b.ins().iadd(data, at);
+            let e = t.b.ins().load(types::I32, Self::flags(), at, 0);
+            let bits = t.b.ins().uextend(types::I64, e);
+            let tag = t.b.ins().iconst(types::I32, tag::ENTITY as i64);
+            let num = t.f32c(0.0);
+            t.store_tagged(scope, slot, Tagged { tag, num, bits });
+            t.mark_known(scope, slot);
+            t.node(body);
+        });
+        self.call_extern_void(jit_list_pop as *const (), &[self.ptr], &[self.frame]);
+        self.f32c(0.0)
+    }
+
+    /// Runs `body` `count` (an i64) times, each iteration first spending one of the budget,
+    /// with `break` and `continue` targets for it; code after the loop starts at its exit.
+    fn counted_loop(&mut self, id: NodeId, count: CValue, body: impl FnOnce(&mut Self)) {
         let header = self.b.create_block();
         let body_b = self.b.create_block();
         let latch = self.b.create_block();
         let exit = self.b.create_block();
         self.b.append_block_param(header, types::I64);
         self.b.append_block_param(latch, types::I64);
-        self.b.ins().jump(header, &[zero_i.into()]);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().jump(header, &[zero.into()]);
         self.b.switch_to_block(header);
         let i = self.b.block_params(header)[0];
-        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, count_i);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, count);
         self.b.ins().brif(more, body_b, &[], exit, &[]);
         self.b.seal_block(body_b);
         self.b.switch_to_block(body_b);
@@ -73,7 +115,7 @@ impl Translator<'_> {
         });
         // The body may run zero times: what it sets is not known after the loop.
         let mark = self.region();
-        self.node(body);
+        body(self);
         self.forget_since(mark);
         self.loops.pop();
         self.b.ins().jump(latch, &[i.into()]);
@@ -86,7 +128,6 @@ impl Translator<'_> {
         self.b.seal_block(header);
         self.b.switch_to_block(exit);
         self.b.seal_block(exit);
-        self.f32c(0.0)
     }
 
     /// `break` (`is_break`) or `continue`: a jump to the innermost loop's exit or latch.
@@ -143,25 +184,48 @@ impl Translator<'_> {
         then: impl FnOnce(&mut Self) -> CValue,
         otherwise: impl FnOnce(&mut Self) -> CValue,
     ) -> CValue {
+        let v = self.branch_values(
+            cond,
+            &[types::F32],
+            |t| vec![then(t)],
+            |t| vec![otherwise(t)],
+        );
+        v[0]
+    }
+
+    /// `if cond { then() } else { otherwise() }` yielding values of the types `tys`; what each
+    /// arm learns is forgotten after it.
+    pub(super) fn branch_values(
+        &mut self,
+        cond: CValue,
+        tys: &[types::Type],
+        then: impl FnOnce(&mut Self) -> Vec<CValue>,
+        otherwise: impl FnOnce(&mut Self) -> Vec<CValue>,
+    ) -> Vec<CValue> {
         let tb = self.b.create_block();
         let eb = self.b.create_block();
         let merge = self.b.create_block();
-        self.b.append_block_param(merge, types::F32);
+        for &ty in tys {
+            self.b.append_block_param(merge, ty);
+        }
         self.b.ins().brif(cond, tb, &[], eb, &[]);
         self.b.seal_block(tb);
         self.b.seal_block(eb);
         let mark = self.region();
+        let end_arm = |t: &mut Self, vals: Vec<CValue>| {
+            t.forget_since(mark);
+            let args: Vec<BlockArg> = vals.into_iter().map(BlockArg::from).collect();
+            t.b.ins().jump(merge, &args);
+        };
         self.b.switch_to_block(tb);
-        let tv = then(self);
-        self.forget_since(mark);
-        self.b.ins().jump(merge, &[tv.into()]);
+        let vals = then(self);
+        end_arm(self, vals);
         self.b.switch_to_block(eb);
-        let ev = otherwise(self);
-        self.forget_since(mark);
-        self.b.ins().jump(merge, &[ev.into()]);
+        let vals = otherwise(self);
+        end_arm(self, vals);
         self.b.switch_to_block(merge);
         self.b.seal_block(merge);
-        self.b.block_params(merge)[0]
+        self.b.block_params(merge).to_vec()
     }
 
     /// Budget check at a loop back-edge: one iteration spent.

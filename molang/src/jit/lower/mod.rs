@@ -41,7 +41,8 @@ fn used_storage(program: &Program) -> [bool; 4] {
         match program.node(NodeId(i as u32)) {
             Node::Read { scope: s, .. }
             | Node::Assign { scope: s, .. }
-            | Node::Coalesce { scope: s, .. } => scope(*s, &mut used),
+            | Node::Coalesce { scope: s, .. }
+            | Node::ForEach { scope: s, .. } => scope(*s, &mut used),
             Node::Query { args, .. } if args.is_empty() => used[3] = true,
             _ => {}
         }
@@ -249,18 +250,22 @@ impl Translator<'_> {
             Node::Discard(e) => self.node(*e),
             Node::Block { stmts, simple } => self.block(stmts, *simple),
             Node::Loop { count, body } => self.repeat(id, *count, *body),
+            Node::ForEach {
+                scope,
+                slot,
+                array,
+                body,
+            } => self.for_each(id, *scope, *slot, *array, *body),
             Node::Break => self.jump_out(true),
             Node::Continue => self.jump_out(false),
             Node::Return(v) => self.ret(*v),
-            // Only the kind-aware paths (`value`) see the hash; as a number a string is 0.
-            Node::Str(_) => self.f32c(0.0),
-            Node::Resource { .. }
+            // Only the kind-aware paths (`value`) see a string's hash or a reference; as a
+            // number each is 0 (`Value::as_num`), still evaluated for what it calls and reads.
+            Node::Str(_)
+            | Node::Resource { .. }
             | Node::Array { .. }
             | Node::Index { .. }
-            | Node::Arrow { .. }
-            | Node::ForEach { .. } => {
-                unreachable!("rejected by `supports`")
-            }
+            | Node::Arrow { .. } => self.value(id).num,
         }
     }
 }

@@ -90,35 +90,45 @@ impl Translator<'_> {
     /// A struct assignment's member copies, of any kind, where the source member is set.
     fn copy_members(&mut self, scope: Scope, copies: &[(Slot, Slot)]) {
         for &(s, d) in copies.iter() {
-            let flag = self.load_flag(scope, s);
-            let yes = self.b.create_block();
-            let done = self.b.create_block();
-            self.b.ins().brif(flag, yes, &[], done, &[]);
-            self.b.seal_block(yes);
-            self.b.switch_to_block(yes);
-            let m = self.load_tagged(scope, s, flag);
-            self.store_tagged(scope, d, m);
-            self.b.ins().jump(done, &[]);
-            self.b.switch_to_block(done);
-            self.b.seal_block(done);
+            self.when_flag(scope, s, true, |t, flag| {
+                let m = t.load_tagged(scope, s, flag);
+                t.store_tagged(scope, d, m);
+            });
         }
     }
 
     /// `v.a.b = ...` makes `v.a` exist (0) when it is unset.
     fn make_parents(&mut self, scope: Scope, parents: &[Slot]) {
         for &p in parents.iter() {
-            let flag = self.load_flag(scope, p);
-            let unset = self.b.create_block();
-            let done = self.b.create_block();
-            self.b.ins().brif(flag, done, &[], unset, &[]);
-            self.b.seal_block(unset);
-            self.b.switch_to_block(unset);
-            let z = self.f32c(0.0);
-            self.store(scope, p, z);
-            self.b.ins().jump(done, &[]);
-            self.b.switch_to_block(done);
-            self.b.seal_block(done);
+            self.when_flag(scope, p, false, |t, _| {
+                let z = t.f32c(0.0);
+                t.store(scope, p, z);
+            });
         }
+    }
+
+    /// Emits `body` (given the slot's tag) to run only when the slot is set (`set`) or unset.
+    fn when_flag(
+        &mut self,
+        scope: Scope,
+        slot: Slot,
+        set: bool,
+        body: impl FnOnce(&mut Self, CValue),
+    ) {
+        let flag = self.load_flag(scope, slot);
+        let yes = self.b.create_block();
+        let done = self.b.create_block();
+        if set {
+            self.b.ins().brif(flag, yes, &[], done, &[]);
+        } else {
+            self.b.ins().brif(flag, done, &[], yes, &[]);
+        }
+        self.b.seal_block(yes);
+        self.b.switch_to_block(yes);
+        body(self, flag);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
     }
 
     pub(super) fn arrays(&self, scope: Scope) -> (CValue, CValue) {

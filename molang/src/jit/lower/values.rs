@@ -1,5 +1,5 @@
-//! Values other than numbers (strings as the game's 64-bit hashes, and whatever a slot or a
-//! query holds). A node whose kind is not a number at compile time lowers to a [`Tagged`]
+//! Values other than numbers (strings as the game's 64-bit hashes, resources, arrays and their
+//! elements, what `->` reads, and whatever a slot or a query holds). A node whose kind is not a number at compile time lowers to a [`Tagged`]
 //! triple in storage form ([`Value::encode`](crate::interp::Value::encode)): only the places
 //! where the kind matters ask for it (`==`, truth, assignment, query arguments, the result);
 //! everywhere else a value is its number (0 for non-numbers), as `Value::as_num` says.
@@ -13,9 +13,13 @@ use cranelift_codegen::ir::{
 
 use super::{Tagged, Translator};
 use crate::interp::value::tag;
-use crate::ir::{Node, NodeId, Program, Scope, Slot};
+use crate::interp::Value;
+use crate::ir::{Node, NodeId, Program, Remote, Scope, Slot};
 
-use super::super::abi::{jit_query, Frame, JitValue, JIT_VALUE_SIZE, STATUS_OK, STATUS_UNSET};
+use super::super::abi::{
+    jit_array_len, jit_ask, Frame, JitValue, ASK_QUERY, ASK_REMOTE_QUERY, ASK_REMOTE_VARIABLE,
+    JIT_VALUE_SIZE, STATUS_OK, STATUS_UNSET,
+};
 
 impl Translator<'_> {
     /// Whether `id` is a number whatever the run (so its [`node`](Self::node) is its value).
@@ -42,12 +46,11 @@ impl Translator<'_> {
         }
         let program = self.program;
         match program.node(id) {
-            Node::Str(h) => {
-                let tag = self.tag_const(tag::STR);
-                let num = self.f32c(0.0);
-                let bits = self.b.ins().iconst(types::I64, *h as i64);
-                Tagged { tag, num, bits }
-            }
+            Node::Str(h) => self.constant(Value::Str(*h)),
+            Node::Resource { kind, name } => self.constant(Value::Resource(*kind, *name)),
+            Node::Array { name } => self.constant(Value::Array(*name)),
+            Node::Index { array, index } => self.index(*array, *index),
+            Node::Arrow { entity, remote } => self.arrow(*entity, remote),
             Node::Read { scope, slot } => self.read_tagged(id, *scope, *slot),
             Node::Query { query, args } => self.query_with_arguments(*query, args),
             Node::Cond {
@@ -94,8 +97,73 @@ impl Translator<'_> {
                 let (lhs, rhs) = (*lhs, *rhs);
                 self.branch_tagged(flag, |t| t.value(lhs), |t| t.value(rhs))
             }
-            _ => unreachable!("rejected by `supports`"),
+            _ => unreachable!("every other node is a number (`numeric`)"),
         }
+    }
+
+    /// A value known at compile time.
+    fn constant(&mut self, v: Value) -> Tagged {
+        let (t, num, bits) = v.encode();
+        Tagged {
+            tag: self.tag_const(t),
+            num: self.f32c(num),
+            bits: self.b.ins().iconst(types::I64, bits as i64),
+        }
+    }
+
+    /// `array.name[i]`, with the interpreter's index rule: `max(0, i)` truncated toward zero
+    /// (saturating, NaN as 0), modulo the size the host gives (element 0 of an empty array).
+    fn index(&mut self, array: Slot, index: NodeId) -> Tagged {
+        let i = self.node(index);
+        let slot = self.b.ins().iconst(types::I32, array.index() as i64);
+        let len = self.call_extern(
+            jit_array_len as *const (),
+            &[self.ptr, types::I32],
+            &[self.frame, slot],
+            types::I32,
+        );
+        // `f32::max(i, 0)` is 0 for NaN, and so is `i > 0 ? i : 0`; the sign of a zero does
+        // not survive the cast.
+        let zero = self.f32c(0.0);
+        let positive = self.b.ins().fcmp(FloatCC::GreaterThan, i, zero);
+        let clamped = self.b.ins().select(positive, i, zero);
+        let whole = self.b.ins().fcvt_to_uint_sat(types::I64, clamped);
+        let len = self.b.ins().uextend(types::I64, len);
+        // `x % 1` is 0: the empty array's element 0 without a division by zero.
+        let empty = self.b.ins().icmp_imm_s(IntCC::Equal, len, 0);
+        let one = self.b.ins().iconst(types::I64, 1);
+        let divisor = self.b.ins().select(empty, one, len);
+        let element = self.b.ins().urem(whole, divisor);
+        let (t, num, bits) = Value::ArrayElement(array, 0).encode();
+        let bits = self.b.ins().bor_imm_s(element, bits as i64);
+        Tagged {
+            tag: self.tag_const(t),
+            num: self.f32c(num),
+            bits,
+        }
+    }
+
+    /// `entity->v.name` and `entity->q.name(args)`: 0 without evaluating the arguments when
+    /// the left side is not an entity, else the host's answer for that entity (0 when it has
+    /// none), as the interpreter reads it.
+    fn arrow(&mut self, entity: NodeId, remote: &Remote) -> Tagged {
+        let e = self.value(entity);
+        let is_entity = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, e.tag, tag::ENTITY as i64);
+        let (what, slot, args): (u32, Slot, &[NodeId]) = match remote {
+            Remote::Variable(name) => (ASK_REMOTE_VARIABLE, *name, &[]),
+            Remote::Query { query, args } => (ASK_REMOTE_QUERY, *query, args),
+        };
+        self.branch_tagged(
+            is_entity,
+            |t| {
+                let id = t.b.ins().ireduce(types::I32, e.bits);
+                t.ask(what, id, slot, args)
+            },
+            |t| t.constant(Value::Num(0.0)),
+        )
     }
 
     /// The truth of `id`: NaN is true, only ±0 is false, and every non-number is true.
@@ -138,31 +206,13 @@ impl Translator<'_> {
         then: impl FnOnce(&mut Self) -> Tagged,
         otherwise: impl FnOnce(&mut Self) -> Tagged,
     ) -> Tagged {
-        let tb = self.b.create_block();
-        let eb = self.b.create_block();
-        let merge = self.b.create_block();
-        self.b.append_block_param(merge, types::I32);
-        self.b.append_block_param(merge, types::F32);
-        self.b.append_block_param(merge, types::I64);
-        self.b.ins().brif(cond, tb, &[], eb, &[]);
-        self.b.seal_block(tb);
-        self.b.seal_block(eb);
-        let mark = self.region();
-        self.b.switch_to_block(tb);
-        let tv = then(self);
-        self.forget_since(mark);
-        self.b
-            .ins()
-            .jump(merge, &[tv.tag.into(), tv.num.into(), tv.bits.into()]);
-        self.b.switch_to_block(eb);
-        let ev = otherwise(self);
-        self.forget_since(mark);
-        self.b
-            .ins()
-            .jump(merge, &[ev.tag.into(), ev.num.into(), ev.bits.into()]);
-        self.b.switch_to_block(merge);
-        self.b.seal_block(merge);
-        let p = self.b.block_params(merge);
+        let parts = |v: Tagged| vec![v.tag, v.num, v.bits];
+        let p = self.branch_values(
+            cond,
+            &[types::I32, types::F32, types::I64],
+            |t| parts(then(t)),
+            |t| parts(otherwise(t)),
+        );
         Tagged {
             tag: p[0],
             num: p[1],
@@ -225,9 +275,15 @@ impl Translator<'_> {
         );
     }
 
-    /// A query with arguments: each argument with its kind goes to a stack slot, the host
-    /// answers through [`jit_query`] into another.
+    /// A query with arguments, answered by the host through [`jit_ask`].
     pub(super) fn query_with_arguments(&mut self, query: Slot, args: &[NodeId]) -> Tagged {
+        let no_entity = self.b.ins().iconst(types::I32, 0);
+        self.ask(ASK_QUERY, no_entity, query, args)
+    }
+
+    /// Asks the host through [`jit_ask`] with the arguments' values: each with its kind goes
+    /// to a stack slot, the answer comes back in another.
+    fn ask(&mut self, what: u32, entity: CValue, slot: Slot, args: &[NodeId]) -> Tagged {
         let vals: Vec<Tagged> = args.iter().map(|&a| self.value(a)).collect();
         let stack = |t: &mut Self, n: usize| {
             t.b.create_sized_stack_slot(StackSlotData::new(
@@ -246,26 +302,21 @@ impl Translator<'_> {
         );
         for (i, v) in vals.iter().enumerate() {
             let at = i as i32 * size;
-            self.b
-                .ins()
-                .stack_store(self.ptr, v.tag, args_slot, at + t_off);
-            self.b
-                .ins()
-                .stack_store(self.ptr, v.num, args_slot, at + n_off);
-            self.b
-                .ins()
-                .stack_store(self.ptr, v.bits, args_slot, at + b_off);
+            for (field, off) in [(v.tag, t_off), (v.num, n_off), (v.bits, b_off)] {
+                self.b
+                    .ins()
+                    .stack_store(self.ptr, field, args_slot, at + off);
+            }
         }
         let addr = self.b.ins().stack_addr(self.ptr, args_slot, 0);
         let out = self.b.ins().stack_addr(self.ptr, out_slot, 0);
-        let q = self.b.ins().iconst(types::I32, query.index() as i64);
+        let what = self.b.ins().iconst(types::I32, what as i64);
+        let slot = self.b.ins().iconst(types::I32, slot.index() as i64);
         let n = self.b.ins().iconst(types::I32, vals.len() as i64);
-        let params = [self.ptr, types::I32, self.ptr, types::I32, self.ptr];
-        self.call_extern_void(
-            jit_query as *const (),
-            &params,
-            &[self.frame, q, addr, n, out],
-        );
+        let i32 = types::I32;
+        let params = [self.ptr, i32, i32, i32, self.ptr, i32, self.ptr];
+        let values = [self.frame, what, entity, slot, addr, n, out];
+        self.call_extern_void(jit_ask as *const (), &params, &values);
         let p = self.ptr;
         Tagged {
             tag: self.b.ins().stack_load(p, types::I32, out_slot, t_off),
