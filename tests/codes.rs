@@ -6,6 +6,8 @@
 //! text: `"1 + (2 «3»)"` expects a diagnostic on the `3`, `"1 +«»"` an empty span at the end.
 //! Codes only a pack can produce (broken JSON, unreadable file, a variable an entity never
 //! sets) are in [`PACK_ONLY`] and are exercised through the pack loader and linter.
+// Test tables are tuples on purpose: each row reads as one case.
+#![allow(clippy::type_complexity)]
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

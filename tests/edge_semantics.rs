@@ -9,6 +9,8 @@
 //! * `rule`: the builtin's rule table in `molang/src/builtins/math.rs` or
 //!   `molang/src/builtins/queries.rs` (how the engine's C++ is written: `a < b ? a : b`, a
 //!   guard tested before the other, ...), derived from the sources those tables cite.
+// Test tables are tuples on purpose: each row reads as one case.
+#![allow(clippy::type_complexity)]
 
 use molang::{compile, CheckOptions, Code, EvalOptions, Value};
 

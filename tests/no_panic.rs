@@ -228,8 +228,9 @@ fn deepest_loadable_expression_runs() {
         format!("{}1{}", "(".repeat(n), ")".repeat(n)),
         format!("{}1", "!".repeat(250)),
         format!(
-            "t.x = 1; return {};",
-            format!("{}t.x{}", "math.abs(".repeat(120), ")".repeat(120))
+            "t.x = 1; return {}t.x{};",
+            "math.abs(".repeat(120),
+            ")".repeat(120)
         ),
         format!(
             "v.x = 0; {}; return v.x;",

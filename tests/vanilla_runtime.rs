@@ -9,6 +9,8 @@
 //! line (the game prints none for its own pack); the JIT's trace equals the interpreter's
 //! bit for bit. All 130 entities run on both back ends (about a minute in a debug build on
 //! 2 cores; most of it is compiling each entity for the JIT).
+// Test tables are tuples on purpose: each row reads as one case.
+#![allow(clippy::type_complexity)]
 
 mod common;
 

@@ -351,6 +351,8 @@ impl RigParams {
     ///   a swing fold past the angle where the toe hangs lowest (`atan(lp / sd)`), a stride
     ///   floor above a cap;
     /// * rest poses the §8 bisections cannot solve ([`rest_problems`]).
+    // `j` walks three parallel per-gait arrays (beta, stride caps, names).
+    #[allow(clippy::needless_range_loop)]
     pub fn problems(&self) -> Vec<String> {
         let mut out = crate::params_file::non_finite_fields(self);
         if !out.is_empty() {

@@ -250,6 +250,22 @@ pub fn is_engine_variable_anywhere(name: &str) -> bool {
     crate::queries::is_engine_variable(base) || all().binary_search(&lower.as_str()).is_ok()
 }
 
+/// Bones the game's renderer builds for an entity type beyond its geometry file, so an
+/// animation may move them although no geometry JSON has them (lower case). The ender
+/// dragon's geometry has one `neck` and no tail; its renderer repeats the neck as
+/// `neck1`..`neck5` and builds `tail1`..`tail12`, which `animation.ender_dragon.*` moves.
+pub fn engine_bones(identifier: &str) -> &'static [&'static str] {
+    const DRAGON: &[&str] = &[
+        "neck1", "neck2", "neck3", "neck4", "neck5", "tail1", "tail2", "tail3", "tail4", "tail5",
+        "tail6", "tail7", "tail8", "tail9", "tail10", "tail11", "tail12",
+    ];
+    if identifier.eq_ignore_ascii_case("minecraft:ender_dragon") {
+        DRAGON
+    } else {
+        &[]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,21 +304,5 @@ mod tests {
         assert!(is_engine_variable_anywhere("Shulker.PeekAmount"));
         assert!(is_engine_variable_anywhere("rail_rotation.z"));
         assert!(!is_engine_variable_anywhere("my_own_thing"));
-    }
-}
-
-/// Bones the game's renderer builds for an entity type beyond its geometry file, so an
-/// animation may move them although no geometry JSON has them (lower case). The ender
-/// dragon's geometry has one `neck` and no tail; its renderer repeats the neck as
-/// `neck1`..`neck5` and builds `tail1`..`tail12`, which `animation.ender_dragon.*` moves.
-pub fn engine_bones(identifier: &str) -> &'static [&'static str] {
-    const DRAGON: &[&str] = &[
-        "neck1", "neck2", "neck3", "neck4", "neck5", "tail1", "tail2", "tail3", "tail4", "tail5",
-        "tail6", "tail7", "tail8", "tail9", "tail10", "tail11", "tail12",
-    ];
-    if identifier.eq_ignore_ascii_case("minecraft:ender_dragon") {
-        DRAGON
-    } else {
-        &[]
     }
 }

@@ -686,6 +686,71 @@ fn assigned_names(entries: &[String]) -> Vec<String> {
     out
 }
 
+/// A Molang condition over an entity's variables and queries, evaluated after a frame
+/// (`molang fuzz --invariant`, `molang test`'s always/never). It is compiled against a copy
+/// of the entity's names without temps, since it runs on fresh storage where the frame's
+/// temps are gone; `names` is that table, for callers that refuse names the entity lacks.
+pub struct Condition {
+    pub program: Program,
+    pub names: Names,
+    pub version: i16,
+}
+
+impl Condition {
+    /// Compiles `text`; the error lists the diagnostics that keep it from loading.
+    pub fn compile(text: &str, entity: &Names, version: i16) -> Result<Condition, String> {
+        let mut names = entity.clone();
+        names.temps = Default::default();
+        let options = CheckOptions {
+            version,
+            warn_unknown_queries: false,
+            ..CheckOptions::default()
+        };
+        let checked = check(text, &options, &mut names);
+        match checked.program {
+            Some(program) => Ok(Condition {
+                program,
+                names,
+                version,
+            }),
+            None => Err(checked
+                .diagnostics
+                .iter()
+                .filter(|d| d.refuses_load())
+                .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+                .collect::<Vec<_>>()
+                .join("; ")),
+        }
+    }
+
+    /// Whether it holds for `inst` as its last frame left it; `None` when the evaluation read
+    /// a variable that is not set (the game would end the expression there).
+    pub fn holds(&self, scripts: &EntityScripts, inst: &EntityInstance) -> Option<bool> {
+        let mut storage = Storage::default();
+        for (slot, _) in scripts.names().variables.iter() {
+            if let Some(v) = inst.variable_by_slot(scripts, slot) {
+                storage.set(Scope::Variable, slot, v);
+            }
+        }
+        // Queries the entity never reads but the condition does read 0.
+        let mut queries = vec![Value::Num(0.0); self.names.queries.len()];
+        for (q, v) in queries.iter_mut().zip(&inst.queries) {
+            *q = *v;
+        }
+        let mut host = crate::expression::SimpleHost {
+            queries,
+            rng: DefaultRng::new(0),
+            this: 0.0,
+        };
+        let options = EvalOptions {
+            version: self.version,
+            ..EvalOptions::default()
+        };
+        let out = interp::run(&self.program, &mut storage, &mut host, &options);
+        out.abort.is_none().then(|| out.value.truthy())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -779,70 +844,5 @@ mod tests {
         assert_eq!(misses.len(), MAX_REPORTED_MISSES + 1);
         assert!(misses[..MAX_REPORTED_MISSES].iter().all(|m| m.1.is_some()));
         assert_eq!(misses[MAX_REPORTED_MISSES], (pd, None));
-    }
-}
-
-/// A Molang condition over an entity's variables and queries, evaluated after a frame
-/// (`molang fuzz --invariant`, `molang test`'s always/never). It is compiled against a copy
-/// of the entity's names without temps, since it runs on fresh storage where the frame's
-/// temps are gone; `names` is that table, for callers that refuse names the entity lacks.
-pub struct Condition {
-    pub program: Program,
-    pub names: Names,
-    pub version: i16,
-}
-
-impl Condition {
-    /// Compiles `text`; the error lists the diagnostics that keep it from loading.
-    pub fn compile(text: &str, entity: &Names, version: i16) -> Result<Condition, String> {
-        let mut names = entity.clone();
-        names.temps = Default::default();
-        let options = CheckOptions {
-            version,
-            warn_unknown_queries: false,
-            ..CheckOptions::default()
-        };
-        let checked = check(text, &options, &mut names);
-        match checked.program {
-            Some(program) => Ok(Condition {
-                program,
-                names,
-                version,
-            }),
-            None => Err(checked
-                .diagnostics
-                .iter()
-                .filter(|d| d.refuses_load())
-                .map(|d| format!("{}: {}", d.code.as_str(), d.message))
-                .collect::<Vec<_>>()
-                .join("; ")),
-        }
-    }
-
-    /// Whether it holds for `inst` as its last frame left it; `None` when the evaluation read
-    /// a variable that is not set (the game would end the expression there).
-    pub fn holds(&self, scripts: &EntityScripts, inst: &EntityInstance) -> Option<bool> {
-        let mut storage = Storage::default();
-        for (slot, _) in scripts.names().variables.iter() {
-            if let Some(v) = inst.variable_by_slot(scripts, slot) {
-                storage.set(Scope::Variable, slot, v);
-            }
-        }
-        // Queries the entity never reads but the condition does read 0.
-        let mut queries = vec![Value::Num(0.0); self.names.queries.len()];
-        for (q, v) in queries.iter_mut().zip(&inst.queries) {
-            *q = *v;
-        }
-        let mut host = crate::expression::SimpleHost {
-            queries,
-            rng: DefaultRng::new(0),
-            this: 0.0,
-        };
-        let options = EvalOptions {
-            version: self.version,
-            ..EvalOptions::default()
-        };
-        let out = interp::run(&self.program, &mut storage, &mut host, &options);
-        out.abort.is_none().then(|| out.value.truthy())
     }
 }

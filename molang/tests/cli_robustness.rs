@@ -516,7 +516,7 @@ fn arg_vector() -> impl Strategy<Value = Vec<String>> {
             for (f, val) in flags {
                 // Small counts only: a valid huge --iterations would just take long.
                 let val = if matches!(f, "--iterations" | "--cases" | "--frames" | "--seconds")
-                    && val.parse::<f64>().map_or(false, |x| x > 100.0)
+                    && val.parse::<f64>().is_ok_and(|x| x > 100.0)
                 {
                     "3".to_string()
                 } else {

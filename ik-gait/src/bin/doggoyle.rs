@@ -383,7 +383,7 @@ fn main() -> ExitCode {
                 Ok(rows) => {
                     let w = rows.iter().map(|r| r.check.len()).max().unwrap_or(10);
                     let wt = rows.iter().map(|r| r.threshold.len()).max().unwrap_or(10);
-                    println!("{:w$}  {:wt$}  {}  pass", "check", "threshold", "measured");
+                    println!("{:w$}  {:wt$}  measured  pass", "check", "threshold");
                     for r in &rows {
                         println!(
                             "{:w$}  {:wt$}  {}  {}",
@@ -600,7 +600,7 @@ fn bench(p: &RigParams, scenario: &str, fps: f32, backends: &str, seconds: f64) 
         Ok(s) => s,
         Err(code) => return code,
     };
-    if !(fps.is_finite() && fps > 0.0) || !(seconds.is_finite() && seconds > 0.0) {
+    if !(fps.is_finite() && fps > 0.0 && seconds.is_finite() && seconds > 0.0) {
         eprintln!("--fps and --seconds must be positive");
         return ExitCode::from(2);
     }

@@ -38,6 +38,9 @@ struct Fix {
     new_text: String,
 }
 
+// lsp-types' `Uri` caches its parse in a cell, which clippy takes for a mutable key; its
+// hash and equality only look at the text.
+#[allow(clippy::mutable_key_type)]
 pub fn code_actions(ws: &Workspace, p: &CodeActionParams) -> Option<CodeActionResponse> {
     let at = resolve(ws, &p.text_document.uri, None)?;
     let src = ws.text(at.file);

@@ -321,10 +321,12 @@ fn constant_hover(
         let id = ExprId(i as u32);
         let sp = parsed.ast.span(id);
         let (a, b) = (sp.start as usize, sp.end as usize);
-        if a <= off && off <= b && is_constant(&parsed.ast, id) {
-            if best.is_none_or(|(x, y)| b - a > y - x) {
-                best = Some((a, b));
-            }
+        if a <= off
+            && off <= b
+            && is_constant(&parsed.ast, id)
+            && best.is_none_or(|(x, y)| b - a > y - x)
+        {
+            best = Some((a, b));
         }
     }
     let (a, b) = best?;
@@ -656,6 +658,9 @@ fn valid_name(name: &str) -> bool {
         && tokens[0].span.end as usize == full.len()
 }
 
+// lsp-types' `Uri` caches its parse in a cell, which clippy takes for a mutable key; its
+// hash and equality only look at the text.
+#[allow(clippy::mutable_key_type)]
 pub fn rename(ws: &Workspace, p: &RenameParams) -> Result<Option<WorkspaceEdit>, String> {
     let tdp = &p.text_document_position;
     let Some((site, ns, name)) = name_at(ws, &tdp.text_document.uri, tdp.position) else {

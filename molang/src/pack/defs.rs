@@ -403,7 +403,7 @@ fn curve(v: Option<&Tree>) -> Vec<(f32, f32)> {
 
 /// A name, or the first key of `{name: value}`, as `animate` lists and state `animations`
 /// give them.
-fn name_and_value<'t>(entry: &'t Tree) -> Option<(&'t str, Option<&'t Tree>)> {
+fn name_and_value(entry: &Tree) -> Option<(&str, Option<&Tree>)> {
     match entry {
         Tree::Str(s) => Some((s, None)),
         Tree::Obj(props) if !props.is_empty() => Some((&props[0].0, Some(&props[0].1))),

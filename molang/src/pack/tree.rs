@@ -95,6 +95,12 @@ pub(super) fn convert(v: &Value<'_>) -> Tree {
     }
 }
 
+/// Appends one reference token to a JSON pointer (RFC 6901 escaping), the form
+/// [`super::Site::pointer`] uses, so a runtime walker can find the site of a string.
+pub fn pointer(base: &str, token: &str) -> String {
+    json::ptr(base, token)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,10 +118,4 @@ mod tests {
         let e = parse_tree("{\n  \"a\": [1 2]\n}").unwrap_err();
         assert_eq!(e.line, 2);
     }
-}
-
-/// Appends one reference token to a JSON pointer (RFC 6901 escaping), the form
-/// [`super::Site::pointer`] uses, so a runtime walker can find the site of a string.
-pub fn pointer(base: &str, token: &str) -> String {
-    json::ptr(base, token)
 }

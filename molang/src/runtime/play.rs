@@ -418,9 +418,9 @@ impl Runtime {
             let s = self.eval(n, 1.0);
             k = [s; 3];
         }
-        for axis in 0..3 {
-            if let Some(n) = model.scale[axis + 1] {
-                k[axis] *= self.eval(n, 1.0);
+        for (k, n) in k.iter_mut().zip(&model.scale[1..]) {
+            if let Some(n) = *n {
+                *k *= self.eval(n, 1.0);
             }
         }
         if k != [1.0; 3] {

@@ -130,7 +130,7 @@ impl Trace {
                 world.then_some([0.0; 3]),
                 vars,
                 var_values,
-                render.then(|| Render {
+                render.then_some(Render {
                     visible: None,
                     frame: &pose.render,
                 }),
@@ -147,7 +147,7 @@ impl Trace {
                 pose.locators.get(i).copied(),
                 vars,
                 var_values,
-                render.then(|| Render {
+                render.then_some(Render {
                     visible: None,
                     frame: &pose.render,
                 }),

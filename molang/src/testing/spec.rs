@@ -399,7 +399,11 @@ fn parse_expect(
                     }
                     let lo = cx.num(&a.elements[0], &key)? as f32;
                     let hi = cx.num(&a.elements[1], &key)? as f32;
-                    if !(lo <= hi) {
+                    // NaN bounds are refused too.
+                    if !matches!(
+                        lo.partial_cmp(&hi),
+                        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+                    ) {
                         return Err(cx.err(start(&p.value), format!("{key}: min must be <= max")));
                     }
                     ranges.push((base.to_string(), kpos, lo, hi));

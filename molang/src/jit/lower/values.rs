@@ -362,7 +362,7 @@ pub(crate) fn numeric(program: &Program, id: NodeId) -> bool {
         Node::Query { args, .. } => args.is_empty(),
         Node::Cond {
             then, otherwise, ..
-        } => numeric(*then) && otherwise.is_none_or(|o| numeric(o)),
+        } => numeric(*then) && otherwise.is_none_or(&numeric),
         Node::Block {
             stmts,
             simple: true,
