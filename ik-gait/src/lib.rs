@@ -11,6 +11,9 @@
 //! * [`plot`]: SVG charts of one scenario run (`doggoyle plot`).
 //! * [`tables`]: README's measured tables as the checks compute them (`doggoyle table`).
 
+// The rig is plain arithmetic; only molang's JIT needs `unsafe`.
+#![forbid(unsafe_code)]
+
 pub mod generate;
 pub mod math;
 pub mod params;

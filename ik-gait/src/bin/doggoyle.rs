@@ -1,5 +1,7 @@
 //! `doggoyle`: generate, run and check the Doggoyle rig.
 
+#![forbid(unsafe_code)]
+
 use clap::{Parser, Subcommand};
 use ik_gait::checks::{run_checks, Plan};
 use ik_gait::runner::Backend;
