@@ -10,7 +10,7 @@
 //! - `v.name` on an entity: unset for a quarter of the (entity, name) pairs, else a number,
 //!   `-0`, a NaN with the sign bit set, or the string `'warm'`;
 //! - `q.name(args)` on an entity: `100·entity + slot + Σ args`, NaN included;
-//! - lists: 0 = [], 1 = [1], 2 = [1, 2, 3], 3 = [3, 7, 1, 1]; others are empty;
+//! - lists: 0 = `[]`, 1 = `[1]`, 2 = `[1, 2, 3]`, 3 = `[3, 7, 1, 1]`; others are empty;
 //! - `q.entities(n)` is list `n` (a number, cast as `as u32` casts: NaN and negatives are
 //!   0), `q.entity(n)` is entity 1, 2, 3 or 7 by `n`; other queries read their input value
 //!   (0 unless given), with or without arguments, as `SimpleHost` does;

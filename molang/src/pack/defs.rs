@@ -1,7 +1,8 @@
 //! Typed definitions: what the runtime plays, read once from the JSON while the pack loads
 //! (numbers, key order, enums), each Molang string a [`Expr`] pointing at its [`Site`].
-//! The site walkers in `extract.rs` create the model entries ([`Entity`], [`Animation`],
-//! [`Controller`], [`RenderController`], [`Geometry`]) in document order; [`attach`] walks
+//! The site walkers in `extract.rs` create the model entries ([`super::Entity`],
+//! [`super::Animation`], [`super::Controller`], [`super::RenderController`],
+//! [`super::Geometry`]) in document order; `attach` walks
 //! the same file in the same order and fills in their typed parts, so nothing outside
 //! `pack/` reads JSON.
 
