@@ -429,6 +429,21 @@ impl Walker {
         }
     }
 
+    /// A list of `"name"` or `{"name": value}` entries (scripts' `animate`, a state's
+    /// `animations`), each with its value read by [`Self::num`] at its own pointer.
+    fn named_list(&self, list: Option<&Tree>, pointer: &str) -> Vec<(String, Option<Num>)> {
+        let entries = list.map(Tree::elems).unwrap_or(&[]);
+        let mut out = Vec::with_capacity(entries.len());
+        for (i, entry) in entries.iter().enumerate() {
+            let Some((name, value)) = name_and_value(entry) else {
+                continue;
+            };
+            let p = ptr(&ptr(pointer, &i.to_string()), name);
+            out.push((name.to_string(), value.and_then(|v| self.num(&p, v))));
+        }
+        out
+    }
+
     /// A number or Molang string; booleans read as 1/0, anything else is absent.
     fn num(&self, pointer: &str, v: &Tree) -> Option<Num> {
         match v {
@@ -510,21 +525,7 @@ impl Walker {
         });
         let scripts = desc.get("scripts");
         let sp = ptr(dp, "scripts");
-        let animate_ptr = ptr(&sp, "animate");
-        for (i, entry) in scripts
-            .and_then(|s| s.get("animate"))
-            .map(Tree::elems)
-            .unwrap_or(&[])
-            .iter()
-            .enumerate()
-        {
-            let Some((name, cond)) = name_and_value(entry) else {
-                continue;
-            };
-            let p = ptr(&ptr(&animate_ptr, &i.to_string()), name);
-            out.animate
-                .push((name.to_string(), cond.and_then(|v| self.num(&p, v))));
-        }
+        out.animate = self.named_list(scripts.and_then(|s| s.get("animate")), &ptr(&sp, "animate"));
         for (k, v) in scripts.map(Tree::props).unwrap_or(&[]) {
             let slot = match k.to_ascii_lowercase().as_str() {
                 "scale" => 0,
@@ -666,22 +667,10 @@ impl Walker {
     }
 
     fn state(&self, st: &Tree, sp: &str) -> StateData {
-        let mut out = StateData::default();
-        let ap = ptr(sp, "animations");
-        for (i, a) in st
-            .get("animations")
-            .map(Tree::elems)
-            .unwrap_or(&[])
-            .iter()
-            .enumerate()
-        {
-            let Some((name, blend)) = name_and_value(a) else {
-                continue;
-            };
-            let p = ptr(&ptr(&ap, &i.to_string()), name);
-            out.animations
-                .push((name.to_string(), blend.and_then(|v| self.num(&p, v))));
-        }
+        let mut out = StateData {
+            animations: self.named_list(st.get("animations"), &ptr(sp, "animations")),
+            ..Default::default()
+        };
         let tp = ptr(sp, "transitions");
         for (i, t) in st
             .get("transitions")
