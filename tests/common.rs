@@ -19,6 +19,13 @@ pub fn shared_dir() -> PathBuf {
     dir
 }
 
+/// Mojang's vanilla resource pack under the shared folder, loaded (it must be there).
+pub fn vanilla_rp_pack() -> molang::pack::Pack {
+    let rp = shared_dir().join("vanilla/resource_pack");
+    assert!(rp.is_dir(), "needs {}", rp.display());
+    molang::pack::load(&[rp])
+}
+
 pub fn read_json(rel: &str) -> serde_json::Value {
     let path = shared_dir().join(rel);
     let text = std::fs::read_to_string(&path)
@@ -68,4 +75,49 @@ pub fn divergences(file: &str) -> std::collections::BTreeMap<String, String> {
                 .map(|(k, r)| (k.to_string(), r.to_string()))
         })
         .collect()
+}
+
+/// The end of a conformance run against its divergence list: no listed divergence passes
+/// now (`fixed`: remove it from the list) and no failure is unlisted.
+#[track_caller]
+pub fn assert_listed(what: &str, fixed: &[String], unexpected: &[String]) {
+    assert!(
+        fixed.is_empty(),
+        "{what} now pass, remove them from the list: {fixed:?}"
+    );
+    assert!(
+        unexpected.is_empty(),
+        "{} unlisted {what}:\n{}",
+        unexpected.len(),
+        unexpected.join("\n")
+    );
+}
+
+/// Counts one row against the divergence list: a pass adds to `pass` (and a listed one to
+/// `fixed`); true for a failure the list does not name (the caller says why in its list).
+pub fn tally(
+    ok: bool,
+    key: &str,
+    known: &std::collections::BTreeMap<String, String>,
+    pass: &mut usize,
+    fixed: &mut Vec<String>,
+) -> bool {
+    if ok {
+        *pass += 1;
+        if known.contains_key(key) {
+            fixed.push(key.to_string());
+        }
+        false
+    } else {
+        !known.contains_key(key)
+    }
+}
+
+/// The codes of the diagnostics, comma-separated, for a failure message.
+pub fn codes(diagnostics: &[molang::Diagnostic]) -> String {
+    diagnostics
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
 }

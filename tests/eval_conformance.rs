@@ -100,14 +100,7 @@ fn run(row: &Row) -> Result<(), String> {
         &mut molang::ir::Names::default(),
     );
     let loads = checked.loads();
-    let codes = || {
-        checked
-            .diagnostics
-            .iter()
-            .map(|d| d.code.as_str())
-            .collect::<Vec<_>>()
-            .join(",")
-    };
+    let codes = || common::codes(&checked.diagnostics);
     match &row.expect {
         Expect::Reject => {
             return if loads {
@@ -461,15 +454,6 @@ fn conformance_values() {
         "overall: {pass_all}/{total_all} ({:.2}%)",
         100.0 * pass_all as f64 / total_all as f64
     );
-    assert!(
-        fixed.is_empty(),
-        "divergences now pass, remove them from the list: {fixed:?}"
-    );
-    assert!(
-        unexpected.is_empty(),
-        "{} unlisted failures:\n{}",
-        unexpected.len(),
-        unexpected.join("\n")
-    );
+    common::assert_listed("divergences", &fixed, &unexpected);
     assert!(pass_all * 100 >= total_all * 99, "below 99%");
 }

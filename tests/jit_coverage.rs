@@ -12,9 +12,7 @@ use molang::runtime::{Backend, Runtime};
 
 #[test]
 fn every_vanilla_program_compiles_natively() {
-    let rp = common::shared_dir().join("vanilla/resource_pack");
-    assert!(rp.is_dir(), "needs {}", rp.display());
-    let pack = molang::pack::load(&[rp]);
+    let pack = common::vanilla_rp_pack();
     let entities = client_entities(&pack);
     let items = attachables(&pack);
     let (mut native, mut total, mut whole, mut loaded) = (0, 0, 0, 0);

@@ -36,12 +36,7 @@ fn molangx_parse_vectors_accept_reject() {
         let checked = molang::check(&src, &options, &mut Names::default());
         let got_ok = checked.loads();
         let key = format!("#{i}");
-        if got_ok == want_ok {
-            pass += 1;
-            if known.contains_key(&key) {
-                fixed.push(key);
-            }
-        } else if !known.contains_key(&key) {
+        if common::tally(got_ok == want_ok, &key, &known, &mut pass, &mut fixed) {
             let first = checked
                 .diagnostics
                 .iter()
@@ -68,16 +63,7 @@ fn molangx_parse_vectors_accept_reject() {
         100.0 * pass as f64 / total as f64
     );
     println!("known divergences listed: {}", known.len());
-    assert!(
-        fixed.is_empty(),
-        "divergences now pass, remove them from the list: {fixed:?}"
-    );
-    assert!(
-        unexpected.is_empty(),
-        "{} unlisted divergences:\n{}",
-        unexpected.len(),
-        unexpected.join("\n")
-    );
+    common::assert_listed("divergences", &fixed, &unexpected);
     assert!(pass * 100 >= total * 99, "below 99%");
 }
 
@@ -134,21 +120,11 @@ fn molangx_parse_vectors_outcomes() {
         };
         let want = v["outcome"].as_str().unwrap();
         let key = format!("#{i}");
-        if got == want {
-            pass += 1;
-            if known.contains_key(&key) {
-                fixed.push(key);
-            }
-        } else if !known.contains_key(&key) {
+        if common::tally(got == want, &key, &known, &mut pass, &mut fixed) {
             unexpected.push(format!(
                 "{key} v{version} {:?}: game {want}, we {got} [{}]",
                 src.chars().take(80).collect::<String>(),
-                checked
-                    .diagnostics
-                    .iter()
-                    .map(|d| d.code.as_str())
-                    .collect::<Vec<_>>()
-                    .join(",")
+                common::codes(&checked.diagnostics)
             ));
         }
     }
@@ -157,14 +133,5 @@ fn molangx_parse_vectors_outcomes() {
         "molangx parse vectors: {pass}/{total} outcomes (ok / ok_with_log / error) match the game ({:.2}%)",
         100.0 * pass as f64 / total as f64
     );
-    assert!(
-        fixed.is_empty(),
-        "outcome divergences now pass, remove them from the list: {fixed:?}"
-    );
-    assert!(
-        unexpected.is_empty(),
-        "{} unlisted outcome divergences:\n{}",
-        unexpected.len(),
-        unexpected.join("\n")
-    );
+    common::assert_listed("outcome divergences", &fixed, &unexpected);
 }

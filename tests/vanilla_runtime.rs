@@ -84,9 +84,7 @@ fn still_list() -> BTreeMap<String, String> {
 
 #[test]
 fn every_vanilla_entity_runs_walking_on_both_back_ends() {
-    let rp = common::shared_dir().join("vanilla/resource_pack");
-    assert!(rp.is_dir(), "needs {}", rp.display());
-    let pack = molang::pack::load(&[rp]);
+    let pack = common::vanilla_rp_pack();
     let ids = client_entities(&pack);
     let timeline = walking();
     let listed = still_list();

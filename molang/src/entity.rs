@@ -698,7 +698,7 @@ pub struct Condition {
 
 impl Condition {
     /// Compiles `text`; the error lists the diagnostics that keep it from loading.
-    pub fn compile(text: &str, entity: &Names, version: i16) -> Result<Condition, String> {
+    pub fn compile(text: &str, entity: &Names, version: i16) -> Result<Condition, crate::Error> {
         let mut names = entity.clone();
         names.temps = Default::default();
         let options = CheckOptions {
@@ -713,13 +713,16 @@ impl Condition {
                 names,
                 version,
             }),
-            None => Err(checked
-                .diagnostics
-                .iter()
-                .filter(|d| d.refuses_load())
-                .map(|d| format!("{}: {}", d.code.as_str(), d.message))
-                .collect::<Vec<_>>()
-                .join("; ")),
+            None => Err(crate::Error::new(
+                crate::error::ErrorKind::Config,
+                checked
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.refuses_load())
+                    .map(|d| format!("{}: {}", d.code.as_str(), d.message))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )),
         }
     }
 

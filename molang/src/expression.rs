@@ -190,6 +190,11 @@ impl Expression {
         }
         // Temps given as inputs survive the per-run clearing for this one run.
         let outcome = interp::run_keep_temps(&self.program, &mut storage, host, options);
+        self.result(&storage, outcome.value, outcome.abort)
+    }
+
+    /// The value, and the variables and temps the run left in `storage`.
+    fn result(&self, storage: &Storage, value: Value, abort: Option<Abort>) -> EvalResult {
         let dump = |scope: Scope| -> Vec<(String, Value)> {
             self.names
                 .table(scope)
@@ -198,8 +203,8 @@ impl Expression {
                 .collect()
         };
         EvalResult {
-            value: outcome.value,
-            abort: outcome.abort,
+            value,
+            abort,
             variables: dump(Scope::Variable),
             temps: dump(Scope::Temp),
         }
@@ -260,19 +265,7 @@ impl Expression {
             host,
             options.iteration_budget,
         );
-        let dump = |scope: Scope| -> Vec<(String, Value)> {
-            self.names
-                .table(scope)
-                .iter()
-                .filter_map(|(slot, n)| storage.get(scope, slot).map(|v| (n.to_string(), v)))
-                .collect()
-        };
-        EvalResult {
-            value: out.value,
-            abort: out.abort,
-            variables: dump(Scope::Variable),
-            temps: dump(Scope::Temp),
-        }
+        self.result(&storage, out.value, out.abort)
     }
 }
 

@@ -261,6 +261,16 @@ pub fn check_site(
 /// Variables a site assigns. When the whole script does not load, its entries are tried
 /// one by one so that one mistake does not make every variable look unset.
 pub fn site_assignments(text: &str) -> BTreeSet<String> {
+    // Only `=` assigns and only `for_each` iterates with a variable: a site with neither
+    // (most channel values and conditions) sets nothing, so it is not checked here.
+    let iterates = || {
+        text.as_bytes()
+            .windows(b"for_each".len())
+            .any(|w| w.eq_ignore_ascii_case(b"for_each"))
+    };
+    if !text.contains('=') && !iterates() {
+        return BTreeSet::new();
+    }
     let mut names = Names::default();
     if let Some(p) = check(text, &lenient(), &mut names).program {
         return assigned_variables(&p, &names);

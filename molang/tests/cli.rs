@@ -1,11 +1,7 @@
 //! The `molang` binary end to end: the README's quick start and the eval interfaces.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-fn molang() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_molang"))
-}
+mod support;
+use support::{eval_batch, fixture, molang, molang_on, vanilla_rp};
 
 fn example_pack() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/mistakes_pack")
@@ -49,7 +45,7 @@ fn check_example_pack_reports_every_mistake_and_exits_1() {
 
 #[test]
 fn check_human_output_has_summary_line() {
-    let out = molang().arg("check").arg(example_pack()).output().unwrap();
+    let out = molang_on("check", example_pack(), &[]);
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(
         stdout.contains("4 files, 13 expressions: 7 errors, 2 warnings"),
@@ -109,19 +105,7 @@ fn eval_prints_shortest_f32() {
 
 #[test]
 fn eval_batch_keeps_going_after_bad_lines() {
-    let mut child = molang()
-        .args(["eval", "--batch", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"{\"expr\": \"v.x = 2; return v.x * q.a;\", \"set\": {\"q.a\": 1.5}}\nnot json\n{\"expr\": \"math.sqrt(-1)\"}\n{\"expr\": \"t.x\"}\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = eval_batch(&[], b"{\"expr\": \"v.x = 2; return v.x * q.a;\", \"set\": {\"q.a\": 1.5}}\nnot json\n{\"expr\": \"math.sqrt(-1)\"}\n{\"expr\": \"t.x\"}\n");
     let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -167,50 +151,27 @@ fn bench_entity_times_per_frame_scripts() {
             "pre_animation":["v.t = v.t + q.delta_time;","v.bob = math.sin(v.t * 90) * 2;"]}}}}"#,
     )
     .unwrap();
-    let out = molang()
-        .arg("bench")
-        .arg(&dir)
-        .args([
+    let out = molang_on(
+        "bench",
+        &dir,
+        &[
             "--entity",
             "t:e",
             "--iterations",
             "1000",
             "--set",
             "q.delta_time=0.05",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(
         stdout.contains("interp: ") && stdout.contains("jit: ") && stdout.contains(" ns/frame"),
         "{stdout}"
     );
-    let missing = molang()
-        .arg("bench")
-        .arg(&dir)
-        .args(["--entity", "t:nope"])
-        .output()
-        .unwrap();
+    let missing = molang_on("bench", &dir, &["--entity", "t:nope"]);
     assert_eq!(missing.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn fixture(rel: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(rel)
-}
-
-fn vanilla_rp() -> std::path::PathBuf {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vanilla/resource_pack");
-    assert!(
-        dir.join("manifest.json").is_file(),
-        "this test needs Mojang's vanilla resource pack at {}",
-        dir.display()
-    );
-    dir
 }
 
 /// JSON lines of `molang check ARGS` that concern files under `under`.

@@ -2,31 +2,14 @@
 //! silent wrong answer or a surprising exit code once. Each test runs the built binary.
 
 use proptest::prelude::*;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-fn molang() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_molang"))
-}
+mod support;
+use support::{eval_batch, examples, molang, molang_on, scratch as temp_dir, text};
 
 fn run(args: &[&str]) -> Output {
     molang().args(args).output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("molang-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
 }
 
 /// A minified one-line animation file of about 300 kB whose only mistake sits near its end.
@@ -51,7 +34,7 @@ fn long_line_pack() -> PathBuf {
 #[test]
 fn check_long_minified_line_reports_without_panicking() {
     let dir = long_line_pack();
-    let out = molang().arg("check").arg(&dir).output().unwrap();
+    let out = molang_on("check", &dir, &[]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
     assert!(
@@ -76,11 +59,7 @@ fn check_long_minified_line_reports_without_panicking() {
 
 #[test]
 fn check_human_output_and_summary_go_to_stdout() {
-    let out = molang()
-        .arg("check")
-        .arg(examples().join("mistakes_pack"))
-        .output()
-        .unwrap();
+    let out = molang_on("check", examples().join("mistakes_pack"), &[]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
     assert!(
@@ -144,7 +123,7 @@ fn check_json_positions_are_one_based_for_whole_file_problems() {
 #[test]
 fn check_empty_folder_says_nothing_was_found() {
     let dir = temp_dir("empty");
-    let out = molang().arg("check").arg(&dir).output().unwrap();
+    let out = molang_on("check", &dir, &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("no pack files found"),
@@ -156,12 +135,7 @@ fn check_empty_folder_says_nothing_was_found() {
 
 #[test]
 fn check_refuses_paths_together_with_expr() {
-    let out = molang()
-        .arg("check")
-        .arg(examples().join("mistakes_pack"))
-        .args(["--expr", "1"])
-        .output()
-        .unwrap();
+    let out = molang_on("check", examples().join("mistakes_pack"), &["--expr", "1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("not both"),
@@ -241,31 +215,18 @@ fn zero_counts_are_refused() {
     let out = run(&["bench", "--expr", "1", "--iterations", "0"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(!text(&out.stdout).contains("inf"));
-    let out = molang()
-        .arg("fuzz")
-        .arg(examples().join("classic_mobs"))
-        .args(["--entity", "classic:humanoid", "--cases", "0"])
-        .output()
-        .unwrap();
+    let out = molang_on(
+        "fuzz",
+        examples().join("classic_mobs"),
+        &["--entity", "classic:humanoid", "--cases", "0"],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(!text(&out.stdout).contains("nothing found"));
 }
 
 #[test]
 fn eval_batch_answers_blank_lines_and_reads_nan_back() {
-    let mut child = molang()
-        .args(["eval", "--batch", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"{\"expr\": \"q.x\", \"set\": {\"q.x\": \"NaN\"}}\n\n{\"expr\": \"q.x\", \"set\": {\"q.x\": \"-inf\"}}\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = eval_batch(&[], b"{\"expr\": \"q.x\", \"set\": {\"q.x\": \"NaN\"}}\n\n{\"expr\": \"q.x\", \"set\": {\"q.x\": \"-inf\"}}\n");
     let lines: Vec<serde_json::Value> = text(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -285,19 +246,7 @@ fn help_texts_state_the_real_defaults() {
     assert!(!help.contains("on the reference interpreter"), "{help}");
     assert!(help.contains("[default: jit]"), "{help}");
     // And the default really is the JIT: a batch that compiles at once reports it.
-    let mut child = molang()
-        .args(["eval", "--batch", "-", "--tier-after", "0"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"{\"expr\": \"1 + 1\"}\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = eval_batch(&["--tier-after", "0"], b"{\"expr\": \"1 + 1\"}\n");
     let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
     assert_eq!(line["backend"], "jit");
     let help = text(&run(&["bench", "--help"]).stdout);
@@ -349,12 +298,11 @@ fn fuzz_invariant_works_on_entities_with_temps() {
     assert!(!stderr.contains("may only read"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}{}", text(&out.stdout));
     // An invariant naming a temp is still refused: the entity's temps are gone after a frame.
-    let out = molang()
-        .arg("fuzz")
-        .arg(dir.join("pack"))
-        .args(["--entity", "t:e", "--invariant", "t.s >= 0", "--cases", "5"])
-        .output()
-        .unwrap();
+    let out = molang_on(
+        "fuzz",
+        dir.join("pack"),
+        &["--entity", "t:e", "--invariant", "t.s >= 0", "--cases", "5"],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -535,7 +483,7 @@ proptest! {
     fn no_subcommand_panics_on_random_arguments(args in arg_vector()) {
         let dir = std::env::temp_dir().join(format!("molang-cli-prop-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
-        let out = molang().args(&args).current_dir(&dir).stdin(Stdio::null()).output().unwrap();
+        let out = molang().args(&args).current_dir(&dir).stdin(std::process::Stdio::null()).output().unwrap();
         let code = out.status.code();
         let stderr = text(&out.stderr);
         prop_assert!(matches!(code, Some(0..=2)), "{args:?} exited {code:?}: {stderr}");
@@ -555,19 +503,18 @@ fn bench_entity_times_what_run_runs_with_the_same_defaults() {
             "pre_animation":["v.swing = v.attack_time * 2 + q.ground_speed;"]}}}}"#,
     )
     .unwrap();
-    let out = molang()
-        .arg("bench")
-        .arg(&dir)
-        .args([
+    let out = molang_on(
+        "bench",
+        &dir,
+        &[
             "--entity",
             "t:swing",
             "--iterations",
             "500",
             "--set",
             "q.ground_speed=1",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(
@@ -578,12 +525,11 @@ fn bench_entity_times_what_run_runs_with_the_same_defaults() {
         !stderr.contains("abort") && !stderr.contains("content-log"),
         "{stderr}"
     );
-    let run = molang()
-        .arg("run")
-        .arg(&dir)
-        .args(["--entity", "t:swing", "--seconds", "1", "--vars"])
-        .output()
-        .unwrap();
+    let run = molang_on(
+        "run",
+        &dir,
+        &["--entity", "t:swing", "--seconds", "1", "--vars"],
+    );
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -605,7 +551,7 @@ fn check_dot_inside_a_pack_counts_each_file_once() {
             .output()
             .unwrap(),
     );
-    let outside = summary(molang().arg("check").arg(&pack).output().unwrap());
+    let outside = summary(molang_on("check", &pack, &[]));
     assert!(inside.contains("files,"), "{inside}");
     assert_eq!(
         inside, outside,

@@ -3,7 +3,6 @@
 //! (diff, `--check`, `--write`, `--minify`) do what they say and write nowhere else.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use molang::fmt::{format_pack, Skip, Style};
 use molang::ir::{Names, NodeId};
@@ -11,19 +10,8 @@ use molang::lint::molang_version;
 use molang::pack::{self, Pack};
 use molang::{check, CheckOptions};
 
-fn vanilla() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vanilla/resource_pack");
-    assert!(
-        dir.is_dir(),
-        "this test needs {} (the shared vanilla packs)",
-        dir.display()
-    );
-    dir
-}
-
-fn molang() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_molang"))
-}
+mod support;
+use support::{assert_code, molang, molang_on, vanilla_rp as vanilla};
 
 fn meaning(pack: &Pack, site: usize) -> (Option<Vec<molang::ir::Node>>, Vec<&'static str>) {
     let s = &pack.sites[site];
@@ -160,7 +148,7 @@ fn fmt_modes_diff_check_write_minify() {
     let before = std::fs::read(&path).unwrap();
 
     // Default: a diff on stdout, the file untouched.
-    let out = molang().arg("fmt").arg(&path).output().unwrap();
+    let out = molang_on("fmt", &path, &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0));
     assert!(
@@ -193,12 +181,7 @@ fn fmt_modes_diff_check_write_minify() {
         .arg(&path)
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_code(&out, 0);
     let after = String::from_utf8(std::fs::read(&path).unwrap()).unwrap();
     let expected = String::from_utf8(before.clone())
         .unwrap()

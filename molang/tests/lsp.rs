@@ -616,15 +616,8 @@ fn lsp_formatting_symbols_semantic_tokens() {
     c.shutdown();
 }
 
-fn vanilla() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vanilla/resource_pack");
-    assert!(
-        dir.join("manifest.json").is_file(),
-        "this test needs {}",
-        dir.display()
-    );
-    dir
-}
+mod support;
+use support::vanilla_rp as vanilla;
 
 #[test]
 fn lsp_vanilla_resource_pack() {

@@ -3,23 +3,13 @@
 //! position on bad input.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn molang() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_molang"))
-}
+mod support;
+use support::{assert_code, molang, molang_on, scratch, vanilla_rp, walk};
 
+/// A pack of `tests/fixtures/runtime`.
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/runtime")
-        .join(name)
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("molang_run_cli_{}_{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::fixture(&format!("runtime/{name}"))
 }
 
 #[test]
@@ -41,12 +31,7 @@ fn run_writes_the_trace_contract() {
         .arg(fixture("quadruped").join("inputs.csv"))
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_code(&out, 0);
     let text = String::from_utf8(out.stdout).unwrap();
     let mut lines = text.lines();
     assert_eq!(
@@ -95,12 +80,7 @@ fn run_writes_jsonl_and_a_plot() {
         .args(["--channels", "lin.rx,cat.rx"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_code(&out, 0);
     let text = std::fs::read_to_string(&trace).unwrap();
     let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(first["frame"], 0);
@@ -140,12 +120,7 @@ fn run_writes_jsonl_and_a_plot() {
 #[test]
 fn run_bad_input_exits_2_with_a_position() {
     // Missing entity.
-    let out = molang()
-        .arg("run")
-        .arg(fixture("quadruped"))
-        .args(["--entity", "test:nope"])
-        .output()
-        .unwrap();
+    let out = molang_on("run", fixture("quadruped"), &["--entity", "test:nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("test:dog"));
 
@@ -172,12 +147,7 @@ fn run_bad_input_exits_2_with_a_position() {
         "{\n  \"minecraft:client_entity\": {\n    \"description\": { \"identifier\": \"a:b\" \n  }\n",
     )
     .unwrap();
-    let out = molang()
-        .arg("run")
-        .arg(&pack)
-        .args(["--entity", "a:b"])
-        .output()
-        .unwrap();
+    let out = molang_on("run", &pack, &["--entity", "a:b"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("x.entity.json:"), "{err}");
@@ -239,12 +209,11 @@ fn variable_columns_drive_engine_variables() {
 #[test]
 fn an_unsupplied_engine_variable_reads_zero_with_a_note() {
     let pack = attack_pack();
-    let out = molang()
-        .arg("run")
-        .arg(&pack)
-        .args(["--entity", "test:swing", "--fps", "10", "--seconds", "0.3"])
-        .output()
-        .unwrap();
+    let out = molang_on(
+        "run",
+        &pack,
+        &["--entity", "test:swing", "--fps", "10", "--seconds", "0.3"],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
@@ -271,10 +240,10 @@ fn bone_less_entities_write_one_row_per_frame_with_vars() {
             "scripts": {"initialize": ["v.x = 0;"], "pre_animation": ["v.x = math.sqrt(q.ground_speed - 1);"]}}}}"#,
     )
     .unwrap();
-    let out = molang()
-        .arg("run")
-        .arg(&d)
-        .args([
+    let out = molang_on(
+        "run",
+        &d,
+        &[
             "--entity",
             "test:scripts",
             "--fps",
@@ -282,9 +251,8 @@ fn bone_less_entities_write_one_row_per_frame_with_vars() {
             "--seconds",
             "0.2",
             "--vars",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -446,24 +414,6 @@ fn bad_argument_columns_exit_2_naming_the_column() {
 
 // ---- vanilla, layers, attachables, friendlier misses ----
 
-fn vanilla_rp() -> PathBuf {
-    let rp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/vanilla/resource_pack");
-    let rp = if rp.is_dir() {
-        rp
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/vanilla/resource_pack")
-    };
-    let rp = std::env::var_os("MOLANG_SHARED_DIR")
-        .map(|d| PathBuf::from(d).join("vanilla/resource_pack"))
-        .unwrap_or(rp);
-    assert!(
-        rp.is_dir(),
-        "this test needs the vanilla pack at {}",
-        rp.display()
-    );
-    rp
-}
-
 /// An add-on layered over vanilla: its entity uses vanilla's `geometry.slime` and
 /// `animation.common.look_at_target` next to its own animation, and `scripts.scale = 2`.
 #[test]
@@ -532,12 +482,11 @@ fn a_vanilla_mob_walks_from_a_short_identifier_with_no_extra_columns() {
 
 #[test]
 fn an_unknown_entity_gets_did_you_mean_not_a_list() {
-    let out = molang()
-        .arg("run")
-        .arg(vanilla_rp())
-        .args(["--entity", "pgi", "--seconds", "0.1"])
-        .output()
-        .unwrap();
+    let out = molang_on(
+        "run",
+        vanilla_rp(),
+        &["--entity", "pgi", "--seconds", "0.1"],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("did you mean `minecraft:pig`?"), "{err}");
@@ -585,14 +534,7 @@ fn a_broken_unrelated_file_does_not_stop_the_run() {
         "{ \"namespace\": \"hud\", oops }",
     )
     .unwrap();
-    let run = || {
-        molang()
-            .arg("run")
-            .arg(&dir)
-            .args(["--entity", "test:dog", "--seconds", "0.1"])
-            .output()
-            .unwrap()
-    };
+    let run = || molang_on("run", &dir, &["--entity", "test:dog", "--seconds", "0.1"]);
     let out = run();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
@@ -605,19 +547,6 @@ fn a_broken_unrelated_file_does_not_stop_the_run() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("hud_screen.json:1:"), "{err}");
-}
-
-fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// The vanilla bow runs as an entity: its `v.charge_amount` (which humanoid animations of
@@ -663,10 +592,10 @@ fn an_attachable_runs_like_an_entity() {
 
 #[test]
 fn render_columns_show_visibility_geometry_and_textures() {
-    let out = molang()
-        .arg("run")
-        .arg(vanilla_rp())
-        .args([
+    let out = molang_on(
+        "run",
+        vanilla_rp(),
+        &[
             "--entity",
             "horse",
             "--fps",
@@ -674,9 +603,8 @@ fn render_columns_show_visibility_geometry_and_textures() {
             "--seconds",
             "0.1",
             "--render",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     let text = String::from_utf8(out.stdout).unwrap();

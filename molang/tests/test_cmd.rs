@@ -3,15 +3,10 @@
 //! with file:line:col), JUnit XML, and `--backend both` on the examples.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn molang() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_molang"))
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod support;
+use support::{molang, molang_on, text};
 
 fn test_in(dir: &Path, extra: &[&str]) -> Output {
     molang().arg("test").arg(dir).args(extra).output().unwrap()
@@ -247,12 +242,7 @@ fn filter_and_json_format() {
 #[test]
 fn examples_pass_on_both_back_ends_identically() {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-    let out = molang()
-        .arg("test")
-        .arg(&examples)
-        .args(["--backend", "both"])
-        .output()
-        .unwrap();
+    let out = molang_on("test", &examples, &["--backend", "both"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(!stdout.contains("FAILED"), "{stdout}");

@@ -14,14 +14,10 @@ use std::time::Instant;
 
 const TESTS: usize = 100;
 
+mod support;
+
 fn vanilla_rp() -> PathBuf {
-    let rp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vanilla/resource_pack");
-    assert!(
-        rp.join("entity").is_dir(),
-        "this test needs Mojang's resource pack at {} (../shared/vanilla beside the repository)",
-        rp.display()
-    );
-    rp.canonicalize().unwrap()
+    support::vanilla_rp().canonicalize().unwrap()
 }
 
 /// Client-entity identifiers of the pack's entity files, sorted and distinct.

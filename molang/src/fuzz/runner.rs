@@ -461,7 +461,7 @@ pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Error
         return Ok(Vec::new());
     }
     crate::pack::create_out_dir(&args.out_dir)
-        .map_err(|e| Error::new(ErrorKind::Io, format!("--out-dir {e}")))?;
+        .map_err(|e| Error::new(e.kind(), format!("--out-dir {e}")))?;
     let stem: String = args
         .entity
         .chars()

@@ -3,15 +3,14 @@
 //! The site walkers in `extract.rs` create the model entries ([`super::Entity`],
 //! [`super::Animation`], [`super::Controller`], [`super::RenderController`],
 //! [`super::Geometry`]) in document order; `attach` walks
-//! the same file in the same order and fills in their typed parts, so nothing outside
-//! `pack/` reads JSON.
+//! the same file's JSON syntax tree in the same order and fills in their typed parts, so
+//! nothing outside `pack/` reads JSON.
 
 use std::collections::HashMap;
 
 use jsonc_parser::ast::Value;
 
-use super::json;
-use super::tree::{pointer as ptr, Tree};
+use super::json::{self, ptr};
 use super::{Pack, Site, SiteId};
 
 /// A Molang string of a definition.
@@ -251,50 +250,60 @@ impl Before {
 /// Fills the typed parts of the entries the site walkers made for one file (those after
 /// `before`), from the file's JSON `root`; `sites` are the file's sites (from index
 /// `first_site`).
-/// Only the values that hold definitions become [`Tree`]s: geometry (mostly cubes and UVs
-/// the runtime does not read) is read from the JSON syntax tree directly.
+/// Everything is read from the JSON syntax tree in place (geometry is mostly cubes and UVs
+/// the runtime does not read, and never copied).
 pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, before: Before) {
-    let sites: HashMap<String, SiteId> = pack.sites[first_site..]
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.pointer.clone(), first_site + i))
-        .collect();
-    let w = Walker { sites };
+    // The walk reads the JSON syntax tree in place (no copy of the file into an owned
+    // tree) and finds sites by borrowed pointer: loading a pack is mostly this walk.
+    let Pack {
+        sites,
+        entities,
+        animations,
+        controllers,
+        render_controllers,
+        geometries,
+        ..
+    } = pack;
+    let w = Walker {
+        sites: sites[first_site..]
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.pointer.as_str(), first_site + i))
+            .collect(),
+    };
     let mut at = before;
     for (key, raw) in json::props(root) {
         let p = ptr("", key);
-        let tree = || super::tree::convert(raw);
         match key {
             "minecraft:client_entity" | "minecraft:attachable" => {
-                let value = tree();
-                for (k, desc) in value.props().iter().filter(|(k, _)| k == "description") {
+                for (k, desc) in props(raw).filter(|(k, _)| *k == "description") {
                     let data = w.client(desc, &ptr(&p, k), key == "minecraft:attachable");
-                    if let Some(e) = next(&mut pack.entities, &mut at.entities) {
+                    if let Some(e) = next(entities, &mut at.entities) {
                         e.client = Some(Box::new(data));
                     }
                 }
             }
             "minecraft:entity" => at.entities += 1,
             "animations" => {
-                for (id, anim) in tree().props() {
+                for (id, anim) in props(raw) {
                     let data = w.animation(anim, &ptr(&p, id));
-                    if let Some(a) = next(&mut pack.animations, &mut at.animations) {
-                        debug_assert_eq!(&a.id, id);
+                    if let Some(a) = next(animations, &mut at.animations) {
+                        debug_assert_eq!(a.id, id);
                         a.data = data;
                     }
                 }
             }
             "animation_controllers" => {
-                for (id, ctrl) in tree().props() {
+                for (id, ctrl) in props(raw) {
                     let cp = ptr(&p, id);
                     let mut states = Vec::new();
-                    for (k, list) in ctrl.props().iter().filter(|(k, _)| k == "states") {
-                        for (name, st) in list.props() {
+                    for (k, list) in props(ctrl).filter(|(k, _)| *k == "states") {
+                        for (name, st) in props(list) {
                             states.push(w.state(st, &ptr(&ptr(&cp, k), name)));
                         }
                     }
-                    if let Some(c) = next(&mut pack.controllers, &mut at.controllers) {
-                        debug_assert_eq!(&c.id, id);
+                    if let Some(c) = next(controllers, &mut at.controllers) {
+                        debug_assert_eq!(c.id, id);
                         for (s, data) in c.states.iter_mut().zip(states) {
                             s.data = data;
                         }
@@ -302,26 +311,25 @@ pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, befor
                 }
             }
             "render_controllers" => {
-                for (id, rc) in tree().props() {
+                for (id, rc) in props(raw) {
                     let data = w.render(rc, &ptr(&p, id));
-                    if let Some(r) = next(&mut pack.render_controllers, &mut at.render_controllers)
-                    {
-                        debug_assert_eq!(&r.id, id);
+                    if let Some(r) = next(render_controllers, &mut at.render_controllers) {
+                        debug_assert_eq!(r.id, id);
                         r.data = data;
                     }
                 }
             }
             "minecraft:geometry" => {
-                for (_, geo) in json::elems(raw) {
+                for geo in elems(raw) {
                     // The site walker records a geometry only when it has an identifier.
-                    let has_id = json::props(geo)
+                    let has_id = props(geo)
                         .filter(|(k, _)| *k == "description")
-                        .flat_map(|(_, d)| json::props(d).filter(|(k, _)| *k == "identifier"))
+                        .flat_map(|(_, d)| props(d).filter(|(k, _)| *k == "identifier"))
                         .any(|(_, id)| json::as_str(id).is_some());
                     if has_id {
-                        if let Some(g) = next(&mut pack.geometries, &mut at.geometries) {
+                        if let Some(g) = next(geometries, &mut at.geometries) {
                             g.legacy = false;
-                            g.rig = last(geo, "bones").map(geometry_bones);
+                            g.rig = get(geo, "bones").map(geometry_bones);
                         }
                     }
                 }
@@ -329,9 +337,9 @@ pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, befor
             k if k.to_ascii_lowercase().starts_with("geometry.")
                 && matches!(raw, Value::Object(_)) =>
             {
-                if let Some(g) = next(&mut pack.geometries, &mut at.geometries) {
+                if let Some(g) = next(geometries, &mut at.geometries) {
                     g.legacy = true;
-                    g.rig = last(raw, "bones").map(geometry_bones);
+                    g.rig = get(raw, "bones").map(geometry_bones);
                 }
             }
             _ => {}
@@ -345,45 +353,88 @@ fn next<'l, T>(list: &'l mut [T], at: &mut usize) -> Option<&'l mut T> {
     list.get_mut(*at - 1)
 }
 
+// Reading the syntax tree: objects keep their keys in document order, duplicates included.
+
 /// The last value of `key` (the game keeps the last of duplicate keys).
-fn last<'v, 'a>(v: &'v Value<'a>, key: &str) -> Option<&'v Value<'a>> {
+fn get<'v, 'a>(v: &'v Value<'a>, key: &str) -> Option<&'v Value<'a>> {
     json::props(v)
         .filter(|(k, _)| *k == key)
         .map(|(_, v)| v)
         .last()
 }
 
+fn props<'v, 'a>(v: &'v Value<'a>) -> impl Iterator<Item = (&'v str, &'v Value<'a>)> {
+    json::props(v)
+}
+
+/// `key`'s properties (none when absent or not an object).
+fn props_of<'v, 'a>(v: &'v Value<'a>, key: &str) -> impl Iterator<Item = (&'v str, &'v Value<'a>)> {
+    get(v, key).into_iter().flat_map(json::props)
+}
+
+fn elems<'v, 'a>(v: &'v Value<'a>) -> impl Iterator<Item = &'v Value<'a>> {
+    json::elems(v).map(|(_, e)| e)
+}
+
+/// `key`'s elements, with their index (none when absent or not an array).
+fn elems_of<'v, 'a>(v: &'v Value<'a>, key: &str) -> impl Iterator<Item = (usize, &'v Value<'a>)> {
+    get(v, key).into_iter().flat_map(json::elems)
+}
+
+/// A JSON number as f64 (the parser only accepts JSON number syntax, which f64 reads).
+fn as_num(v: &Value<'_>) -> Option<f64> {
+    match v {
+        Value::NumberLit(n) => Some(n.value.parse().unwrap_or(0.0)),
+        _ => None,
+    }
+}
+
+fn as_bool(v: &Value<'_>) -> Option<bool> {
+    match v {
+        Value::BooleanLit(b) => Some(b.value),
+        _ => None,
+    }
+}
+
+/// The strings of a script array joined with `"\n"`, or the string itself.
+fn joined(v: &Value<'_>) -> Option<String> {
+    match v {
+        Value::StringLit(s) => Some(s.value.to_string()),
+        Value::Array(_) => Some(
+            elems(v)
+                .filter_map(json::as_str)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        _ => None,
+    }
+}
+
 fn geometry_bones(list: &Value<'_>) -> Vec<GeometryBone> {
     let triple = |v: Option<&Value<'_>>| -> [f32; 3] {
         let mut out = [0.0; 3];
         if let Some(v) = v {
-            for (o, (_, e)) in out.iter_mut().zip(json::elems(v)) {
-                // As `Tree` reads numbers: f64, then f32.
-                *o = match e {
-                    Value::NumberLit(n) => n.value.parse::<f64>().unwrap_or(0.0) as f32,
-                    _ => 0.0,
-                };
+            for (o, e) in out.iter_mut().zip(elems(v)) {
+                // f64, then f32, as every number of the pack is read.
+                *o = as_num(e).unwrap_or(0.0) as f32;
             }
         }
         out
     };
     let mut out = Vec::new();
-    for (_, b) in json::elems(list) {
-        let Some(name) = last(b, "name").and_then(json::as_str) else {
+    for b in elems(list) {
+        let Some(name) = get(b, "name").and_then(json::as_str) else {
             continue;
         };
-        let locators = last(b, "locators")
-            .map(|l| json::props(l).collect::<Vec<_>>())
-            .unwrap_or_default()
-            .into_iter()
+        let locators = props_of(b, "locators")
             // `[x, y, z]` or `{offset: [x, y, z], rotation: ...}`.
-            .map(|(n, l)| (n.to_string(), triple(last(l, "offset").or(Some(l)))))
+            .map(|(n, l)| (n.to_string(), triple(get(l, "offset").or(Some(l)))))
             .collect();
         out.push(GeometryBone {
             name: name.to_string(),
-            parent: last(b, "parent").and_then(json::as_str).map(str::to_string),
-            pivot: triple(last(b, "pivot")),
-            rotation: triple(last(b, "rotation")),
+            parent: get(b, "parent").and_then(json::as_str).map(str::to_string),
+            pivot: triple(get(b, "pivot")),
+            rotation: triple(get(b, "rotation")),
             locators,
         });
     }
@@ -391,12 +442,11 @@ fn geometry_bones(list: &Value<'_>) -> Vec<GeometryBone> {
 }
 
 /// `{time: value}` pairs whose time and value are numbers, sorted by time.
-fn curve(v: Option<&Tree>) -> Vec<(f32, f32)> {
+fn curve(v: Option<&Value<'_>>) -> Vec<(f32, f32)> {
     let mut c: Vec<(f32, f32)> = v
-        .map(Tree::props)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(|(k, v)| Some((k.trim().parse::<f32>().ok()?, v.as_num()? as f32)))
+        .into_iter()
+        .flat_map(json::props)
+        .filter_map(|(k, v)| Some((k.trim().parse::<f32>().ok()?, as_num(v)? as f32)))
         .collect();
     c.sort_by(|a, b| a.0.total_cmp(&b.0));
     c
@@ -404,129 +454,124 @@ fn curve(v: Option<&Tree>) -> Vec<(f32, f32)> {
 
 /// A name, or the first key of `{name: value}`, as `animate` lists and state `animations`
 /// give them.
-fn name_and_value(entry: &Tree) -> Option<(&str, Option<&Tree>)> {
+fn name_and_value<'v, 'a>(entry: &'v Value<'a>) -> Option<(&'v str, Option<&'v Value<'a>>)> {
     match entry {
-        Tree::Str(s) => Some((s, None)),
-        Tree::Obj(props) if !props.is_empty() => Some((&props[0].0, Some(&props[0].1))),
+        Value::StringLit(s) => Some((s.value.as_ref(), None)),
+        Value::Object(_) => props(entry).next().map(|(k, v)| (k, Some(v))),
         _ => None,
     }
 }
 
-struct Walker {
+/// A JSON pointer, made only when a string turns out to be Molang (most values of a
+/// pack are numbers: building every pointer was most of the walk).
+type At<'x> = &'x dyn Fn() -> String;
+
+struct Walker<'s> {
     /// The file's sites by pointer (of two at one pointer, the later).
-    sites: HashMap<String, SiteId>,
+    sites: HashMap<&'s str, SiteId>,
 }
 
-impl Walker {
-    /// The string at `pointer`: its site, else its text.
-    fn expr(&self, pointer: &str, text: &str) -> Expr {
-        match self.sites.get(pointer) {
+impl Walker<'_> {
+    /// The string at `at`: its site, else its text.
+    fn expr(&self, at: At, text: &str) -> Expr {
+        let pointer = at();
+        match self.sites.get(pointer.as_str()) {
             Some(&s) => Expr::Site(s),
             None => Expr::Unrecorded {
                 text: text.to_string(),
-                pointer: pointer.to_string(),
+                pointer,
             },
         }
     }
 
     /// A list of `"name"` or `{"name": value}` entries (scripts' `animate`, a state's
     /// `animations`), each with its value read by [`Self::num`] at its own pointer.
-    fn named_list(&self, list: Option<&Tree>, pointer: &str) -> Vec<(String, Option<Num>)> {
-        let entries = list.map(Tree::elems).unwrap_or(&[]);
-        let mut out = Vec::with_capacity(entries.len());
-        for (i, entry) in entries.iter().enumerate() {
+    fn named_list(&self, list: Option<&Value<'_>>, at: At) -> Vec<(String, Option<Num>)> {
+        let mut out = Vec::new();
+        for (i, entry) in list.into_iter().flat_map(json::elems) {
             let Some((name, value)) = name_and_value(entry) else {
                 continue;
             };
-            let p = ptr(&ptr(pointer, &i.to_string()), name);
+            let p = || ptr(&ptr(&at(), &i.to_string()), name);
             out.push((name.to_string(), value.and_then(|v| self.num(&p, v))));
         }
         out
     }
 
     /// A number or Molang string; booleans read as 1/0, anything else is absent.
-    fn num(&self, pointer: &str, v: &Tree) -> Option<Num> {
+    fn num(&self, at: At, v: &Value<'_>) -> Option<Num> {
         match v {
-            Tree::Num(n) => Some(Num::Const(*n as f32)),
-            Tree::Bool(b) => Some(Num::Const(*b as u8 as f32)),
-            Tree::Str(s) => {
+            Value::NumberLit(_) => Some(Num::Const(as_num(v)? as f32)),
+            Value::BooleanLit(b) => Some(Num::Const(b.value as u8 as f32)),
+            Value::StringLit(s) => {
                 // A plain number in a string is the constant the engine folds it to.
-                let t = s.trim();
+                let t = s.value.trim();
                 if let Ok(n) = t.parse::<f32>() {
                     if t.chars().all(|c| c.is_ascii_digit() || ".-+eE".contains(c)) {
                         return Some(Num::Const(n));
                     }
                 }
-                Some(Num::Molang(self.expr(pointer, s)))
+                Some(Num::Molang(self.expr(at, &s.value)))
             }
             // The `{"expression": "...", "version": n}` form of newer files.
-            Tree::Obj(_) => self.num(&ptr(pointer, "expression"), v.get("expression")?),
+            Value::Object(_) => self.num(&|| ptr(&at(), "expression"), get(v, "expression")?),
             _ => None,
         }
     }
 
     /// A script: a string, or an array of strings joined with `"\n"`; blank is absent.
-    fn script(&self, pointer: &str, v: &Tree) -> Option<Expr> {
-        let text = match v {
-            Tree::Str(s) => s.clone(),
-            Tree::Arr(a) => a
-                .iter()
-                .filter_map(Tree::as_str)
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => return None,
-        };
+    fn script(&self, at: At, v: &Value<'_>) -> Option<Expr> {
+        let text = joined(v)?;
         if text.trim().is_empty() {
             return None;
         }
-        Some(self.expr(pointer, &text))
+        Some(self.expr(at, &text))
     }
 
     /// A channel value: number, string (all axes), `[x]`, or `[x, y, z]`.
-    fn vec3(&self, pointer: &str, v: &Tree) -> Option<Vec3> {
+    fn vec3(&self, at: At, v: &Value<'_>) -> Option<Vec3> {
         match v {
-            Tree::Arr(a) if a.len() == 1 => Some(Vec3::Splat(self.num(&ptr(pointer, "0"), &a[0])?)),
-            Tree::Arr(a) => {
+            Value::Array(a) if a.elements.len() == 1 => {
+                Some(Vec3::Splat(self.num(&|| ptr(&at(), "0"), &a.elements[0])?))
+            }
+            Value::Array(a) => {
                 let axis = |i: usize| {
-                    a.get(i)
-                        .and_then(|e| self.num(&ptr(pointer, &i.to_string()), e))
+                    a.elements
+                        .get(i)
+                        .and_then(|e| self.num(&|| ptr(&at(), &i.to_string()), e))
                         .unwrap_or(Num::Const(0.0))
                 };
                 Some(Vec3::Axes([axis(0), axis(1), axis(2)]))
             }
-            _ => Some(Vec3::Splat(self.num(pointer, v)?)),
+            _ => Some(Vec3::Splat(self.num(at, v)?)),
         }
     }
 
-    fn client(&self, desc: &Tree, dp: &str, attachable: bool) -> ClientData {
-        let pairs = |v: Option<&Tree>| -> Vec<(String, String)> {
-            v.map(Tree::props)
-                .unwrap_or(&[])
-                .iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+    fn client(&self, desc: &Value<'_>, dp: &str, attachable: bool) -> ClientData {
+        let pairs = |v: &Value<'_>| -> Vec<(String, String)> {
+            props(v)
+                .filter_map(|(k, v)| Some((k.to_string(), json::as_str(v)?.to_string())))
                 .collect()
         };
         let mut out = ClientData {
-            animations: pairs(desc.get("animations")),
+            animations: get(desc, "animations").map(pairs).unwrap_or_default(),
             ..ClientData::default()
         };
-        for e in desc
-            .get("animation_controllers")
-            .map(Tree::elems)
-            .unwrap_or(&[])
-        {
-            out.legacy_controllers.extend(pairs(Some(e)));
+        for (_, e) in elems_of(desc, "animation_controllers") {
+            out.legacy_controllers.extend(pairs(e));
         }
-        out.geometry = desc.get("geometry").and_then(|geo| {
-            geo.get("default")
-                .or_else(|| geo.props().first().map(|(_, v)| v))
-                .and_then(Tree::as_str)
+        out.geometry = get(desc, "geometry").and_then(|geo| {
+            get(geo, "default")
+                .or_else(|| props(geo).next().map(|(_, v)| v))
+                .and_then(json::as_str)
                 .map(str::to_string)
         });
-        let scripts = desc.get("scripts");
+        let scripts = get(desc, "scripts");
         let sp = ptr(dp, "scripts");
-        out.animate = self.named_list(scripts.and_then(|s| s.get("animate")), &ptr(&sp, "animate"));
-        for (k, v) in scripts.map(Tree::props).unwrap_or(&[]) {
+        out.animate = self.named_list(scripts.and_then(|s| get(s, "animate")), &|| {
+            ptr(&sp, "animate")
+        });
+        for (k, v) in scripts.into_iter().flat_map(json::props) {
             let slot = match k.to_ascii_lowercase().as_str() {
                 "scale" => 0,
                 "scalex" => 1,
@@ -534,32 +579,26 @@ impl Walker {
                 "scalez" => 3,
                 _ => continue,
             };
-            out.scale.push((slot, k.clone(), self.num(&ptr(&sp, k), v)));
+            out.scale
+                .push((slot, k.to_string(), self.num(&|| ptr(&sp, k), v)));
         }
         let map = |key: &str| -> Vec<(String, String)> {
-            desc.get(key)
-                .map(Tree::props)
-                .unwrap_or(&[])
-                .iter()
-                .filter_map(|(k, v)| Some((k.to_ascii_lowercase(), v.as_str()?.to_string())))
+            props_of(desc, key)
+                .filter_map(|(k, v)| Some((k.to_ascii_lowercase(), json::as_str(v)?.to_string())))
                 .collect()
         };
         out.resources = [map("geometry"), map("textures"), map("materials")];
         let rc_ptr = ptr(dp, "render_controllers");
-        for (i, e) in desc
-            .get("render_controllers")
-            .map(Tree::elems)
-            .unwrap_or(&[])
-            .iter()
-            .enumerate()
-        {
+        for (i, e) in elems_of(desc, "render_controllers") {
             let (id, cond) = match e {
-                Tree::Str(s) => (s.clone(), None),
-                Tree::Obj(props) if !props.is_empty() => {
-                    let (k, v) = &props[0];
+                Value::StringLit(s) => (s.value.to_string(), None),
+                Value::Object(_) => {
+                    let Some((k, v)) = props(e).next() else {
+                        continue;
+                    };
                     (
-                        k.clone(),
-                        self.num(&ptr(&ptr(&rc_ptr, &i.to_string()), k), v),
+                        k.to_string(),
+                        self.num(&|| ptr(&ptr(&rc_ptr, &i.to_string()), k), v),
                     )
                 }
                 _ => continue,
@@ -567,54 +606,44 @@ impl Walker {
             out.render_controllers.push((id, cond));
         }
         if attachable {
-            let text = match scripts.and_then(|s| s.get("parent_setup")) {
-                Some(Tree::Str(s)) => Some(s.clone()),
-                Some(Tree::Arr(a)) => Some(
-                    a.iter()
-                        .filter_map(Tree::as_str)
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                ),
-                _ => None,
-            };
-            out.parent_setup = text.filter(|t| !t.trim().is_empty());
+            out.parent_setup = scripts
+                .and_then(|s| get(s, "parent_setup"))
+                .and_then(joined)
+                .filter(|t| !t.trim().is_empty());
         }
         out
     }
 
-    fn animation(&self, tree: &Tree, ap: &str) -> AnimationData {
+    fn animation(&self, anim: &Value<'_>, ap: &str) -> AnimationData {
         let mut out = AnimationData {
-            looping: match tree.get("loop") {
-                Some(Tree::Bool(true)) => LoopMode::Loop,
-                Some(Tree::Str(s)) if s == "hold_on_last_frame" => LoopMode::Hold,
-                Some(Tree::Str(s)) if s == "true" => LoopMode::Loop,
+            looping: match get(anim, "loop") {
+                Some(Value::BooleanLit(b)) if b.value => LoopMode::Loop,
+                Some(Value::StringLit(s)) if s.value == "hold_on_last_frame" => LoopMode::Hold,
+                Some(Value::StringLit(s)) if s.value == "true" => LoopMode::Loop,
                 _ => LoopMode::Once,
             },
-            override_previous: tree
-                .get("override_previous_animation")
-                .and_then(Tree::as_bool)
+            override_previous: get(anim, "override_previous_animation").and_then(as_bool)
                 == Some(true),
-            length: tree
-                .get("animation_length")
-                .and_then(Tree::as_num)
+            length: get(anim, "animation_length")
+                .and_then(as_num)
                 .filter(|l| l.is_finite() && *l >= 0.0)
                 .map(|l| l as f32),
             ..AnimationData::default()
         };
-        let field = |key: &str| tree.get(key).and_then(|v| self.num(&ptr(ap, key), v));
+        let field = |key: &str| get(anim, key).and_then(|v| self.num(&|| ptr(ap, key), v));
         out.anim_time_update = field("anim_time_update");
         out.blend_weight = field("blend_weight");
         out.start_delay = field("start_delay");
         out.loop_delay = field("loop_delay");
         let bones_ptr = ptr(ap, "bones");
-        for (bone, channels) in tree.get("bones").map(Tree::props).unwrap_or(&[]) {
+        for (bone, channels) in props_of(anim, "bones") {
             let bp = ptr(&bones_ptr, bone);
             let mut track = BoneTrack {
-                bone: bone.clone(),
+                bone: bone.to_string(),
                 channels: Vec::new(),
             };
-            for (ch, cv) in channels.props() {
-                let idx = match ch.as_str() {
+            for (ch, cv) in props(channels) {
+                let idx = match ch {
                     "rotation" => ROTATION,
                     "position" => POSITION,
                     "scale" => SCALE,
@@ -622,35 +651,35 @@ impl Walker {
                 };
                 let cp = ptr(&bp, ch);
                 let channel = match cv {
-                    Tree::Obj(keys) if cv.get("expression").is_none() => ChannelDef::Keys(
-                        keys.iter()
-                            .map(|(time, kv)| self.key(&ptr(&cp, time), time, kv))
+                    Value::Object(_) if get(cv, "expression").is_none() => ChannelDef::Keys(
+                        props(cv)
+                            .map(|(time, kv)| self.key(&|| ptr(&cp, time), time, kv))
                             .collect(),
                     ),
-                    _ => ChannelDef::Static(self.vec3(&cp, cv)),
+                    _ => ChannelDef::Static(self.vec3(&|| cp.clone(), cv)),
                 };
                 track.channels.push((idx, channel));
             }
             out.tracks.push(track);
         }
         let tp = ptr(ap, "timeline");
-        for (time, script) in tree.get("timeline").map(Tree::props).unwrap_or(&[]) {
+        for (time, script) in props_of(anim, "timeline") {
             let Ok(t) = time.trim().parse::<f32>() else {
                 continue;
             };
-            if let Some(e) = self.script(&ptr(&tp, time), script) {
-                out.timeline.push((t, time.clone(), e));
+            if let Some(e) = self.script(&|| ptr(&tp, time), script) {
+                out.timeline.push((t, time.to_string(), e));
             }
         }
         out
     }
 
-    fn key(&self, kp: &str, time: &str, kv: &Tree) -> KeyDef {
-        let value = if let Tree::Obj(_) = kv {
+    fn key(&self, kp: At, time: &str, kv: &Value<'_>) -> KeyDef {
+        let value = if let Value::Object(_) = kv {
             KeyValue::PrePost {
-                pre: kv.get("pre").and_then(|v| self.vec3(&ptr(kp, "pre"), v)),
-                post: kv.get("post").and_then(|v| self.vec3(&ptr(kp, "post"), v)),
-                lerp: match kv.get("lerp_mode").and_then(Tree::as_str) {
+                pre: get(kv, "pre").and_then(|v| self.vec3(&|| ptr(&kp(), "pre"), v)),
+                post: get(kv, "post").and_then(|v| self.vec3(&|| ptr(&kp(), "post"), v)),
+                lerp: match get(kv, "lerp_mode").and_then(json::as_str) {
                     Some("catmullrom") => Lerp::CatmullRom,
                     Some("step") => Lerp::Step,
                     _ => Lerp::Linear,
@@ -666,33 +695,24 @@ impl Walker {
         }
     }
 
-    fn state(&self, st: &Tree, sp: &str) -> StateData {
+    fn state(&self, st: &Value<'_>, sp: &str) -> StateData {
         let mut out = StateData {
-            animations: self.named_list(st.get("animations"), &ptr(sp, "animations")),
+            animations: self.named_list(get(st, "animations"), &|| ptr(sp, "animations")),
             ..Default::default()
         };
         let tp = ptr(sp, "transitions");
-        for (i, t) in st
-            .get("transitions")
-            .map(Tree::elems)
-            .unwrap_or(&[])
-            .iter()
-            .enumerate()
-        {
-            for (target, cond) in t.props() {
-                let p = ptr(&ptr(&tp, &i.to_string()), target);
-                out.transitions.push((target.clone(), self.num(&p, cond)));
+        for (i, t) in elems_of(st, "transitions") {
+            for (target, cond) in props(t) {
+                let p = || ptr(&ptr(&tp, &i.to_string()), target);
+                out.transitions
+                    .push((target.to_string(), self.num(&p, cond)));
             }
         }
-        out.on_entry = st
-            .get("on_entry")
-            .and_then(|v| self.script(&ptr(sp, "on_entry"), v));
-        out.on_exit = st
-            .get("on_exit")
-            .and_then(|v| self.script(&ptr(sp, "on_exit"), v));
+        out.on_entry = get(st, "on_entry").and_then(|v| self.script(&|| ptr(sp, "on_entry"), v));
+        out.on_exit = get(st, "on_exit").and_then(|v| self.script(&|| ptr(sp, "on_exit"), v));
         let vp = ptr(sp, "variables");
-        for (var, def) in st.get("variables").map(Tree::props).unwrap_or(&[]) {
-            let Some(input) = def.get("input") else {
+        for (var, def) in props_of(st, "variables") {
+            let Some(input) = get(def, "input") else {
                 continue;
             };
             let name = var
@@ -702,13 +722,16 @@ impl Walker {
                 .to_ascii_lowercase();
             out.variables.push(StateVariable {
                 name,
-                input: self.num(&ptr(&ptr(&vp, var), "input"), input),
-                curve: curve(def.get("remap_curve")),
+                input: self.num(&|| ptr(&ptr(&vp, var), "input"), input),
+                curve: curve(get(def, "remap_curve")),
             });
         }
-        out.blend_transition = match st.get("blend_transition") {
-            Some(Tree::Num(n)) if *n > 0.0 => BlendTransition::Seconds(*n as f32),
-            Some(t @ Tree::Obj(_)) => {
+        out.blend_transition = match get(st, "blend_transition") {
+            Some(t @ Value::NumberLit(_)) => match as_num(t) {
+                Some(n) if n > 0.0 => BlendTransition::Seconds(n as f32),
+                _ => BlendTransition::None,
+            },
+            Some(t @ Value::Object(_)) => {
                 let c = curve(Some(t));
                 if c.is_empty() {
                     BlendTransition::None
@@ -721,63 +744,53 @@ impl Walker {
         out
     }
 
-    fn render(&self, tree: &Tree, rp: &str) -> RenderData {
+    fn render(&self, rc: &Value<'_>, rp: &str) -> RenderData {
         let mut out = RenderData {
-            geometry: tree
-                .get("geometry")
-                .and_then(Tree::as_str)
-                .map(|g| self.expr(&ptr(rp, "geometry"), g)),
-            rebuild_animation_matrices: tree
-                .get("rebuild_animation_matrices")
-                .and_then(Tree::as_bool)
+            geometry: get(rc, "geometry")
+                .and_then(json::as_str)
+                .map(|g| self.expr(&|| ptr(rp, "geometry"), g)),
+            rebuild_animation_matrices: get(rc, "rebuild_animation_matrices").and_then(as_bool)
                 == Some(true),
             ..RenderData::default()
         };
-        let list = |key: &str| tree.get(key).map(Tree::elems).unwrap_or(&[]);
-        for (i, t) in list("textures").iter().enumerate() {
-            if let Some(t) = t.as_str() {
-                let p = ptr(&ptr(rp, "textures"), &i.to_string());
+        for (i, t) in elems_of(rc, "textures") {
+            if let Some(t) = json::as_str(t) {
+                let p = || ptr(&ptr(rp, "textures"), &i.to_string());
                 out.textures.push((i, self.expr(&p, t)));
             }
         }
-        for (i, m) in list("materials").iter().enumerate() {
-            for (pattern, v) in m.props() {
-                if let Some(t) = v.as_str() {
-                    let p = ptr(&ptr(&ptr(rp, "materials"), &i.to_string()), pattern);
-                    out.materials.push((i, pattern.clone(), self.expr(&p, t)));
+        for (i, m) in elems_of(rc, "materials") {
+            for (pattern, v) in props(m) {
+                if let Some(t) = json::as_str(v) {
+                    let p = || ptr(&ptr(&ptr(rp, "materials"), &i.to_string()), pattern);
+                    out.materials
+                        .push((i, pattern.to_string(), self.expr(&p, t)));
                 }
             }
         }
-        for (i, m) in list("part_visibility").iter().enumerate() {
-            for (pattern, v) in m.props() {
-                let p = ptr(&ptr(&ptr(rp, "part_visibility"), &i.to_string()), pattern);
+        for (i, m) in elems_of(rc, "part_visibility") {
+            for (pattern, v) in props(m) {
+                let p = || ptr(&ptr(&ptr(rp, "part_visibility"), &i.to_string()), pattern);
                 out.part_visibility
-                    .push((i, pattern.clone(), self.num(&p, v)));
+                    .push((i, pattern.to_string(), self.num(&p, v)));
             }
         }
         for (k, key) in ["color", "overlay_color", "is_hurt_color", "on_fire_color"]
             .iter()
             .enumerate()
         {
-            let Some(c) = tree.get(key) else { continue };
+            let Some(c) = get(rc, key) else { continue };
             for (ch, name) in ["r", "g", "b", "a"].iter().enumerate() {
-                if let Some(v) = c.get(name) {
-                    out.colors[k][ch] = self.num(&ptr(&ptr(rp, key), name), v);
+                if let Some(v) = get(c, name) {
+                    out.colors[k][ch] = self.num(&|| ptr(&ptr(rp, key), name), v);
                 }
             }
         }
-        if let Some(uv) = tree.get("uv_anim") {
+        if let Some(uv) = get(rc, "uv_anim") {
             let mut uv_out: [Option<Num>; 4] = Default::default();
             for (half, key) in ["offset", "scale"].iter().enumerate() {
-                for (j, v) in uv
-                    .get(key)
-                    .map(Tree::elems)
-                    .unwrap_or(&[])
-                    .iter()
-                    .take(2)
-                    .enumerate()
-                {
-                    let p = ptr(&ptr(&ptr(rp, "uv_anim"), key), &j.to_string());
+                for (j, v) in elems_of(uv, key).take(2) {
+                    let p = || ptr(&ptr(&ptr(rp, "uv_anim"), key), &j.to_string());
                     uv_out[half * 2 + j] = self.num(&p, v);
                 }
             }

@@ -375,6 +375,7 @@ impl Cx<'_, '_> {
         out: &mut Vec<SiteId>,
     ) {
         match value {
+            Value::NumberLit(_) | Value::BooleanLit(_) | Value::NullKeyword(_) => {}
             Value::Array(_) => {
                 for (i, e) in elems(value) {
                     self.strings(e, &ptr_idx(pointer, i), kind, role, out);
@@ -881,6 +882,8 @@ impl Cx<'_, '_> {
     /// optional `pre` / `post`; `lerp_mode` is an enum, not Molang.
     fn channel(&mut self, v: &Value<'_>, pointer: &str, role: &'static str, out: &mut Vec<SiteId>) {
         match v {
+            // Most channel values are numbers: no site, so no pointer to build.
+            Value::NumberLit(_) | Value::BooleanLit(_) | Value::NullKeyword(_) => {}
             Value::Array(_) => {
                 for (i, e) in elems(v) {
                     self.channel(e, &ptr_idx(pointer, i), role, out);

@@ -52,7 +52,11 @@ pub(crate) fn ptr(base: &str, token: &str) -> String {
 }
 
 pub(crate) fn ptr_idx(base: &str, index: usize) -> String {
-    format!("{base}/{index}")
+    use std::fmt::Write;
+    let mut out = String::with_capacity(base.len() + 4);
+    out.push_str(base);
+    let _ = write!(out, "/{index}");
+    out
 }
 
 pub(crate) fn prop_name<'b>(name: &'b ObjectPropName<'_>) -> &'b str {
@@ -67,11 +71,17 @@ pub(crate) fn prop_name<'b>(name: &'b ObjectPropName<'_>) -> &'b str {
 pub(crate) fn props<'b, 'a>(
     value: &'b Value<'a>,
 ) -> impl Iterator<Item = (&'b str, &'b Value<'a>)> {
-    let list: &[jsonc_parser::ast::ObjectProp<'a>] = match value {
+    properties(value)
+        .iter()
+        .map(|p| (prop_name(&p.name), &p.value))
+}
+
+/// The properties of an object value; none for other values.
+fn properties<'b, 'a>(value: &'b Value<'a>) -> &'b [jsonc_parser::ast::ObjectProp<'a>] {
+    match value {
         Value::Object(obj) => &obj.properties,
         _ => &[],
-    };
-    list.iter().map(|p| (prop_name(&p.name), &p.value))
+    }
 }
 
 /// Elements of an array value; nothing for other values.
@@ -223,11 +233,7 @@ pub(crate) fn props_at<'b, 'a>(
     value: &'b Value<'a>,
 ) -> impl Iterator<Item = (&'b str, std::ops::Range<usize>, &'b Value<'a>)> {
     use jsonc_parser::common::Ranged;
-    let list: &[jsonc_parser::ast::ObjectProp<'a>] = match value {
-        Value::Object(obj) => &obj.properties,
-        _ => &[],
-    };
-    list.iter().map(|p| {
+    properties(value).iter().map(|p| {
         let r = p.name.range();
         (prop_name(&p.name), r.start..r.end, &p.value)
     })

@@ -27,7 +27,6 @@ pub(crate) mod json;
 mod layer;
 #[cfg(test)]
 mod tests;
-pub mod tree;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
@@ -426,21 +425,29 @@ pub struct Pack {
 /// still checked on its own. Within one layer nothing is overridden.
 /// Creates `dir` itself if it is missing, like `mkdir` (not `mkdir -p`): a typo in a parent
 /// folder is an error, never a tree of new folders somewhere unexpected.
-pub fn create_out_dir(dir: &Path) -> Result<(), String> {
+pub fn create_out_dir(dir: &Path) -> Result<(), crate::Error> {
+    use crate::error::ErrorKind;
     if dir.is_dir() {
         return Ok(());
     }
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !parent.is_dir() {
-            return Err(format!(
-                "{}: the folder {} does not exist (only the last folder of an output path is created)",
-                dir.display(),
-                parent.display()
+            return Err(crate::Error::new(
+                ErrorKind::Io,
+                format!(
+                    "{}: the folder {} does not exist (only the last folder of an output path is created)",
+                    dir.display(),
+                    parent.display()
+                ),
             ));
         }
     }
-    std::fs::create_dir(dir)
-        .map_err(|e| format!("{}: cannot create the folder: {e}", dir.display()))
+    std::fs::create_dir(dir).map_err(|e| {
+        crate::Error::new(
+            ErrorKind::Io,
+            format!("{}: cannot create the folder: {e}", dir.display()),
+        )
+    })
 }
 
 pub fn load(paths: &[PathBuf]) -> Pack {

@@ -3,8 +3,8 @@
 //! checked IR happens here; the frame loop only runs compiled programs).
 //!
 //! Files come from [`crate::pack::load`] (the same reading and problem reporting as
-//! `molang check`); the numbers and key order come from [`crate::pack::tree`], and Molang
-//! strings are taken from the pack's sites so diagnostics point into the JSON file.
+//! `molang check`); the numbers and key order come from the typed definitions of
+//! [`crate::pack::defs`], and Molang strings are taken from the pack's sites so diagnostics point into the JSON file.
 
 use super::model::*;
 use crate::diagnostics::Severity;

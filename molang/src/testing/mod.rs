@@ -20,6 +20,7 @@ pub mod report;
 pub mod spec;
 
 use crate::entity::Condition;
+use crate::error::{Error, ErrorKind};
 use crate::ir::Slot;
 use crate::pack::Pack;
 use crate::runtime::inputs::{self, Timeline};
@@ -152,7 +153,7 @@ impl Outcome {
 }
 
 /// Every `*.test.json` under the paths (a file path is taken as given), sorted.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_file() {
@@ -160,10 +161,13 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         } else if p.is_dir() {
             out.extend(
                 crate::pack::find_files(p, ".test.json")
-                    .map_err(|e| format!("{}: {e}", p.display()))?,
+                    .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", p.display())))?,
             );
         } else {
-            return Err(format!("{}: no such file or directory", p.display()));
+            return Err(Error::new(
+                ErrorKind::NoSuchPath,
+                format!("{}: no such file or directory", p.display()),
+            ));
         }
     }
     out.sort();
@@ -193,13 +197,16 @@ pub struct PackCache {
 }
 
 impl PackCache {
-    pub fn get(&mut self, layers: &[PathBuf]) -> Result<Arc<Pack>, String> {
+    pub fn get(&mut self, layers: &[PathBuf]) -> Result<Arc<Pack>, Error> {
         if let Some(p) = self.packs.get(layers) {
             return Ok(p.clone());
         }
         for l in layers {
             if !l.exists() {
-                return Err(format!("pack {}: no such file or directory", l.display()));
+                return Err(Error::new(
+                    ErrorKind::NoSuchPath,
+                    format!("pack {}: no such file or directory", l.display()),
+                ));
             }
         }
         let pack = Arc::new(crate::pack::load(layers));
@@ -223,18 +230,15 @@ struct Recording {
     conditions: Vec<Vec<bool>>,
 }
 
-fn timeline(test: &TestCase) -> Result<Timeline, String> {
+fn timeline(test: &TestCase) -> Result<Timeline, Error> {
     match &test.inputs {
         Inputs::None => Ok(Timeline::default()),
         Inputs::Csv(p) => {
-            let text =
-                crate::pack::read_text_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            Ok(inputs::parse(&text, &p.display().to_string())?)
+            let text = crate::pack::read_text_file(p)
+                .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", p.display())))?;
+            inputs::parse(&text, &p.display().to_string())
         }
-        Inputs::Inline(csv) => Ok(inputs::parse(
-            csv,
-            &format!("{} (inputs)", test.file.display()),
-        )?),
+        Inputs::Inline(csv) => inputs::parse(csv, &format!("{} (inputs)", test.file.display())),
     }
 }
 
@@ -242,9 +246,9 @@ fn frame_count(test: &TestCase) -> u64 {
     (test.seconds as f64 * test.fps as f64).round() as u64
 }
 
-fn record(test: &TestCase, pack: &Pack, backend: Backend) -> Result<Recording, String> {
+fn record(test: &TestCase, pack: &Pack, backend: Backend) -> Result<Recording, Error> {
     let tl = timeline(test)?;
-    let loaded = load_from_pack(pack, &test.entity).map_err(|e| e.to_string())?;
+    let loaded = load_from_pack(pack, &test.entity)?;
     let mut rt = Runtime::new(loaded, backend, test.fps, test.seed);
     let (mut driver, _notes) = Driver::new(&tl, &mut rt);
     let conditions: Vec<Condition> = test
@@ -254,11 +258,14 @@ fn record(test: &TestCase, pack: &Pack, backend: Backend) -> Result<Recording, S
             ExpectKind::Condition { text, .. } => Some(
                 Condition::compile(text, rt.scripts.names(), grammar::LATEST_VERSION).map_err(
                     |m| {
-                        format!(
-                            "{}:{}:{}: `{text}` does not load: {m}",
-                            test.file.display(),
-                            e.line,
-                            e.column
+                        Error::new(
+                            m.kind(),
+                            format!(
+                                "{}:{}:{}: `{text}` does not load: {m}",
+                                test.file.display(),
+                                e.line,
+                                e.column
+                            ),
                         )
                     },
                 ),
@@ -470,7 +477,7 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
                 what: format!("entity {} loads and runs", test.entity),
                 frame: None,
                 t: None,
-                detail: e,
+                detail: e.to_string(),
             });
             outcome.seconds = start.elapsed().as_secs_f64();
             return outcome;
@@ -494,7 +501,7 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
                 what: "the entity runs on the JIT".into(),
                 frame: None,
                 t: None,
-                detail: e,
+                detail: e.to_string(),
             }),
         }
     }

@@ -82,7 +82,7 @@ pub fn json_summary(outcomes: &[Outcome]) -> String {
 }
 
 /// JUnit XML: one suite per test file, one case per test.
-pub fn junit(outcomes: &[Outcome]) -> Result<String, String> {
+pub fn junit(outcomes: &[Outcome]) -> Result<String, crate::Error> {
     use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
     let mut report = Report::new("molang test");
     let mut files: Vec<&std::path::Path> = outcomes.iter().map(|o| o.file.as_path()).collect();
@@ -104,7 +104,10 @@ pub fn junit(outcomes: &[Outcome]) -> Result<String, String> {
         }
         report.add_test_suite(suite);
     }
-    report
-        .to_string()
-        .map_err(|e| format!("writing JUnit XML: {e}"))
+    report.to_string().map_err(|e| {
+        crate::Error::new(
+            crate::error::ErrorKind::Internal,
+            format!("writing JUnit XML: {e}"),
+        )
+    })
 }
