@@ -399,8 +399,14 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("{} = t.ns - {x}", v("cs")));
     let plane = |e: &mut Entry| {
         e.s(format!("t.df = math.max({} - {rootf}, 0.5)", v("cx")));
+        // A toe near or behind the root's f: cx plus what cs adds at 0.5 px (reference
+        // `leg_plane`).
         e.s(format!(
-            "t.cxp = ({cs} == 0.0) ? {cx} : ({rootf} + math.sqrt(t.df * t.df + {cs} * {cs}))",
+            "t.dr = math.sqrt(t.df * t.df + {cs} * {cs})",
+            cs = v("cs")
+        ));
+        e.s(format!(
+            "t.cxp = ({cs} == 0.0) ? {cx} : (({cx} - {rootf} >= 0.5) ? ({rootf} + t.dr) : ({cx} + (t.dr - 0.5)))",
             cs = v("cs"),
             cx = v("cx")
         ));
@@ -475,12 +481,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         x = v("cl")
     ));
     e.s(format!("{x} = t.lift ? v.settle : {x}", x = v("sm")));
-    e.s(format!(
-        "{x} = t.lift ? math.clamp(t.yst, {}, {}) : {x}",
-        lit(-(2.0 * p.yaw_max)),
-        lit(2.0 * p.yaw_max),
-        x = v("yl")
-    ));
+    e.s(format!("{x} = t.lift ? t.yst : {x}", x = v("yl")));
     e.s(format!("{x} = t.lift ? v.fwd : {x}", x = v("fw")));
     // §7.5's catch-up in the lift-off frame too, as in the reference.
     e.s(format!(
@@ -515,6 +516,53 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         by_gait("v.gait", p.beta),
         bt = v("bt")
     ));
+    // A paw that lands behind its rear reach limit lifts again in the same frame (reference).
+    peel("t.tr", &mut e);
+    plane(&mut e);
+    e.s(format!(
+        "t.wf2 = t.cxp - {lp} * math.cos(t.tr) + {sd} * math.sin(t.tr)"
+    ));
+    e.s(format!(
+        "t.wh2 = {lp} * math.sin(t.tr) + {sd} * math.cos(t.tr)"
+    ));
+    if l.fore {
+        e.s("t.dy2 = v.hg - t.wh2");
+    } else {
+        e.s(format!("t.dy2 = v.hg - (t.wh2 + {})", lit(l.hock_h())));
+    }
+    e.s(format!(
+        "t.rf2 = math.sqrt(math.max({lim2} - t.dy2 * t.dy2, 0.0))"
+    ));
+    e.s(format!(
+        "t.rl = t.wrap && {} < 0.5 && v.settle < 0.5 && (t.wf2 - v.vpx * v.dt < {rootf} - t.rf2 + {off} || t.wf2 > {rootf} + t.rf2 + {off})",
+        v("sw")
+    ));
+    e.s(format!("{x} = t.rl ? 1.0 : {x}", x = v("sw")));
+    e.s(format!(
+        "{bl} = t.rl ? math.min({}, 0.999) : {bl}",
+        v("ph"),
+        bl = v("bl")
+    ));
+    e.s(format!("{x} = t.rl ? t.wf2 : {x}", x = v("wl")));
+    e.s(format!("{x} = t.rl ? t.tr : {x}", x = v("tl")));
+    e.s(format!(
+        "{x} = t.rl ? {} : {x}",
+        by_gait("v.gait", l.tau_max),
+        x = v("tm")
+    ));
+    e.s(format!(
+        "{x} = t.rl ? {} : {x}",
+        by_gait("v.gait", l.clearance),
+        x = v("cl")
+    ));
+    e.s(format!("{x} = t.rl ? v.settle : {x}", x = v("sm")));
+    e.s(format!(
+        "{x} = t.rl ? math.clamp(t.yst, {}, {}) : {x}",
+        lit(-(2.0 * p.yaw_max)),
+        lit(2.0 * p.yaw_max),
+        x = v("yl")
+    ));
+    e.s(format!("{x} = t.rl ? v.fwd : {x}", x = v("fw")));
     // 7.8
     e.s(format!(
         "t.u = math.clamp(({ph} - {bl}) / math.max(1.0 - {bl}, 0.001), 0.0, 1.0)",
@@ -578,10 +626,12 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s("t.sws = t.cxp - t.so");
     e.s(format!("t.spred = {} - t.m * t.u", v("wl")));
     e.s("t.swf = t.ah ? t.sws : ((t.spred + (t.ew - t.spred) * t.g) + (t.sws - t.spred) * (1.0 - t.r * t.r))");
+    // Held: within ±2·yaw_max; carried: within 2·yaw_max of the lift-off yaw.
+    let ym2 = lit(2.0 * p.yaw_max);
     e.s(format!(
-        "t.ys = math.clamp(t.yst, {}, {})",
+        "t.ys = t.ah ? math.clamp(t.yst, {}, {ym2}) : math.clamp(t.yst, {yl} - {ym2}, {yl} + {ym2})",
         lit(-(2.0 * p.yaw_max)),
-        lit(2.0 * p.yaw_max)
+        yl = v("yl")
     ));
     e.s(format!(
         "t.swry = t.ah ? t.ys : ((t.ys + ({} - t.ys) * (t.r * t.r)) * (1.0 - t.g))",

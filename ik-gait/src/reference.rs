@@ -289,15 +289,24 @@ pub fn turn_k(p: &RigParams) -> f32 {
 }
 
 /// The leg plane through the root and a planted toe at (cx, x + cs): the toe's f in that plane
-/// and the plane's yaw (degrees, + toward model +X). The toe is never behind the root in a
-/// gait, so its forward distance is kept ≥ 0.5 px for the angle. On the leg's own line
-/// (cs = 0) it is exactly (cx, 0).
+/// and the plane's yaw (degrees, + toward model +X). On the leg's own line (cs = 0) it is
+/// exactly (cx, 0). A hind toe reaches the root's f at the end of its stance, so for the angle
+/// the forward distance is taken as at least 0.5 px; there the in-plane f is cx plus what the
+/// sideways offset adds at 0.5 px, which goes to cx as cs goes to 0 (a toe behind the root used
+/// to jump to 0.5 px ahead of it as soon as the body yawed: check 14).
 fn leg_plane<T: Real>(cx: T, cs: T, root_f: T) -> (T, T) {
     if cs == c!(0.0) {
         return (cx, c!(0.0));
     }
-    let df = max(cx - root_f, c!(0.5));
-    (root_f + sqrt(df * df + cs * cs), atan2_d(cs, df))
+    let d0 = cx - root_f;
+    let df = max(d0, c!(0.5));
+    let r = sqrt(df * df + cs * cs);
+    let fin = if d0 >= c!(0.5) {
+        root_f + r
+    } else {
+        cx + (r - c!(0.5))
+    };
+    (fin, atan2_d(cs, df))
 }
 
 /// One frame of §7, in the float type of the state (`f32`: the reference that matches the
@@ -535,9 +544,10 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             l.tm = f(lp.tau_max[gi]);
             l.cl = f(lp.clearance[gi]);
             l.sm = s.settle;
-            // Latched within twice the stance limit, as the swing's carried yaw is, so that
-            // the two agree at lift-off.
-            l.yl = clamp(yaw_st, -ym2, ym2);
+            // Latched as it is: the swing's carried yaw is kept within twice the stance limit
+            // of it, so the two agree at lift-off (a fixed ±2·yaw_max clamp froze the plane of
+            // a toe that lifted past it while the body turned on: check 14).
+            l.yl = yaw_st;
             l.fw = fwd;
             // §7.5's catch-up for the lift-off frame: the leg swings from this frame on, so it
             // pays this frame's share too (README, Deviations, check 6), unless that would end
@@ -568,6 +578,33 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             } else {
                 f(p.beta[gi])
             };
+        }
+        // A paw that lands behind its rear reach limit (the body sped up while it was held:
+        // check 10) lifts again in the same frame, as §7.6's early lift-off would have made it
+        // do a frame later: it never stands out of reach.
+        if wrap && l.sw < half && !settle {
+            let tr = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
+            let (cxr, yaw_r) = leg_plane(l.cx, l.cs, root_f);
+            let wf2 = cxr - lp_lp * cos_d(tr) + lp_sd * sin_d(tr);
+            let wh2 = lp_lp * sin_d(tr) + lp_sd * cos_d(tr);
+            let dy2 = if lp.fore {
+                hg - wh2
+            } else {
+                hg - (wh2 + f(lp.hock_h()))
+            };
+            let rf2 = sqrt(max(lim2 - dy2 * dy2, zero));
+            let front2 = root_f + rf2 + hock_off;
+            if wf2 - vpx * dt < root_f - rf2 + hock_off || wf2 > front2 {
+                l.sw = one;
+                l.bl = min(l.ph, c!(0.999));
+                l.wl = wf2;
+                l.tl = tr;
+                l.tm = f(lp.tau_max[gi]);
+                l.cl = f(lp.clearance[gi]);
+                l.sm = s.settle;
+                l.yl = clamp(yaw_r, -ym2, ym2);
+                l.fw = fwd;
+            }
         }
         // 7.8 swing
         let u = clamp((l.ph - l.bl) / max(one - l.bl, c!(0.001)), zero, one);
@@ -629,7 +666,13 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         } else {
             (spred + (ew - spred) * g) + (sws - spred) * (one - r * r)
         };
-        let ys = clamp(yaw_s, -ym2, ym2);
+        // Held: the plane through the held point, within ±2·yaw_max; carried: within 2·yaw_max
+        // of the lift-off yaw.
+        let ys = if anchored {
+            clamp(yaw_s, -ym2, ym2)
+        } else {
+            clamp(yaw_s, l.yl - ym2, l.yl + ym2)
+        };
         let bump = if u < c!(0.45) {
             rc(u / c!(0.45))
         } else {

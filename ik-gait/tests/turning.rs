@@ -144,3 +144,43 @@ fn bedrock_rotation_order_is_x_then_y() {
         "{v:?}"
     );
 }
+
+/// Soak runs (seed, with yaw) in which, before the rules that fixed them, a toe dragged along
+/// the floor (check 14) or a paw stood past its linear reach (check 10), on the reference: seed
+/// 5 with yaw (a fore toe lifted past the old fixed ±30° clamp of the swing's plane yaw, which
+/// then froze while the body turned on: 43.5 px/s), seed 7 with yaw (a hind toe behind the
+/// root's f jumped 0.64 px forward in the leg plane as soon as the body yawed: 77 px/s) and
+/// seed 22 with yaw (a held hind paw landed 0.05 px past its reach when the body stopped).
+#[test]
+fn soak_runs_that_dragged_or_overreached_pass_checks_10_and_14() {
+    use ik_gait::checks::{check_run, Context};
+    use ik_gait::runner::Engine;
+    use ik_gait::scenarios::{soak_frames, Kind};
+    let p = RigParams::default();
+    let geo = Geometry::doggoyle(&p);
+    let eng = Engine::new(&p, Backend::Reference).unwrap();
+    let ctx = Context {
+        fps: 0.0,
+        kind: Kind::Transition,
+        hitch: false,
+        soak: true,
+    };
+    for seed in [5, 7, 22] {
+        let (m, n) = check_run(
+            &p,
+            &geo,
+            &eng,
+            None,
+            &mut soak_frames(seed, 60.0, true),
+            ctx,
+        )
+        .unwrap();
+        assert!(n > 1000);
+        assert_eq!(m.drag_frames, 0, "seed {seed}: drag {:?}", m.drag);
+        assert_eq!(
+            m.stance_reach_violations, 0,
+            "seed {seed}: reach {:?}",
+            m.stance_reach_excess
+        );
+    }
+}
