@@ -38,8 +38,11 @@ impl std::fmt::Display for JitError {
 impl std::error::Error for JitError {}
 
 /// A compiled program. Dropping it frees its machine code.
+///
+/// `Send` and `Sync`: one compiled program serves every instance of an entity type, on any
+/// thread (`Arc<JitProgram>`); each call gets its own [`Frame`] and storage.
 pub struct JitProgram {
-    module: Option<JITModule>,
+    module: Option<CodeOwner>,
     pub(super) func: extern "C" fn(*mut Frame) -> u32,
     pub(super) temps: usize,
     pub(super) vars: usize,
@@ -47,10 +50,24 @@ pub struct JitProgram {
     pub(super) queries: usize,
 }
 
+/// The module that owns the machine code, kept only to free it when the program drops.
+struct CodeOwner(JITModule);
+
+// SAFETY: `JITModule` is `Send` but not `Sync` (its symbol cache is a `RefCell`, filled while
+// functions are defined and finalized). A `CodeOwner` is made after `finalize_definitions`,
+// and no method of the module is ever called through a shared reference after that: the
+// only use left is `free_memory` in `JitProgram::drop`, which owns it. So sharing
+// `&CodeOwner` between threads shares nothing that is touched. The machine code itself is
+// reentrant: it keeps no state of its own (everything it writes goes through the `Frame`
+// pointer of the call, into that call's storage) and only reads its constants, so any number
+// of threads may run `func` at once, each with its own frame.
+unsafe impl Sync for CodeOwner {}
+
 impl Drop for JitProgram {
     fn drop(&mut self) {
-        if let Some(m) = self.module.take() {
-            // SAFETY: `func` points into this module and is never called after drop.
+        if let Some(CodeOwner(m)) = self.module.take() {
+            // SAFETY: `func` points into this module and is never called after drop (the
+            // last `Arc` of a shared program is gone, so no thread is running it).
             unsafe { m.free_memory() };
         }
     }
@@ -121,7 +138,7 @@ pub fn compile(
     // SAFETY: the function was declared with exactly this signature (pointer) -> i32.
     let func = unsafe { std::mem::transmute::<*const u8, extern "C" fn(*mut Frame) -> u32>(code) };
     Ok(JitProgram {
-        module: Some(module),
+        module: Some(CodeOwner(module)),
         func,
         temps: names.temps.len(),
         vars: names.variables.len(),
