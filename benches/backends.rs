@@ -32,6 +32,9 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+mod common;
+use common::corpus;
 use molang::builtins::math::{
     molang_abs, molang_clamp, molang_cos, molang_floor, molang_lerp, molang_max, molang_min,
     molang_mod, molang_pow, molang_sin, molang_sqrt, DefaultRng, MolangRng,
@@ -520,34 +523,6 @@ fn assert_same_bits(w: &Workload, p: &Prepared) {
 // ---------------------------------------------------------------------------------------------
 // Corpus (as in benches/parse_check.rs)
 // ---------------------------------------------------------------------------------------------
-
-fn corpus() -> Vec<String> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    let read = |name: &str| -> Vec<serde_json::Value> {
-        let path = dir.join(name);
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-            panic!(
-                "benchmark corpus file {} is missing or unreadable ({e})",
-                path.display()
-            )
-        });
-        text.lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
-    };
-    let mut strings: Vec<String> = read("bedrock-samples-molang.jsonl")
-        .iter()
-        .filter(|r| r.get("fragment").and_then(|f| f.as_bool()) != Some(true))
-        .map(|r| r["expr"].as_str().unwrap().to_owned())
-        .collect();
-    strings.extend(
-        read("bedrock-samples-molang-scripts.jsonl")
-            .iter()
-            .map(|r| r["expr"].as_str().unwrap().to_owned()),
-    );
-    strings
-}
 
 // ---------------------------------------------------------------------------------------------
 // Benchmarks

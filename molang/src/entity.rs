@@ -442,6 +442,30 @@ impl Host for FrameHost<'_> {
 }
 
 impl EntityInstance {
+    /// Bytes this instance owns, inline and on the heap: its slots, query values and inputs
+    /// with arguments. The compiled scripts it runs are shared and not counted.
+    pub fn state_bytes(&self) -> usize {
+        let arg: usize = (self.arg_queries.slots.iter())
+            .map(|s| {
+                let lists = |l: &Vec<Box<[Value]>>| {
+                    l.capacity() * std::mem::size_of::<Box<[Value]>>()
+                        + l.iter().map(|a| std::mem::size_of_val(&**a)).sum::<usize>()
+                };
+                s.entries.capacity() * std::mem::size_of::<(Box<[Value]>, f32)>()
+                    + (s.entries.iter())
+                        .map(|(a, _)| std::mem::size_of_val(&**a))
+                        .sum::<usize>()
+                    + lists(&s.reported)
+            })
+            .sum();
+        std::mem::size_of::<EntityInstance>()
+            + self.storage.heap_bytes()
+            + self.query_values.capacity() * 4
+            + self.queries.capacity() * std::mem::size_of::<Value>()
+            + self.arg_queries.slots.capacity() * std::mem::size_of::<ArgSlot>()
+            + arg
+    }
+
     /// Adds an input for `query` read with exactly `args` (value 0 until set) and returns
     /// its index for [`EntityInstance::set_query_input`]; the same arguments again give the
     /// same index. Empty `args` is the plain value: use [`EntityInstance::set_query_slot`].

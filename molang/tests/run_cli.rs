@@ -624,3 +624,61 @@ fn render_columns_show_visibility_geometry_and_textures() {
         "textures/entity/horse2/horse_white|textures/entity/horse2/horse_markings_none|textures/entity/horse2/armor/horse_armor_none"
     );
 }
+
+/// `--bench --instances N --threads T`: a row per thread count with frames/s that agree
+/// with the time, the scaling, and the memory per instance; without --entity, exit 2.
+#[test]
+fn run_bench_instances_prints_rates_scaling_and_memory() {
+    let out = molang()
+        .arg("run")
+        .arg(fixture("quadruped"))
+        .args(["--entity", "test:dog", "--fps", "20", "--seconds", "2"])
+        .arg("--inputs")
+        .arg(fixture("quadruped").join("inputs.csv"))
+        .args(["--bench", "--instances", "6", "--threads", "2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.starts_with("test:dog: 6 instances x 40 frames at 20 fps, jit backend"),
+        "{text}"
+    );
+    let rows: Vec<Vec<&str>> = (text.lines())
+        .filter(|l| l.starts_with("threads"))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for (r, t) in rows.iter().zip(["1:", "2:"]) {
+        assert_eq!(r[1], t);
+        let ms: f64 = r[2].parse().unwrap();
+        let fps: f64 = r[4].parse().unwrap();
+        assert!((fps - 240.0 / (ms / 1e3)).abs() / fps < 0.02, "{r:?}");
+    }
+    assert!(text.contains("scaling 1 -> 2 threads: "), "{text}");
+    assert!(text.contains("outputs: identical"), "{text}");
+    let mem = text
+        .lines()
+        .find(|l| l.starts_with("memory per instance: "))
+        .unwrap();
+    let bytes: usize = mem["memory per instance: ".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(bytes > 0 && bytes < 64 * 1024, "{mem}");
+
+    let out = molang()
+        .arg("run")
+        .arg(fixture("quadruped"))
+        .args(["--bench", "--instances", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--instances needs --entity"));
+}

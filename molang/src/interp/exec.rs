@@ -38,9 +38,8 @@ impl Executable {
 
     /// Compiles to native code (checked against `names`); on `Err` the interpreter keeps
     /// running it and [`Executable::fallback`] says why.
-    // Native code is shared by the instances of one thread (it holds raw function pointers
-    // and is neither Send nor Sync); `Arc` is for cheap clones, not for crossing threads.
-    #[allow(clippy::arc_with_non_send_sync)]
+    // Native code is shared by every instance of the entity type, on any thread
+    // (`JitProgram` is Send + Sync, see jit/module.rs).
     pub fn compile(&mut self, names: &Names, options: &EvalOptions) -> Result<(), JitError> {
         match jit::compile(&self.program, names, options) {
             Ok(n) => {

@@ -52,6 +52,13 @@ pub struct Storage {
 }
 
 impl Storage {
+    /// Bytes of the slot arrays on the heap (per slot 13: an f32, a tag byte, 64 payload bits).
+    pub fn heap_bytes(&self) -> usize {
+        [&self.vars, &self.temps, &self.ctx]
+            .iter()
+            .map(|s| s.nums.capacity() * 4 + s.tags.capacity() + s.bits.capacity() * 8)
+            .sum()
+    }
     /// Storage sized for every name in `names`, all unset.
     pub fn for_names(names: &Names) -> Storage {
         let mut s = Storage::default();

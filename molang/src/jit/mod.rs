@@ -26,6 +26,9 @@
 //!   the checker only emits slots from those tables.
 //! - The function pointer is valid while the owning `JITModule` lives; [`JitProgram`] owns the
 //!   module and frees its memory only in `Drop`, after which the pointer is never used.
+//! - [`JitProgram`] is `Send` and `Sync` (one `Arc` serves every instance, on any thread):
+//!   after finalizing, the module is only touched by `Drop`, and the code keeps no state of
+//!   its own; each call writes only through its own frame (see `CodeOwner` in `module.rs`).
 //! - [`Frame`] and the callback value record are `#[repr(C)]` and the code uses `offset_of!`
 //!   offsets, so layout cannot drift.
 //! - Slot offsets are `i32` immediates (`slot * 8` at most): every slot is a name written in

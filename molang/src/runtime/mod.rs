@@ -80,6 +80,7 @@
 pub mod driver;
 pub mod fk;
 pub mod inputs;
+pub mod instances;
 pub mod load;
 pub mod model;
 pub mod play;

@@ -67,6 +67,20 @@ struct CtrlState {
     blend_from: Option<(usize, f64)>,
 }
 
+/// Heap bytes of a frame's render choices (strings and lists).
+fn render_bytes(r: &super::render::RenderFrame) -> usize {
+    let text: usize = (r.geometry.iter().chain(&r.textures))
+        .map(String::capacity)
+        .sum();
+    let materials: usize = (r.materials.iter())
+        .map(|(a, b)| a.capacity() + b.capacity())
+        .sum();
+    text + materials
+        + r.textures.capacity() * std::mem::size_of::<String>()
+        + r.visible.capacity()
+        + r.materials.capacity() * std::mem::size_of::<(String, String)>()
+}
+
 /// Slots of the queries the runtime provides.
 #[derive(Clone, Copy, Debug)]
 struct Provided {
@@ -105,7 +119,9 @@ pub struct ArgInput {
 /// A running entity.
 pub struct Runtime {
     pub model: Arc<Model>,
-    pub scripts: EntityScripts,
+    /// Shared by the instances [`Runtime::fork`] makes (native code included): an instance
+    /// owns only its state.
+    pub scripts: Arc<EntityScripts>,
     inst: EntityInstance,
     anim: Vec<AnimState>,
     ctrl: Vec<CtrlState>,
@@ -159,7 +175,7 @@ impl Runtime {
         Runtime {
             pose: bind_pose(model.bones.len()),
             model: Arc::new(model),
-            scripts,
+            scripts: Arc::new(scripts),
             inst,
             anim: vec![AnimState::default(); nodes],
             ctrl: vec![CtrlState::default(); nodes],
@@ -195,10 +211,71 @@ impl Runtime {
         self.log.clear();
     }
 
+    /// The slot of query `name`, added to the entity's names when no expression reads it (the
+    /// scripts are copied then if other instances share them; names known already copy
+    /// nothing).
+    fn intern_query(&mut self, name: &str) -> Slot {
+        match self.scripts.query_slot(name) {
+            Some(s) => s,
+            None => Arc::make_mut(&mut self.scripts).intern_query(name),
+        }
+    }
+
+    /// Another instance of the same entity type at frame 0, as [`Runtime::reset`] leaves it
+    /// with `seed`: the model, the compiled expressions and native code are shared (no copy),
+    /// the input slots are the same; variables, animation and controller state are its own.
+    pub fn fork(&self, seed: u64) -> Runtime {
+        let mut r = Runtime {
+            model: Arc::clone(&self.model),
+            scripts: Arc::clone(&self.scripts),
+            inst: self.scripts.instantiate(seed),
+            anim: self.anim.clone(),
+            ctrl: self.ctrl.clone(),
+            q: self.q,
+            overridden: self.overridden.clone(),
+            arg_inputs: self.arg_inputs.clone(),
+            watch_stale: true,
+            dt: self.dt,
+            dt64: self.dt64,
+            frame: 0,
+            pose: self.pose.clone(),
+            logged: HashSet::new(),
+            log: Vec::new(),
+            jit_fallback: self.jit_fallback.clone(),
+        };
+        r.reset(seed);
+        r
+    }
+
+    /// Bytes this instance owns on the heap and inline (its state: variable, temp and context
+    /// slots, query values, animation and controller state, the pose), not counting what
+    /// every instance shares (model, compiled expressions, native code) nor the content log.
+    pub fn instance_bytes(&self) -> usize {
+        fn vec<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        let p = &self.pose;
+        std::mem::size_of::<Runtime>() - std::mem::size_of::<EntityInstance>()
+            + self.inst.state_bytes()
+            + vec(&self.anim)
+            + vec(&self.ctrl)
+            + vec(&self.overridden)
+            + (self.arg_inputs.iter())
+                .map(|(_, a)| std::mem::size_of_val(&**a))
+                .sum::<usize>()
+            + vec(&self.arg_inputs)
+            + vec(&p.rot)
+            + vec(&p.pos)
+            + vec(&p.scale)
+            + vec(&p.world)
+            + vec(&p.locators)
+            + render_bytes(&p.render)
+    }
+
     /// Slot of a query the inputs will supply (long or short prefix stripped by the
     /// caller). Marks it as overridden: the runtime's own value of it is not used.
     pub fn input_slot(&mut self, name: &str) -> Slot {
-        let slot = self.scripts.intern_query(name);
+        let slot = self.intern_query(name);
         if self.overridden.len() <= slot.index() {
             self.overridden.resize(slot.index() + 1, false);
         }
@@ -211,7 +288,7 @@ impl Runtime {
     /// `Value::Str` of the game's hash); an empty `args` is the plain query, use
     /// [`Runtime::input_slot`]. Reads with other arguments fall back to the plain value.
     pub fn input_args_slot(&mut self, name: &str, args: &[Value]) -> ArgInput {
-        let slot = self.scripts.intern_query(name);
+        let slot = self.intern_query(name);
         let index = self.inst.add_query_input(slot, args);
         self.arg_inputs.push((slot, args.into()));
         self.watch_stale = true;

@@ -71,6 +71,14 @@ pub struct Args {
     /// Time the run on both back ends (no trace); without --entity, every client entity.
     #[arg(long)]
     pub bench: bool,
+    /// With --bench and --entity: time N independent instances of the entity, each with its
+    /// own inputs (the timeline shifted per instance) and seed, sharing the compiled code.
+    #[arg(long, value_name = "N", requires = "bench")]
+    pub instances: Option<usize>,
+    /// With --instances: threads to spread the instances over (default: one per core); the
+    /// run on one thread is timed too, for the scaling.
+    #[arg(long, value_name = "T", requires = "instances")]
+    pub threads: Option<usize>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,6 +189,9 @@ fn run(args: &Args) -> Result<(), Failure> {
             println!("{id} (attachable)");
         }
         return Ok(());
+    }
+    if let Some(count) = args.instances {
+        return bench_instances(args, &pack, &timeline, n, count);
     }
     if args.bench {
         return bench(args, &pack, &timeline, n);
@@ -442,6 +453,114 @@ fn bench(
         ti * 1e3,
         tj * 1e3,
         ti / tj
+    );
+    Ok(())
+}
+
+/// `--bench --instances N [--threads T]`: N instances of one entity on 1 and on T threads,
+/// best of 3 each, with the outputs of every run compared bit for bit.
+fn bench_instances(
+    args: &Args,
+    pack: &molang::pack::Pack,
+    timeline: &Timeline,
+    n: u64,
+    count: usize,
+) -> Result<(), Failure> {
+    use molang::runtime::instances::Instances;
+    let Some(id) = &args.entity else {
+        return Err(bad(
+            "--instances needs --entity IDENTIFIER (one entity type)",
+        ));
+    };
+    if count == 0 {
+        return Err(bad("--instances must be at least 1"));
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        return Err(bad("--threads must be at least 1"));
+    }
+    let loaded = load_from_pack(pack, id).map_err(|e| bad(e.to_string()))?;
+    let base = Runtime::new(loaded, backend(args.backend), args.fps, args.seed);
+    // Instances run different stretches of the timeline: spread over its length, or over
+    // the run when it has none.
+    let span = timeline
+        .times
+        .last()
+        .copied()
+        .filter(|t| *t > 0.0)
+        .unwrap_or(n as f32 / args.fps);
+    let mut digests: Option<Vec<u64>> = None;
+    let mut time = |t: usize| -> Result<(f64, Instances), Failure> {
+        let mut best = f64::INFINITY;
+        let mut last = None;
+        for _ in 0..3 {
+            let (mut set, _) = Instances::new(
+                base.fork(args.seed),
+                timeline,
+                count,
+                args.fps,
+                args.seed,
+                span,
+            );
+            let (d, took) = set.run_timed(n, t).map_err(bad)?;
+            best = best.min(took.as_secs_f64());
+            match &digests {
+                None => digests = Some(d),
+                Some(first) if *first != d => {
+                    return Err(Failure::Output(format!(
+                        "instances gave different outputs on {t} threads than on 1 (a bug)"
+                    )))
+                }
+                Some(_) => {}
+            }
+            last = Some(set);
+        }
+        Ok((best, last.expect("three runs")))
+    };
+    println!(
+        "{id}: {count} instances x {n} frames at {} fps, {} backend{}, best of 3",
+        args.fps,
+        match args.backend {
+            BackendArg::Jit => "jit",
+            BackendArg::Interp => "interp",
+        },
+        if base.is_native() || args.backend == BackendArg::Interp {
+            ""
+        } else {
+            " (some expressions on the interpreter)"
+        }
+    );
+    let frames = (count as u64 * n) as f64;
+    let (one, set) = time(1)?;
+    let row = |t: usize, secs: f64| {
+        println!(
+            "threads {t:>2}: {:>10.2} ms  {:>12.0} frames/s",
+            secs * 1e3,
+            frames / secs
+        );
+    };
+    row(1, one);
+    if threads != 1 {
+        let (many, _) = time(threads)?;
+        row(threads, many);
+        println!("scaling 1 -> {threads} threads: {:.2}x", one / many);
+    }
+    println!("outputs: identical on every run and thread count (pose digests)");
+    let bytes = set.instance_bytes();
+    let (lo, hi) = (
+        bytes.iter().min().copied().unwrap_or(0),
+        bytes.iter().max().copied().unwrap_or(0),
+    );
+    let mean = bytes.iter().sum::<usize>() as f64 / bytes.len() as f64;
+    let names = base.scripts.names();
+    println!(
+        "memory per instance: {mean:.0} bytes (min {lo}, max {hi}); slots: {} variables, {} temps, {} contexts, {} queries; compiled code shared",
+        names.variables.len(),
+        names.temps.len(),
+        names.contexts.len(),
+        names.queries.len()
     );
     Ok(())
 }
