@@ -99,7 +99,7 @@ fn time_reference<T: Real>(
         // The timed frames loop back to the warm state's successor: the rig does not mind a
         // jump in the input clock, and the loop stays allocation-free.
         for i in timed {
-            let o: OutputsT<T> = step(&mut s, black_box(&i), p);
+            let o: OutputsT<T> = step(&mut s, black_box(i), p);
             black_box(&o);
         }
         frames += timed.len() as u64;
