@@ -309,6 +309,65 @@ fn leg_plane<T: Real>(cx: T, cs: T, root_f: T) -> (T, T) {
     (fin, atan2_d(cs, df))
 }
 
+/// §7.6's stance toe of a leg: the heel's peel angle, the wrist's (f, h) in the leg plane
+/// through the carried toe, and that plane's yaw.
+struct Peeled<T> {
+    ta: T,
+    wf: T,
+    wh: T,
+    yaw: T,
+}
+
+fn peeled<T: Real>(l: &LegStateT<T>, lp: &LegParams, w: T) -> Peeled<T> {
+    let f = T::from_f32;
+    let (cxp, yaw) = leg_plane(l.cx, l.cs, f(lp.root_f));
+    let ta = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
+    let (lp_lp, lp_sd) = (f(lp.lp), f(lp.sd));
+    Peeled {
+        ta,
+        wf: cxp - lp_lp * cos_d(ta) + lp_sd * sin_d(ta),
+        wh: lp_lp * sin_d(ta) + lp_sd * cos_d(ta),
+        yaw,
+    }
+}
+
+/// §7.6's reach_f: how far the wrist at height `wh` above the floor (the body at `hg`) may be
+/// from the root in f, the hind leg measured at its hock.
+fn reach<T: Real>(p: &RigParams, lp: &LegParams, hg: T, wh: T) -> T {
+    let f = T::from_f32;
+    let dy = if lp.fore {
+        hg - wh
+    } else {
+        hg - (wh + f(lp.hock_h()))
+    };
+    sqrt(max(f(p.lim2(lp)) - dy * dy, c!(0.0)))
+}
+
+/// §7.6's lift-off: the leg swings from this frame, with the wrist's f, the heel angle and the
+/// plane's yaw it lifted at, the gait's swing shape and the settle and forward share.
+#[allow(clippy::too_many_arguments)]
+fn lift_off<T: Real>(
+    l: &mut LegStateT<T>,
+    lp: &LegParams,
+    gi: usize,
+    settle: T,
+    fwd: T,
+    wf: T,
+    ta: T,
+    yaw: T,
+) {
+    let f = T::from_f32;
+    l.sw = c!(1.0);
+    l.bl = min(l.ph, c!(0.999));
+    l.wl = wf;
+    l.tl = ta;
+    l.tm = f(lp.tau_max[gi]);
+    l.cl = f(lp.clearance[gi]);
+    l.sm = settle;
+    l.yl = yaw;
+    l.fw = fwd;
+}
+
 /// One frame of §7, in the float type of the state (`f32`: the reference that matches the
 /// Molang to the bit; `f64`: the §13 f64 run). Parameters and inputs are `f32` and widened.
 pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> OutputsT<T> {
@@ -517,16 +576,13 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         }
         // The leg plane yaws about the root to pass through the toe; `cxp` is the toe's f in
         // that plane (= cx when the toe is on the leg's line).
-        let (cxp, yaw_st) = leg_plane(l.cx, l.cs, root_f);
-        let ta = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
-        let wf = cxp - lp_lp * cos_d(ta) + lp_sd * sin_d(ta);
-        let wh = lp_lp * sin_d(ta) + lp_sd * cos_d(ta);
-        let dy = if lp.fore {
-            hg - wh
-        } else {
-            hg - (wh + f(lp.hock_h()))
-        };
-        let reach_f = sqrt(max(lim2 - dy * dy, zero));
+        let Peeled {
+            ta,
+            wf,
+            wh,
+            yaw: yaw_st,
+        } = peeled(l, lp, w);
+        let reach_f = reach(p, lp, hg, wh);
         let rear = root_f - reach_f + hock_off;
         // Issue 19: under yaw the toe also drifts sideways, which moves it away from the root
         // in the leg plane; such a paw lifts early too (past the front limit or `side_reach`).
@@ -537,18 +593,10 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let early = (wf - vpx * dt < rear || out) && !settle;
         let lift = st && (l.ph >= l.bt || early) && l.ph < one;
         if lift {
-            l.sw = one;
-            l.bl = min(l.ph, c!(0.999));
-            l.wl = wf;
-            l.tl = ta;
-            l.tm = f(lp.tau_max[gi]);
-            l.cl = f(lp.clearance[gi]);
-            l.sm = s.settle;
-            // Latched as it is: the swing's carried yaw is kept within twice the stance limit
-            // of it, so the two agree at lift-off (a fixed ±2·yaw_max clamp froze the plane of
-            // a toe that lifted past it while the body turned on: check 14).
-            l.yl = yaw_st;
-            l.fw = fwd;
+            // The yaw latched as it is: the swing's carried yaw is kept within twice the
+            // stance limit of it, so the two agree at lift-off (a fixed ±2·yaw_max clamp froze
+            // the plane of a toe that lifted past it while the body turned on: check 14).
+            lift_off(l, lp, gi, s.settle, fwd, wf, ta, yaw_st);
             // §7.5's catch-up for the lift-off frame: the leg swings from this frame on, so it
             // pays this frame's share too (README, Deviations, check 6), unless that would end
             // the swing in the frame it starts.
@@ -583,27 +631,12 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         // check 10) lifts again in the same frame, as §7.6's early lift-off would have made it
         // do a frame later: it never stands out of reach.
         if wrap && l.sw < half && !settle {
-            let tr = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
-            let (cxr, yaw_r) = leg_plane(l.cx, l.cs, root_f);
-            let wf2 = cxr - lp_lp * cos_d(tr) + lp_sd * sin_d(tr);
-            let wh2 = lp_lp * sin_d(tr) + lp_sd * cos_d(tr);
-            let dy2 = if lp.fore {
-                hg - wh2
-            } else {
-                hg - (wh2 + f(lp.hock_h()))
-            };
-            let rf2 = sqrt(max(lim2 - dy2 * dy2, zero));
+            let pr = peeled(l, lp, w);
+            let rf2 = reach(p, lp, hg, pr.wh);
             let front2 = root_f + rf2 + hock_off;
-            if wf2 - vpx * dt < root_f - rf2 + hock_off || wf2 > front2 {
-                l.sw = one;
-                l.bl = min(l.ph, c!(0.999));
-                l.wl = wf2;
-                l.tl = tr;
-                l.tm = f(lp.tau_max[gi]);
-                l.cl = f(lp.clearance[gi]);
-                l.sm = s.settle;
-                l.yl = clamp(yaw_r, -ym2, ym2);
-                l.fw = fwd;
+            if pr.wf - vpx * dt < root_f - rf2 + hock_off || pr.wf > front2 {
+                let yaw = clamp(pr.yaw, -ym2, ym2);
+                lift_off(l, lp, gi, s.settle, fwd, pr.wf, pr.ta, yaw);
             }
         }
         // 7.8 swing
@@ -691,10 +724,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let edge = r * rc((one - u) / max(c!(2.0) * (one - ua), c!(0.001)));
         let swh = ((lp_sd + drop(lp_lp, lp_sd, tas)) + l.cl * w * bump) + la * edge;
         // Stance target on the post-event state (a paw that touched down this frame).
-        let ta2 = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
-        let (cxp2, yaw_st2) = leg_plane(l.cx, l.cs, root_f);
-        let stf = cxp2 - lp_lp * cos_d(ta2) + lp_sd * sin_d(ta2);
-        let sth = lp_lp * sin_d(ta2) + lp_sd * cos_d(ta2);
+        let st = peeled(l, lp, w);
         tgt[i] = if l.sw > half {
             Target {
                 f: swf,
@@ -713,10 +743,10 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             }
         } else {
             Target {
-                f: stf,
-                h: sth,
-                tau: ta2,
-                ry: yaw_st2,
+                f: st.wf,
+                h: st.wh,
+                tau: st.ta,
+                ry: st.yaw,
             }
         };
     }
