@@ -397,16 +397,16 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("t.ns = t.sx * t.ca + {} * t.sa", v("cx")));
     e.s(format!("{} = t.nf - v.vpx * v.dt", v("cx")));
     e.s(format!("{} = t.ns - {x}", v("cs")));
-    let plane = |e: &mut Entry| {
-        e.s(format!("t.df = math.max({} - {rootf}, 0.5)", v("cx")));
-        // A toe near or behind the root's f: cx plus what cs adds at 0.5 px (reference
-        // `leg_plane`).
+    // reference::leg_plane with the least forward distance `dmin`.
+    let plane_at = |e: &mut Entry, dmin: &str| {
+        e.s(format!("t.df = math.max({} - {rootf}, {dmin})", v("cx")));
+        // A toe near or behind the root's f: cx plus what cs adds at dmin.
         e.s(format!(
             "t.dr = math.sqrt(t.df * t.df + {cs} * {cs})",
             cs = v("cs")
         ));
         e.s(format!(
-            "t.cxp = ({cs} == 0.0) ? {cx} : (({cx} - {rootf} >= 0.5) ? ({rootf} + t.dr) : ({cx} + (t.dr - 0.5)))",
+            "t.cxp = ({cs} == 0.0) ? {cx} : (({cx} - {rootf} >= {dmin}) ? ({rootf} + t.dr) : ({cx} + (t.dr - {dmin})))",
             cs = v("cs"),
             cx = v("cx")
         ));
@@ -415,6 +415,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
             cs = v("cs")
         ));
     };
+    let plane = |e: &mut Entry| plane_at(e, "0.5");
     plane(&mut e);
     // reference::peeled: the heel's peel angle `ta`, then the wrist's f and h in the plane.
     let peeled = |e: &mut Entry, ta: &str, wf: &str, wh: &str| {
@@ -588,7 +589,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         cx = v("cx")
     ));
     e.s(format!("t.g = t.ah ? 0.0 : {}", hb(&format!("t.u / {ua}"))));
-    plane(&mut e);
+    plane_at(&mut e, &lit(p.plane_min));
     e.s(format!(
         "t.so = t.ah ? t.sot : ({lp} * math.cos({tl}) - {sd} * math.sin({tl}))",
         tl = v("tl")
@@ -664,9 +665,9 @@ fn entry_pose(p: &RigParams) -> String {
     e.s(format!("t.x = v.swim_ph + {} * v.dt", lit(p.swim_rate)));
     e.s("v.swim_ph = (v.w_swim > 0.0) ? (t.x - math.floor(t.x)) : v.swim_ph");
     // Poses take the legs back into their sagittal planes (issue 19).
-    // (1 - e_sit)^32: sitting pitches the body, a yawed leg would tip its paw (check 2).
+    // (1 - e_sit)^64: sitting pitches the body, a yawed leg would tip its paw (check 2).
     e.s("t.a = 1.0 - v.e_sit");
-    for _ in 0..5 {
+    for _ in 0..6 {
         e.s("t.a = t.a * t.a");
     }
     // Leap, land and swim pitch the body too (up to 10°): their fades are (1 − e)^8.

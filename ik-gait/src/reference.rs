@@ -294,17 +294,21 @@ pub fn turn_k(p: &RigParams) -> f32 {
 /// the forward distance is taken as at least 0.5 px; there the in-plane f is cx plus what the
 /// sideways offset adds at 0.5 px, which goes to cx as cs goes to 0 (a toe behind the root used
 /// to jump to 0.5 px ahead of it as soon as the body yawed: check 14).
-fn leg_plane<T: Real>(cx: T, cs: T, root_f: T) -> (T, T) {
+///
+/// `dmin` is that least forward distance: 0.5 px for a planted toe, `plane_min` for the point a
+/// swinging paw carries (a hind toe lifts near its hip, and the body then passes over the
+/// carried point: at 0.5 px its plane swung by 20° in two 240 fps frames, check 4c).
+fn leg_plane<T: Real>(cx: T, cs: T, root_f: T, dmin: T) -> (T, T) {
     if cs == c!(0.0) {
         return (cx, c!(0.0));
     }
     let d0 = cx - root_f;
-    let df = max(d0, c!(0.5));
+    let df = max(d0, dmin);
     let r = sqrt(df * df + cs * cs);
-    let fin = if d0 >= c!(0.5) {
+    let fin = if d0 >= dmin {
         root_f + r
     } else {
-        cx + (r - c!(0.5))
+        cx + (r - dmin)
     };
     (fin, atan2_d(cs, df))
 }
@@ -320,7 +324,7 @@ struct Peeled<T> {
 
 fn peeled<T: Real>(l: &LegStateT<T>, lp: &LegParams, w: T) -> Peeled<T> {
     let f = T::from_f32;
-    let (cxp, yaw) = leg_plane(l.cx, l.cs, f(lp.root_f));
+    let (cxp, yaw) = leg_plane(l.cx, l.cs, f(lp.root_f), c!(0.5));
     let ta = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
     let (lp_lp, lp_sd) = (f(lp.lp), f(lp.sd));
     Peeled {
@@ -588,7 +592,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         // in the leg plane; such a paw lifts early too (past the front limit or `side_reach`).
         let out = wf > root_f + reach_f + hock_off
             || abs(l.cs) > f(p.side_reach)
-            || abs(leg_plane(l.cx - c!(2.0) * (vpx * dt), l.cs, root_f).1) > f(p.yaw_max)
+            || abs(leg_plane(l.cx - c!(2.0) * (vpx * dt), l.cs, root_f, half).1) > f(p.yaw_max)
             || (l.cs != zero && (l.cx - c!(2.0) * (vpx * dt)) - root_f < f(p.plane_min));
         let early = (wf - vpx * dt < rear || out) && !settle;
         let lift = st && (l.ph >= l.bt || early) && l.ph < one;
@@ -682,7 +686,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             l.cx = min(l.cx, (front + so_t) + m * (one - u));
         }
         let g = if anchored { zero } else { hb(u / ua) };
-        let (cxs, yaw_s) = leg_plane(l.cx, l.cs, root_f);
+        let (cxs, yaw_s) = leg_plane(l.cx, l.cs, root_f, f(p.plane_min));
         let so = if anchored {
             so_t
         } else {
@@ -775,9 +779,11 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     }
     let [e_sit, e_lie, e_leap, e_land, e_swim] = e;
     // Sit pitches the body 29° with the paws on the floor: a leg yawed about that tilted axis
-    // tips its paw sideways into the floor, so sitting fades the yaw as (1 − e_sit)^32.
+    // tips its paw sideways into the floor, so sitting fades the yaw as (1 − e_sit)^64 (the
+    // dip goes as e·(1 − e)^n, its peak as 1/n; at n = 32 a fore paw lifting at 65° in a turn
+    // on the spot dipped 0.013 px as the sit began).
     let mut a = one - e_sit;
-    for _ in 0..5 {
+    for _ in 0..6 {
         a = a * a;
     }
     // Leap, land and swim pitch the body as well (up to 10°): their fades are (1 − e)^8, so
