@@ -879,23 +879,19 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, plain: &Metrics, yaw: &Metrics)
         ch.is_some_and(|x| x >= 0.49),
     ));
     // 4a, 4b
-    if named && plan.fps.contains(&20.0) {
-        let (l, a) = m.d20.unwrap_or((f64::NAN, f64::NAN));
-        rows.push(row(
-            "4a joint change @20fps limb/axial (deg)",
-            "<= 100 / <= 15",
-            format!("{l:.2} / {a:.2}"),
-            l <= 100.0 && a <= 15.0,
-        ));
-    }
-    if named && plan.fps.contains(&60.0) {
-        let (l, a) = m.d60.unwrap_or((f64::NAN, f64::NAN));
-        rows.push(row(
-            "4b joint change @60fps limb/axial (deg)",
-            "<= 45 / <= 6",
-            format!("{l:.2} / {a:.2}"),
-            l <= 45.0 && a <= 6.0,
-        ));
+    for (id, fps, limb, axial, d) in [
+        ("4a", 20.0, 100.0, 15.0, m.d20),
+        ("4b", 60.0, 45.0, 6.0, m.d60),
+    ] {
+        if named && plan.fps.contains(&fps) {
+            let (l, a) = d.unwrap_or((f64::NAN, f64::NAN));
+            rows.push(row(
+                &format!("{id} joint change @{fps}fps limb/axial (deg)"),
+                &format!("<= {limb} / <= {axial}"),
+                format!("{l:.2} / {a:.2}"),
+                l <= limb && a <= axial,
+            ));
+        }
     }
     let (e240, e960) = (m.excess240, m.excess960);
     if named {
@@ -952,16 +948,39 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, plain: &Metrics, yaw: &Metrics)
         ));
     }
     // 7
-    for (on, label, mm, bar) in [(named, "scenarios", m, 150.0), (soak, "soak", ms, 172.0)] {
-        if on {
-            rows.push(row(
-                &format!("7 fore elbow angle, {label} (deg)"),
-                &format!("<= {bar}"),
-                f(mm.elbow_max, 2),
-                mm.elbow_max.is_some_and(|x| x <= bar),
-            ));
+    // A check with one bar for the named scenarios and one for the soak: a row for each that ran.
+    let scoped = |rows: &mut Vec<Row>,
+                  check: &str,
+                  unit: &str,
+                  bars: [f64; 2],
+                  at_least: bool,
+                  value: fn(&Metrics) -> Option<f64>,
+                  digits: usize| {
+        for ((on, label, mm), bar) in [(named, "scenarios", m), (soak, "soak", ms)]
+            .into_iter()
+            .zip(bars)
+        {
+            if on {
+                let (cmp, pass) = if at_least {
+                    (format!(">= {bar:.2}"), value(mm).is_some_and(|x| x >= bar))
+                } else {
+                    (format!("<= {bar}"), value(mm).is_some_and(|x| x <= bar))
+                };
+                let check = format!("{check}, {label}{unit}");
+                rows.push(row(&check, &cmp, f(value(mm), digits), pass));
+            }
         }
-    }
+    };
+    let elbow = |mm: &Metrics| mm.elbow_max;
+    scoped(
+        &mut rows,
+        "7 fore elbow angle",
+        " (deg)",
+        [150.0, 172.0],
+        false,
+        elbow,
+        2,
+    );
     // 8
     if named {
         rows.push(row(
@@ -973,16 +992,16 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, plain: &Metrics, yaw: &Metrics)
         ));
     }
     // 9
-    for (on, label, mm, bar) in [(named, "scenarios", m, 0.40), (soak, "soak", ms, 0.28)] {
-        if on {
-            rows.push(row(
-                &format!("9 hind r/dmax, {label}"),
-                &format!(">= {bar:.2}"),
-                f(mm.hind_r_min, 4),
-                mm.hind_r_min.is_some_and(|x| x >= bar),
-            ));
-        }
-    }
+    let hind_r = |mm: &Metrics| mm.hind_r_min;
+    scoped(
+        &mut rows,
+        "9 hind r/dmax",
+        "",
+        [0.40, 0.28],
+        true,
+        hind_r,
+        4,
+    );
     // 10
     let ex = both_max(m.stance_reach_excess, ms.stance_reach_excess);
     let nv = m.stance_reach_violations + ms.stance_reach_violations;

@@ -397,16 +397,16 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("t.ns = t.sx * t.ca + {} * t.sa", v("cx")));
     e.s(format!("{} = t.nf - v.vpx * v.dt", v("cx")));
     e.s(format!("{} = t.ns - {x}", v("cs")));
-    let plane = |e: &mut Entry| {
-        e.s(format!("t.df = math.max({} - {rootf}, 0.5)", v("cx")));
-        // A toe near or behind the root's f: cx plus what cs adds at 0.5 px (reference
-        // `leg_plane`).
+    // reference::leg_plane with the least forward distance `dmin`.
+    let plane_at = |e: &mut Entry, dmin: &str| {
+        e.s(format!("t.df = math.max({} - {rootf}, {dmin})", v("cx")));
+        // A toe near or behind the root's f: cx plus what cs adds at dmin.
         e.s(format!(
             "t.dr = math.sqrt(t.df * t.df + {cs} * {cs})",
             cs = v("cs")
         ));
         e.s(format!(
-            "t.cxp = ({cs} == 0.0) ? {cx} : (({cx} - {rootf} >= 0.5) ? ({rootf} + t.dr) : ({cx} + (t.dr - 0.5)))",
+            "t.cxp = ({cs} == 0.0) ? {cx} : (({cx} - {rootf} >= {dmin}) ? ({rootf} + t.dr) : ({cx} + (t.dr - {dmin})))",
             cs = v("cs"),
             cx = v("cx")
         ));
@@ -415,29 +415,55 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
             cs = v("cs")
         ));
     };
+    let plane = |e: &mut Entry| plane_at(e, "0.5");
     plane(&mut e);
-    let peel = |ta: &str, e: &mut Entry| {
+    // reference::peeled: the heel's peel angle `ta`, then the wrist's f and h in the plane.
+    let peeled = |e: &mut Entry, ta: &str, wf: &str, wh: &str| {
         e.s(format!(
             "{ta} = {} * v.w * {}",
             lit(l.tpeel),
             rc(&format!("({} / {} - 0.75) / 0.25", v("ph"), v("bt")))
         ));
+        e.s(format!(
+            "{wf} = t.cxp - {lp} * math.cos({ta}) + {sd} * math.sin({ta})"
+        ));
+        e.s(format!(
+            "{wh} = {lp} * math.sin({ta}) + {sd} * math.cos({ta})"
+        ));
     };
-    peel("t.ta", &mut e);
-    e.s(format!(
-        "t.wf = t.cxp - {lp} * math.cos(t.ta) + {sd} * math.sin(t.ta)"
-    ));
-    e.s(format!(
-        "t.wh = {lp} * math.sin(t.ta) + {sd} * math.cos(t.ta)"
-    ));
-    if l.fore {
-        e.s("t.dy = v.hg - t.wh");
-    } else {
-        e.s(format!("t.dy = v.hg - (t.wh + {})", lit(l.hock_h())));
-    }
-    e.s(format!(
-        "t.rf = math.sqrt(math.max({lim2} - t.dy * t.dy, 0.0))"
-    ));
+    // reference::reach_f, into `t.rf{k}` (`t.dy{k}` a temp).
+    let reach = |e: &mut Entry, k: &str| {
+        if l.fore {
+            e.s(format!("t.dy{k} = v.hg - t.wh{k}"));
+        } else {
+            e.s(format!("t.dy{k} = v.hg - (t.wh{k} + {})", lit(l.hock_h())));
+        }
+        e.s(format!(
+            "t.rf{k} = math.sqrt(math.max({lim2} - t.dy{k} * t.dy{k}, 0.0))"
+        ));
+    };
+    // reference::lift_off, where `cond` holds.
+    let lift_off = |e: &mut Entry, cond: &str, wf: &str, ta: &str, yaw: &str| {
+        e.s(format!("{x} = {cond} ? 1.0 : {x}", x = v("sw")));
+        e.s(format!(
+            "{bl} = {cond} ? math.min({}, 0.999) : {bl}",
+            v("ph"),
+            bl = v("bl")
+        ));
+        for (var, val) in [
+            ("wl", wf.to_string()),
+            ("tl", ta.to_string()),
+            ("tm", by_gait("v.gait", l.tau_max)),
+            ("cl", by_gait("v.gait", l.clearance)),
+            ("sm", "v.settle".to_string()),
+            ("yl", yaw.to_string()),
+            ("fw", "v.fwd".to_string()),
+        ] {
+            e.s(format!("{x} = {cond} ? {val} : {x}", x = v(var)));
+        }
+    };
+    peeled(&mut e, "t.ta", "t.wf", "t.wh");
+    reach(&mut e, "");
     e.s(format!("t.rear = {rootf} - t.rf + {off}"));
     // The plane's yaw two frames ahead (it grows fast as a toe nears the root's f).
     e.s(format!(
@@ -462,27 +488,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         ph = v("ph"),
         bt = v("bt")
     ));
-    e.s(format!("{sw} = t.lift ? 1.0 : {sw}", sw = v("sw")));
-    e.s(format!(
-        "{bl} = t.lift ? math.min({}, 0.999) : {bl}",
-        v("ph"),
-        bl = v("bl")
-    ));
-    e.s(format!("{x} = t.lift ? t.wf : {x}", x = v("wl")));
-    e.s(format!("{x} = t.lift ? t.ta : {x}", x = v("tl")));
-    e.s(format!(
-        "{x} = t.lift ? {} : {x}",
-        by_gait("v.gait", l.tau_max),
-        x = v("tm")
-    ));
-    e.s(format!(
-        "{x} = t.lift ? {} : {x}",
-        by_gait("v.gait", l.clearance),
-        x = v("cl")
-    ));
-    e.s(format!("{x} = t.lift ? v.settle : {x}", x = v("sm")));
-    e.s(format!("{x} = t.lift ? t.yst : {x}", x = v("yl")));
-    e.s(format!("{x} = t.lift ? v.fwd : {x}", x = v("fw")));
+    lift_off(&mut e, "t.lift", "t.wf", "t.ta", "t.yst");
     // §7.5's catch-up in the lift-off frame too, as in the reference.
     e.s(format!(
         "t.ex = (t.lift && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, {} * v.omega * v.dt) : 0.0",
@@ -517,52 +523,19 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         bt = v("bt")
     ));
     // A paw that lands behind its rear reach limit lifts again in the same frame (reference).
-    peel("t.tr", &mut e);
     plane(&mut e);
-    e.s(format!(
-        "t.wf2 = t.cxp - {lp} * math.cos(t.tr) + {sd} * math.sin(t.tr)"
-    ));
-    e.s(format!(
-        "t.wh2 = {lp} * math.sin(t.tr) + {sd} * math.cos(t.tr)"
-    ));
-    if l.fore {
-        e.s("t.dy2 = v.hg - t.wh2");
-    } else {
-        e.s(format!("t.dy2 = v.hg - (t.wh2 + {})", lit(l.hock_h())));
-    }
-    e.s(format!(
-        "t.rf2 = math.sqrt(math.max({lim2} - t.dy2 * t.dy2, 0.0))"
-    ));
+    peeled(&mut e, "t.tr", "t.wf2", "t.wh2");
+    reach(&mut e, "2");
     e.s(format!(
         "t.rl = t.wrap && {} < 0.5 && v.settle < 0.5 && (t.wf2 - v.vpx * v.dt < {rootf} - t.rf2 + {off} || t.wf2 > {rootf} + t.rf2 + {off})",
         v("sw")
     ));
-    e.s(format!("{x} = t.rl ? 1.0 : {x}", x = v("sw")));
-    e.s(format!(
-        "{bl} = t.rl ? math.min({}, 0.999) : {bl}",
-        v("ph"),
-        bl = v("bl")
-    ));
-    e.s(format!("{x} = t.rl ? t.wf2 : {x}", x = v("wl")));
-    e.s(format!("{x} = t.rl ? t.tr : {x}", x = v("tl")));
-    e.s(format!(
-        "{x} = t.rl ? {} : {x}",
-        by_gait("v.gait", l.tau_max),
-        x = v("tm")
-    ));
-    e.s(format!(
-        "{x} = t.rl ? {} : {x}",
-        by_gait("v.gait", l.clearance),
-        x = v("cl")
-    ));
-    e.s(format!("{x} = t.rl ? v.settle : {x}", x = v("sm")));
-    e.s(format!(
-        "{x} = t.rl ? math.clamp(t.yst, {}, {}) : {x}",
+    let yaw = format!(
+        "math.clamp(t.yst, {}, {})",
         lit(-(2.0 * p.yaw_max)),
-        lit(2.0 * p.yaw_max),
-        x = v("yl")
-    ));
-    e.s(format!("{x} = t.rl ? v.fwd : {x}", x = v("fw")));
+        lit(2.0 * p.yaw_max)
+    );
+    lift_off(&mut e, "t.rl", "t.wf2", "t.tr", &yaw);
     // 7.8
     e.s(format!(
         "t.u = math.clamp(({ph} - {bl}) / math.max(1.0 - {bl}, 0.001), 0.0, 1.0)",
@@ -616,7 +589,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         cx = v("cx")
     ));
     e.s(format!("t.g = t.ah ? 0.0 : {}", hb(&format!("t.u / {ua}"))));
-    plane(&mut e);
+    plane_at(&mut e, &lit(p.plane_min));
     e.s(format!(
         "t.so = t.ah ? t.sot : ({lp} * math.cos({tl}) - {sd} * math.sin({tl}))",
         tl = v("tl")
@@ -661,14 +634,8 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         drop(l, "t.tas"),
         v("cl")
     ));
-    peel("t.tb", &mut e);
     plane(&mut e);
-    e.s(format!(
-        "t.stf = t.cxp - {lp} * math.cos(t.tb) + {sd} * math.sin(t.tb)"
-    ));
-    e.s(format!(
-        "t.sth = {lp} * math.sin(t.tb) + {sd} * math.cos(t.tb)"
-    ));
+    peeled(&mut e, "t.tb", "t.stf", "t.sth");
     e.s(format!("t.sw = {} > 0.5", v("sw")));
     e.s(format!("{} = t.sw ? t.swf : t.stf", v("gf")));
     e.s(format!("{} = t.sw ? t.swh : t.sth", v("gh")));
@@ -698,9 +665,9 @@ fn entry_pose(p: &RigParams) -> String {
     e.s(format!("t.x = v.swim_ph + {} * v.dt", lit(p.swim_rate)));
     e.s("v.swim_ph = (v.w_swim > 0.0) ? (t.x - math.floor(t.x)) : v.swim_ph");
     // Poses take the legs back into their sagittal planes (issue 19).
-    // (1 - e_sit)^32: sitting pitches the body, a yawed leg would tip its paw (check 2).
+    // (1 - e_sit)^64: sitting pitches the body, a yawed leg would tip its paw (check 2).
     e.s("t.a = 1.0 - v.e_sit");
-    for _ in 0..5 {
+    for _ in 0..6 {
         e.s("t.a = t.a * t.a");
     }
     // Leap, land and swim pitch the body too (up to 10°): their fades are (1 − e)^8.

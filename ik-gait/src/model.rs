@@ -24,6 +24,9 @@ pub struct Bone {
 #[derive(Clone, Debug)]
 pub struct Geometry {
     pub bones: Vec<Bone>,
+    /// Per leg, its bones' indices in `bones`, root first (so that FK does not look them up
+    /// by name every frame).
+    leg_bones: [Vec<usize>; 4],
 }
 
 fn cube(x0: f32, x1: f32, y0: f32, y1: f32, f0: f32, f1: f32) -> Cube {
@@ -71,7 +74,8 @@ impl Geometry {
         );
         hb.locators.push(("chin".to_string(), chin));
         bones.push(hb);
-        for l in &p.legs {
+        let mut leg_bones: [Vec<usize>; 4] = Default::default();
+        for (i, l) in p.legs.iter().enumerate() {
             let x = l.x;
             let f = l.root_f;
             let names: &[&str] = if l.fore {
@@ -97,6 +101,7 @@ impl Geometry {
                     // Paw: flat, pointing forward; heel .. toe, sole depth below the pivot.
                     vec![cube(x - 1.5, x + 1.5, y - l.sd, y, f + l.heel, f + l.lp)]
                 };
+                leg_bones[i].push(bones.len());
                 bones.push(bone(&name, Some(&parent), pivot, cubes));
                 parent = name;
                 if j < lens.len() {
@@ -104,7 +109,7 @@ impl Geometry {
                 }
             }
         }
-        Geometry { bones }
+        Geometry { bones, leg_bones }
     }
 
     pub fn bone(&self, name: &str) -> Option<&Bone> {
@@ -218,16 +223,12 @@ pub fn forward(geo: &Geometry, p: &RigParams, o: &Outputs) -> Pose {
         ..Pose::default()
     };
     for (i, l) in p.legs.iter().enumerate() {
-        let names: &[&str] = if l.fore {
-            &["upper", "fore", "paw"]
-        } else {
-            &["thigh", "tibia", "meta", "paw"]
-        };
+        let chain = &geo.leg_bones[i];
         let mut x = xb;
         let mut pivots = Vec::new();
         let mut pitch = o.body_p as f64;
-        for (j, nm) in names.iter().enumerate() {
-            let b = geo.bone(&format!("{}_{nm}", l.name)).unwrap();
+        for (j, &bi) in chain.iter().enumerate() {
+            let b = &geo.bones[bi];
             let ry = if j == 0 { o.ry[i] as f64 } else { 0.0 };
             x = x.child(
                 v3(b.pivot),
@@ -239,7 +240,7 @@ pub fn forward(geo: &Geometry, p: &RigParams, o: &Outputs) -> Pose {
             if j == 0 {
                 pose.upper_pitch[i] = pitch;
             }
-            if j + 1 == names.len() {
+            if j + 1 == chain.len() {
                 let c = &b.cubes[0];
                 let (o3, s3) = (v3(c.origin), v3(c.size));
                 for k in 0..8 {

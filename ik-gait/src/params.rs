@@ -178,7 +178,8 @@ pub struct RigParams {
     /// through the root and a toe close to the root's line turns fast).
     pub yaw_max: f32,
     /// Smallest forward distance (px) of a sideways-displaced planted toe ahead of its root
-    /// before the paw lifts early (closer, the plane's yaw turns too fast).
+    /// before the paw lifts early (closer, the plane's yaw turns too fast); also the least
+    /// forward distance of the leg plane through the point a swinging paw carries.
     pub plane_min: f32,
     /// Share of the swing (u) at which the forward travel of a swinging paw is complete; from
     /// there to touchdown the paw is held in world space like a planted one and only comes down

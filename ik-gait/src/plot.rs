@@ -14,7 +14,10 @@ use crate::params::RigParams;
 use crate::reference::channel_names;
 use crate::runner::{run, Backend};
 use crate::scenarios::{inputs, Scenario};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::prelude::*;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// File names written by [`plot_trace`], in order.
@@ -28,7 +31,7 @@ pub const PLOT_FILES: [&str; 4] = [
 /// Check 3's floor for the chin height (px).
 const CHIN_FLOOR: f64 = 0.49;
 
-const LEG_COLORS: [RGBColor; 4] = [
+pub(crate) const LEG_COLORS: [RGBColor; 4] = [
     RGBColor(0x1f, 0x77, 0xb4),
     RGBColor(0xd6, 0x27, 0x28),
     RGBColor(0x2c, 0xa0, 0x2c),
@@ -42,8 +45,81 @@ const JOINT_COLORS: [RGBColor; 4] = [
 ];
 const STANCE_SHADE: RGBColor = RGBColor(0xe4, 0xe4, 0xe4);
 
-fn err<E: std::fmt::Display>(e: E) -> String {
+pub(crate) fn err<E: std::fmt::Display>(e: E) -> String {
     format!("plot: {e}")
+}
+
+/// A chart with `f64` axes, as every chart here is.
+pub(crate) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A white SVG canvas of `size` px at `out`.
+pub(crate) fn canvas(
+    out: &Path,
+    size: (u32, u32),
+) -> Result<DrawingArea<SVGBackend<'_>, Shift>, String> {
+    let root = SVGBackend::new(out, size).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    Ok(root)
+}
+
+/// A white canvas under a 22 pt title, for the four-panel charts.
+fn panels<'a>(
+    out: &'a Path,
+    size: (u32, u32),
+    title: &str,
+) -> Result<DrawingArea<SVGBackend<'a>, Shift>, String> {
+    canvas(out, size)?
+        .titled(title, ("sans-serif", 22))
+        .map_err(err)
+}
+
+/// A chart on `area` over `x` × `y`: the caption at `size` pt, the margin and the label areas
+/// (below, left) in px.
+pub(crate) fn chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: impl AsRef<str>,
+    size: u32,
+    margin: u32,
+    (below, left): (u32, u32),
+    x: Range<f64>,
+    y: Range<f64>,
+) -> Result<Chart<'a, DB>, String> {
+    ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", size))
+        .margin(margin)
+        .x_label_area_size(below)
+        .y_label_area_size(left)
+        .build_cartesian_2d(x, y)
+        .map_err(err)
+}
+
+/// The mesh every line chart here draws: labelled axes, no light lines.
+pub(crate) fn mesh<'a, DB: DrawingBackend + 'a>(
+    ch: &mut Chart<'a, DB>,
+    x_desc: &str,
+    y_desc: &str,
+) -> Result<(), String> {
+    ch.configure_mesh()
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 15))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(err)
+}
+
+/// The legend box of the series labels, at `at`.
+pub(crate) fn legend<'a, DB: DrawingBackend + 'a>(
+    ch: &mut Chart<'a, DB>,
+    at: SeriesLabelPosition,
+) -> Result<(), String> {
+    ch.configure_series_labels()
+        .position(at)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)
 }
 
 /// Runs `sc` at `fps` on `backend` and writes the four SVGs into `dir` (created if missing).
@@ -165,14 +241,11 @@ fn joint_angles(
     out: &Path,
 ) -> Result<(), String> {
     let names = channel_names(p);
-    let root = SVGBackend::new(out, (1400, 900)).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    let root = root
-        .titled(
-            &format!("Joint angles (deg) per leg, stance shaded: {title}"),
-            ("sans-serif", 22),
-        )
-        .map_err(err)?;
+    let root = panels(
+        out,
+        (1400, 900),
+        &format!("Joint angles (deg) per leg, stance shaded: {title}"),
+    )?;
     let t_end = d.t_end();
     for (j, (area, leg)) in root.split_evenly((2, 2)).iter().zip(&p.legs).enumerate() {
         let n = if leg.fore { 3 } else { 4 };
@@ -183,21 +256,16 @@ fn joint_angles(
             0.05,
             10.0,
         );
-        let mut ch = ChartBuilder::on(area)
-            .caption(leg_label(leg.name, leg.fore), ("sans-serif", 18))
-            .margin(8)
-            .x_label_area_size(32)
-            .y_label_area_size(48)
-            .build_cartesian_2d(0.0..t_end, lo..hi)
-            .map_err(err)?;
-        ch.configure_mesh()
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 15))
-            .x_desc("time (s)")
-            .y_desc("degrees")
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(err)?;
+        let mut ch = chart(
+            area,
+            leg_label(leg.name, leg.fore),
+            18,
+            8,
+            (32, 48),
+            0.0..t_end,
+            lo..hi,
+        )?;
+        mesh(&mut ch, "time (s)", "degrees")?;
         ch.draw_series(
             d.stance[j]
                 .iter()
@@ -220,12 +288,7 @@ fn joint_angles(
             .label(label)
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], c.stroke_width(2)));
         }
-        ch.configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
+        legend(&mut ch, SeriesLabelPosition::UpperRight)?;
     }
     root.present().map_err(err)
 }
@@ -245,31 +308,23 @@ fn toe_paths(p: &RigParams, tr: &Trace, d: &Data, title: &str, out: &Path) -> Re
         0.08,
         2.0,
     );
-    let root = SVGBackend::new(out, (1600, 1000)).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    let root = root
-        .titled(
-            &format!("Toe-tip paths, world space (px); thick = stance: {title}"),
-            ("sans-serif", 22),
-        )
-        .map_err(err)?;
+    let root = panels(
+        out,
+        (1600, 1000),
+        &format!("Toe-tip paths, world space (px); thick = stance: {title}"),
+    )?;
     for (j, (area, leg)) in root.split_evenly((4, 1)).iter().zip(&p.legs).enumerate() {
         let c = LEG_COLORS[j];
-        let mut ch = ChartBuilder::on(area)
-            .caption(leg_label(leg.name, leg.fore), ("sans-serif", 16))
-            .margin(6)
-            .x_label_area_size(30)
-            .y_label_area_size(48)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(err)?;
-        ch.configure_mesh()
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 15))
-            .x_desc("forward (px)")
-            .y_desc("height (px)")
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(err)?;
+        let mut ch = chart(
+            area,
+            leg_label(leg.name, leg.fore),
+            16,
+            6,
+            (30, 48),
+            x0..x1,
+            y0..y1,
+        )?;
+        mesh(&mut ch, "forward (px)", "height (px)")?;
         ch.draw_series(LineSeries::new(
             [(x0, 0.0), (x1, 0.0)],
             BLACK.stroke_width(1),
@@ -307,18 +362,9 @@ fn footfalls(p: &RigParams, d: &Data, title: &str, out: &Path) -> Result<(), Str
         .map(|&j| p.legs[j].name.to_uppercase())
         .collect();
     let t_end = d.t_end();
-    let root = SVGBackend::new(out, (1400, 380)).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    let mut ch = ChartBuilder::on(&root)
-        .caption(
-            format!("Footfalls (bar = paw planted): {title}"),
-            ("sans-serif", 20),
-        )
-        .margin(10)
-        .x_label_area_size(34)
-        .y_label_area_size(48)
-        .build_cartesian_2d(0.0..t_end, 0.0..4.0)
-        .map_err(err)?;
+    let root = canvas(out, (1400, 380))?;
+    let caption = format!("Footfalls (bar = paw planted): {title}");
+    let mut ch = chart(&root, caption, 20, 10, (34, 48), 0.0..t_end, 0.0..4.0)?;
     let lab = labels.clone();
     ch.configure_mesh()
         .label_style(("sans-serif", 14))
@@ -357,23 +403,10 @@ fn chin_height(tr: &Trace, d: &Data, title: &str, out: &Path) -> Result<(), Stri
         0.06,
         2.0,
     );
-    let root = SVGBackend::new(out, (1400, 420)).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    let mut ch = ChartBuilder::on(&root)
-        .caption(format!("Chin height (px): {title}"), ("sans-serif", 20))
-        .margin(10)
-        .x_label_area_size(34)
-        .y_label_area_size(52)
-        .build_cartesian_2d(0.0..t_end, lo..hi)
-        .map_err(err)?;
-    ch.configure_mesh()
-        .label_style(("sans-serif", 14))
-        .axis_desc_style(("sans-serif", 15))
-        .x_desc("time (s)")
-        .y_desc("height (px)")
-        .light_line_style(WHITE.mix(0.0))
-        .draw()
-        .map_err(err)?;
+    let root = canvas(out, (1400, 420))?;
+    let caption = format!("Chin height (px): {title}");
+    let mut ch = chart(&root, caption, 20, 10, (34, 52), 0.0..t_end, lo..hi)?;
+    mesh(&mut ch, "time (s)", "height (px)")?;
     ch.draw_series(LineSeries::new(
         [(0.0, CHIN_FLOOR), (t_end, CHIN_FLOOR)],
         RED.stroke_width(1),
@@ -388,11 +421,6 @@ fn chin_height(tr: &Trace, d: &Data, title: &str, out: &Path) -> Result<(), Stri
     .map_err(err)?
     .label("chin")
     .legend(|(x, y)| PathElement::new([(x, y), (x + 18, y)], BLUE.stroke_width(2)));
-    ch.configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
+    legend(&mut ch, SeriesLabelPosition::UpperRight)?;
     root.present().map_err(err)
 }

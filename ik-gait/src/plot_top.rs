@@ -5,22 +5,12 @@
 
 use crate::checks::Trace;
 use crate::params::RigParams;
+use crate::plot::{canvas, chart, err, legend, mesh, LEG_COLORS};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// The file [`plot_top`] writes into its directory.
 pub const TOP_FILE: &str = "top_view.svg";
-
-const LEG_COLORS: [RGBColor; 4] = [
-    RGBColor(0x1f, 0x77, 0xb4),
-    RGBColor(0xd6, 0x27, 0x28),
-    RGBColor(0x2c, 0xa0, 0x2c),
-    RGBColor(0x94, 0x67, 0xbd),
-];
-
-fn err<E: std::fmt::Display>(e: E) -> String {
-    format!("plot: {e}")
-}
 
 /// Writes `dir/top_view.svg` for a trace (the directory must exist).
 pub fn plot_top(p: &RigParams, tr: &Trace, title: &str, dir: &Path) -> Result<PathBuf, String> {
@@ -43,25 +33,17 @@ pub fn plot_top(p: &RigParams, tr: &Trace, title: &str, dir: &Path) -> Result<Pa
     // Equal scales on both axes: a circle stays round.
     let (cx, cz) = ((x0 + x1) / 2.0, (z0 + z1) / 2.0);
     let half = ((x1 - x0).max(z1 - z0) / 2.0 + 4.0).max(8.0);
-    let root = SVGBackend::new(&out, (1000, 1000)).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    let mut ch = ChartBuilder::on(&root)
-        .caption(
-            format!("Toe tips from above, world x-z (px); thick = stance: {title}"),
-            ("sans-serif", 20),
-        )
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(52)
-        .build_cartesian_2d((cx - half)..(cx + half), (cz - half)..(cz + half))
-        .map_err(err)?;
-    ch.configure_mesh()
-        .label_style(("sans-serif", 14))
-        .x_desc("world x (px)")
-        .y_desc("world z (px)")
-        .light_line_style(WHITE.mix(0.0))
-        .draw()
-        .map_err(err)?;
+    let root = canvas(&out, (1000, 1000))?;
+    let mut ch = chart(
+        &root,
+        format!("Toe tips from above, world x-z (px); thick = stance: {title}"),
+        20,
+        12,
+        (36, 52),
+        (cx - half)..(cx + half),
+        (cz - half)..(cz + half),
+    )?;
+    mesh(&mut ch, "world x (px)", "world z (px)")?;
     ch.draw_series(DashedLineSeries::new(
         tr.pos.iter().copied(),
         6,
@@ -93,11 +75,7 @@ pub fn plot_top(p: &RigParams, tr: &Trace, title: &str, dir: &Path) -> Result<Pa
             }
         }
     }
-    ch.configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
+    legend(&mut ch, SeriesLabelPosition::MiddleRight)?;
     root.present().map_err(err)?;
     drop(ch);
     drop(root);

@@ -89,14 +89,19 @@ fn finish(mut p: RigParams) -> RigParams {
     with_baked_rest(p)
 }
 
+/// Scales the head and chin offsets (the head's size) by `k`.
+fn scale_head(p: &mut RigParams, k: f32) {
+    for x in p.head.iter_mut().chain(&mut p.chin) {
+        *x *= k;
+    }
+}
+
 /// A small terrier: 0.85 of the hound (H0 12.75 px), its head 15 % bigger than that, paws
 /// 10 % shorter. (At 0.75 and 0.8 the fixed m/s scenarios are too fast for its legs: at 0.75
 /// checks 7, 8 and 9 fail, at 0.8 checks 4c, 6 and 8; see README, Presets.)
 pub fn terrier() -> RigParams {
     let mut p = scaled(0.85);
-    for x in p.head.iter_mut().chain(&mut p.chin) {
-        *x *= 1.15;
-    }
+    scale_head(&mut p, 1.15);
     for l in &mut p.legs {
         l.lp *= 0.9;
     }
@@ -108,9 +113,7 @@ pub fn terrier() -> RigParams {
 /// 1.25 with these proportions check 8's 2300°/s bar fails by 43°/s; see README, Presets.)
 pub fn mastiff() -> RigParams {
     let mut p = scaled(1.15);
-    for x in p.head.iter_mut().chain(&mut p.chin) {
-        *x *= 1.1;
-    }
+    scale_head(&mut p, 1.1);
     for l in &mut p.legs {
         l.root_f *= 1.1;
         l.n *= 1.1;

@@ -294,19 +294,82 @@ pub fn turn_k(p: &RigParams) -> f32 {
 /// the forward distance is taken as at least 0.5 px; there the in-plane f is cx plus what the
 /// sideways offset adds at 0.5 px, which goes to cx as cs goes to 0 (a toe behind the root used
 /// to jump to 0.5 px ahead of it as soon as the body yawed: check 14).
-fn leg_plane<T: Real>(cx: T, cs: T, root_f: T) -> (T, T) {
+///
+/// `dmin` is that least forward distance: 0.5 px for a planted toe, `plane_min` for the point a
+/// swinging paw carries (a hind toe lifts near its hip, and the body then passes over the
+/// carried point: at 0.5 px its plane swung by 20° in two 240 fps frames, check 4c).
+fn leg_plane<T: Real>(cx: T, cs: T, root_f: T, dmin: T) -> (T, T) {
     if cs == c!(0.0) {
         return (cx, c!(0.0));
     }
     let d0 = cx - root_f;
-    let df = max(d0, c!(0.5));
+    let df = max(d0, dmin);
     let r = sqrt(df * df + cs * cs);
-    let fin = if d0 >= c!(0.5) {
+    let fin = if d0 >= dmin {
         root_f + r
     } else {
-        cx + (r - c!(0.5))
+        cx + (r - dmin)
     };
     (fin, atan2_d(cs, df))
+}
+
+/// §7.6's stance toe of a leg: the heel's peel angle, the wrist's (f, h) in the leg plane
+/// through the carried toe, and that plane's yaw.
+struct Peeled<T> {
+    ta: T,
+    wf: T,
+    wh: T,
+    yaw: T,
+}
+
+fn peeled<T: Real>(l: &LegStateT<T>, lp: &LegParams, w: T) -> Peeled<T> {
+    let f = T::from_f32;
+    let (cxp, yaw) = leg_plane(l.cx, l.cs, f(lp.root_f), c!(0.5));
+    let ta = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
+    let (lp_lp, lp_sd) = (f(lp.lp), f(lp.sd));
+    Peeled {
+        ta,
+        wf: cxp - lp_lp * cos_d(ta) + lp_sd * sin_d(ta),
+        wh: lp_lp * sin_d(ta) + lp_sd * cos_d(ta),
+        yaw,
+    }
+}
+
+/// §7.6's reach_f: how far the wrist at height `wh` above the floor (the body at `hg`) may be
+/// from the root in f, the hind leg measured at its hock.
+fn reach<T: Real>(p: &RigParams, lp: &LegParams, hg: T, wh: T) -> T {
+    let f = T::from_f32;
+    let dy = if lp.fore {
+        hg - wh
+    } else {
+        hg - (wh + f(lp.hock_h()))
+    };
+    sqrt(max(f(p.lim2(lp)) - dy * dy, c!(0.0)))
+}
+
+/// §7.6's lift-off: the leg swings from this frame, with the wrist's f, the heel angle and the
+/// plane's yaw it lifted at, the gait's swing shape and the settle and forward share.
+#[allow(clippy::too_many_arguments)]
+fn lift_off<T: Real>(
+    l: &mut LegStateT<T>,
+    lp: &LegParams,
+    gi: usize,
+    settle: T,
+    fwd: T,
+    wf: T,
+    ta: T,
+    yaw: T,
+) {
+    let f = T::from_f32;
+    l.sw = c!(1.0);
+    l.bl = min(l.ph, c!(0.999));
+    l.wl = wf;
+    l.tl = ta;
+    l.tm = f(lp.tau_max[gi]);
+    l.cl = f(lp.clearance[gi]);
+    l.sm = settle;
+    l.yl = yaw;
+    l.fw = fwd;
 }
 
 /// One frame of §7, in the float type of the state (`f32`: the reference that matches the
@@ -517,38 +580,27 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         }
         // The leg plane yaws about the root to pass through the toe; `cxp` is the toe's f in
         // that plane (= cx when the toe is on the leg's line).
-        let (cxp, yaw_st) = leg_plane(l.cx, l.cs, root_f);
-        let ta = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
-        let wf = cxp - lp_lp * cos_d(ta) + lp_sd * sin_d(ta);
-        let wh = lp_lp * sin_d(ta) + lp_sd * cos_d(ta);
-        let dy = if lp.fore {
-            hg - wh
-        } else {
-            hg - (wh + f(lp.hock_h()))
-        };
-        let reach_f = sqrt(max(lim2 - dy * dy, zero));
+        let Peeled {
+            ta,
+            wf,
+            wh,
+            yaw: yaw_st,
+        } = peeled(l, lp, w);
+        let reach_f = reach(p, lp, hg, wh);
         let rear = root_f - reach_f + hock_off;
         // Issue 19: under yaw the toe also drifts sideways, which moves it away from the root
         // in the leg plane; such a paw lifts early too (past the front limit or `side_reach`).
         let out = wf > root_f + reach_f + hock_off
             || abs(l.cs) > f(p.side_reach)
-            || abs(leg_plane(l.cx - c!(2.0) * (vpx * dt), l.cs, root_f).1) > f(p.yaw_max)
+            || abs(leg_plane(l.cx - c!(2.0) * (vpx * dt), l.cs, root_f, half).1) > f(p.yaw_max)
             || (l.cs != zero && (l.cx - c!(2.0) * (vpx * dt)) - root_f < f(p.plane_min));
         let early = (wf - vpx * dt < rear || out) && !settle;
         let lift = st && (l.ph >= l.bt || early) && l.ph < one;
         if lift {
-            l.sw = one;
-            l.bl = min(l.ph, c!(0.999));
-            l.wl = wf;
-            l.tl = ta;
-            l.tm = f(lp.tau_max[gi]);
-            l.cl = f(lp.clearance[gi]);
-            l.sm = s.settle;
-            // Latched as it is: the swing's carried yaw is kept within twice the stance limit
-            // of it, so the two agree at lift-off (a fixed ±2·yaw_max clamp froze the plane of
-            // a toe that lifted past it while the body turned on: check 14).
-            l.yl = yaw_st;
-            l.fw = fwd;
+            // The yaw latched as it is: the swing's carried yaw is kept within twice the
+            // stance limit of it, so the two agree at lift-off (a fixed ±2·yaw_max clamp froze
+            // the plane of a toe that lifted past it while the body turned on: check 14).
+            lift_off(l, lp, gi, s.settle, fwd, wf, ta, yaw_st);
             // §7.5's catch-up for the lift-off frame: the leg swings from this frame on, so it
             // pays this frame's share too (README, Deviations, check 6), unless that would end
             // the swing in the frame it starts.
@@ -583,27 +635,12 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         // check 10) lifts again in the same frame, as §7.6's early lift-off would have made it
         // do a frame later: it never stands out of reach.
         if wrap && l.sw < half && !settle {
-            let tr = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
-            let (cxr, yaw_r) = leg_plane(l.cx, l.cs, root_f);
-            let wf2 = cxr - lp_lp * cos_d(tr) + lp_sd * sin_d(tr);
-            let wh2 = lp_lp * sin_d(tr) + lp_sd * cos_d(tr);
-            let dy2 = if lp.fore {
-                hg - wh2
-            } else {
-                hg - (wh2 + f(lp.hock_h()))
-            };
-            let rf2 = sqrt(max(lim2 - dy2 * dy2, zero));
+            let pr = peeled(l, lp, w);
+            let rf2 = reach(p, lp, hg, pr.wh);
             let front2 = root_f + rf2 + hock_off;
-            if wf2 - vpx * dt < root_f - rf2 + hock_off || wf2 > front2 {
-                l.sw = one;
-                l.bl = min(l.ph, c!(0.999));
-                l.wl = wf2;
-                l.tl = tr;
-                l.tm = f(lp.tau_max[gi]);
-                l.cl = f(lp.clearance[gi]);
-                l.sm = s.settle;
-                l.yl = clamp(yaw_r, -ym2, ym2);
-                l.fw = fwd;
+            if pr.wf - vpx * dt < root_f - rf2 + hock_off || pr.wf > front2 {
+                let yaw = clamp(pr.yaw, -ym2, ym2);
+                lift_off(l, lp, gi, s.settle, fwd, pr.wf, pr.ta, yaw);
             }
         }
         // 7.8 swing
@@ -649,7 +686,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             l.cx = min(l.cx, (front + so_t) + m * (one - u));
         }
         let g = if anchored { zero } else { hb(u / ua) };
-        let (cxs, yaw_s) = leg_plane(l.cx, l.cs, root_f);
+        let (cxs, yaw_s) = leg_plane(l.cx, l.cs, root_f, f(p.plane_min));
         let so = if anchored {
             so_t
         } else {
@@ -691,10 +728,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let edge = r * rc((one - u) / max(c!(2.0) * (one - ua), c!(0.001)));
         let swh = ((lp_sd + drop(lp_lp, lp_sd, tas)) + l.cl * w * bump) + la * edge;
         // Stance target on the post-event state (a paw that touched down this frame).
-        let ta2 = f(lp.tpeel) * w * rc((l.ph / l.bt - c!(0.75)) / c!(0.25));
-        let (cxp2, yaw_st2) = leg_plane(l.cx, l.cs, root_f);
-        let stf = cxp2 - lp_lp * cos_d(ta2) + lp_sd * sin_d(ta2);
-        let sth = lp_lp * sin_d(ta2) + lp_sd * cos_d(ta2);
+        let st = peeled(l, lp, w);
         tgt[i] = if l.sw > half {
             Target {
                 f: swf,
@@ -713,10 +747,10 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             }
         } else {
             Target {
-                f: stf,
-                h: sth,
-                tau: ta2,
-                ry: yaw_st2,
+                f: st.wf,
+                h: st.wh,
+                tau: st.ta,
+                ry: st.yaw,
             }
         };
     }
@@ -745,9 +779,11 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     }
     let [e_sit, e_lie, e_leap, e_land, e_swim] = e;
     // Sit pitches the body 29° with the paws on the floor: a leg yawed about that tilted axis
-    // tips its paw sideways into the floor, so sitting fades the yaw as (1 − e_sit)^32.
+    // tips its paw sideways into the floor, so sitting fades the yaw as (1 − e_sit)^64 (the
+    // dip goes as e·(1 − e)^n, its peak as 1/n; at n = 32 a fore paw lifting at 65° in a turn
+    // on the spot dipped 0.013 px as the sit began).
     let mut a = one - e_sit;
-    for _ in 0..5 {
+    for _ in 0..6 {
         a = a * a;
     }
     // Leap, land and swim pitch the body as well (up to 10°): their fades are (1 − e)^8, so

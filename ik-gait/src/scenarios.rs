@@ -23,6 +23,14 @@ fn ground(speed: f32) -> Sample {
     }
 }
 
+fn swimming(speed: f32) -> Sample {
+    Sample {
+        speed,
+        in_water: true,
+        ..Sample::default()
+    }
+}
+
 /// Linear interpolation helper over (t, value) knots.
 fn knots(t: f32, k: &[(f32, f32)]) -> f32 {
     if t <= k[0].0 {
@@ -220,25 +228,13 @@ pub fn named() -> Vec<Scenario> {
         }),
         s("swim-walk-out", 8.0, Kind::Pose, |t| {
             if t < 4.0 {
-                Sample {
-                    speed: 0.8,
-                    in_water: true,
-                    ..Sample::default()
-                }
+                swimming(0.8)
             } else {
                 ground(1.0)
             }
         }),
         s("swim-sit-lie", 9.0, Kind::Pose, |t| {
-            let mut x = if t < 5.0 {
-                Sample {
-                    speed: 0.6,
-                    in_water: true,
-                    ..Sample::default()
-                }
-            } else {
-                ground(0.0)
-            };
+            let mut x = if t < 5.0 { swimming(0.6) } else { ground(0.0) };
             x.sit = (1.0..3.0).contains(&t);
             x.lie = (2.0..7.0).contains(&t);
             x

@@ -1,21 +1,14 @@
 //! `doggoyle plot` writes four non-trivial SVG charts for a short scenario.
 
-use std::process::Command;
+mod common;
+use common::{doggoyle, tmp};
 
 #[test]
 fn plot_writes_four_svgs() {
-    let dir = std::env::temp_dir().join(format!("doggoyle-plot-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new(env!("CARGO_BIN_EXE_doggoyle"))
-        .args(["plot", "--scenario", "run-jump", "--fps", "20", "--out"])
-        .arg(&dir)
-        .output()
-        .expect("run doggoyle");
-    assert!(
-        out.status.success(),
-        "doggoyle plot failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let dir = tmp("plot");
+    let args = ["plot", "--scenario", "run-jump", "--fps", "20", "--out"];
+    let (code, _, err) = doggoyle(&[&args[..], &[dir.to_str().unwrap()]].concat());
+    assert_eq!(code, Some(0), "doggoyle plot failed: {err}");
     for name in ik_gait::plot::PLOT_FILES {
         let path = dir.join(name);
         let text =
