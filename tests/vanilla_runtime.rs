@@ -285,41 +285,34 @@ fn zombie_legs_follow_humanoid_move_through_the_legacy_controller() {
 /// `leg0.rx = cos(mdm * 38.17) * 80.22 * mms - this`, `leg1.rx` with `+ 180`.
 #[test]
 fn wolf_legs_follow_the_sitting_controllers_default_state() {
-    let (names, poses) = vanilla("minecraft:wolf", WALK, 80);
-    let (l0, l1) = (bone(&names, "leg0"), bone(&names, "leg1"));
-    for (f, (p, d)) in poses.iter().zip(distances(80)).enumerate() {
-        let mms = 0.7f32 as f64;
-        close(
-            p[l0].0[0],
+    let mms = 0.7f32 as f64;
+    legs_follow_walk_distance("minecraft:wolf", |d| {
+        (
             cos_d(d * 38.17) * 80.22 * mms,
-            &format!("frame {f} leg0.rx"),
-        );
-        close(
-            p[l1].0[0],
             cos_d(d * 38.17 + 180.0) * 80.22 * mms,
-            &format!("frame {f} leg1.rx"),
-        );
-    }
+        )
+    });
 }
 
 /// The cow's `walk` (animation.quadruped.walk, `anim_time_update: q.modified_distance_moved`)
 /// at blend weight `q.modified_move_speed`: `leg0.rx = 0.7 × cos(anim_time × 38.17) × 80`.
 #[test]
 fn cow_legs_follow_quadruped_walk_at_its_blend_weight() {
-    let (names, poses) = vanilla("minecraft:cow", WALK, 80);
+    let w = 0.7f32 as f64;
+    legs_follow_walk_distance("minecraft:cow", |d| {
+        (w * cos_d(d * 38.17) * 80.0, w * cos_d(d * 38.17) * -80.0)
+    });
+}
+
+/// 80 frames of `entity` on the WALK timeline: `leg0.rx` and `leg1.rx` are what `want`
+/// gives for the distance walked at each frame.
+fn legs_follow_walk_distance(entity: &str, want: impl Fn(f64) -> (f64, f64)) {
+    let (names, poses) = vanilla(entity, WALK, 80);
     let (l0, l1) = (bone(&names, "leg0"), bone(&names, "leg1"));
     for (f, (p, d)) in poses.iter().zip(distances(80)).enumerate() {
-        let w = 0.7f32 as f64;
-        close(
-            p[l0].0[0],
-            w * cos_d(d * 38.17) * 80.0,
-            &format!("frame {f} leg0.rx"),
-        );
-        close(
-            p[l1].0[0],
-            w * cos_d(d * 38.17) * -80.0,
-            &format!("frame {f} leg1.rx"),
-        );
+        let (w0, w1) = want(d);
+        close(p[l0].0[0], w0, &format!("frame {f} leg0.rx"));
+        close(p[l1].0[0], w1, &format!("frame {f} leg1.rx"));
     }
 }
 
