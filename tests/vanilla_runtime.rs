@@ -15,7 +15,7 @@
 mod common;
 
 use molang::runtime::inputs;
-use molang::runtime::load::{client_entities, load_from_pack};
+use molang::runtime::load::{attachables, client_entities, load_from_pack};
 use molang::runtime::Driver;
 use molang::runtime::{Backend, Runtime};
 use std::collections::BTreeMap;
@@ -358,5 +358,30 @@ fn shulker_lid_follows_its_peek_amount() {
         let ry = if peek > 0.3 { lrf.powi(4) * 22.5 } else { 0.0 };
         close(p[lid].1[1], py, &format!("frame {f} lid.py"));
         close(p[lid].0[1], ry, &format!("frame {f} lid.ry"));
+    }
+}
+
+/// `pack::load_entity`, what `molang run --entity` loads (only the files an entity names),
+/// gives every vanilla client entity and attachable the model and load notes the whole pack
+/// gives it, from fewer files.
+#[test]
+fn loading_one_entity_gives_what_the_whole_pack_gives() {
+    let rp = common::shared_dir().join("vanilla/resource_pack");
+    let whole = molang::pack::load(std::slice::from_ref(&rp));
+    let mut ids = client_entities(&whole);
+    ids.extend(attachables(&whole));
+    let loaded = |pack: &molang::pack::Pack, id: &str| {
+        load_from_pack(pack, id)
+            .map(|l| (format!("{:?}", l.model), l.notes))
+            .map_err(|e| e.to_string())
+    };
+    for id in &ids {
+        let one = molang::pack::load_entity(std::slice::from_ref(&rp), id);
+        assert!(
+            one.files.len() < whole.files.len(),
+            "{id}: every file walked"
+        );
+        assert_eq!(one.problems.len(), whole.problems.len(), "{id}");
+        assert_eq!(loaded(&one, id), loaded(&whole, id), "{id}");
     }
 }

@@ -340,15 +340,22 @@ trait Definition {
     fn set(&mut self, data: Self::Data);
 }
 
-impl Definition for super::Animation {
-    type Data = AnimationData;
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn set(&mut self, data: AnimationData) {
-        self.data = data;
-    }
+/// Entries whose typed part is one `data` field.
+macro_rules! data_definition {
+    ($entry:ty, $data:ty) => {
+        impl Definition for $entry {
+            type Data = $data;
+            fn id(&self) -> &str {
+                &self.id
+            }
+            fn set(&mut self, data: $data) {
+                self.data = data;
+            }
+        }
+    };
 }
+data_definition!(super::Animation, AnimationData);
+data_definition!(super::RenderController, RenderData);
 
 impl Definition for super::Controller {
     type Data = Vec<StateData>;
@@ -359,16 +366,6 @@ impl Definition for super::Controller {
         for (s, data) in self.states.iter_mut().zip(states) {
             s.data = data;
         }
-    }
-}
-
-impl Definition for super::RenderController {
-    type Data = RenderData;
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn set(&mut self, data: RenderData) {
-        self.data = data;
     }
 }
 

@@ -85,19 +85,34 @@ fn naming(list: &[Source], needles: &[String]) -> Vec<bool> {
         .collect()
 }
 
-/// Whether `text` holds one of `needles` (any case) between two `"`. Every run between two
-/// quotes is tried, inside a string or not, so comments and odd quoting cannot hide one;
-/// an escape that could spell a name (`\u`, `\"`) keeps the file.
+/// Whether `text` holds one of `needles` (any case) between two `"` (or, in a legacy
+/// `geometry.a:geometry.parent` key, before the `:`). Every run between two quotes is tried,
+/// inside a string or not, so comments and odd quoting cannot hide one; an escape that could
+/// spell a name (`\u`, `\"`) keeps the file.
 fn names_any(text: &str, needles: &[String]) -> bool {
     if text.contains("\\u") || text.contains("\\\"") {
         return true;
     }
-    let is_needle = |s: &str| needles.iter().any(|n| n.eq_ignore_ascii_case(s));
-    text.split('"').any(|run| {
+    // Most runs are not as long as any needle: compare lengths first.
+    let mut lengths = [false; 256];
+    for n in needles {
+        if let Some(l) = lengths.get_mut(n.len()) {
+            *l = true;
+        }
+    }
+    let is_needle = |s: &[u8]| {
+        lengths.get(s.len()).is_some_and(|&l| l)
+            && needles.iter().any(|n| n.as_bytes().eq_ignore_ascii_case(s))
+    };
+    const GEOMETRY: &[u8] = b"geometry.";
+    text.as_bytes().split(|&b| b == b'"').any(|run| {
         is_needle(run)
-            || run
-                .split_once(':')
-                .is_some_and(|(before, _)| is_needle(before))
+            || (run.len() > GEOMETRY.len()
+                && run[..GEOMETRY.len()].eq_ignore_ascii_case(GEOMETRY)
+                && run
+                    .iter()
+                    .position(|&b| b == b':')
+                    .is_some_and(|c| is_needle(&run[..c])))
     })
 }
 
