@@ -121,7 +121,7 @@ fn fmt_check_runs_over_the_vanilla_resource_pack() {
         String::from_utf8_lossy(&out.stderr)
     );
     let summary = stdout.lines().last().unwrap();
-    assert_contains(&summary, "files would be reformatted");
+    assert_contains(summary, "files would be reformatted");
     assert!(
         out.stderr.is_empty(),
         "{}",

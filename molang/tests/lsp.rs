@@ -626,8 +626,8 @@ fn lsp_vanilla_resource_pack() {
     let text = std::fs::read_to_string(&cow).unwrap();
     let v = c.request("textDocument/hover", tdp(&cow, &text, "v.index =", 3));
     let h = v["contents"]["value"].as_str().unwrap();
-    assert_contains(&h, "minecraft:cow");
-    assert_contains(&h, "cow.v3.render_controllers.json");
+    assert_contains(h, "minecraft:cow");
+    assert_contains(h, "cow.v3.render_controllers.json");
     // Completion offers what the game provides where it provides it.
     let complete = |c: &mut Client, rel: &str, needle: &str, at: usize| -> Vec<String> {
         let path = roots[0].join(rel);

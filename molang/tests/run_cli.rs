@@ -320,7 +320,7 @@ fn input_columns_with_arguments_drive_queries_on_both_back_ends() {
     close(&trace_row(&jit, 14, "a")[..3], &[3.0, 20.0, 60.0]);
     for err in [&jerr, &ierr] {
         assert_contains(
-            &err,
+            err,
             "frame 0: query.position_delta(2) is not in the inputs; it reads 0",
         );
         assert_eq!(

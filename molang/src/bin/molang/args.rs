@@ -57,13 +57,16 @@ pub fn parse_sets(set: &[String]) -> Result<Vec<(String, Value)>, String> {
         .collect()
 }
 
+/// The `--set` inputs, check options and evaluation options of one expression.
+pub type ExpressionSetup = (Vec<(String, Value)>, CheckOptions, EvalOptions);
+
 /// What `eval EXPR` and `bench EXPR` share: the `--set` inputs, and the check and
 /// evaluation options at `--version` (the latest by default). A bad `--set` is printed and
 /// exits 2.
 pub fn expression_setup(
     set: &[String],
     version: Option<i16>,
-) -> Result<(Vec<(String, Value)>, CheckOptions, EvalOptions), std::process::ExitCode> {
+) -> Result<ExpressionSetup, std::process::ExitCode> {
     let inputs = parse_sets(set).map_err(|e| {
         eprintln!("error: {e}");
         std::process::ExitCode::from(2)
