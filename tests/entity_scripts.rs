@@ -147,14 +147,7 @@ fn coalescing_guards_never_abort() {
         ],
     ))
     .unwrap();
-    assert!(
-        !scripts
-            .warnings
-            .iter()
-            .any(|d| d.code == Code::ReadBeforeSet),
-        "{:?}",
-        scripts.warnings
-    );
+    assert!(!reads_before_set(&scripts), "{:?}", scripts.warnings);
     let mut entity = scripts.instantiate(0);
     let mut seen = Vec::new();
     for f in 0..100u32 {
@@ -190,14 +183,7 @@ fn initialize_runs_once_so_its_abort_is_a_first_frame_abort() {
         &["v.late = v.a;"],
     ))
     .unwrap_or_else(|e| panic!("the game loads these scripts: {e:?}"));
-    assert!(
-        scripts
-            .warnings
-            .iter()
-            .any(|d| d.code == Code::ReadBeforeSet),
-        "{:?}",
-        scripts.warnings
-    );
+    assert!(reads_before_set(&scripts), "{:?}", scripts.warnings);
     let mut entity = scripts.instantiate(0);
     let aborts = entity.run_frame(&scripts);
     assert_eq!(
@@ -230,4 +216,12 @@ fn entries_are_joined_into_one_program() {
     }
     assert_eq!(num(entity.variable(&scripts, "n")), 5.0);
     assert_eq!(num(entity.variable(&scripts, "angry_frames")), 5.0);
+}
+
+/// Whether the scripts warn of a read before any set.
+fn reads_before_set(scripts: &EntityScripts) -> bool {
+    scripts
+        .warnings
+        .iter()
+        .any(|d| d.code == Code::ReadBeforeSet)
 }

@@ -106,11 +106,7 @@ fn molang_go_mathlib_rows() {
         }
     }
     eprintln!("mathlib: {passed}/{total} passed, {diverged} known divergence(s)");
-    assert!(
-        failures.is_empty(),
-        "mathlib failures:\n{}",
-        failures.join("\n")
-    );
+    assert_none_failed("mathlib", &failures);
     assert_eq!(passed + diverged, total);
 }
 
@@ -204,11 +200,7 @@ fn molang_go_vanilla_math_rows() {
         }
     }
     eprintln!("vanilla math rows: {passed}/{total} passed, {exact} of them bit-exact");
-    assert!(
-        failures.is_empty(),
-        "vanilla failures:\n{}",
-        failures.join("\n")
-    );
+    assert_none_failed("vanilla", &failures);
 }
 
 /// molangx `evaluated_math_calls` rows whose tree folded to one number, minus the rows the
@@ -244,9 +236,15 @@ fn molangx_evaluated_math_calls() {
         }
     }
     eprintln!("molangx evaluated_math_calls: {passed}/{total} passed ({skipped} skipped)");
+    assert_none_failed("molangx", &failures);
+}
+
+/// Fails with every failure listed, one a line, under `what`.
+#[track_caller]
+fn assert_none_failed(what: &str, failures: &[String]) {
     assert!(
         failures.is_empty(),
-        "molangx failures:\n{}",
+        "{what} failures:\n{}",
         failures.join("\n")
     );
 }

@@ -137,20 +137,14 @@ fn half_million_term_chains_of_every_operator() {
 
 #[test]
 fn bangs_100k() {
-    refused_with(
-        "100,000 `!`",
-        format!("{}1", "!".repeat(100_000)),
-        &[Code::TooDeep],
-    );
+    let src = format!("{}1", "!".repeat(100_000));
+    refused_with("100,000 `!`", src, &[Code::TooDeep]);
 }
 
 #[test]
 fn negations_100k() {
-    refused_with(
-        "100,000 `-!`",
-        format!("{}1", "-!".repeat(50_000)),
-        &[Code::TooDeep],
-    );
+    let src = format!("{}1", "-!".repeat(50_000));
+    refused_with("100,000 `-!`", src, &[Code::TooDeep]);
 }
 
 #[test]

@@ -15,7 +15,7 @@
 mod common;
 
 use molang::runtime::inputs;
-use molang::runtime::load::{client_entities, load_from_pack};
+use molang::runtime::load::{attachables, client_entities, load_from_pack};
 use molang::runtime::Driver;
 use molang::runtime::{Backend, Runtime};
 use std::collections::BTreeMap;
@@ -285,41 +285,34 @@ fn zombie_legs_follow_humanoid_move_through_the_legacy_controller() {
 /// `leg0.rx = cos(mdm * 38.17) * 80.22 * mms - this`, `leg1.rx` with `+ 180`.
 #[test]
 fn wolf_legs_follow_the_sitting_controllers_default_state() {
-    let (names, poses) = vanilla("minecraft:wolf", WALK, 80);
-    let (l0, l1) = (bone(&names, "leg0"), bone(&names, "leg1"));
-    for (f, (p, d)) in poses.iter().zip(distances(80)).enumerate() {
-        let mms = 0.7f32 as f64;
-        close(
-            p[l0].0[0],
+    let mms = 0.7f32 as f64;
+    legs_follow_walk_distance("minecraft:wolf", |d| {
+        (
             cos_d(d * 38.17) * 80.22 * mms,
-            &format!("frame {f} leg0.rx"),
-        );
-        close(
-            p[l1].0[0],
             cos_d(d * 38.17 + 180.0) * 80.22 * mms,
-            &format!("frame {f} leg1.rx"),
-        );
-    }
+        )
+    });
 }
 
 /// The cow's `walk` (animation.quadruped.walk, `anim_time_update: q.modified_distance_moved`)
 /// at blend weight `q.modified_move_speed`: `leg0.rx = 0.7 × cos(anim_time × 38.17) × 80`.
 #[test]
 fn cow_legs_follow_quadruped_walk_at_its_blend_weight() {
-    let (names, poses) = vanilla("minecraft:cow", WALK, 80);
+    let w = 0.7f32 as f64;
+    legs_follow_walk_distance("minecraft:cow", |d| {
+        (w * cos_d(d * 38.17) * 80.0, w * cos_d(d * 38.17) * -80.0)
+    });
+}
+
+/// 80 frames of `entity` on the WALK timeline: `leg0.rx` and `leg1.rx` are what `want`
+/// gives for the distance walked at each frame.
+fn legs_follow_walk_distance(entity: &str, want: impl Fn(f64) -> (f64, f64)) {
+    let (names, poses) = vanilla(entity, WALK, 80);
     let (l0, l1) = (bone(&names, "leg0"), bone(&names, "leg1"));
     for (f, (p, d)) in poses.iter().zip(distances(80)).enumerate() {
-        let w = 0.7f32 as f64;
-        close(
-            p[l0].0[0],
-            w * cos_d(d * 38.17) * 80.0,
-            &format!("frame {f} leg0.rx"),
-        );
-        close(
-            p[l1].0[0],
-            w * cos_d(d * 38.17) * -80.0,
-            &format!("frame {f} leg1.rx"),
-        );
+        let (w0, w1) = want(d);
+        close(p[l0].0[0], w0, &format!("frame {f} leg0.rx"));
+        close(p[l1].0[0], w1, &format!("frame {f} leg1.rx"));
     }
 }
 
@@ -365,5 +358,30 @@ fn shulker_lid_follows_its_peek_amount() {
         let ry = if peek > 0.3 { lrf.powi(4) * 22.5 } else { 0.0 };
         close(p[lid].1[1], py, &format!("frame {f} lid.py"));
         close(p[lid].0[1], ry, &format!("frame {f} lid.ry"));
+    }
+}
+
+/// `pack::load_entity`, what `molang run --entity` loads (only the files an entity names),
+/// gives every vanilla client entity and attachable the model and load notes the whole pack
+/// gives it, from fewer files.
+#[test]
+fn loading_one_entity_gives_what_the_whole_pack_gives() {
+    let rp = common::shared_dir().join("vanilla/resource_pack");
+    let whole = molang::pack::load(std::slice::from_ref(&rp));
+    let mut ids = client_entities(&whole);
+    ids.extend(attachables(&whole));
+    let loaded = |pack: &molang::pack::Pack, id: &str| {
+        load_from_pack(pack, id)
+            .map(|l| (format!("{:?}", l.model), l.notes))
+            .map_err(|e| e.to_string())
+    };
+    for id in &ids {
+        let one = molang::pack::load_entity(std::slice::from_ref(&rp), id);
+        assert!(
+            one.files.len() < whole.files.len(),
+            "{id}: every file walked"
+        );
+        assert_eq!(one.problems.len(), whole.problems.len(), "{id}");
+        assert_eq!(loaded(&one, id), loaded(&whole, id), "{id}");
     }
 }

@@ -18,6 +18,8 @@ use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use molang::builtins::math::MathFn;
 use molang::fuzz::world::World;
+// NaN of both signs and edge values, as the strategies' `nan_operand` and `edge_operand` draw them.
+use molang::fuzz::{EDGE_OPERANDS as EDGES, NAN_OPERANDS as NANS};
 use molang::{CheckOptions, EvalOptions, Value};
 
 const VARIABLES: &[&str] = &["v.x", "v.y", "v.z"];
@@ -27,25 +29,6 @@ const QUERIES: &[&str] = &["q.a", "q.b", "q.c"];
 const CONSTANTS: &[&str] = &["this", "math.pi", "true", "false"];
 const NUMBERS: &[&str] = &["0", "1", "0.5", "2", "1e38", "0.0000001", "1e39", "5."];
 const ARITH: &[&str] = &["+", "-", "*", "/", "<", "<=", ">", ">=", "==", "!="];
-/// NaN of both signs (x86's default NaN has the sign bit set; `-` and `abs` clear it) and edge
-/// values, as `molang::fuzz::strategies::{nan_operand, edge_operand}` draw them.
-const NANS: &[&str] = &[
-    "math.sqrt(-1)",
-    "(1e39 - 1e39)",
-    "(0 * 1e39)",
-    "-(math.sqrt(-1))",
-    "math.abs(1e39 - 1e39)",
-];
-const EDGES: &[&str] = &[
-    "(1e39)",
-    "(-1e39)",
-    "(0)",
-    "(-0)",
-    "(0.00000011920929)",
-    "(-0.00000011920929)",
-    "(1e-45)",
-    "(0.00000023841858)",
-];
 /// The queries computed from their arguments, with their argument counts.
 const PURE_QUERIES: &[(&str, usize, usize)] = &[
     ("all", 3, 4),
@@ -145,6 +128,17 @@ impl Gen<'_, '_> {
         Ok(format!("math.{}({})", f.name(), args.join(", ")))
     }
 
+    /// A call of a random builtin (`random`), or of a deterministic one with arguments.
+    fn builtin_call(&mut self, random: bool, depth: u32) -> Result<String> {
+        let fns: Vec<MathFn> = MathFn::ALL
+            .iter()
+            .copied()
+            .filter(|f| f.is_random() == random && (random || f.arity() > 0))
+            .collect();
+        let f = *self.u.choose(&fns)?;
+        self.call(f, depth)
+    }
+
     /// A computed query; each later argument is any expression, an edge value or the first
     /// argument again (so that `all`, `any` and `approx_eq` also see matches).
     fn pure_query(&mut self, depth: u32) -> Result<String> {
@@ -182,25 +176,9 @@ impl Gen<'_, '_> {
                 self.expr(d)?
             ),
             3 => format!("!({})", self.expr(d)?),
-            4 | 5 => {
-                let fns: Vec<MathFn> = MathFn::ALL
-                    .iter()
-                    .copied()
-                    .filter(|f| f.arity() > 0 && !f.is_random())
-                    .collect();
-                let f = *self.u.choose(&fns)?;
-                self.call(f, depth)?
-            }
+            4 | 5 => self.builtin_call(false, depth)?,
             6 => format!("math.pow({}, 2)", self.expr(d)?),
-            7 => {
-                let fns: Vec<MathFn> = MathFn::ALL
-                    .iter()
-                    .copied()
-                    .filter(|f| f.is_random())
-                    .collect();
-                let f = *self.u.choose(&fns)?;
-                self.call(f, depth)?
-            }
+            7 => self.builtin_call(true, depth)?,
             8 => format!(
                 "(({}) ? ({}) : ({}))",
                 self.expr(d)?,

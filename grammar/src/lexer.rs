@@ -147,39 +147,19 @@ impl TokenKind {
     /// Tokens that can begin an operand; two operands in a row mean a missing operator.
     pub fn starts_operand(self) -> bool {
         use TokenKind::*;
-        matches!(
-            self,
-            Number
-                | String
-                | Path
-                | This
-                | True
-                | False
-                | Loop
-                | ForEach
-                | LParen
-                | LBrace
-                | LBracket
-        )
+        self.is_atom() || matches!(self, Loop | ForEach | LParen | LBrace | LBracket)
     }
 
     /// Tokens that can end an operand.
     pub fn ends_operand(self) -> bool {
         use TokenKind::*;
-        matches!(
-            self,
-            Number
-                | String
-                | Path
-                | This
-                | True
-                | False
-                | Break
-                | Continue
-                | RParen
-                | RBrace
-                | RBracket
-        )
+        self.is_atom() || matches!(self, Break | Continue | RParen | RBrace | RBracket)
+    }
+
+    /// Tokens that are a whole operand on their own (they both start and end one).
+    fn is_atom(self) -> bool {
+        use TokenKind::*;
+        matches!(self, Number | String | Path | This | True | False)
     }
 }
 

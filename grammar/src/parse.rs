@@ -420,15 +420,18 @@ impl Builder<'_> {
         l: usize,
         r: usize,
     ) -> ExprId {
-        if self.version >= 5 {
-            return self.push(
+        let plain = |otherwise| {
+            self.push(
                 Expr::Conditional {
                     cond: c,
                     then: t,
-                    otherwise: e,
+                    otherwise,
                 },
                 Span::new(l, r),
-            );
+            )
+        };
+        if self.version >= 5 {
+            return plain(e);
         }
         // Before version 5 the conditional groups to the left.
         if matches!(self.get(t), Expr::Conditional { .. }) {
@@ -439,24 +442,10 @@ impl Builder<'_> {
             });
         }
         let Some(e) = e else {
-            return self.push(
-                Expr::Conditional {
-                    cond: c,
-                    then: t,
-                    otherwise: None,
-                },
-                Span::new(l, r),
-            );
+            return plain(None);
         };
         if !matches!(self.get(e), Expr::Conditional { .. }) {
-            return self.push(
-                Expr::Conditional {
-                    cond: c,
-                    then: t,
-                    otherwise: Some(e),
-                },
-                Span::new(l, r),
-            );
+            return plain(Some(e));
         }
         // `c ? t : (x ? y : z)` parsed right-grouped: rotate so that `c ? t : x` becomes the
         // condition of the leftmost conditional in the else chain.

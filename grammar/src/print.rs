@@ -105,6 +105,11 @@ fn block_pieces<'a>(b: &'a Block, out: &mut Vec<Work<'a>>) {
     }
 }
 
+/// `lhs`, the operator, `rhs`.
+fn infix<'a>(lhs: ExprId, op: Work<'a>, rhs: ExprId, out: &mut Vec<Work<'a>>) {
+    out.extend([Work::Expr(lhs), op, Work::Expr(rhs)]);
+}
+
 fn list<'a>(args: &[ExprId], out: &mut Vec<Work<'a>>) {
     for (i, &a) in args.iter().enumerate() {
         if i > 0 {
@@ -152,9 +157,7 @@ fn expr_pieces<'a>(ast: &'a Ast, id: ExprId, out: &mut Vec<Work<'a>>) {
             out.push(Work::Expr(*operand));
         }
         Expr::Binary { op, lhs, rhs } => {
-            out.push(Work::Expr(*lhs));
-            out.push(Work::Owned(format!(" {} ", op.symbol())));
-            out.push(Work::Expr(*rhs));
+            infix(*lhs, Work::Owned(format!(" {} ", op.symbol())), *rhs, out)
         }
         Expr::Conditional {
             cond,
@@ -169,21 +172,9 @@ fn expr_pieces<'a>(ast: &'a Ast, id: ExprId, out: &mut Vec<Work<'a>>) {
                 out.push(Work::Expr(*o));
             }
         }
-        Expr::Coalesce { lhs, rhs } => {
-            out.push(Work::Expr(*lhs));
-            out.push(Work::Text(" ?? "));
-            out.push(Work::Expr(*rhs));
-        }
-        Expr::Assign { target, value } => {
-            out.push(Work::Expr(*target));
-            out.push(Work::Text(" = "));
-            out.push(Work::Expr(*value));
-        }
-        Expr::Arrow { lhs, rhs } => {
-            out.push(Work::Expr(*lhs));
-            out.push(Work::Text("->"));
-            out.push(Work::Expr(*rhs));
-        }
+        Expr::Coalesce { lhs, rhs } => infix(*lhs, Work::Text(" ?? "), *rhs, out),
+        Expr::Assign { target, value } => infix(*target, Work::Text(" = "), *value, out),
+        Expr::Arrow { lhs, rhs } => infix(*lhs, Work::Text("->"), *rhs, out),
         Expr::Group { kind, body } => {
             let (open, close) = match kind {
                 GroupKind::Paren => ("(", ")"),

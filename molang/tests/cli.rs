@@ -1,7 +1,7 @@
 //! The `molang` binary end to end: the README's quick start and the eval interfaces.
 
 mod support;
-use support::{eval_batch, fixture, molang, molang_on, vanilla_rp};
+use support::{assert_contains, eval_batch, fixture, molang, molang_on, vanilla_rp, write_in};
 
 fn example_pack() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/mistakes_pack")
@@ -47,10 +47,7 @@ fn check_example_pack_reports_every_mistake_and_exits_1() {
 fn check_human_output_has_summary_line() {
     let out = molang_on("check", example_pack(), &[]);
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        stdout.contains("4 files, 13 expressions: 7 errors, 2 warnings"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "4 files, 13 expressions: 7 errors, 2 warnings");
 }
 
 #[test]
@@ -143,14 +140,13 @@ fn bench_prints_one_line_per_backend() {
 #[test]
 fn bench_entity_times_per_frame_scripts() {
     let dir = std::env::temp_dir().join(format!("molang-bench-entity-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("entity")).unwrap();
-    std::fs::write(
-        dir.join("entity/e.json"),
+    write_in(
+        &dir,
+        "entity/e.json",
         r#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:e","scripts":{
             "initialize":["v.t = 0;"],
             "pre_animation":["v.t = v.t + q.delta_time;","v.bob = math.sin(v.t * 90) * 2;"]}}}}"#,
-    )
-    .unwrap();
+    );
     let out = molang_on(
         "bench",
         &dir,
@@ -165,16 +161,26 @@ fn bench_entity_times_per_frame_scripts() {
     );
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{stdout}");
-    assert!(
-        stdout.contains("interp: ") && stdout.contains("jit: ") && stdout.contains(" ns/frame"),
-        "{stdout}"
-    );
+    for part in ["interp: ", "jit: ", " ns/frame"] {
+        assert_contains(&stdout, part);
+    }
     let missing = molang_on("bench", &dir, &["--entity", "t:nope"]);
     assert_eq!(missing.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// JSON lines of `molang check ARGS` that concern files under `under`.
+/// `check --format json --pack VANILLA --pack ADDON`: the add-on layered over vanilla.
+fn check_over_vanilla(addon: &std::path::Path) -> Vec<serde_json::Value> {
+    let layers = [
+        "--pack".into(),
+        vanilla_rp().into(),
+        "--pack".into(),
+        addon.into(),
+    ];
+    check_json(&layers, addon)
+}
+
 fn check_json(args: &[std::ffi::OsString], under: &std::path::Path) -> Vec<serde_json::Value> {
     let out = molang()
         .args(["check", "--format", "json"])
@@ -203,15 +209,7 @@ fn check_pack_flags_layer_an_addon_over_vanilla() {
                 .contains("animation.common.look_at_target")),
         "{alone:?}"
     );
-    let layered = check_json(
-        &[
-            "--pack".into(),
-            vanilla_rp().into(),
-            "--pack".into(),
-            addon.clone().into(),
-        ],
-        &addon,
-    );
+    let layered = check_over_vanilla(&addon);
     let codes: Vec<&str> = layered
         .iter()
         .map(|l| l["code"].as_str().unwrap())
@@ -231,15 +229,7 @@ fn check_pack_flags_layer_an_addon_over_vanilla() {
 fn check_positional_paths_are_layers_too() {
     let addon = fixture("addon_over_vanilla/RP");
     let positional = check_json(&[vanilla_rp().into(), addon.clone().into()], &addon);
-    let flags = check_json(
-        &[
-            "--pack".into(),
-            vanilla_rp().into(),
-            "--pack".into(),
-            addon.clone().into(),
-        ],
-        &addon,
-    );
+    let flags = check_over_vanilla(&addon);
     assert_eq!(positional, flags);
     // In the other order vanilla is on top, and the add-on still sees its names.
     let reversed = check_json(&[addon.clone().into(), vanilla_rp().into()], &addon);
@@ -272,5 +262,5 @@ fn check_keeps_client_and_server_namespaces_apart() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("0 errors, 1 warnings"), "{stdout}");
+    assert_contains(&stdout, "0 errors, 1 warnings");
 }

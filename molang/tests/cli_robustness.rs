@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 mod support;
-use support::{eval_batch, examples, molang, molang_on, scratch as temp_dir, text};
+use support::{
+    assert_contains, eval_batch, examples, molang, molang_on, scratch as temp_dir, text, write_in,
+};
 
 fn run(args: &[&str]) -> Output {
     molang().args(args).output().unwrap()
@@ -37,23 +39,20 @@ fn check_long_minified_line_reports_without_panicking() {
     let out = molang_on("check", &dir, &[]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
-    assert!(
-        stdout.contains("error[E0203]: math.max takes exactly 2 arguments, found 3"),
-        "{stdout}"
+    assert_contains(
+        &stdout,
+        "error[E0203]: math.max takes exactly 2 arguments, found 3",
     );
     // The position is the real column of the call on line 1, and the excerpt is short.
     let json = std::fs::read_to_string(dir.join("animations/long.animation.json")).unwrap();
     let col = json.find("math.max(1, 2, 3)").unwrap() + 1;
     assert!(col > 65_535);
-    assert!(
-        stdout.contains(&format!("long.animation.json:1:{col}")),
-        "{stdout}"
-    );
+    assert_contains(&stdout, &format!("long.animation.json:1:{col}"));
     assert!(
         stdout.lines().all(|l| l.chars().count() < 400),
         "excerpt not windowed"
     );
-    assert!(stdout.contains("^^^^^^^^^^^^^^^^^"), "{stdout}");
+    assert_contains(&stdout, "^^^^^^^^^^^^^^^^^");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -62,10 +61,8 @@ fn check_human_output_and_summary_go_to_stdout() {
     let out = molang_on("check", examples().join("mistakes_pack"), &[]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("E0203") && stdout.contains("4 files, 13 expressions"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "E0203");
+    assert_contains(&stdout, "4 files, 13 expressions");
     assert_eq!(
         text(&out.stderr),
         "",
@@ -150,10 +147,7 @@ fn eval_unset_read_names_the_variable_in_words() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(text(&out.stdout).trim(), "0");
-    assert!(
-        stderr.contains("`variable.y` is read before anything sets it"),
-        "{stderr}"
-    );
+    assert_contains(&stderr, "`variable.y` is read before anything sets it");
     assert!(
         !stderr.contains("UnsetRead") && !stderr.contains("Slot("),
         "{stderr}"
@@ -171,18 +165,13 @@ fn eval_warns_about_unknown_queries_and_unread_sets() {
         "foo.x=1",
     ]);
     let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("W0205") && stderr.contains("did you mean `query.anger_level`"),
-        "{stderr}"
+    assert_contains(&stderr, "W0205");
+    assert_contains(&stderr, "did you mean `query.anger_level`");
+    assert_contains(
+        &stderr,
+        "--set q.anger_level: the expression never reads `query.anger_level`",
     );
-    assert!(
-        stderr.contains("--set q.anger_level: the expression never reads `query.anger_level`"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("`foo` is not a Molang namespace"),
-        "{stderr}"
-    );
+    assert_contains(&stderr, "`foo` is not a Molang namespace");
 }
 
 #[test]
@@ -244,33 +233,28 @@ fn eval_batch_answers_blank_lines_and_reads_nan_back() {
 fn help_texts_state_the_real_defaults() {
     let help = text(&run(&["eval", "--help"]).stdout);
     assert!(!help.contains("on the reference interpreter"), "{help}");
-    assert!(help.contains("[default: jit]"), "{help}");
+    assert_contains(&help, "[default: jit]");
     // And the default really is the JIT: a batch that compiles at once reports it.
     let out = eval_batch(&["--tier-after", "0"], b"{\"expr\": \"1 + 1\"}\n");
     let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
     assert_eq!(line["backend"], "jit");
     let help = text(&run(&["bench", "--help"]).stdout);
-    assert!(
-        help.contains("[default: both]") && help.contains("[default: 1000000]"),
-        "{help}"
-    );
+    assert_contains(&help, "[default: both]");
+    assert_contains(&help, "[default: 1000000]");
     let help = text(&run(&["fuzz", "--help"]).stdout);
-    assert!(
-        help.contains("[default: fuzz-findings]") && help.contains("[default: 200]"),
-        "{help}"
-    );
+    assert_contains(&help, "[default: fuzz-findings]");
+    assert_contains(&help, "[default: 200]");
 }
 
 /// A pack whose entity uses a `t.` temp and reads a variable, for the fuzz tests.
 fn temp_entity_pack(name: &str) -> PathBuf {
     let dir = temp_dir(name);
-    std::fs::create_dir_all(dir.join("pack/entity")).unwrap();
-    std::fs::write(
-        dir.join("pack/entity/e.entity.json"),
+    write_in(
+        &dir,
+        "pack/entity/e.entity.json",
         r#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:e","scripts":{
             "pre_animation":["t.s = q.ground_speed * 2;","v.speed = t.s;"]}}}}"#,
-    )
-    .unwrap();
+    );
     dir
 }
 
@@ -393,9 +377,9 @@ fn fuzz_ranges_typos_get_a_suggestion() {
         .output()
         .unwrap();
     let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("query.ground_sped; its range is unused (did you mean `ground_speed`?)"),
-        "{stderr}"
+    assert_contains(
+        &stderr,
+        "query.ground_sped; its range is unused (did you mean `ground_speed`?)",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -496,13 +480,12 @@ fn bench_entity_times_what_run_runs_with_the_same_defaults() {
     // pre_animation reads an engine variable (the game sets v.attack_time): `molang run`
     // gives it its default, so the frame never aborts; bench must time that same frame.
     let dir = temp_dir("bench-run");
-    std::fs::create_dir_all(dir.join("entity")).unwrap();
-    std::fs::write(
-        dir.join("entity/e.entity.json"),
+    write_in(
+        &dir,
+        "entity/e.entity.json",
         r#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:swing","scripts":{
             "pre_animation":["v.swing = v.attack_time * 2 + q.ground_speed;"]}}}}"#,
-    )
-    .unwrap();
+    );
     let out = molang_on(
         "bench",
         &dir,
@@ -517,10 +500,8 @@ fn bench_entity_times_what_run_runs_with_the_same_defaults() {
     );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
-    assert!(
-        stdout.contains("interp: ") && stdout.contains("jit: "),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "interp: ");
+    assert_contains(&stdout, "jit: ");
     assert!(
         !stderr.contains("abort") && !stderr.contains("content-log"),
         "{stderr}"
@@ -552,7 +533,7 @@ fn check_dot_inside_a_pack_counts_each_file_once() {
             .unwrap(),
     );
     let outside = summary(molang_on("check", &pack, &[]));
-    assert!(inside.contains("files,"), "{inside}");
+    assert_contains(&inside, "files,");
     assert_eq!(
         inside, outside,
         "manifest.json counted twice from inside the pack"
@@ -577,10 +558,7 @@ fn run_plot_to_an_unwritable_path_is_an_io_failure_naming_the_file() {
         .unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("cannot write the plot /nonexistent/dir/plot.svg"),
-        "{stderr}"
-    );
+    assert_contains(&stderr, "cannot write the plot /nonexistent/dir/plot.svg");
 }
 
 #[test]

@@ -11,7 +11,7 @@ use molang::pack::{self, Pack};
 use molang::{check, CheckOptions};
 
 mod support;
-use support::{assert_code, molang, molang_on, vanilla_rp as vanilla};
+use support::{assert_code, assert_contains, molang, molang_on, vanilla_rp as vanilla};
 
 fn meaning(pack: &Pack, site: usize) -> (Option<Vec<molang::ir::Node>>, Vec<&'static str>) {
     let s = &pack.sites[site];
@@ -121,7 +121,7 @@ fn fmt_check_runs_over_the_vanilla_resource_pack() {
         String::from_utf8_lossy(&out.stderr)
     );
     let summary = stdout.lines().last().unwrap();
-    assert!(summary.contains("files would be reformatted"), "{summary}");
+    assert_contains(summary, "files would be reformatted");
     assert!(
         out.stderr.is_empty(),
         "{}",
@@ -166,21 +166,13 @@ fn fmt_modes_diff_check_write_minify() {
     assert_eq!(std::fs::read(&path).unwrap(), before);
 
     // --check: exit 1, the file named, untouched.
-    let out = molang()
-        .args(["fmt", "--check"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = molang_on("fmt", &path, &["--check"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("pig.animation.json"));
     assert_eq!(std::fs::read(&path).unwrap(), before);
 
     // --write: only the strings change; the byte-order mark and comments stay.
-    let out = molang()
-        .args(["fmt", "--write"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = molang_on("fmt", &path, &["--write"]);
     assert_code(&out, 0);
     let after = String::from_utf8(std::fs::read(&path).unwrap()).unwrap();
     let expected = String::from_utf8(before.clone())
@@ -191,26 +183,15 @@ fn fmt_modes_diff_check_write_minify() {
             "\"v.a = 1;\", \"v.b = v.a + 1;\"",
         );
     assert_eq!(after, expected);
-    let out = molang()
-        .args(["fmt", "--check"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = molang_on("fmt", &path, &["--check"]);
     assert_eq!(out.status.code(), Some(0));
 
     // --minify --write, then --check in the pretty style wants it back.
-    let out = molang()
-        .args(["fmt", "--write", "--minify"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = molang_on("fmt", &path, &["--write", "--minify"]);
     assert_eq!(out.status.code(), Some(0));
     let after = String::from_utf8(std::fs::read(&path).unwrap()).unwrap();
-    assert!(
-        after.contains("\"math.cos(q.anim_time*38.17)*80\""),
-        "{after}"
-    );
-    assert!(after.contains("\"v.b=v.a+1;\""), "{after}");
+    assert_contains(&after, "\"math.cos(q.anim_time*38.17)*80\"");
+    assert_contains(&after, "\"v.b=v.a+1;\"");
     // Nothing else was written in the folder.
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
     std::fs::remove_dir_all(&dir).unwrap();

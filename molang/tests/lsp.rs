@@ -415,29 +415,25 @@ fn lsp_hover_queries_math_variables_constants() {
             .to_string()
     };
     let q = hover(&mut c, "q.anim_time", 4);
-    assert!(
-        q.contains("**query.anim_time**: takes no arguments or more"),
-        "{q}"
-    );
+    assert_contains(&q, "**query.anim_time**: takes no arguments or more");
     let m = hover(&mut c, "math.cos", 6);
-    assert!(
-        m.contains("math.cos(x1)") && m.contains("exactly 1 argument"),
-        "{m}"
-    );
+    assert_contains(&m, "math.cos(x1)");
+    assert_contains(&m, "exactly 1 argument");
     let v = hover(&mut c, "v.walk", 3);
-    assert!(v.contains("variable.walk") && v.contains("test:pig"), "{v}");
-    assert!(
-        v.contains("Written in:\n- pig.entity.json:8 (client_entity.scripts.pre_animation)"),
-        "{v}"
+    assert_contains(&v, "variable.walk");
+    assert_contains(&v, "test:pig");
+    assert_contains(
+        &v,
+        "Written in:\n- pig.entity.json:8 (client_entity.scripts.pre_animation)",
     );
-    assert!(
-        v.contains("Read in:\n- walk.animation.json:7 (animation.bone.rotation)"),
-        "{v}"
+    assert_contains(
+        &v,
+        "Read in:\n- walk.animation.json:7 (animation.bone.rotation)",
     );
     let k = hover(&mut c, "38.17", 2);
-    assert!(k.contains("`38.17` = **38.17**"), "{k}");
+    assert_contains(&k, "`38.17` = **38.17**");
     let pi = hover(&mut c, "math.pi/2", 8);
-    assert!(pi.contains("`math.pi/2` = **1.5707964**"), "{pi}");
+    assert_contains(&pi, "`math.pi/2` = **1.5707964**");
     // Outside Molang: no hover.
     let none = c.request("textDocument/hover", tdp(&anim, ANIMATION, "\"loop\"", 2));
     assert_eq!(none, Value::Null);
@@ -574,7 +570,7 @@ fn lsp_definition_references_rename() {
             json!({"textDocument": {"uri": uri(&anim)}, "position": pos(ANIMATION, "v.walk", 3), "newName": "2x"}),
         )
         .unwrap_err();
-    assert!(err.contains("not a Molang name"), "{err}");
+    assert_contains(&err, "not a Molang name");
     c.shutdown();
 }
 
@@ -617,7 +613,7 @@ fn lsp_formatting_symbols_semantic_tokens() {
 }
 
 mod support;
-use support::vanilla_rp as vanilla;
+use support::{assert_contains, vanilla_rp as vanilla};
 
 #[test]
 fn lsp_vanilla_resource_pack() {
@@ -630,10 +626,8 @@ fn lsp_vanilla_resource_pack() {
     let text = std::fs::read_to_string(&cow).unwrap();
     let v = c.request("textDocument/hover", tdp(&cow, &text, "v.index =", 3));
     let h = v["contents"]["value"].as_str().unwrap();
-    assert!(
-        h.contains("minecraft:cow") && h.contains("cow.v3.render_controllers.json"),
-        "{h}"
-    );
+    assert_contains(h, "minecraft:cow");
+    assert_contains(h, "cow.v3.render_controllers.json");
     // Completion offers what the game provides where it provides it.
     let complete = |c: &mut Client, rel: &str, needle: &str, at: usize| -> Vec<String> {
         let path = roots[0].join(rel);

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 mod support;
-use support::{assert_code, molang, molang_on, scratch, vanilla_rp, walk};
+use support::{
+    assert_code, assert_contains, molang, molang_on, scratch, vanilla_rp, walk, write_in,
+};
 
 /// A pack of `tests/fixtures/runtime`.
 fn fixture(name: &str) -> PathBuf {
@@ -111,10 +113,7 @@ fn run_writes_jsonl_and_a_plot() {
     );
     // The missing animation is a content-log line with its frame.
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.contains("frame 0: animation `animation.keys.does_not_exist`"),
-        "{err}"
-    );
+    assert_contains(&err, "frame 0: animation `animation.keys.does_not_exist`");
 }
 
 #[test]
@@ -137,20 +136,15 @@ fn run_bad_input_exits_2_with_a_position() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("in.csv:3:3:"), "{err}");
+    assert_contains(&err, "in.csv:3:3:");
 
     // Broken JSON in the pack.
     let pack = dir.join("pack");
-    std::fs::create_dir_all(pack.join("entity")).unwrap();
-    std::fs::write(
-        pack.join("entity/x.entity.json"),
-        "{\n  \"minecraft:client_entity\": {\n    \"description\": { \"identifier\": \"a:b\" \n  }\n",
-    )
-    .unwrap();
+    write_in(&pack, "entity/x.entity.json", "{\n  \"minecraft:client_entity\": {\n    \"description\": { \"identifier\": \"a:b\" \n  }\n");
     let out = molang_on("run", &pack, &["--entity", "a:b"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("x.entity.json:"), "{err}");
+    assert_contains(&err, "x.entity.json:");
     assert!(!err.contains("panicked"), "{err}");
 }
 
@@ -216,10 +210,7 @@ fn an_unsupplied_engine_variable_reads_zero_with_a_note() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(
-        err.contains("variable.attack_time is set by the game"),
-        "{err}"
-    );
+    assert_contains(&err, "variable.attack_time is set by the game");
     assert!(!err.contains("unset"), "no abort: {err}");
     let text = String::from_utf8(out.stdout).unwrap();
     for l in text.lines().skip(1) {
@@ -232,14 +223,13 @@ fn an_unsupplied_engine_variable_reads_zero_with_a_note() {
 #[test]
 fn bone_less_entities_write_one_row_per_frame_with_vars() {
     let d = scratch("boneless");
-    std::fs::create_dir_all(d.join("entity")).unwrap();
-    std::fs::write(
-        d.join("entity/s.entity.json"),
+    write_in(
+        &d,
+        "entity/s.entity.json",
         r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
             "identifier": "test:scripts",
             "scripts": {"initialize": ["v.x = 0;"], "pre_animation": ["v.x = math.sqrt(q.ground_speed - 1);"]}}}}"#,
-    )
-    .unwrap();
+    );
     let out = molang_on(
         "run",
         &d,
@@ -329,9 +319,9 @@ fn input_columns_with_arguments_drive_queries_on_both_back_ends() {
     // Past the last row the values hold: t = 1.4.
     close(&trace_row(&jit, 14, "a")[..3], &[3.0, 20.0, 60.0]);
     for err in [&jerr, &ierr] {
-        assert!(
-            err.contains("frame 0: query.position_delta(2) is not in the inputs; it reads 0"),
-            "{err}"
+        assert_contains(
+            err,
+            "frame 0: query.position_delta(2) is not in the inputs; it reads 0",
         );
         assert_eq!(
             err.matches("is_item_equipped(1)").count(),
@@ -489,7 +479,7 @@ fn an_unknown_entity_gets_did_you_mean_not_a_list() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("did you mean `minecraft:pig`?"), "{err}");
+    assert_contains(&err, "did you mean `minecraft:pig`?");
     assert!(err.len() < 300, "no dump of every identifier: {err}");
 }
 
@@ -508,9 +498,9 @@ fn an_unknown_query_column_gets_a_note_with_a_suggestion() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(
-        err.contains("q.ground_sped is not a query the game knows; did you mean q.ground_speed?"),
-        "{err}"
+    assert_contains(
+        &err,
+        "q.ground_sped is not a query the game knows; did you mean q.ground_speed?",
     );
 }
 
@@ -528,25 +518,22 @@ fn a_broken_unrelated_file_does_not_stop_the_run() {
         }
     };
     copy(&fixture("quadruped"), &dir);
-    std::fs::create_dir_all(dir.join("ui")).unwrap();
-    std::fs::write(
-        dir.join("ui/hud_screen.json"),
+    write_in(
+        &dir,
+        "ui/hud_screen.json",
         "{ \"namespace\": \"hud\", oops }",
-    )
-    .unwrap();
+    );
     let run = || molang_on("run", &dir, &["--entity", "test:dog", "--seconds", "0.1"]);
     let out = run();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(
-        err.contains("hud_screen.json") && err.contains("does not use it"),
-        "{err}"
-    );
+    assert_contains(&err, "hud_screen.json");
+    assert_contains(&err, "does not use it");
     std::fs::write(dir.join("ui/hud_screen.json"), "{ \"test:dog\": oops }").unwrap();
     let out = run();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("hud_screen.json:1:"), "{err}");
+    assert_contains(&err, "hud_screen.json:1:");
 }
 
 /// The vanilla bow runs as an entity: its `v.charge_amount` (which humanoid animations of
@@ -659,8 +646,8 @@ fn run_bench_instances_prints_rates_scaling_and_memory() {
         let fps: f64 = r[4].parse().unwrap();
         assert!((fps - 240.0 / (ms / 1e3)).abs() / fps < 0.02, "{r:?}");
     }
-    assert!(text.contains("scaling 1 -> 2 threads: "), "{text}");
-    assert!(text.contains("outputs: identical"), "{text}");
+    assert_contains(&text, "scaling 1 -> 2 threads: ");
+    assert_contains(&text, "outputs: identical");
     let mem = text
         .lines()
         .find(|l| l.starts_with("memory per instance: "))

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 mod support;
-use support::{molang, molang_on, text};
+use support::{assert_contains, molang, molang_on, text};
 
 fn test_in(dir: &Path, extra: &[&str]) -> Output {
     molang().arg("test").arg(dir).args(extra).output().unwrap()
@@ -77,10 +77,7 @@ fn passing_expectations_of_every_kind() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(stdout.starts_with("ok     swing passes ("), "{stdout}");
-    assert!(
-        stdout.contains("test result: 1 passed, 0 failed"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "test result: 1 passed, 0 failed");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -117,11 +114,18 @@ fn failing_expectations_say_what_when_and_by_how_much() {
     ] {
         assert!(stdout.contains(&want), "missing\n{want}\nin\n{stdout}");
     }
-    assert!(
-        stdout.contains("test result: 0 passed, 1 failed"),
-        "{stdout}"
-    );
+    assert_contains(&stdout, "test result: 0 passed, 1 failed");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The tests failed (exit 1) and the report holds each of `lines`.
+#[track_caller]
+fn assert_fails_with(out: &std::process::Output, lines: &[&str]) {
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    for line in lines {
+        assert_contains(&stdout, line);
+    }
 }
 
 #[test]
@@ -130,13 +134,13 @@ fn content_log_lines_fail_no_content_log() {
         "expect": [{ "no_content_log": true }]}"#;
     let dir = fixture("log", "v.never_set", test);
     let out = test_in(&dir.join("tests"), &[]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(
-        stdout.contains("expected no content-log lines (frame 0, t = 0)"),
-        "{stdout}"
+    assert_fails_with(
+        &out,
+        &[
+            "expected no content-log lines (frame 0, t = 0)",
+            "variable.never_set",
+        ],
     );
-    assert!(stdout.contains("variable.never_set"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -161,13 +165,13 @@ fn snapshot_bless_then_pass_then_fail_at_the_changed_frame() {
     )
     .unwrap();
     let out = test_in(&tests, &[]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(
-        stdout.contains("first difference: frame 1, bone `leg`, rx"),
-        "{stdout}"
+    assert_fails_with(
+        &out,
+        &[
+            "first difference: frame 1, bone `leg`, rx",
+            "(frame 1, t = 0.05)",
+        ],
     );
-    assert!(stdout.contains("(frame 1, t = 0.05)"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

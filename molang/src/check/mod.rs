@@ -338,6 +338,38 @@ impl<'a> Lower<'a> {
         self.diagnostics.push(d);
     }
 
+    /// Enters a `loop` (`code` [`Code::LoopArguments`]) or `for_each`
+    /// ([`Code::ForEachArguments`]): the context inside, or `None` once it has reported why
+    /// not (too deep, or not the form's arguments ending in a `{ }` body).
+    fn enter_form(&mut self, ctx: Ctx, span: Span, args: &[ExprId], code: Code) -> Option<Ctx> {
+        let ctx = self.enter(ctx, 2, span)?;
+        let (arity, message, help) = if code == Code::LoopArguments {
+            (
+                2,
+                "`loop` takes a count and a `{ }` body",
+                "write `loop(10, { ...; });`",
+            )
+        } else {
+            (
+                3,
+                "`for_each` takes a variable, an array and a `{ }` body",
+                "write `for_each(t.e, q.get_nearby_entities(4), { ...; });`",
+            )
+        };
+        let ok = args.len() == arity
+            && matches!(
+                self.ast.expr(args[arity - 1]),
+                Expr::Group {
+                    kind: GroupKind::Brace,
+                    ..
+                }
+            );
+        if !ok {
+            self.report(Diagnostic::new(code, span, message).with_help(help));
+        }
+        ok.then_some(ctx)
+    }
+
     fn dummy(&mut self, span: Span) -> (NodeId, Ty) {
         (self.push(Node::Const(0.0), span), Ty::Unknown)
     }
@@ -615,28 +647,9 @@ impl<'a> Lower<'a> {
                 )
             }
             Expr::Loop { args } => {
-                let Some(ctx) = self.enter(ctx, 2, span) else {
+                let Some(ctx) = self.enter_form(ctx, span, args, Code::LoopArguments) else {
                     return self.dummy(span);
                 };
-                let body_ok = args.len() == 2
-                    && matches!(
-                        self.ast.expr(args[1]),
-                        Expr::Group {
-                            kind: GroupKind::Brace,
-                            ..
-                        }
-                    );
-                if !body_ok {
-                    self.report(
-                        Diagnostic::new(
-                            Code::LoopArguments,
-                            span,
-                            "`loop` takes a count and a `{ }` body",
-                        )
-                        .with_help("write `loop(10, { ...; });`"),
-                    );
-                    return self.dummy(span);
-                }
                 let (count, _) = self.expr(
                     args[0],
                     Ctx {
@@ -654,28 +667,9 @@ impl<'a> Lower<'a> {
                 (self.push(Node::Loop { count, body }, span), Ty::Loop)
             }
             Expr::ForEach { args } => {
-                let Some(ctx) = self.enter(ctx, 2, span) else {
+                let Some(ctx) = self.enter_form(ctx, span, args, Code::ForEachArguments) else {
                     return self.dummy(span);
                 };
-                let body_ok = args.len() == 3
-                    && matches!(
-                        self.ast.expr(args[2]),
-                        Expr::Group {
-                            kind: GroupKind::Brace,
-                            ..
-                        }
-                    );
-                if !body_ok {
-                    self.report(
-                        Diagnostic::new(
-                            Code::ForEachArguments,
-                            span,
-                            "`for_each` takes a variable, an array and a `{ }` body",
-                        )
-                        .with_help("write `for_each(t.e, q.get_nearby_entities(4), { ...; });`"),
-                    );
-                    return self.dummy(span);
-                }
                 let var = match self.ast.expr(args[0]) {
                     Expr::Path(p) => match resolve(p) {
                         Name::Var(scope @ (Scope::Temp | Scope::Variable), name)

@@ -40,6 +40,16 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// `severity[code]: message`, the one-line form of notes and errors.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}[{}]: {}",
+            self.severity.as_str(),
+            self.code.as_str(),
+            self.message
+        )
+    }
+
     pub fn new(code: Code, span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             code,

@@ -14,4 +14,27 @@ pub mod runner;
 pub mod strategies;
 pub mod world;
 
+/// NaN of both signs as Molang operands (x86's default NaN has the sign bit set; `-` and
+/// `abs` clear it): what the strategies and the cargo-fuzz differential target draw.
+pub const NAN_OPERANDS: &[&str] = &[
+    "math.sqrt(-1)",
+    "(1e39 - 1e39)",
+    "(0 * 1e39)",
+    "-(math.sqrt(-1))",
+    "math.abs(1e39 - 1e39)",
+];
+
+/// Edge operands besides NaN: infinities, zeros of both signs, the division guard's
+/// threshold 2^-23, `approx_eq`'s tolerance `f32::EPSILON` and the smallest subnormal.
+pub const EDGE_OPERANDS: &[&str] = &[
+    "(1e39)",
+    "(-1e39)",
+    "(0)",
+    "(-0)",
+    "(0.00000011920929)",
+    "(-0.00000011920929)",
+    "(1e-45)",
+    "(0.00000023841858)",
+];
+
 pub use runner::{parse_ranges, run, Config, FindingKind, Observer, Range, Reported};

@@ -700,17 +700,7 @@ impl Fuzzer {
         // Scripts that do not load are an error in both modes: fuzzing an entity whose
         // scripts the game refuses would only exercise the fallback.
         let mut scripts = EntityScripts::compile(&source).map_err(|diags| {
-            let shown: Vec<String> = diags
-                .iter()
-                .map(|d| {
-                    format!(
-                        "  {}[{}]: {}",
-                        d.severity.as_str(),
-                        d.code.as_str(),
-                        d.message
-                    )
-                })
-                .collect();
+            let shown: Vec<String> = diags.iter().map(|d| format!("  {}", d.summary())).collect();
             Error::new(
                 ErrorKind::ScriptsDoNotLoad,
                 format!(

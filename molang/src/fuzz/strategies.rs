@@ -243,17 +243,9 @@ pub fn number() -> BoxedStrategy<String> {
 /// and `inf - inf` make) has the sign bit set; negating or `math.abs` clears it. The sign is
 /// observable (`math.copy_sign`), so both back ends must agree on it too.
 pub fn nan_operand() -> BoxedStrategy<String> {
-    prop::sample::select(
-        &[
-            "math.sqrt(-1)",
-            "(1e39 - 1e39)",
-            "(0 * 1e39)",
-            "-(math.sqrt(-1))",
-            "math.abs(1e39 - 1e39)",
-        ][..],
-    )
-    .prop_map(str::to_string)
-    .boxed()
+    prop::sample::select(super::NAN_OPERANDS)
+        .prop_map(str::to_string)
+        .boxed()
 }
 
 /// Edge operands: NaN of either sign (half the draws), infinities, zeros of both signs, the
@@ -262,19 +254,7 @@ pub fn nan_operand() -> BoxedStrategy<String> {
 pub fn edge_operand() -> BoxedStrategy<String> {
     prop_oneof![
         nan_operand(),
-        prop::sample::select(
-            &[
-                "(1e39)",
-                "(-1e39)",
-                "(0)",
-                "(-0)",
-                "(0.00000011920929)",
-                "(-0.00000011920929)",
-                "(1e-45)",
-                "(0.00000023841858)",
-            ][..]
-        )
-        .prop_map(str::to_string),
+        prop::sample::select(super::EDGE_OPERANDS).prop_map(str::to_string),
     ]
     .boxed()
 }

@@ -24,6 +24,14 @@ pub struct At {
     pub index: LineIndex,
 }
 
+/// The Molang site under a request's cursor: the position resolved, the site, and the
+/// offset in its text.
+fn site_under(ws: &Workspace, p: &TextDocumentPositionParams) -> Option<(At, SiteId, usize)> {
+    let at = resolve(ws, &p.text_document.uri, Some(p.position))?;
+    let (site, off) = ws.site_at(at.file, at.offset)?;
+    Some((at, site, off))
+}
+
 pub fn resolve(ws: &Workspace, uri: &Uri, pos: Option<Position>) -> Option<At> {
     let path = uri_to_path(uri)?;
     let file = ws.file_index(&path)?;
@@ -166,12 +174,7 @@ fn math_signature(f: MathFn) -> String {
 }
 
 pub fn hover(ws: &Workspace, p: &HoverParams) -> Option<Hover> {
-    let at = resolve(
-        ws,
-        &p.text_document_position_params.text_document.uri,
-        Some(p.text_document_position_params.position),
-    )?;
-    let (site, off) = ws.site_at(at.file, at.offset)?;
+    let (at, site, off) = site_under(ws, &p.text_document_position_params)?;
     let text = &ws.pack.sites[site].text;
     let (tok, kind) = ws.token_at(site, off)?;
     let range = Some(
@@ -349,12 +352,7 @@ fn constant_hover(
 }
 
 pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResponse> {
-    let at = resolve(
-        ws,
-        &p.text_document_position.text_document.uri,
-        Some(p.text_document_position.position),
-    )?;
-    let (site, off) = ws.site_at(at.file, at.offset)?;
+    let (at, site, off) = site_under(ws, &p.text_document_position)?;
     let text = &ws.pack.sites[site].text;
     // The partial name before the cursor.
     let start = text[..off]

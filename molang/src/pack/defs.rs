@@ -284,40 +284,25 @@ pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, befor
                 }
             }
             "minecraft:entity" => at.entities += 1,
-            "animations" => {
-                for (id, anim) in props(raw) {
-                    let data = w.animation(anim, &ptr(&p, id));
-                    if let Some(a) = next(animations, &mut at.animations) {
-                        debug_assert_eq!(a.id, id);
-                        a.data = data;
-                    }
-                }
-            }
+            "animations" => each(raw, &p, animations, &mut at.animations, |v, q| {
+                w.animation(v, q)
+            }),
             "animation_controllers" => {
-                for (id, ctrl) in props(raw) {
-                    let cp = ptr(&p, id);
+                each(raw, &p, controllers, &mut at.controllers, |ctrl, cp| {
                     let mut states = Vec::new();
                     for (k, list) in props(ctrl).filter(|(k, _)| *k == "states") {
                         for (name, st) in props(list) {
-                            states.push(w.state(st, &ptr(&ptr(&cp, k), name)));
+                            states.push(w.state(st, &ptr(&ptr(cp, k), name)));
                         }
                     }
-                    if let Some(c) = next(controllers, &mut at.controllers) {
-                        debug_assert_eq!(c.id, id);
-                        for (s, data) in c.states.iter_mut().zip(states) {
-                            s.data = data;
-                        }
-                    }
-                }
+                    states
+                })
             }
             "render_controllers" => {
-                for (id, rc) in props(raw) {
-                    let data = w.render(rc, &ptr(&p, id));
-                    if let Some(r) = next(render_controllers, &mut at.render_controllers) {
-                        debug_assert_eq!(r.id, id);
-                        r.data = data;
-                    }
-                }
+                let rcs = &mut *render_controllers;
+                each(raw, &p, rcs, &mut at.render_controllers, |v, q| {
+                    w.render(v, q)
+                })
             }
             "minecraft:geometry" => {
                 for geo in elems(raw) {
@@ -348,6 +333,60 @@ pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, befor
 }
 
 /// The entry at `*at` of the file's entries, and the position moved past it.
+/// A model entry whose typed part [`attach`] fills in.
+trait Definition {
+    type Data;
+    fn id(&self) -> &str;
+    fn set(&mut self, data: Self::Data);
+}
+
+/// Entries whose typed part is one `data` field.
+macro_rules! data_definition {
+    ($entry:ty, $data:ty) => {
+        impl Definition for $entry {
+            type Data = $data;
+            fn id(&self) -> &str {
+                &self.id
+            }
+            fn set(&mut self, data: $data) {
+                self.data = data;
+            }
+        }
+    };
+}
+data_definition!(super::Animation, AnimationData);
+data_definition!(super::RenderController, RenderData);
+
+impl Definition for super::Controller {
+    type Data = Vec<StateData>;
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn set(&mut self, states: Vec<StateData>) {
+        for (s, data) in self.states.iter_mut().zip(states) {
+            s.data = data;
+        }
+    }
+}
+
+/// Reads each `id: definition` of `raw` (at pointer `p`) and stores it in the next of
+/// `entries`, the model entries the site walker made for the same definitions in order.
+fn each<'a, T: Definition>(
+    raw: &Value<'a>,
+    p: &str,
+    entries: &mut [T],
+    at: &mut usize,
+    read: impl Fn(&Value<'a>, &str) -> T::Data,
+) {
+    for (id, def) in props(raw) {
+        let data = read(def, &ptr(p, id));
+        if let Some(e) = next(entries, at) {
+            debug_assert_eq!(e.id(), id);
+            e.set(data);
+        }
+    }
+}
+
 fn next<'l, T>(list: &'l mut [T], at: &mut usize) -> Option<&'l mut T> {
     *at += 1;
     list.get_mut(*at - 1)

@@ -83,32 +83,20 @@ pub(crate) fn resolve(pack: &mut Pack) {
         }
     }
 
-    let defs = |v: &[(usize, String)]| -> Vec<(usize, String, Side, [u32; 3])> {
-        v.iter()
-            .map(|(f, id)| (*f, id.clone(), side_of(*f), [0; 3]))
-            .collect()
-    };
-    let a: Vec<_> = pack
-        .animations
-        .iter()
-        .map(|a| (a.file, a.id.clone()))
-        .collect();
-    let k = keep(DefinitionKind::Animation, defs(&a), &mut shadowed);
-    retain(&mut pack.animations, &k);
-    let c: Vec<_> = pack
-        .controllers
-        .iter()
-        .map(|c| (c.file, c.id.clone()))
-        .collect();
-    let k = keep(DefinitionKind::Controller, defs(&c), &mut shadowed);
-    retain(&mut pack.controllers, &k);
-    let r: Vec<_> = pack
-        .render_controllers
-        .iter()
-        .map(|r| (r.file, r.id.clone()))
-        .collect();
-    let k = keep(DefinitionKind::RenderController, defs(&r), &mut shadowed);
-    retain(&mut pack.render_controllers, &k);
+    // Animations, controllers and render controllers: by identifier, on their file's side.
+    macro_rules! by_id {
+        ($list:expr, $kind:expr) => {{
+            let defs = $list
+                .iter()
+                .map(|d| (d.file, d.id.clone(), side_of(d.file), [0; 3]))
+                .collect();
+            let k = keep($kind, defs, &mut shadowed);
+            retain(&mut $list, &k);
+        }};
+    }
+    by_id!(pack.animations, DefinitionKind::Animation);
+    by_id!(pack.controllers, DefinitionKind::Controller);
+    by_id!(pack.render_controllers, DefinitionKind::RenderController);
     // Geometry names are matched without case, as the runtime looks them up.
     let g: Vec<_> = pack
         .geometries

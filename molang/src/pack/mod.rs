@@ -25,6 +25,7 @@ pub mod defs;
 mod extract;
 pub(crate) mod json;
 mod layer;
+mod select;
 #[cfg(test)]
 mod tests;
 
@@ -458,6 +459,15 @@ pub fn load(paths: &[PathBuf]) -> Pack {
     pack
 }
 
+/// [`load`] for one client entity or attachable (`molang run --entity`): the same pack as
+/// far as `identifier` can see it (its entity files, and the animations, controllers,
+/// render controllers and geometry it names), and the same problems (every file is still
+/// read and its JSON judged), without walking the files it cannot use. When no file defines
+/// `identifier`, the whole pack.
+pub fn load_entity(paths: &[PathBuf], identifier: &str) -> Pack {
+    select::load_entity(paths, identifier)
+}
+
 /// The files [`load`] reads, with their text, grouped as the layers
 /// [`load_layered_sources`] takes (editors lay unsaved buffers over them); files that
 /// cannot be read are left out (`load` reports them).
@@ -543,6 +553,7 @@ pub fn load_layered_sources(layers: Vec<(PathBuf, Vec<(PathBuf, String)>)>) -> P
 }
 
 /// One file to read, and the layer it belongs to.
+#[derive(Clone)]
 struct Source {
     path: PathBuf,
     text: Result<String, String>,

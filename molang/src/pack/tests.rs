@@ -1595,3 +1595,73 @@ fn typed_client_description_and_legacy_lists() {
     );
     assert_eq!(d.parent_setup, None, "client entities have no parent_setup");
 }
+
+/// `load_entity` walks the entity's files and what they name, and reads but does not walk
+/// the rest: a broken file stays a problem, and a later layer's file that replaces a walked
+/// one replaces it although it names nothing the entity uses.
+#[test]
+fn load_entity_walks_what_the_entity_names_and_keeps_layering() {
+    let base = TempDir::new("entity-base");
+    let top = TempDir::new("entity-top");
+    base.write(
+        "entity/e.json",
+        r#"{"minecraft:client_entity": {"description": {"identifier": "t:e",
+            "animations": {"a": "animation.a", "c": "controller.animation.c"},
+            "geometry": {"default": "geometry.e"}, "render_controllers": ["controller.render.e"]}}}"#,
+    );
+    base.write(
+        "animations/a.json",
+        r#"{"animations": {"animation.a": {"anim_time_update": "q.anim_time"}}}"#,
+    );
+    base.write(
+        "animations/other.json",
+        r#"{"animations": {"animation.other": {"anim_time_update": "q.anim_time"}}}"#,
+    );
+    base.write(
+        "controllers/c.json",
+        r#"{"animation_controllers": {"controller.animation.c": {"states": {"default": {}}}}}"#,
+    );
+    base.write(
+        "models/e.json",
+        r#"{"geometry.E:geometry.parent": {"bones": [{"name": "body"}]}}"#,
+    );
+    base.write("ui/broken.json", "{ oops }");
+    let one = load_entity(std::slice::from_ref(&base.0), "t:e");
+    let whole = load(std::slice::from_ref(&base.0));
+    assert_eq!(whole.files.len(), 6);
+    let walked: Vec<String> = one
+        .files
+        .iter()
+        .map(|f| f.relative.display().to_string())
+        .collect();
+    // The legacy geometry key names its parent after the `:`; names match without case.
+    assert_eq!(
+        walked,
+        [
+            "animations/a.json",
+            "controllers/c.json",
+            "entity/e.json",
+            "models/e.json",
+            "ui/broken.json"
+        ]
+    );
+    assert_eq!(one.problems, whole.problems);
+    assert_eq!(one.problems.len(), 1);
+    assert_eq!(one.geometries_named("geometry.e").count(), 1);
+
+    // A later layer's animations/a.json replaces the one that defines animation.a.
+    top.write(
+        "animations/a.json",
+        r#"{"animations": {"animation.b": {"anim_time_update": "q.anim_time"}}}"#,
+    );
+    let layers = [base.0.clone(), top.0.clone()];
+    let whole = load(&layers);
+    let one = load_entity(&layers, "t:e");
+    assert_eq!(whole.animations_named("animation.a").count(), 0);
+    assert_eq!(one.animations_named("animation.a").count(), 0);
+    // An identifier no file defines: the whole pack, for the error to name what there is.
+    assert_eq!(
+        load_entity(&layers, "t:nope").files.len(),
+        whole.files.len()
+    );
+}

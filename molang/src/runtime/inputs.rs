@@ -338,6 +338,19 @@ impl Timeline {
 mod tests {
     use super::*;
 
+    /// `in.csv` holding `csv` is an inputs error that reads `message`.
+    #[track_caller]
+    fn assert_inputs_error(csv: &str, message: &str) {
+        let e = parse(csv, "in.csv").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Inputs);
+        assert_eq!(e.to_string(), message);
+    }
+
+    /// The error `in.csv` holding `csv` gives, as users read it.
+    fn error_text(csv: &str) -> String {
+        parse(csv, "in.csv").unwrap_err().to_string()
+    }
+
     #[test]
     fn interpolates_and_clamps() {
         let tl = parse(
@@ -364,28 +377,14 @@ mod tests {
 
     #[test]
     fn bad_cells_name_line_and_column() {
-        let e = parse("t,q.a\n0,1\n1,x\n", "in.csv").unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Inputs);
-        assert_eq!(
-            e.to_string(),
-            "in.csv:3:3: `x` is not a number (column `q.a`)"
+        assert_inputs_error(
+            "t,q.a\n0,1\n1,x\n",
+            "in.csv:3:3: `x` is not a number (column `q.a`)",
         );
-        assert!(parse("q.a\n1\n", "in.csv")
-            .unwrap_err()
-            .to_string()
-            .contains("no `t` column"));
-        assert!(parse("t,x.a\n1,1\n", "in.csv")
-            .unwrap_err()
-            .to_string()
-            .contains("not a query or variable"));
-        assert!(parse("t,q.a,query.A\n1,1,2\n", "in.csv")
-            .unwrap_err()
-            .to_string()
-            .contains("appears twice"));
-        assert!(parse("t,q.a\n1,1\n0,2\n", "in.csv")
-            .unwrap_err()
-            .to_string()
-            .contains("sorted"));
+        assert!(error_text("q.a\n1\n").contains("no `t` column"));
+        assert!(error_text("t,x.a\n1,1\n").contains("not a query or variable"));
+        assert!(error_text("t,q.a,query.A\n1,1,2\n").contains("appears twice"));
+        assert!(error_text("t,q.a\n1,1\n0,2\n").contains("sorted"));
     }
 
     fn args_of(c: &str) -> Vec<Value> {
@@ -481,27 +480,13 @@ mod tests {
         tl.sample(0.5, &mut v);
         assert_eq!(v, [2.0, 2.0, 3.0, 4.0]);
         // Errors name the file, line, column and the header cell.
-        let e = parse("t,q.a,q.f(1,x)\n0,1,2\n", "in.csv").unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Inputs);
-        assert_eq!(
-            e.to_string(),
-            "in.csv:1:7: column `q.f(1,x)` has bad arguments: argument 2 `x` is not a number or a 'string'"
-        );
+        assert_inputs_error("t,q.a,q.f(1,x)\n0,1,2\n", "in.csv:1:7: column `q.f(1,x)` has bad arguments: argument 2 `x` is not a number or a 'string'");
         // Numbers compare by value: 0 and -0 (or 1 and 1.0) are the same column.
-        assert!(parse("t,q.f(0),q.f(-0)\n0,1,2\n", "in.csv")
-            .unwrap_err()
-            .to_string()
-            .contains("`q.f(-0)` appears twice"));
-        assert!(parse("t,q.f(1),q.F(1.0)\n0,1,2\n", "in.csv")
-            .unwrap_err()
-            .to_string()
-            .contains("appears twice"));
+        assert!(error_text("t,q.f(0),q.f(-0)\n0,1,2\n").contains("`q.f(-0)` appears twice"));
+        assert!(error_text("t,q.f(1),q.F(1.0)\n0,1,2\n").contains("appears twice"));
         // Same name, other arguments: another column.
         assert!(parse("t,q.f(1),q.f('1'),q.f\n0,1,2,3\n", "in.csv").is_ok());
         // A data row is still split at every comma: its cells are numbers.
-        assert!(parse("t,q.f(1, 2)\n0,1,2\n", "in.csv")
-            .unwrap_err()
-            .to_string()
-            .contains("3 fields, the header has 2"));
+        assert!(error_text("t,q.f(1, 2)\n0,1,2\n").contains("3 fields, the header has 2"));
     }
 }

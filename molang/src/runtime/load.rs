@@ -34,30 +34,26 @@ pub fn load_entity(dir: &Path, identifier: &str) -> Result<Loaded, Error> {
             format!("{}: no such file or directory", dir.display()),
         ));
     }
-    let pack = pack::load(&[dir.to_path_buf()]);
+    let pack = pack::load_entity(&[dir.to_path_buf()], identifier);
     load_from_pack(&pack, identifier)
 }
 
 /// Identifiers of the client entities of a pack (for `--bench` over a whole pack), sorted,
 /// each once (the game keeps one definition per identifier).
 pub fn client_entities(pack: &Pack) -> Vec<String> {
-    let mut ids: Vec<String> = pack
-        .entities
-        .iter()
-        .filter(|e| e.kind == EntityKind::Client)
-        .map(|e| e.identifier.clone())
-        .collect();
-    ids.sort();
-    ids.dedup();
-    ids
+    identifiers(pack, EntityKind::Client)
 }
 
 /// Identifiers of the attachables of a pack, sorted, each once.
 pub fn attachables(pack: &Pack) -> Vec<String> {
+    identifiers(pack, EntityKind::Attachable)
+}
+
+fn identifiers(pack: &Pack, kind: EntityKind) -> Vec<String> {
     let mut ids: Vec<String> = pack
         .entities
         .iter()
-        .filter(|e| e.kind == EntityKind::Attachable)
+        .filter(|e| e.kind == kind)
         .map(|e| e.identifier.clone())
         .collect();
     ids.sort();
@@ -181,11 +177,9 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
             // without them. Keep going with empty scripts and say why.
             for d in &diags {
                 notes.push(format!(
-                    "{}: {}[{}]: {} (the entity's scripts do not load)",
+                    "{}: {} (the entity's scripts do not load)",
                     pack.files[entity.file].path.display(),
-                    d.severity.as_str(),
-                    d.code.as_str(),
-                    d.message
+                    d.summary()
                 ));
             }
             EntityScripts::compile(&ScriptSource {
@@ -197,11 +191,9 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
     };
     for d in &scripts.warnings {
         notes.push(format!(
-            "{}: {}[{}]: {}",
+            "{}: {}",
             pack.files[entity.file].path.display(),
-            d.severity.as_str(),
-            d.code.as_str(),
-            d.message
+            d.summary()
         ));
     }
     let mut b = Builder {
@@ -372,12 +364,8 @@ impl Builder<'_> {
             } else {
                 ""
             };
-            self.notes.push(format!(
-                "{at}: {}[{}]: {}{consequence}",
-                d.severity.as_str(),
-                d.code.as_str(),
-                d.message
-            ));
+            self.notes
+                .push(format!("{at}: {}{consequence}", d.summary()));
         }
         id
     }

@@ -20,6 +20,28 @@ fn entity(animate: &str, animations: &str) -> String {
     )
 }
 
+/// Entity `t:e` playing `controller.animation.c` (from `controllers`, a file's text) with
+/// its states' short names `a` (rotates bone x by 10° about x) and `b` (10° about y), on the
+/// interpreter at 10 fps.
+fn controller_runtime(controllers: &str) -> Runtime {
+    let p = pack(&[
+        (
+            "e.json",
+            &entity(
+                r#"["ctrl"]"#,
+                r#"{"ctrl": "controller.animation.c", "a": "animation.a", "b": "animation.b"}"#,
+            ),
+        ),
+        ("c.json", controllers),
+        (
+            "a.json",
+            r#"{"animations": {"animation.a": {"loop": true, "bones": {"x": {"rotation": [10, 0, 0]}}},
+                              "animation.b": {"loop": true, "bones": {"x": {"rotation": [0, 10, 0]}}}}}"#,
+        ),
+    ]);
+    Runtime::new(load_from_pack(&p, "t:e").unwrap(), Backend::Interp, 10.0, 0)
+}
+
 #[test]
 fn piecewise_is_linear_inside_and_clamped_outside() {
     let c = [(0.0, 0.2), (1.0, 0.7), (3.0, 0.7)];
@@ -39,30 +61,13 @@ fn catmull_rom_passes_through_its_inner_points() {
 
 #[test]
 fn controller_variables_remap_and_transitions_take_the_first_true() {
-    let p = pack(&[
-        (
-            "e.json",
-            &entity(
-                r#"["ctrl"]"#,
-                r#"{"ctrl": "controller.animation.c", "a": "animation.a", "b": "animation.b"}"#,
-            ),
-        ),
-        (
-            "c.json",
-            r#"{"animation_controllers": {"controller.animation.c": {"states": {
+    let mut rt = controller_runtime(
+        r#"{"animation_controllers": {"controller.animation.c": {"states": {
                 "default": {"transitions": [{"first": "q.life_time >= 0.1"}, {"second": "q.life_time >= 0.1"}]},
                 "first": {"animations": [{"a": "v.w"}],
                           "variables": {"w": {"input": "q.life_time", "remap_curve": {"0.0": 0.0, "1.0": 0.5}}}},
                 "second": {"animations": ["b"]}}}}}"#,
-        ),
-        (
-            "a.json",
-            r#"{"animations": {"animation.a": {"loop": true, "bones": {"x": {"rotation": [10, 0, 0]}}},
-                              "animation.b": {"loop": true, "bones": {"x": {"rotation": [0, 10, 0]}}}}}"#,
-        ),
-    ]);
-    let loaded = load_from_pack(&p, "t:e").unwrap();
-    let mut rt = Runtime::new(loaded, Backend::Interp, 10.0, 0);
+    );
     for f in 0..=5 {
         rt.step(f as f32 / 10.0, &[]);
     }
@@ -72,28 +77,11 @@ fn controller_variables_remap_and_transitions_take_the_first_true() {
 
 #[test]
 fn blend_transition_fades_the_old_state_out() {
-    let p = pack(&[
-        (
-            "e.json",
-            &entity(
-                r#"["ctrl"]"#,
-                r#"{"ctrl": "controller.animation.c", "a": "animation.a", "b": "animation.b"}"#,
-            ),
-        ),
-        (
-            "c.json",
-            r#"{"animation_controllers": {"controller.animation.c": {"initial_state": "one", "states": {
+    let mut rt = controller_runtime(
+        r#"{"animation_controllers": {"controller.animation.c": {"initial_state": "one", "states": {
                 "one": {"animations": ["a"], "transitions": [{"two": "q.life_time > 0.05"}], "blend_transition": 0.4},
                 "two": {"animations": ["b"]}}}}}"#,
-        ),
-        (
-            "a.json",
-            r#"{"animations": {"animation.a": {"loop": true, "bones": {"x": {"rotation": [10, 0, 0]}}},
-                              "animation.b": {"loop": true, "bones": {"x": {"rotation": [0, 10, 0]}}}}}"#,
-        ),
-    ]);
-    let loaded = load_from_pack(&p, "t:e").unwrap();
-    let mut rt = Runtime::new(loaded, Backend::Interp, 10.0, 0);
+    );
     let mut rots = Vec::new();
     for f in 0..7 {
         rots.push(rt.step(f as f32 / 10.0, &[]).rot[0]);

@@ -333,23 +333,23 @@ fn record(test: &TestCase, pack: &Pack, backend: Backend) -> Result<Recording, E
     Ok(rec)
 }
 
+/// Where `name` is among the recorded `names`; else why not (`the entity never {what}.name`).
+fn column(names: &[String], name: &str, what: &str) -> Result<usize, String> {
+    names
+        .iter()
+        .position(|n| n == name)
+        .ok_or_else(|| format!("the entity never {what}.{name}"))
+}
+
 impl Recording {
     fn value(&self, target: &Target, frame: usize) -> Result<Option<f32>, String> {
         match target {
             Target::Variable(v) => {
-                let i = self
-                    .variables
-                    .iter()
-                    .position(|n| n == v)
-                    .ok_or_else(|| format!("the entity never names variable.{v}"))?;
+                let i = column(&self.variables, v, "names variable")?;
                 Ok(self.vars[frame][i])
             }
             Target::Query(q) => {
-                let i = self
-                    .queries
-                    .iter()
-                    .position(|n| n == q)
-                    .ok_or_else(|| format!("the entity never reads query.{q}"))?;
+                let i = column(&self.queries, q, "reads query")?;
                 Ok(self.query_values[frame].get(i).copied())
             }
             Target::Bone { bone, channel } => {

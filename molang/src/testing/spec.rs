@@ -65,6 +65,28 @@ impl Ctx<'_> {
         }
     }
 
+    /// A number for which `ok` holds; else "`what` must be `wanted`" (with ", got N" when
+    /// `show` is set).
+    fn num_where(
+        &self,
+        v: &Value<'_>,
+        what: &str,
+        ok: impl Fn(f64) -> bool,
+        wanted: &str,
+        show: bool,
+    ) -> Result<f64, FileError> {
+        let n = self.num(v, what)?;
+        if ok(n) {
+            return Ok(n);
+        }
+        let got = if show {
+            format!(", got {n}")
+        } else {
+            String::new()
+        };
+        Err(self.err(start(v), format!("{what} must be {wanted}{got}")))
+    }
+
     fn num(&self, v: &Value<'_>, what: &str) -> Result<f64, FileError> {
         match v {
             Value::NumberLit(n) => n.value.parse::<f64>().map_err(|_| {
@@ -193,31 +215,16 @@ fn parse_test(
                 other => return Err(cx.err(start(other), "packs must be an array of folder paths")),
             },
             "fps" => {
-                let f = cx.num(&p.value, "fps")?;
-                if !(f.is_finite() && f > 0.0 && f <= 10_000.0) {
-                    return Err(cx.err(
-                        start(&p.value),
-                        format!("fps must be in (0, 10000], got {f}"),
-                    ));
-                }
-                fps = f as f32;
+                let ok = |f: f64| f.is_finite() && f > 0.0 && f <= 10_000.0;
+                fps = cx.num_where(&p.value, "fps", ok, "in (0, 10000]", true)? as f32;
             }
             "seconds" => {
-                let s = cx.num(&p.value, "seconds")?;
-                if !(s.is_finite() && (0.0..=3600.0).contains(&s)) {
-                    return Err(cx.err(
-                        start(&p.value),
-                        format!("seconds must be in [0, 3600], got {s}"),
-                    ));
-                }
-                seconds = s as f32;
+                let ok = |s: f64| s.is_finite() && (0.0..=3600.0).contains(&s);
+                seconds = cx.num_where(&p.value, "seconds", ok, "in [0, 3600]", true)? as f32;
             }
             "seed" => {
-                let s = cx.num(&p.value, "seed")?;
-                if !(s >= 0.0 && s.fract() == 0.0 && s < 9.0e15) {
-                    return Err(cx.err(start(&p.value), "seed must be a whole number >= 0"));
-                }
-                seed = s as u64;
+                let ok = |s: f64| s >= 0.0 && s.fract() == 0.0 && s < 9.0e15;
+                seed = cx.num_where(&p.value, "seed", ok, "a whole number >= 0", false)? as u64;
             }
             "inputs" => inputs = parse_inputs(cx, &p.value, dir)?,
             "expect" => expect_value = Some(&p.value),

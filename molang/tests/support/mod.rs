@@ -47,6 +47,19 @@ pub fn assert_code(out: &Output, code: i32) {
     assert_eq!(out.status.code(), Some(code), "{}", text(&out.stderr));
 }
 
+/// Asserts that `text` contains `needle`, showing `text` when it does not.
+#[track_caller]
+pub fn assert_contains(text: &str, needle: &str) {
+    assert!(text.contains(needle), "no `{needle}` in:\n{text}");
+}
+
+/// Writes `dir/rel`, creating its folder first.
+pub fn write_in(dir: &Path, rel: &str, contents: impl AsRef<[u8]>) {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, contents).unwrap();
+}
+
 /// `tests/fixtures/REL` of the workspace.
 pub fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

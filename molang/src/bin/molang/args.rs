@@ -1,6 +1,6 @@
 //! Options and value parsers shared by several subcommands.
 
-use molang::Value;
+use molang::{CheckOptions, EvalOptions, Value};
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
 pub enum Format {
@@ -55,6 +55,32 @@ pub fn parse_sets(set: &[String]) -> Result<Vec<(String, Value)>, String> {
             Ok((name.trim().to_string(), Value::Num(v)))
         })
         .collect()
+}
+
+/// The `--set` inputs, check options and evaluation options of one expression.
+pub type ExpressionSetup = (Vec<(String, Value)>, CheckOptions, EvalOptions);
+
+/// What `eval EXPR` and `bench EXPR` share: the `--set` inputs, and the check and
+/// evaluation options at `--version` (the latest by default). A bad `--set` is printed and
+/// exits 2.
+pub fn expression_setup(
+    set: &[String],
+    version: Option<i16>,
+) -> Result<ExpressionSetup, std::process::ExitCode> {
+    let inputs = parse_sets(set).map_err(|e| {
+        eprintln!("error: {e}");
+        std::process::ExitCode::from(2)
+    })?;
+    let version = version.unwrap_or(grammar::LATEST_VERSION);
+    let check = CheckOptions {
+        version,
+        ..CheckOptions::default()
+    };
+    let eval = EvalOptions {
+        version,
+        ..EvalOptions::default()
+    };
+    Ok((inputs, check, eval))
 }
 
 /// A number as the tools write them: decimal, or `NaN`, `inf`, `-inf` (any case; also

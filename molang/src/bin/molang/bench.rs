@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use molang::diagnostics::{render_report, Identity, SourceText};
-use molang::{CheckOptions, EvalOptions, Value};
+use molang::{CheckOptions, Value};
 
-use crate::args::{at_least_one, molang_version_arg, parse_sets, BackendArg};
+use crate::args::{at_least_one, expression_setup, molang_version_arg, BackendArg};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -54,18 +54,13 @@ fn bench(
     use molang::jit::JitStorage;
     use std::time::Instant;
 
-    let inputs = match parse_sets(set) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+    let (inputs, check, options) = match expression_setup(set, version) {
+        Ok(setup) => setup,
+        Err(code) => return code,
     };
-    let version = version.unwrap_or(grammar::LATEST_VERSION);
     let check = CheckOptions {
-        version,
         warn_unknown_queries: false,
-        ..CheckOptions::default()
+        ..check
     };
     let e = match molang::compile(expr, &check) {
         Ok(e) => e,
@@ -80,10 +75,6 @@ fn bench(
             }
             return ExitCode::from(1);
         }
-    };
-    let options = EvalOptions {
-        version,
-        ..EvalOptions::default()
     };
     let names = e.names();
     // Inputs go into storage once; unset queries read 0.
@@ -114,18 +105,14 @@ fn bench(
             rng: DefaultRng::new(0),
             this: 0.0,
         };
-        let mut run = |n: u64, storage: &mut Storage| {
+        let run = |n: u64, storage: &mut Storage| {
             for _ in 0..n {
                 sink += interp::run(e.program(), storage, &mut host, &options)
                     .value
                     .as_num();
             }
         };
-        run(warm, &mut storage.clone());
-        let mut s = storage.clone();
-        let start = Instant::now();
-        run(iterations, &mut s);
-        let ns = start.elapsed().as_nanos() as f64 / iterations as f64;
+        let ns = time_per_eval(warm, iterations, &storage, run);
         println!("interp: {ns:.1} ns/eval");
     }
     if matches!(backend, BackendArg::Jit | BackendArg::Both) {
@@ -134,7 +121,7 @@ fn bench(
             Ok(native) => {
                 let compile_us = compile_start.elapsed().as_secs_f64() * 1e6;
                 let mut rng = DefaultRng::new(0);
-                let mut run = |n: u64, s: &mut JitStorage| {
+                let run = |n: u64, s: &mut JitStorage| {
                     for _ in 0..n {
                         if let molang::jit::JitOutcome::Value(v) =
                             native.run(s, &queries, 0.0, &mut rng, options.iteration_budget)
@@ -143,11 +130,7 @@ fn bench(
                         }
                     }
                 };
-                run(warm, &mut jit_storage.clone());
-                let mut s = jit_storage.clone();
-                let start = Instant::now();
-                run(iterations, &mut s);
-                let ns = start.elapsed().as_nanos() as f64 / iterations as f64;
+                let ns = time_per_eval(warm, iterations, &jit_storage, run);
                 println!("jit: {ns:.1} ns/eval");
                 eprintln!("note: compiled in {compile_us:.0} µs");
             }
@@ -156,6 +139,21 @@ fn bench(
     }
     std::hint::black_box(sink);
     ExitCode::SUCCESS
+}
+
+/// Nanoseconds per evaluation of `run` over `iterations` evaluations, after `warm` ones,
+/// each pass on its own copy of `storage`.
+fn time_per_eval<S: Clone>(
+    warm: u64,
+    iterations: u64,
+    storage: &S,
+    mut run: impl FnMut(u64, &mut S),
+) -> f64 {
+    run(warm, &mut storage.clone());
+    let mut s = storage.clone();
+    let start = std::time::Instant::now();
+    run(iterations, &mut s);
+    start.elapsed().as_nanos() as f64 / iterations as f64
 }
 
 /// `bench PACK --entity`: times exactly the frame `molang run` plays (scripts, animation
@@ -175,14 +173,11 @@ fn bench_entity(
         eprintln!("error: {} does not exist", pack_dir.display());
         return ExitCode::from(2);
     }
-    let inputs = match parse_sets(set) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+    let inputs = match expression_setup(set, None) {
+        Ok((inputs, ..)) => inputs,
+        Err(code) => return code,
     };
-    let pack = molang::pack::load(&[pack_dir.to_path_buf()]);
+    let pack = molang::pack::load_entity(&[pack_dir.to_path_buf()], id);
     const FPS: f32 = 20.0;
     let time = |b: Backend, label: &str| -> Result<(), String> {
         let loaded = load_from_pack(&pack, id).map_err(|e| e.to_string())?;

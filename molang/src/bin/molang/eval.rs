@@ -7,7 +7,7 @@ use molang::diagnostics::{render_report, Identity, SourceText};
 use molang::interp::value::format_f32;
 use molang::{CheckOptions, Diagnostic, EvalOptions, Value};
 
-use crate::args::{molang_version_arg, parse_number, parse_sets, BackendArg};
+use crate::args::{expression_setup, molang_version_arg, parse_number, BackendArg};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -104,18 +104,10 @@ fn eval_one(
     seed: u64,
     backend: BackendArg,
 ) -> ExitCode {
-    let inputs = match parse_sets(set) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let version = version.unwrap_or(grammar::LATEST_VERSION);
     // Unknown queries are warned about (with "did you mean"): a typo reads 0 silently.
-    let options = CheckOptions {
-        version,
-        ..CheckOptions::default()
+    let (inputs, options, eval_options) = match expression_setup(set, version) {
+        Ok(setup) => setup,
+        Err(code) => return code,
     };
     let src = SourceText {
         name: "<expr>",
@@ -130,10 +122,7 @@ fn eval_one(
             for n in set_notes(&inputs, e.names()) {
                 eprintln!("{n}");
             }
-            let options = EvalOptions {
-                version,
-                ..EvalOptions::default()
-            };
+            let options = eval_options;
             let result = match backend {
                 BackendArg::Interp => e.eval(&inputs, seed, &options),
                 _ => match e.compile_native(&options) {

@@ -180,7 +180,11 @@ fn run(args: &Args) -> Result<(), Failure> {
             return Err(bad(format!("{}: no such file or directory", p.display())));
         }
     }
-    let pack = molang::pack::load(&layers);
+    // One entity to play: only what it uses is walked (every file is still judged).
+    let pack = match &args.entity {
+        Some(id) if !args.list && !args.bench => molang::pack::load_entity(&layers, id),
+        _ => molang::pack::load(&layers),
+    };
     if args.list {
         for id in client_entities(&pack) {
             println!("{id}");
