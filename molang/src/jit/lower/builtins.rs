@@ -8,7 +8,7 @@ use super::{MemoKey, Translator};
 use crate::builtins::math::{Lowering, MathFn};
 use crate::ir::{Node, NodeId, PureQuery};
 
-use super::super::abi::jit_count;
+use super::super::abi::{jit_count, jit_sin_cos};
 
 impl Translator<'_> {
     pub(super) fn math(&mut self, id: NodeId, func: MathFn, args: &[NodeId]) -> CValue {
@@ -33,11 +33,37 @@ impl Translator<'_> {
             if let Some(&v) = self.memo.get(&key) {
                 return v;
             }
+            if matches!(func, MathFn::Sin | MathFn::Cos) && self.sin_cos_pairs.contains(&args[0]) {
+                return self.sin_cos(func, vals[0]);
+            }
             let native = func.native().expect("non-random builtins are native");
             let v = self.call_native(native, &vals);
-            self.memo.insert(key.clone(), v);
-            self.memo_log.push(key);
+            self.remember(key, v);
             v
+        }
+    }
+
+    /// Shares `v` as the result of `key` where the current region's facts hold.
+    fn remember(&mut self, key: MemoKey, v: CValue) {
+        self.memo.insert(key.clone(), v);
+        self.memo_log.push(key);
+    }
+
+    /// `func` (sine or cosine) of `x`, computing both and remembering the other for later.
+    fn sin_cos(&mut self, func: MathFn, x: CValue) -> CValue {
+        let both = self.call_extern(jit_sin_cos as *const (), &[types::F32], &[x], types::I64);
+        let lo = self.b.ins().ireduce(types::I32, both);
+        let hi = self.b.ins().ushr_imm_u(both, 32);
+        let hi = self.b.ins().ireduce(types::I32, hi);
+        let flags = cranelift_codegen::ir::MemFlagsData::new();
+        let sin = self.b.ins().bitcast(types::F32, flags, lo);
+        let cos = self.b.ins().bitcast(types::F32, flags, hi);
+        self.remember(MemoKey::Call(MathFn::Sin, vec![x]), sin);
+        self.remember(MemoKey::Call(MathFn::Cos, vec![x]), cos);
+        if func == MathFn::Sin {
+            sin
+        } else {
+            cos
         }
     }
 
@@ -45,6 +71,9 @@ impl Translator<'_> {
     /// in place of the call; the row's doc has the rule that keeps the bits equal.
     pub(super) fn inline_math(&mut self, f: MathFn, v: &[CValue]) -> Option<CValue> {
         Some(match f.lowering() {
+            // `f32::floor` rounds toward -inf exactly and keeps -0; a NaN comes back quiet with
+            // its payload from both (roundss, libm floorf).
+            Lowering::Call if f == MathFn::Floor => self.b.ins().floor(v[0]),
             Lowering::Abs => self.b.ins().fabs(v[0]),
             Lowering::Sqrt => self.b.ins().sqrt(v[0]),
             // `a > b ? a : b` and `a < b ? a : b`, as `max_raw` / `min_raw`.

@@ -50,6 +50,41 @@ fn used_storage(program: &Program) -> [bool; 4] {
     used
 }
 
+/// The argument nodes of `math.sin` / `math.cos` calls where the program also takes the other
+/// function of the same slot or constant (as `7 * math.cos(t.a) + 2.5 * math.sin(t.a)` does):
+/// lowered as one call that yields both, the second shared where the first dominates it.
+fn sin_cos_pairs(program: &Program) -> std::collections::HashSet<NodeId> {
+    use std::collections::HashMap;
+    #[derive(PartialEq, Eq, Hash)]
+    enum Arg {
+        Slot(Scope, Slot),
+        Const(u32),
+    }
+    let mut seen: HashMap<Arg, ([bool; 2], Vec<NodeId>)> = HashMap::new();
+    for i in 0..program.len() {
+        let Node::Math { func, args } = program.node(NodeId(i as u32)) else {
+            continue;
+        };
+        let which = match func {
+            MathFn::Sin => 0,
+            MathFn::Cos => 1,
+            _ => continue,
+        };
+        let key = match program.node(args[0]) {
+            Node::Read { scope, slot } => Arg::Slot(*scope, *slot),
+            Node::Const(c) => Arg::Const(c.to_bits()),
+            _ => continue,
+        };
+        let e = seen.entry(key).or_default();
+        e.0[which] = true;
+        e.1.push(args[0]);
+    }
+    seen.into_values()
+        .filter(|(both, _)| both[0] && both[1])
+        .flat_map(|(_, ids)| ids)
+        .collect()
+}
+
 /// What a shared value stands for (see `Translator::memo`).
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum MemoKey {
@@ -66,7 +101,13 @@ struct Tagged {
     tag: CValue,
     num: CValue,
     bits: CValue,
+    /// Known at compile time to be a number (`tag` is `NUM`): truth and `==` take the number
+    /// alone, and a store writes the number alone.
+    is_num: bool,
 }
+
+/// Where a region's facts start: lengths of the known-set, memo and known-number logs.
+type Mark = (usize, usize, usize);
 
 /// The storage pointers of the [`Frame`], loaded once at entry.
 struct Bases {
@@ -89,6 +130,11 @@ struct Translator<'a> {
     /// Conditional code undoes its marks through `known_log` when its region ends.
     known: [Vec<bool>; 3],
     known_log: Vec<(usize, usize)>,
+    /// Slots known to hold a number at the current emission point (a numeric assignment
+    /// dominates it in the current region). Unlike set-ness this can be lost: a store of
+    /// another kind clears it for good (not through the log), and so does entering a loop.
+    known_num: [Vec<bool>; 3],
+    known_num_log: Vec<(usize, usize)>,
     /// Variables and temps the program touches, as SSA values: loaded once at entry, kept in
     /// registers, and still stored to memory at every assignment so that any exit (return,
     /// abort, budget) leaves memory up to date. Nothing else writes the storage during a run.
@@ -97,6 +143,9 @@ struct Translator<'a> {
     /// dominates: scoped like `known`.
     memo: std::collections::HashMap<MemoKey, CValue>,
     memo_log: Vec<MemoKey>,
+    /// Arguments of `math.sin` and `math.cos` calls whose argument is also that of the other
+    /// function somewhere in the program (see [`sin_cos_pairs`]): one call computes both.
+    sin_cos_pairs: std::collections::HashSet<NodeId>,
     ptr: types::Type,
     program: &'a Program,
     options: &'a EvalOptions,
@@ -130,12 +179,8 @@ pub(super) fn translate(
         if !used {
             return b.ins().iconst(ptr, 0);
         }
-        b.ins().load(
-            ptr,
-            MemFlagsData::trusted().with_readonly(),
-            frame,
-            off as i32,
-        )
+        b.ins()
+            .load(ptr, Translator::entry_flags(), frame, off as i32)
     };
     let [temps, vars, ctx, queries] = used;
     let bases = Bases {
@@ -158,9 +203,12 @@ pub(super) fn translate(
         bases,
         known: Default::default(),
         known_log: Vec::new(),
+        known_num: Default::default(),
+        known_num_log: Vec::new(),
         ssa: Default::default(),
         memo: std::collections::HashMap::new(),
         memo_log: Vec::new(),
+        sin_cos_pairs: sin_cos_pairs(program),
     };
     t.declare_ssa_slots();
     t.finish_node(program.root());
@@ -171,6 +219,14 @@ pub(super) fn translate(
 impl Translator<'_> {
     fn flags() -> MemFlagsData {
         MemFlagsData::trusted()
+    }
+
+    /// Loads of what does not change before the load's first use: the storage pointers, and
+    /// each SSA slot's value at entry (read only before the slot's first store, since later
+    /// reads use the SSA value). Marked pure, Cranelift drops the unused ones and places the
+    /// others where they are first used instead of keeping them live (spilled) from entry.
+    fn entry_flags() -> MemFlagsData {
+        MemFlagsData::trusted().with_readonly().with_can_move()
     }
 
     fn field(&mut self, offset: usize, ty: types::Type) -> CValue {
@@ -196,16 +252,24 @@ impl Translator<'_> {
     }
 
     /// Where the current region's facts start (see [`forget_since`](Self::forget_since)).
-    fn region(&self) -> (usize, usize) {
-        (self.known_log.len(), self.memo_log.len())
+    fn region(&self) -> Mark {
+        (
+            self.known_log.len(),
+            self.memo_log.len(),
+            self.known_num_log.len(),
+        )
     }
 
     /// Undoes what was learnt since `mark` (the end of a conditional region): set slots and
     /// shared call results.
-    fn forget_since(&mut self, mark: (usize, usize)) {
+    fn forget_since(&mut self, mark: Mark) {
         while self.known_log.len() > mark.0 {
             let (s, i) = self.known_log.pop().expect("log longer than mark");
             self.known[s][i] = false;
+        }
+        while self.known_num_log.len() > mark.2 {
+            let (s, i) = self.known_num_log.pop().expect("log longer than mark");
+            self.known_num[s][i] = false;
         }
         while self.memo_log.len() > mark.1 {
             let key = self.memo_log.pop().expect("log longer than mark");
