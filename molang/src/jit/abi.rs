@@ -90,15 +90,6 @@ pub(super) extern "C" fn jit_random(frame: *mut Frame, func: u32, a: f32, b: f32
     math::eval_random(f, &args[..f.arity()], host.host.rng())
 }
 
-/// Called by generated code for `math.sin(x)` and `math.cos(x)` of the same `x`: both
-/// results at once (sine in the low 32 bits, cosine in the high), each from the very
-/// function the interpreter calls, so the bits are theirs; in release builds the two libm
-/// calls on one argument become one `sincos`.
-pub(super) extern "C" fn jit_sin_cos(x: f32) -> u64 {
-    let (s, c) = (math::molang_sin(x), math::molang_cos(x));
-    u64::from(s.to_bits()) | (u64::from(c.to_bits()) << 32)
-}
-
 /// Decodes the `n` values at `args` and hands them to `f`.
 ///
 /// SAFETY (caller): `args` points at `n` values in the generated code's stack slot.

@@ -8,7 +8,7 @@ use super::{MemoKey, Translator};
 use crate::builtins::math::{Lowering, MathFn};
 use crate::ir::{Node, NodeId, PureQuery};
 
-use super::super::abi::{jit_count, jit_sin_cos};
+use super::super::abi::jit_count;
 
 impl Translator<'_> {
     pub(super) fn math(&mut self, id: NodeId, func: MathFn, args: &[NodeId]) -> CValue {
@@ -33,9 +33,6 @@ impl Translator<'_> {
             if let Some(&v) = self.memo.get(&key) {
                 return v;
             }
-            if matches!(func, MathFn::Sin | MathFn::Cos) && self.sin_cos_pairs.contains(&args[0]) {
-                return self.sin_cos(func, vals[0]);
-            }
             let native = func.native().expect("non-random builtins are native");
             let v = self.call_native(native, &vals);
             self.remember(key, v);
@@ -47,24 +44,6 @@ impl Translator<'_> {
     fn remember(&mut self, key: MemoKey, v: CValue) {
         self.memo.insert(key.clone(), v);
         self.memo_log.push(key);
-    }
-
-    /// `func` (sine or cosine) of `x`, computing both and remembering the other for later.
-    fn sin_cos(&mut self, func: MathFn, x: CValue) -> CValue {
-        let both = self.call_extern(jit_sin_cos as *const (), &[types::F32], &[x], types::I64);
-        let lo = self.b.ins().ireduce(types::I32, both);
-        let hi = self.b.ins().ushr_imm_u(both, 32);
-        let hi = self.b.ins().ireduce(types::I32, hi);
-        let flags = cranelift_codegen::ir::MemFlagsData::new();
-        let sin = self.b.ins().bitcast(types::F32, flags, lo);
-        let cos = self.b.ins().bitcast(types::F32, flags, hi);
-        self.remember(MemoKey::Call(MathFn::Sin, vec![x]), sin);
-        self.remember(MemoKey::Call(MathFn::Cos, vec![x]), cos);
-        if func == MathFn::Sin {
-            sin
-        } else {
-            cos
-        }
     }
 
     /// The builtins whose table row ([`Lowering`]) says they are a few instructions, emitted

@@ -50,41 +50,6 @@ fn used_storage(program: &Program) -> [bool; 4] {
     used
 }
 
-/// The argument nodes of `math.sin` / `math.cos` calls where the program also takes the other
-/// function of the same slot or constant (as `7 * math.cos(t.a) + 2.5 * math.sin(t.a)` does):
-/// lowered as one call that yields both, the second shared where the first dominates it.
-fn sin_cos_pairs(program: &Program) -> std::collections::HashSet<NodeId> {
-    use std::collections::HashMap;
-    #[derive(PartialEq, Eq, Hash)]
-    enum Arg {
-        Slot(Scope, Slot),
-        Const(u32),
-    }
-    let mut seen: HashMap<Arg, ([bool; 2], Vec<NodeId>)> = HashMap::new();
-    for i in 0..program.len() {
-        let Node::Math { func, args } = program.node(NodeId(i as u32)) else {
-            continue;
-        };
-        let which = match func {
-            MathFn::Sin => 0,
-            MathFn::Cos => 1,
-            _ => continue,
-        };
-        let key = match program.node(args[0]) {
-            Node::Read { scope, slot } => Arg::Slot(*scope, *slot),
-            Node::Const(c) => Arg::Const(c.to_bits()),
-            _ => continue,
-        };
-        let e = seen.entry(key).or_default();
-        e.0[which] = true;
-        e.1.push(args[0]);
-    }
-    seen.into_values()
-        .filter(|(both, _)| both[0] && both[1])
-        .flat_map(|(_, ids)| ids)
-        .collect()
-}
-
 /// What a shared value stands for (see `Translator::memo`).
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum MemoKey {
@@ -143,9 +108,6 @@ struct Translator<'a> {
     /// dominates: scoped like `known`.
     memo: std::collections::HashMap<MemoKey, CValue>,
     memo_log: Vec<MemoKey>,
-    /// Arguments of `math.sin` and `math.cos` calls whose argument is also that of the other
-    /// function somewhere in the program (see [`sin_cos_pairs`]): one call computes both.
-    sin_cos_pairs: std::collections::HashSet<NodeId>,
     ptr: types::Type,
     program: &'a Program,
     options: &'a EvalOptions,
@@ -208,7 +170,6 @@ pub(super) fn translate(
         ssa: Default::default(),
         memo: std::collections::HashMap::new(),
         memo_log: Vec::new(),
-        sin_cos_pairs: sin_cos_pairs(program),
     };
     t.declare_ssa_slots();
     t.finish_node(program.root());
