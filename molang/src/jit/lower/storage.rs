@@ -286,10 +286,10 @@ fn entry_reads(program: &Program) -> HashSet<(Scope, Slot)> {
         while let Some(id) = stack.pop() {
             let node = program.node(id);
             match node {
-                Node::Read { scope, slot } | Node::Coalesce { scope, slot, .. } => {
-                    if !assigned.contains(&(*scope, *slot)) {
-                        needs.insert((*scope, *slot));
-                    }
+                Node::Read { scope, slot } | Node::Coalesce { scope, slot, .. }
+                    if !assigned.contains(&(*scope, *slot)) =>
+                {
+                    needs.insert((*scope, *slot));
                 }
                 Node::Assign { scope, copies, .. } => {
                     for &(a, _) in copies.iter() {
