@@ -239,15 +239,7 @@ impl Translator<'_> {
 
     /// Marks a slot as holding a number from here on in the current region.
     pub(super) fn mark_num(&mut self, scope: Scope, slot: Slot) {
-        let (s, i) = (scope as usize, slot.index());
-        let k = &mut self.known_num[s];
-        if k.len() <= i {
-            k.resize(i + 1, false);
-        }
-        if !k[i] {
-            k[i] = true;
-            self.known_num_log.push((s, i));
-        }
+        learn(&mut self.known_num, &mut self.known_num_log, scope, slot);
     }
 
     /// The slot may now hold any kind, whatever the region (never undone by the log).
@@ -259,15 +251,20 @@ impl Translator<'_> {
 
     /// Marks a slot as set from here on in the current region.
     pub(super) fn mark_known(&mut self, scope: Scope, slot: Slot) {
-        let (s, i) = (scope as usize, slot.index());
-        let k = &mut self.known[s];
-        if k.len() <= i {
-            k.resize(i + 1, false);
-        }
-        if !k[i] {
-            k[i] = true;
-            self.known_log.push((s, i));
-        }
+        learn(&mut self.known, &mut self.known_log, scope, slot);
+    }
+}
+
+/// Sets a per-slot fact, logging it (once) so that the region's end can undo it.
+fn learn(facts: &mut [Vec<bool>; 3], log: &mut Vec<(usize, usize)>, scope: Scope, slot: Slot) {
+    let (s, i) = (scope as usize, slot.index());
+    let k = &mut facts[s];
+    if k.len() <= i {
+        k.resize(i + 1, false);
+    }
+    if !k[i] {
+        k[i] = true;
+        log.push((s, i));
     }
 }
 
