@@ -252,8 +252,11 @@ impl Translator<'_> {
             Node::Arith { op, lhs, rhs } => self.arith(*op, *lhs, *rhs),
             Node::Compare { op, lhs, rhs } => self.compare(*op, *lhs, *rhs),
             Node::Equal { negate, lhs, rhs } => self.equal(*negate, *lhs, *rhs),
-            Node::And(l, r) => self.and(*l, *r),
-            Node::Or(l, r) => self.or(*l, *r),
+            // 1 or 0 from the condition (`truth` lowers `&&` and `||` as conditions).
+            Node::And(..) | Node::Or(..) => {
+                let c = self.truth(id);
+                self.bool_to_f32(c)
+            }
             Node::Cond {
                 cond,
                 then,

@@ -109,11 +109,6 @@ impl Translator<'_> {
         }
     }
 
-    pub(super) fn and(&mut self, l: NodeId, r: NodeId) -> CValue {
-        let c = self.and_cond(l, r);
-        self.bool_to_f32(c)
-    }
-
     /// `l && r` as a condition: `r` is evaluated only when `l` is true.
     pub(super) fn and_cond(&mut self, l: NodeId, r: NodeId) -> CValue {
         let lt = self.truth(l);
@@ -123,11 +118,6 @@ impl Translator<'_> {
             |t| t.truth(r),
             |t| t.b.ins().iconst(types::I8, 0),
         )
-    }
-
-    pub(super) fn or(&mut self, l: NodeId, r: NodeId) -> CValue {
-        let c = self.or_cond(l, r);
-        self.bool_to_f32(c)
     }
 
     /// `l || r` as a condition: `r` is evaluated only when `l` is false.
