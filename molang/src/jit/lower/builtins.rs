@@ -35,16 +35,24 @@ impl Translator<'_> {
             }
             let native = func.native().expect("non-random builtins are native");
             let v = self.call_native(native, &vals);
-            self.memo.insert(key.clone(), v);
-            self.memo_log.push(key);
+            self.remember(key, v);
             v
         }
+    }
+
+    /// Shares `v` as the result of `key` where the current region's facts hold.
+    fn remember(&mut self, key: MemoKey, v: CValue) {
+        self.memo.insert(key.clone(), v);
+        self.memo_log.push(key);
     }
 
     /// The builtins whose table row ([`Lowering`]) says they are a few instructions, emitted
     /// in place of the call; the row's doc has the rule that keeps the bits equal.
     pub(super) fn inline_math(&mut self, f: MathFn, v: &[CValue]) -> Option<CValue> {
         Some(match f.lowering() {
+            // `f32::floor` rounds toward -inf exactly and keeps -0; a NaN comes back quiet with
+            // its payload from both (roundss, libm floorf).
+            Lowering::Call if f == MathFn::Floor => self.b.ins().floor(v[0]),
             Lowering::Abs => self.b.ins().fabs(v[0]),
             Lowering::Sqrt => self.b.ins().sqrt(v[0]),
             // `a > b ? a : b` and `a < b ? a : b`, as `max_raw` / `min_raw`.

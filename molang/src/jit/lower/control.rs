@@ -82,8 +82,19 @@ impl Translator<'_> {
             let bits = t.b.ins().uextend(types::I64, e);
             let tag = t.b.ins().iconst(types::I32, tag::ENTITY as i64);
             let num = t.f32c(0.0);
-            t.store_tagged(scope, slot, Tagged { tag, num, bits });
+            let is_num = false;
+            t.store_tagged(
+                scope,
+                slot,
+                Tagged {
+                    tag,
+                    num,
+                    bits,
+                    is_num,
+                },
+            );
             t.mark_known(scope, slot);
+            t.forget_num(scope, slot);
             t.node(body);
         });
         self.call_extern_void(jit_list_pop as *const (), &[self.ptr], &[self.frame]);
@@ -113,6 +124,9 @@ impl Translator<'_> {
             exit,
             counter: i,
         });
+        // A later iteration may see what the end of the body stored: no slot is known to
+        // hold a number at its start.
+        self.known_num.iter_mut().for_each(|k| k.fill(false));
         // The body may run zero times: what it sets is not known after the loop.
         let mark = self.region();
         body(self);
@@ -184,12 +198,18 @@ impl Translator<'_> {
         then: impl FnOnce(&mut Self) -> CValue,
         otherwise: impl FnOnce(&mut Self) -> CValue,
     ) -> CValue {
-        let v = self.branch_values(
-            cond,
-            &[types::F32],
-            |t| vec![then(t)],
-            |t| vec![otherwise(t)],
-        );
+        self.branch_of(types::F32, cond, then, otherwise)
+    }
+
+    /// `if cond { then() } else { otherwise() }` yielding one value of type `ty`.
+    pub(super) fn branch_of(
+        &mut self,
+        ty: types::Type,
+        cond: CValue,
+        then: impl FnOnce(&mut Self) -> CValue,
+        otherwise: impl FnOnce(&mut Self) -> CValue,
+    ) -> CValue {
+        let v = self.branch_values(cond, &[ty], |t| vec![then(t)], |t| vec![otherwise(t)]);
         v[0]
     }
 

@@ -66,7 +66,13 @@ struct Tagged {
     tag: CValue,
     num: CValue,
     bits: CValue,
+    /// Known at compile time to be a number (`tag` is `NUM`): truth and `==` take the number
+    /// alone, and a store writes the number alone.
+    is_num: bool,
 }
+
+/// Where a region's facts start: lengths of the known-set, memo and known-number logs.
+type Mark = (usize, usize, usize);
 
 /// The storage pointers of the [`Frame`], loaded once at entry.
 struct Bases {
@@ -89,6 +95,11 @@ struct Translator<'a> {
     /// Conditional code undoes its marks through `known_log` when its region ends.
     known: [Vec<bool>; 3],
     known_log: Vec<(usize, usize)>,
+    /// Slots known to hold a number at the current emission point (a numeric assignment
+    /// dominates it in the current region). Unlike set-ness this can be lost: a store of
+    /// another kind clears it for good (not through the log), and so does entering a loop.
+    known_num: [Vec<bool>; 3],
+    known_num_log: Vec<(usize, usize)>,
     /// Variables and temps the program touches, as SSA values: loaded once at entry, kept in
     /// registers, and still stored to memory at every assignment so that any exit (return,
     /// abort, budget) leaves memory up to date. Nothing else writes the storage during a run.
@@ -130,12 +141,8 @@ pub(super) fn translate(
         if !used {
             return b.ins().iconst(ptr, 0);
         }
-        b.ins().load(
-            ptr,
-            MemFlagsData::trusted().with_readonly(),
-            frame,
-            off as i32,
-        )
+        b.ins()
+            .load(ptr, Translator::entry_flags(), frame, off as i32)
     };
     let [temps, vars, ctx, queries] = used;
     let bases = Bases {
@@ -158,6 +165,8 @@ pub(super) fn translate(
         bases,
         known: Default::default(),
         known_log: Vec::new(),
+        known_num: Default::default(),
+        known_num_log: Vec::new(),
         ssa: Default::default(),
         memo: std::collections::HashMap::new(),
         memo_log: Vec::new(),
@@ -171,6 +180,14 @@ pub(super) fn translate(
 impl Translator<'_> {
     fn flags() -> MemFlagsData {
         MemFlagsData::trusted()
+    }
+
+    /// Loads of what does not change before the load's first use: the storage pointers, and
+    /// each SSA slot's value at entry (read only before the slot's first store, since later
+    /// reads use the SSA value). Marked pure, Cranelift drops the unused ones and places the
+    /// others where they are first used instead of keeping them live (spilled) from entry.
+    fn entry_flags() -> MemFlagsData {
+        MemFlagsData::trusted().with_readonly().with_can_move()
     }
 
     fn field(&mut self, offset: usize, ty: types::Type) -> CValue {
@@ -196,16 +213,24 @@ impl Translator<'_> {
     }
 
     /// Where the current region's facts start (see [`forget_since`](Self::forget_since)).
-    fn region(&self) -> (usize, usize) {
-        (self.known_log.len(), self.memo_log.len())
+    fn region(&self) -> Mark {
+        (
+            self.known_log.len(),
+            self.memo_log.len(),
+            self.known_num_log.len(),
+        )
     }
 
     /// Undoes what was learnt since `mark` (the end of a conditional region): set slots and
     /// shared call results.
-    fn forget_since(&mut self, mark: (usize, usize)) {
+    fn forget_since(&mut self, mark: Mark) {
         while self.known_log.len() > mark.0 {
             let (s, i) = self.known_log.pop().expect("log longer than mark");
             self.known[s][i] = false;
+        }
+        while self.known_num_log.len() > mark.2 {
+            let (s, i) = self.known_num_log.pop().expect("log longer than mark");
+            self.known_num[s][i] = false;
         }
         while self.memo_log.len() > mark.1 {
             let key = self.memo_log.pop().expect("log longer than mark");
@@ -227,8 +252,11 @@ impl Translator<'_> {
             Node::Arith { op, lhs, rhs } => self.arith(*op, *lhs, *rhs),
             Node::Compare { op, lhs, rhs } => self.compare(*op, *lhs, *rhs),
             Node::Equal { negate, lhs, rhs } => self.equal(*negate, *lhs, *rhs),
-            Node::And(l, r) => self.and(*l, *r),
-            Node::Or(l, r) => self.or(*l, *r),
+            // 1 or 0 from the condition (`truth` lowers `&&` and `||` as conditions).
+            Node::And(..) | Node::Or(..) => {
+                let c = self.truth(id);
+                self.bool_to_f32(c)
+            }
             Node::Cond {
                 cond,
                 then,

@@ -69,6 +69,12 @@ impl Translator<'_> {
     }
 
     pub(super) fn compare(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> CValue {
+        let c = self.compare_cond(op, lhs, rhs);
+        self.bool_to_f32(c)
+    }
+
+    /// The condition of a comparison (an `i8`).
+    pub(super) fn compare_cond(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> CValue {
         let l = self.node(lhs);
         let r = self.node(rhs);
         let cc = match op {
@@ -77,11 +83,16 @@ impl Translator<'_> {
             CmpOp::Gt => FloatCC::GreaterThan,
             CmpOp::Ge => FloatCC::GreaterThanOrEqual,
         };
-        let c = self.b.ins().fcmp(cc, l, r);
-        self.bool_to_f32(c)
+        self.b.ins().fcmp(cc, l, r)
     }
 
     pub(super) fn equal(&mut self, negate: bool, lhs: NodeId, rhs: NodeId) -> CValue {
+        let c = self.equal_cond(negate, lhs, rhs);
+        self.bool_to_f32(c)
+    }
+
+    /// The condition of `==` (or `!=` when `negate`).
+    pub(super) fn equal_cond(&mut self, negate: bool, lhs: NodeId, rhs: NodeId) -> CValue {
         let c = if self.numeric(lhs) && self.numeric(rhs) {
             let l = self.node(lhs);
             let r = self.node(rhs);
@@ -91,36 +102,32 @@ impl Translator<'_> {
             let r = self.value(rhs);
             self.equal_tagged(l, r)
         };
-        let one = self.f32c(1.0);
-        let zero = self.f32c(0.0);
         if negate {
-            self.b.ins().select(c, zero, one)
+            self.b.ins().bxor_imm_s(c, 1)
         } else {
-            self.b.ins().select(c, one, zero)
+            c
         }
     }
 
-    pub(super) fn and(&mut self, l: NodeId, r: NodeId) -> CValue {
+    /// `l && r` as a condition: `r` is evaluated only when `l` is true.
+    pub(super) fn and_cond(&mut self, l: NodeId, r: NodeId) -> CValue {
         let lt = self.truth(l);
-        self.branch(
+        self.branch_of(
+            types::I8,
             lt,
-            |t| {
-                let rt = t.truth(r);
-                t.bool_to_f32(rt)
-            },
-            |t| t.f32c(0.0),
+            |t| t.truth(r),
+            |t| t.b.ins().iconst(types::I8, 0),
         )
     }
 
-    pub(super) fn or(&mut self, l: NodeId, r: NodeId) -> CValue {
+    /// `l || r` as a condition: `r` is evaluated only when `l` is false.
+    pub(super) fn or_cond(&mut self, l: NodeId, r: NodeId) -> CValue {
         let lt = self.truth(l);
-        self.branch(
+        self.branch_of(
+            types::I8,
             lt,
-            |t| t.f32c(1.0),
-            |t| {
-                let rt = t.truth(r);
-                t.bool_to_f32(rt)
-            },
+            |t| t.b.ins().iconst(types::I8, 1),
+            |t| t.truth(r),
         )
     }
 }

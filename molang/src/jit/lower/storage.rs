@@ -5,7 +5,9 @@ use cranelift_codegen::ir::{types, InstBuilder, Value as CValue};
 use cranelift_frontend::Variable;
 
 use super::{MemoKey, Tagged, Translator};
-use crate::ir::{Node, NodeId, Scope, Slot};
+use std::collections::HashSet;
+
+use crate::ir::{Node, NodeId, Program, Remote, Scope, Slot};
 
 use super::super::abi::STATUS_UNSET;
 
@@ -66,6 +68,7 @@ impl Translator<'_> {
         self.copy_members(scope, copies);
         self.store(scope, slot, v);
         self.mark_known(scope, slot);
+        self.mark_num(scope, slot);
         self.make_parents(scope, parents);
         v
     }
@@ -83,6 +86,11 @@ impl Translator<'_> {
         self.copy_members(scope, copies);
         self.store_tagged(scope, slot, v);
         self.mark_known(scope, slot);
+        if v.is_num {
+            self.mark_num(scope, slot);
+        } else {
+            self.forget_num(scope, slot);
+        }
         self.make_parents(scope, parents);
         v
     }
@@ -93,6 +101,7 @@ impl Translator<'_> {
             self.when_flag(scope, s, true, |t, flag| {
                 let m = t.load_tagged(scope, s, flag);
                 t.store_tagged(scope, d, m);
+                t.forget_num(scope, d);
             });
         }
     }
@@ -155,19 +164,25 @@ impl Translator<'_> {
     }
 
     /// Declares an SSA variable for every variable and temp slot the program reads,
-    /// defined at entry by one load from storage.
+    /// defined at entry by one load from storage unless a top-level assignment stores the
+    /// slot before anything can read it (that store defines it, and dominates every read).
     pub(super) fn declare_ssa_slots(&mut self) {
         let program = self.program;
+        let needs_entry = entry_reads(program);
         let touch = |t: &mut Self, scope: Scope, slot: Slot| {
             if scope == Scope::Context || t.ssa_var(scope, slot).is_some() {
                 return;
             }
-            let (vals, _) = t.arrays(scope);
-            let v =
-                t.b.ins()
-                    .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4);
             let var = t.b.declare_var(types::F32);
-            t.b.def_var(var, v);
+            if needs_entry.contains(&(scope, slot)) {
+                let (vals, _) = t.arrays(scope);
+                // A plain load, kept in the entry block: a pure one would be placed at its
+                // use, where x86 folds it into a commutative operand and swaps which NaN wins.
+                let v =
+                    t.b.ins()
+                        .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4);
+                t.b.def_var(var, v);
+            }
             let list = &mut t.ssa[scope as usize];
             if list.len() <= slot.index() {
                 list.resize(slot.index() + 1, None);
@@ -217,16 +232,126 @@ impl Translator<'_> {
         k.get(slot.index()).copied().unwrap_or(false)
     }
 
+    pub(super) fn is_known_num(&self, scope: Scope, slot: Slot) -> bool {
+        let k = &self.known_num[scope as usize];
+        k.get(slot.index()).copied().unwrap_or(false)
+    }
+
+    /// Marks a slot as holding a number from here on in the current region.
+    pub(super) fn mark_num(&mut self, scope: Scope, slot: Slot) {
+        learn(&mut self.known_num, &mut self.known_num_log, scope, slot);
+    }
+
+    /// The slot may now hold any kind, whatever the region (never undone by the log).
+    pub(super) fn forget_num(&mut self, scope: Scope, slot: Slot) {
+        if let Some(k) = self.known_num[scope as usize].get_mut(slot.index()) {
+            *k = false;
+        }
+    }
+
     /// Marks a slot as set from here on in the current region.
     pub(super) fn mark_known(&mut self, scope: Scope, slot: Slot) {
-        let (s, i) = (scope as usize, slot.index());
-        let k = &mut self.known[s];
-        if k.len() <= i {
-            k.resize(i + 1, false);
+        learn(&mut self.known, &mut self.known_log, scope, slot);
+    }
+}
+
+/// Sets a per-slot fact, logging it (once) so that the region's end can undo it.
+fn learn(facts: &mut [Vec<bool>; 3], log: &mut Vec<(usize, usize)>, scope: Scope, slot: Slot) {
+    let (s, i) = (scope as usize, slot.index());
+    let k = &mut facts[s];
+    if k.len() <= i {
+        k.resize(i + 1, false);
+    }
+    if !k[i] {
+        k[i] = true;
+        log.push((s, i));
+    }
+}
+
+/// The slots the program may read (directly or as a struct member it copies) before it stores
+/// them: every read, except those that come after a top-level assignment of the slot (a
+/// statement of the root block, which runs before any later statement on every path).
+fn entry_reads(program: &Program) -> HashSet<(Scope, Slot)> {
+    let mut assigned = HashSet::new();
+    let mut needs = HashSet::new();
+    let stmts: &[NodeId] = match program.node(program.root()) {
+        Node::Block { stmts, .. } => stmts,
+        _ => std::slice::from_ref(&program.root),
+    };
+    for &s in stmts {
+        let mut stack = vec![s];
+        while let Some(id) = stack.pop() {
+            let node = program.node(id);
+            match node {
+                Node::Read { scope, slot } | Node::Coalesce { scope, slot, .. }
+                    if !assigned.contains(&(*scope, *slot)) =>
+                {
+                    needs.insert((*scope, *slot));
+                }
+                Node::Assign { scope, copies, .. } => {
+                    for &(a, _) in copies.iter() {
+                        if !assigned.contains(&(*scope, a)) {
+                            needs.insert((*scope, a));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            children(node, &mut stack);
         }
-        if !k[i] {
-            k[i] = true;
-            self.known_log.push((s, i));
+        if let Node::Assign { scope, slot, .. } = program.node(s) {
+            assigned.insert((*scope, *slot));
+        }
+    }
+    needs
+}
+
+/// Pushes the child nodes of `node`.
+fn children(node: &Node, out: &mut Vec<NodeId>) {
+    match node {
+        Node::Const(_)
+        | Node::Str(_)
+        | Node::Resource { .. }
+        | Node::Array { .. }
+        | Node::This
+        | Node::Read { .. }
+        | Node::Break
+        | Node::Continue => {}
+        Node::Index { index: e, .. }
+        | Node::Neg(e)
+        | Node::Not(e)
+        | Node::Discard(e)
+        | Node::Return(e)
+        | Node::Assign { value: e, .. } => out.push(*e),
+        Node::Query { args, .. } | Node::PureQuery { args, .. } | Node::Math { args, .. } => {
+            out.extend(args.iter())
+        }
+        Node::Block { stmts, .. } => out.extend(stmts.iter()),
+        Node::Arith { lhs, rhs, .. }
+        | Node::Compare { lhs, rhs, .. }
+        | Node::Equal { lhs, rhs, .. }
+        | Node::Coalesce { lhs, rhs, .. }
+        | Node::And(lhs, rhs)
+        | Node::Or(lhs, rhs)
+        | Node::Loop {
+            count: lhs,
+            body: rhs,
+        }
+        | Node::ForEach {
+            array: lhs,
+            body: rhs,
+            ..
+        } => out.extend([*lhs, *rhs]),
+        Node::Cond {
+            cond,
+            then,
+            otherwise,
+        } => out.extend([*cond, *then].into_iter().chain(*otherwise)),
+        Node::Arrow { entity, remote } => {
+            out.push(*entity);
+            if let Remote::Query { args, .. } = remote {
+                out.extend(args.iter());
+            }
         }
     }
 }

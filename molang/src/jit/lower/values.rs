@@ -35,7 +35,12 @@ impl Translator<'_> {
     pub(super) fn as_tagged(&mut self, num: CValue) -> Tagged {
         let tag = self.tag_const(tag::NUM);
         let bits = self.b.ins().iconst(types::I64, 0);
-        Tagged { tag, num, bits }
+        Tagged {
+            tag,
+            num,
+            bits,
+            is_num: true,
+        }
     }
 
     /// `id` with its kind.
@@ -108,6 +113,7 @@ impl Translator<'_> {
             tag: self.tag_const(t),
             num: self.f32c(num),
             bits: self.b.ins().iconst(types::I64, bits as i64),
+            is_num: matches!(v, Value::Num(_)),
         }
     }
 
@@ -140,6 +146,7 @@ impl Translator<'_> {
             tag: self.tag_const(t),
             num: self.f32c(num),
             bits,
+            is_num: false,
         }
     }
 
@@ -168,6 +175,20 @@ impl Translator<'_> {
 
     /// The truth of `id`: NaN is true, only ±0 is false, and every non-number is true.
     pub(super) fn truth(&mut self, id: NodeId) -> CValue {
+        // Operators that yield 1 or 0 are true exactly when their condition holds: take the
+        // condition itself instead of its 1/0 (one select and one compare fewer).
+        let program = self.program;
+        match program.node(id) {
+            Node::Compare { op, lhs, rhs } => return self.compare_cond(*op, *lhs, *rhs),
+            Node::Equal { negate, lhs, rhs } => return self.equal_cond(*negate, *lhs, *rhs),
+            Node::Not(e) => {
+                let t = self.truth(*e);
+                return self.b.ins().bxor_imm_s(t, 1);
+            }
+            Node::And(l, r) => return self.and_cond(*l, *r),
+            Node::Or(l, r) => return self.or_cond(*l, *r),
+            _ => {}
+        }
         if self.numeric(id) {
             let v = self.node(id);
             return self.truthy(v);
@@ -177,6 +198,9 @@ impl Translator<'_> {
     }
 
     pub(super) fn truthy_tagged(&mut self, v: Tagged) -> CValue {
+        if v.is_num {
+            return self.truthy(v.num);
+        }
         // Non-numbers hold 0 as their number, so `num != 0` alone would call them false.
         let nz = self.truthy(v.num);
         let other = self
@@ -188,6 +212,9 @@ impl Translator<'_> {
 
     /// `Value::equals`: numbers by f32 `==`, everything else by kind and payload.
     pub(super) fn equal_tagged(&mut self, l: Tagged, r: Tagged) -> CValue {
+        if l.is_num && r.is_num {
+            return self.b.ins().fcmp(FloatCC::Equal, l.num, r.num);
+        }
         let same_kind = self.b.ins().icmp(IntCC::Equal, l.tag, r.tag);
         let is_num = self
             .b
@@ -206,7 +233,13 @@ impl Translator<'_> {
         then: impl FnOnce(&mut Self) -> Tagged,
         otherwise: impl FnOnce(&mut Self) -> Tagged,
     ) -> Tagged {
-        let parts = |v: Tagged| vec![v.tag, v.num, v.bits];
+        // Whether both arms are numbers is known only once both are emitted: each arm
+        // passes its flag out through this cell.
+        let all_num = std::cell::Cell::new(true);
+        let parts = |v: Tagged| {
+            all_num.set(all_num.get() && v.is_num);
+            vec![v.tag, v.num, v.bits]
+        };
         let p = self.branch_values(
             cond,
             &[types::I32, types::F32, types::I64],
@@ -217,6 +250,7 @@ impl Translator<'_> {
             tag: p[0],
             num: p[1],
             bits: p[2],
+            is_num: all_num.get(),
         }
     }
 
@@ -227,16 +261,18 @@ impl Translator<'_> {
             Scope::Temp => offset_of!(Frame, temps_bits),
             Scope::Context => offset_of!(Frame, ctx_bits),
         };
-        self.b.ins().load(
-            self.ptr,
-            MemFlagsData::trusted().with_readonly(),
-            self.frame,
-            off as i32,
-        )
+        self.b
+            .ins()
+            .load(self.ptr, Self::entry_flags(), self.frame, off as i32)
     }
 
     /// A read with its kind; ends the run when the slot is unset, as [`read`](Self::read).
     fn read_tagged(&mut self, id: NodeId, scope: Scope, slot: Slot) -> Tagged {
+        if self.is_known_num(scope, slot) {
+            // Known set too: a numeric assignment marks both.
+            let num = self.load_value(scope, slot);
+            return self.as_tagged(num);
+        }
         let tag = self.load_flag(scope, slot);
         if !self.is_known(scope, slot) {
             self.abort_when(tag, false, id, STATUS_UNSET);
@@ -255,12 +291,21 @@ impl Translator<'_> {
             base,
             slot.index() as i32 * 8,
         );
-        Tagged { tag, num, bits }
+        Tagged {
+            tag,
+            num,
+            bits,
+            is_num: false,
+        }
     }
 
     /// Stores a value of any kind.
     pub(super) fn store_tagged(&mut self, scope: Scope, slot: Slot, v: Tagged) {
         self.store(scope, slot, v.num);
+        if v.is_num {
+            // `store` wrote the number tag; a number's payload is never read.
+            return;
+        }
         let (_, set) = self.arrays(scope);
         let t8 = self.b.ins().ireduce(types::I8, v.tag);
         self.b
@@ -322,6 +367,7 @@ impl Translator<'_> {
             tag: self.b.ins().stack_load(p, types::I32, out_slot, t_off),
             num: self.b.ins().stack_load(p, types::F32, out_slot, n_off),
             bits: self.b.ins().stack_load(p, types::I64, out_slot, b_off),
+            is_num: false,
         }
     }
 
