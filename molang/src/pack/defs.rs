@@ -332,7 +332,6 @@ pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, befor
     }
 }
 
-/// The entry at `*at` of the file's entries, and the position moved past it.
 /// A model entry whose typed part [`attach`] fills in.
 trait Definition {
     type Data;
@@ -387,6 +386,7 @@ fn each<'a, T: Definition>(
     }
 }
 
+/// The entry at `*at` of the file's entries, and the position moved past it.
 fn next<'l, T>(list: &'l mut [T], at: &mut usize) -> Option<&'l mut T> {
     *at += 1;
     list.get_mut(*at - 1)
