@@ -182,10 +182,11 @@ impl Translator<'_> {
         MemFlagsData::trusted()
     }
 
-    /// Loads of what does not change before the load's first use: the storage pointers, and
-    /// each SSA slot's value at entry (read only before the slot's first store, since later
-    /// reads use the SSA value). Marked pure, Cranelift drops the unused ones and places the
-    /// others where they are first used instead of keeping them live (spilled) from entry.
+    /// Loads of the frame's storage pointers, which never change during a run. Marked pure,
+    /// Cranelift drops the unused ones and places the others where they are first used
+    /// instead of keeping them live (spilled) from entry. Slot values keep plain loads
+    /// ([`flags`](Self::flags)): a movable load may be folded into the second operand of a
+    /// commutative `fadd`/`fmul`, which changes which NaN wins against the interpreter.
     fn entry_flags() -> MemFlagsData {
         MemFlagsData::trusted().with_readonly().with_can_move()
     }
