@@ -385,3 +385,31 @@ fn loading_one_entity_gives_what_the_whole_pack_gives() {
         assert_eq!(loaded(&one, id), loaded(&whole, id), "{id}");
     }
 }
+
+/// The witch's 1.8.0 geometry `geometry.villager.witch.v1.8:geometry.villager.v1.8` writes
+/// only its nose and hat bones, parented to `head`; the head, body, arms and legs come from
+/// the villager's geometry in another file (legacy inheritance), and the legs walk.
+#[test]
+fn witch_inherits_the_villager_bones_and_walks() {
+    let rp = common::shared_dir().join("vanilla/resource_pack");
+    let pack = molang::pack::load(&[rp]);
+    let loaded = load_from_pack(&pack, "witch").unwrap_or_else(|e| panic!("witch: {e}"));
+    assert!(
+        !loaded.notes.iter().any(|n| n.contains("parent")),
+        "{:?}",
+        loaded.notes
+    );
+    let bones = &loaded.model.bones;
+    let index = |name: &str| bones.iter().position(|b| b.name == name).unwrap();
+    assert_eq!(bones[index("nose")].parent, Some(index("head")));
+    assert_eq!(bones[index("hat2")].parent, Some(index("hat")));
+    let (names, poses) = vanilla("minecraft:witch", WALK, 40);
+    for b in [
+        "head", "body", "arms", "leg0", "leg1", "nose", "hat", "hat4",
+    ] {
+        bone(&names, b);
+    }
+    let leg = bone(&names, "leg0");
+    let swing = poses.iter().map(|p| p[leg].0[0].abs()).fold(0.0, f32::max);
+    assert!(swing > 20.0, "leg0 swings {swing} degrees at most");
+}

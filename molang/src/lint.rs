@@ -600,16 +600,9 @@ pub mod structure {
     /// Lower-case bone names of a geometry and its parents; `None` when some geometry in the
     /// chain is not in the pack (then nothing can be judged).
     fn geometry_bones(pack: &Pack, id: &str, into: &mut HashSet<String>) -> Option<()> {
-        let mut name = id.to_string();
-        for _ in 0..32 {
-            let g = pack.geometries_named(&name).last()?;
-            into.extend(g.bones.iter().map(|b| b.to_ascii_lowercase()));
-            match &g.parent {
-                Some(p) => name = p.clone(),
-                None => return Some(()),
-            }
-        }
-        Some(())
+        let chain = pack.geometry_chain(id)?;
+        into.extend(chain.bone_names());
+        chain.complete().then_some(())
     }
 
     fn bones(pack: &Pack, out: &mut Vec<PackDiagnostic>) {

@@ -23,6 +23,7 @@
 
 pub mod defs;
 mod extract;
+mod geometry;
 pub(crate) mod json;
 mod layer;
 mod select;
@@ -37,6 +38,7 @@ pub use defs::{
     AnimationData, BlendTransition, ClientData, Expr, GeometryBone, Lerp, LoopMode, RenderData,
     StateData,
 };
+pub use geometry::GeometryChain;
 
 /// Index into [`Pack::sites`].
 pub type SiteId = usize;

@@ -53,6 +53,23 @@ pub(super) fn load_entity(paths: &[std::path::PathBuf], identifier: &str) -> Pac
         vec![true; list.len()]
     } else {
         let mut keep = naming(&list, &needles);
+        // A legacy geometry inherits from a parent that may live in another file
+        // (`geometry.villager.witch.v1.8:geometry.villager.v1.8`): walk its file too, up the
+        // chain. Each round adds a name, so the loop ends.
+        loop {
+            let parents: Vec<String> = list
+                .iter()
+                .zip(&keep)
+                .filter_map(|(s, &k)| k.then_some(s.text.as_ref().ok()?))
+                .flat_map(|text| legacy_parents(text, &needles))
+                .filter(|p| !needles.iter().any(|n| n.eq_ignore_ascii_case(p)))
+                .collect();
+            if parents.is_empty() {
+                break;
+            }
+            needles.extend(parents);
+            keep = naming(&list, &needles);
+        }
         // Broken files stay, so that their problems are reported as `load` reports them.
         for (k, s) in keep.iter_mut().zip(&list) {
             *k = *k || !well_formed(s);
@@ -85,6 +102,8 @@ fn naming(list: &[Source], needles: &[String]) -> Vec<bool> {
         .collect()
 }
 
+const GEOMETRY: &[u8] = b"geometry.";
+
 /// Whether `text` holds one of `needles` (any case) between two `"` (or, in a legacy
 /// `geometry.a:geometry.parent` key, before the `:`). Every run between two quotes is tried,
 /// inside a string or not, so comments and odd quoting cannot hide one; an escape that could
@@ -104,7 +123,6 @@ fn names_any(text: &str, needles: &[String]) -> bool {
         lengths.get(s.len()).is_some_and(|&l| l)
             && needles.iter().any(|n| n.as_bytes().eq_ignore_ascii_case(s))
     };
-    const GEOMETRY: &[u8] = b"geometry.";
     text.as_bytes().split(|&b| b == b'"').any(|run| {
         is_needle(run)
             || (run.len() > GEOMETRY.len()
@@ -114,6 +132,21 @@ fn names_any(text: &str, needles: &[String]) -> bool {
                     .position(|&b| b == b':')
                     .is_some_and(|c| is_needle(&run[..c])))
     })
+}
+
+/// The parents named by legacy keys `geometry.a:geometry.parent` of `text` whose `a` is one
+/// of `needles` (any case).
+fn legacy_parents(text: &str, needles: &[String]) -> Vec<String> {
+    text.split('"')
+        .filter_map(|run| {
+            let (child, parent) = run.split_once(':')?;
+            let (child, parent) = (child.trim(), parent.trim());
+            (child.len() > GEOMETRY.len()
+                && child.as_bytes()[..GEOMETRY.len()].eq_ignore_ascii_case(GEOMETRY)
+                && needles.iter().any(|n| n.eq_ignore_ascii_case(child)))
+            .then(|| parent.to_ascii_lowercase())
+        })
+        .collect()
 }
 
 /// Whether the file parses as JSON the way the game reads it (strict JSON is checked first:

@@ -1664,3 +1664,98 @@ fn load_entity_walks_what_the_entity_names_and_keeps_layering() {
         whole.files.len()
     );
 }
+
+/// Legacy inheritance: the parent's bones first, a child bone of the same name (any case)
+/// replacing the inherited one in place, the child's new bones after; parents in other files.
+#[test]
+fn legacy_geometry_inherits_its_parents_bones() {
+    let pack = pack_of(&[
+        (
+            "models/base.json",
+            r#"{"format_version": "1.8.0",
+                "geometry.base": {"bones": [{"name": "body", "pivot": [0, 1, 0]},
+                                            {"name": "head", "parent": "body", "pivot": [0, 2, 0]}]}}"#,
+        ),
+        (
+            "models/mid.json",
+            r#"{"format_version": "1.8.0",
+                "geometry.mid:geometry.base": {"bones": [{"name": "tail", "parent": "body"}]}}"#,
+        ),
+        (
+            "models/top.json",
+            r#"{"format_version": "1.8.0",
+                "geometry.top:geometry.mid": {"bones": [{"name": "HEAD", "pivot": [0, 9, 0]},
+                                                        {"name": "hat", "parent": "head"}]},
+                "geometry.empty:geometry.top": {}}"#,
+        ),
+    ]);
+    let chain = pack.geometry_chain("geometry.top").expect("defined");
+    assert!(chain.complete());
+    let ids: Vec<&str> = chain.definitions.iter().map(|g| g.id.as_str()).collect();
+    assert_eq!(ids, ["geometry.top", "geometry.mid", "geometry.base"]);
+    let bones = chain.bones();
+    let names: Vec<&str> = bones.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["body", "HEAD", "tail", "hat"]);
+    assert_eq!(
+        bones[1].pivot,
+        [0.0, 9.0, 0.0],
+        "the child's head replaces the parent's"
+    );
+    assert_eq!(bones[1].parent, None, "replaced whole, parent included");
+    // A key with no bones of its own still inherits them all.
+    let empty = pack.geometry_chain("geometry.empty").expect("defined");
+    assert_eq!(empty.bones().len(), 4);
+}
+
+#[test]
+fn legacy_geometry_missing_parent_and_cycle_stop_the_chain() {
+    let pack = pack_of(&[(
+        "models/m.json",
+        r#"{"format_version": "1.8.0",
+            "geometry.zombie:geometry.humanoid": {},
+            "geometry.a:geometry.b": {"bones": [{"name": "x"}]},
+            "geometry.b:geometry.a": {"bones": [{"name": "y"}]}}"#,
+    )]);
+    let zombie = pack.geometry_chain("geometry.zombie").expect("defined");
+    assert_eq!(zombie.missing_parent.as_deref(), Some("geometry.humanoid"));
+    assert!(zombie.bones().is_empty());
+    let a = pack.geometry_chain("geometry.a").expect("defined");
+    assert_eq!(a.cycle.as_deref(), Some("geometry.a"));
+    assert_eq!(a.definitions.len(), 2);
+    let names: Vec<String> = a.bones().into_iter().map(|b| b.name).collect();
+    assert_eq!(names, ["y", "x"]);
+    assert!(pack.geometry_chain("geometry.nope").is_none());
+}
+
+/// `load_entity` follows a legacy geometry's parents into the files that define them.
+#[test]
+fn load_entity_walks_the_files_of_geometry_parents() {
+    let dir = TempDir::new("entity-geometry-parents");
+    dir.write(
+        "entity/w.json",
+        r#"{"minecraft:client_entity": {"description": {"identifier": "t:w",
+            "geometry": {"default": "geometry.witch"}}}}"#,
+    );
+    dir.write(
+        "models/witch.json",
+        r#"{"format_version": "1.8.0", "geometry.witch:geometry.villager": {"bones": [{"name": "nose", "parent": "head"}]}}"#,
+    );
+    dir.write(
+        "models/villager.json",
+        r#"{"format_version": "1.8.0", "geometry.villager:geometry.base": {"bones": [{"name": "head"}]}}"#,
+    );
+    dir.write(
+        "models/base.json",
+        r#"{"format_version": "1.8.0", "geometry.base": {"bones": [{"name": "body"}]}}"#,
+    );
+    dir.write(
+        "models/other.json",
+        r#"{"format_version": "1.8.0", "geometry.other": {"bones": [{"name": "body"}]}}"#,
+    );
+    let one = load_entity(std::slice::from_ref(&dir.0), "t:w");
+    assert_eq!(one.files.len(), 4, "all but models/other.json");
+    let chain = one.geometry_chain("geometry.witch").expect("defined");
+    assert!(chain.complete());
+    let names: Vec<String> = chain.bones().into_iter().map(|b| b.name).collect();
+    assert_eq!(names, ["body", "head", "nose"]);
+}

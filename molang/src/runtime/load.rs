@@ -419,24 +419,26 @@ impl Builder<'_> {
     }
 
     fn load_geometry(&mut self, name: &str) {
-        // The file of the definition the pack model kept (a later layer overrides an
-        // earlier one); in it, the first `minecraft:geometry` entry of that name, else the
-        // first legacy `"geometry.name"` key with bones.
-        let winner = self.pack.geometries_named(name).last().map(|g| g.file);
-        let in_file = |legacy: bool| {
-            self.pack.geometries_named(name).find(|g| {
-                Some(g.file) == winner && g.legacy == legacy && (!legacy || g.rig.is_some())
-            })
-        };
-        let Some(g) = in_file(false).or_else(|| in_file(true)) else {
+        let Some(chain) = self.pack.geometry_chain(name) else {
             self.missing_geometry.push(name.to_string());
             self.notes.push(format!(
                 "geometry `{name}` is not in the pack; bones come from the animations and world positions ignore pivots"
             ));
             return;
         };
+        if let Some(p) = &chain.missing_parent {
+            self.notes.push(format!(
+                "geometry `{name}` inherits from `{p}`, which is not in the pack (the game has some built in, such as geometry.humanoid); only the bones written along the way are loaded"
+            ));
+        }
+        if let Some(p) = &chain.cycle {
+            self.notes.push(format!(
+                "geometry `{name}` inherits in a circle (back to `{p}`); each geometry of the circle is used once"
+            ));
+        }
+        let rig = chain.bones();
         let mut parents: Vec<Option<String>> = Vec::new();
-        for b in g.rig.as_deref().unwrap_or(&[]) {
+        for b in &rig {
             let key = b.name.to_ascii_lowercase();
             if self.bone_index.contains_key(&key) {
                 continue;
