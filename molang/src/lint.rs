@@ -82,9 +82,15 @@ pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
         }
     }
     let facts = EntityFacts::new(pack, &assignments);
-    for si in 0..pack.sites.len() {
-        out.extend(check_site(pack, &facts, &assignments, si));
-    }
+    // Sites are checked independently (in parallel) and reported in pack order.
+    let per_site: Vec<Vec<PackDiagnostic>> = {
+        use rayon::prelude::*;
+        (0..pack.sites.len())
+            .into_par_iter()
+            .map(|si| check_site(pack, &facts, &assignments, si))
+            .collect()
+    };
+    out.extend(per_site.into_iter().flatten());
     let expressions = pack.sites.len();
     out.extend(structure::check(pack));
     let errors = out

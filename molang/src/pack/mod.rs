@@ -807,14 +807,32 @@ fn build(sources: Vec<Source>) -> Pack {
             .max_by_key(|(dir, _, _)| dir.components().count())
     };
 
+    // The JSON of every file is parsed first, in parallel (the parse is most of a load);
+    // extracting sites and definitions then walks the files in order, as layering needs.
+    let (heads, texts): (Vec<_>, Vec<_>) = sources
+        .into_iter()
+        .map(|src| {
+            let text = src.text.map(|t| match t.strip_prefix('\u{feff}') {
+                Some(rest) => rest.to_string(),
+                None => t,
+            });
+            ((src.path, src.layer, src.layer_root), text)
+        })
+        .unzip();
+    let parsed: Vec<Option<Result<Option<jsonc_parser::ast::Value<'_>>, json::JsonError>>> = {
+        use rayon::prelude::*;
+        texts
+            .par_iter()
+            .map(|t| t.as_ref().ok().map(|t| json::parse(t)))
+            .collect()
+    };
     let mut pack = Pack::default();
-    for src in sources {
-        let Source {
-            path,
-            text,
-            layer,
-            layer_root,
-        } = src;
+    let mut keep = vec![false; texts.len()];
+    for (((path, layer, layer_root), (text, parsed)), keep) in heads
+        .into_iter()
+        .zip(texts.iter().zip(parsed))
+        .zip(&mut keep)
+    {
         let file = pack.files.len();
         let manifest = manifest_for(&path);
         let min_engine_version = manifest.and_then(|(_, v, _)| *v);
@@ -832,24 +850,20 @@ fn build(sources: Vec<Source>) -> Pack {
             source: String::new(),
             line_starts: Vec::new(),
         };
-        let text = match text {
-            Ok(t) => t,
-            Err(message) => {
+        let (text, parsed) = match (text, parsed) {
+            (Ok(t), Some(p)) => (t, p),
+            (text, _) => {
                 pack.problems.push(PackProblem {
                     file: path,
                     line: 0,
                     column: 0,
-                    message,
+                    message: text.as_ref().err().cloned().unwrap_or_default(),
                 });
                 pack.files.push(entry);
                 continue;
             }
         };
-        let text = match text.strip_prefix('\u{feff}') {
-            Some(rest) => rest.to_string(),
-            None => text,
-        };
-        let keep_source = match json::parse(&text) {
+        *keep = match parsed {
             Err(e) => {
                 pack.problems.push(PackProblem {
                     file: path,
@@ -899,11 +913,14 @@ fn build(sources: Vec<Source>) -> Pack {
                     )
             }
         };
-        if keep_source {
+        pack.files.push(entry);
+    }
+    // Each file's tree went with its turn of the loop; the texts kept move into their files.
+    for ((entry, text), keep) in pack.files.iter_mut().zip(texts).zip(keep) {
+        if let (true, Ok(text)) = (keep, text) {
             entry.line_starts = json::line_starts(&text);
             entry.source = text;
         }
-        pack.files.push(entry);
     }
     layer::resolve(&mut pack);
     pack
