@@ -27,30 +27,25 @@ pub enum ErrorKind {
     Internal,
 }
 
-/// An error of the rig library: a kind and a message for the user.
+/// An error of the rig library: a kind and a message for the user. One pointer wide, so the
+/// `Result<Outputs, Error>` of every rig frame stays small.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
-    kind: ErrorKind,
-    message: String,
-}
+pub struct Error(Box<(ErrorKind, String)>);
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error {
-            kind,
-            message: message.into(),
-        }
+        Error(Box::new((kind, message.into())))
     }
 
     /// What kind of problem this is.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.0 .0
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.0 .1)
     }
 }
 

@@ -60,10 +60,13 @@ pub(crate) fn empty_trace() -> Error {
 /// A chart with `f64` axes, as every chart here is.
 pub(crate) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
+/// A canvas the charts draw on: SVG into a string.
+pub(crate) type Canvas<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
 /// The SVG text of a white canvas of `size` px on which `draw` drew.
 pub(crate) fn svg(
     size: (u32, u32),
-    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), Error>,
+    draw: impl FnOnce(&Canvas<'_>) -> Result<(), Error>,
 ) -> Result<String, Error> {
     let mut text = String::new();
     {
@@ -76,10 +79,7 @@ pub(crate) fn svg(
 }
 
 /// `root` under a 22 pt title, for the four-panel charts.
-fn panels<'a>(
-    root: &DrawingArea<SVGBackend<'a>, Shift>,
-    title: &str,
-) -> Result<DrawingArea<SVGBackend<'a>, Shift>, Error> {
+fn panels<'a>(root: &Canvas<'a>, title: &str) -> Result<Canvas<'a>, Error> {
     root.titled(title, ("sans-serif", 22)).map_err(err)
 }
 
@@ -152,14 +152,28 @@ pub fn plot_trace(p: &RigParams, tr: &Trace, title: &str) -> Result<Vec<(PathBuf
     if tr.is_empty() {
         return Err(empty_trace());
     }
-    let d = Data::new(tr);
+    let run = Run {
+        p,
+        tr,
+        d: Data::new(tr),
+        title,
+    };
     let charts = [
-        joint_angles(p, tr, &d, title)?,
-        toe_paths(p, tr, &d, title)?,
-        footfalls(p, &d, title)?,
-        chin_height(tr, &d, title)?,
+        svg((1400, 900), |root| joint_angles(root, &run))?,
+        svg((1600, 1000), |root| toe_paths(root, &run))?,
+        svg((1400, 380), |root| footfalls(root, &run))?,
+        svg((1400, 420), |root| chin_height(root, &run))?,
     ];
     Ok(PLOT_FILES.iter().map(PathBuf::from).zip(charts).collect())
+}
+
+/// What every chart draws from: the rig, its trace, the trace's times and stances, and the
+/// title.
+struct Run<'a> {
+    p: &'a RigParams,
+    tr: &'a Trace,
+    d: Data,
+    title: &'a str,
 }
 
 /// Per-frame time and stance intervals.
@@ -238,17 +252,8 @@ fn leg_label(name: &str, fore: bool) -> String {
     format!("{} ({side} {end})", name.to_uppercase())
 }
 
-fn joint_angles(p: &RigParams, tr: &Trace, d: &Data, title: &str) -> Result<String, Error> {
-    svg((1400, 900), |root| joint_angles_on(root, p, tr, d, title))
-}
-
-fn joint_angles_on(
-    root: &DrawingArea<SVGBackend<'_>, Shift>,
-    p: &RigParams,
-    tr: &Trace,
-    d: &Data,
-    title: &str,
-) -> Result<(), Error> {
+fn joint_angles(root: &Canvas<'_>, run: &Run) -> Result<(), Error> {
+    let Run { p, tr, d, title } = run;
     let names = channel_names(p);
     let root = panels(
         root,
@@ -301,17 +306,8 @@ fn joint_angles_on(
     Ok(())
 }
 
-fn toe_paths(p: &RigParams, tr: &Trace, d: &Data, title: &str) -> Result<String, Error> {
-    svg((1600, 1000), |root| toe_paths_on(root, p, tr, d, title))
-}
-
-fn toe_paths_on(
-    root: &DrawingArea<SVGBackend<'_>, Shift>,
-    p: &RigParams,
-    tr: &Trace,
-    d: &Data,
-    title: &str,
-) -> Result<(), Error> {
+fn toe_paths(root: &Canvas<'_>, run: &Run) -> Result<(), Error> {
+    let Run { p, tr, d, title } = run;
     let fwd = |k: usize, j: usize| tr.body_x[k] + tr.poses[k].toe[j].0;
     let (x0, x1) = range_of(
         (0..tr.len()).flat_map(|k| (0..4).map(move |j| fwd(k, j))),
@@ -363,16 +359,8 @@ fn toe_paths_on(
     Ok(())
 }
 
-fn footfalls(p: &RigParams, d: &Data, title: &str) -> Result<String, Error> {
-    svg((1400, 380), |root| footfalls_on(root, p, d, title))
-}
-
-fn footfalls_on(
-    root: &DrawingArea<SVGBackend<'_>, Shift>,
-    p: &RigParams,
-    d: &Data,
-    title: &str,
-) -> Result<(), Error> {
+fn footfalls(root: &Canvas<'_>, run: &Run) -> Result<(), Error> {
+    let Run { p, d, title, .. } = run;
     // Gait-paper order, top to bottom: LH, LF, RF, RH. Row 3 is drawn at the top.
     let order: Vec<usize> = ["lh", "lf", "rf", "rh"]
         .iter()
@@ -421,16 +409,8 @@ fn footfalls_on(
     Ok(())
 }
 
-fn chin_height(tr: &Trace, d: &Data, title: &str) -> Result<String, Error> {
-    svg((1400, 420), |root| chin_height_on(root, tr, d, title))
-}
-
-fn chin_height_on(
-    root: &DrawingArea<SVGBackend<'_>, Shift>,
-    tr: &Trace,
-    d: &Data,
-    title: &str,
-) -> Result<(), Error> {
+fn chin_height(root: &Canvas<'_>, run: &Run) -> Result<(), Error> {
+    let Run { tr, d, title, .. } = run;
     let t_end = d.t_end();
     let (lo, hi) = range_of(
         tr.poses.iter().map(|ps| ps.chin.1).chain([0.0, CHIN_FLOOR]),

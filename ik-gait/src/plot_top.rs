@@ -6,8 +6,7 @@
 use crate::checks::Trace;
 use crate::error::Error;
 use crate::params::RigParams;
-use crate::plot::{chart, empty_trace, err, legend, mesh, svg, LEG_COLORS};
-use plotters::coord::Shift;
+use crate::plot::{chart, empty_trace, err, legend, mesh, svg, Canvas, LEG_COLORS};
 use plotters::prelude::*;
 use std::path::PathBuf;
 
@@ -23,12 +22,7 @@ pub fn plot_top(p: &RigParams, tr: &Trace, title: &str) -> Result<(PathBuf, Stri
     Ok((PathBuf::from(TOP_FILE), text))
 }
 
-fn draw(
-    root: &DrawingArea<SVGBackend<'_>, Shift>,
-    p: &RigParams,
-    tr: &Trace,
-    title: &str,
-) -> Result<(), Error> {
+fn draw(root: &Canvas<'_>, p: &RigParams, tr: &Trace, title: &str) -> Result<(), Error> {
     let pts = tr
         .toe_world
         .iter()
