@@ -1,14 +1,13 @@
 //! Runs the rig frame by frame on one of four back ends: the Rust reference in `f32` or in
 //! `f64`, or the generated Molang through `molang::entity` on the interpreter or the JIT.
 
+use crate::error::{Error, ErrorKind};
 use crate::generate::{generate, Generated};
 use crate::params::RigParams;
 use crate::reference::{step, Inputs, Outputs, RigStateT};
 use molang::entity::{EntityInstance, EntityScripts, ScriptSource};
 use molang::ir::Slot;
 use molang::Value;
-
-use crate::error::{Error, ErrorKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
