@@ -2,6 +2,7 @@
 //! animates at 60 fps. A quick, self-contained measurement for users; the criterion benchmark
 //! (`benches/backends.rs`, `doggoyle_frame`) is the careful one.
 
+use crate::error::{Error, ErrorKind};
 use crate::math::Real;
 use crate::reference::{step, Inputs, Outputs, OutputsT, RigStateT};
 use crate::runner::{Backend, MolangRig};
@@ -41,11 +42,14 @@ pub fn measure(
     inputs: &[Inputs],
     warm: usize,
     min_time: Duration,
-) -> Result<BenchRow, String> {
+) -> Result<BenchRow, Error> {
     if inputs.len() <= warm {
-        return Err(format!(
-            "need more than {warm} frames of input, got {}",
-            inputs.len()
+        return Err(Error::new(
+            ErrorKind::Config,
+            format!(
+                "need more than {warm} frames of input, got {}",
+                inputs.len()
+            ),
         ));
     }
     let timed = &inputs[warm..];
@@ -173,15 +177,23 @@ pub fn measure_herd(
     dogs: usize,
     threads: usize,
     frames: u64,
-) -> Result<HerdRow, String> {
+) -> Result<HerdRow, Error> {
     use rayon::prelude::*;
     if inputs.is_empty() || dogs == 0 {
-        return Err("need at least one frame of input and one dog".into());
+        return Err(Error::new(
+            ErrorKind::Config,
+            "need at least one frame of input and one dog",
+        ));
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Config,
+                format!("cannot start {threads} threads: {e}"),
+            )
+        })?;
     let threads = pool.current_num_threads();
     let frames_of = |i: usize| dog_inputs(i, inputs).take(frames as usize);
     let (elapsed, digests, bytes_per_dog) = match backend {
@@ -212,10 +224,10 @@ pub fn measure_herd(
                 for inp in frames_of(i) {
                     h = outputs_digest(h, &rig.frame(e, black_box(&inp))?);
                 }
-                Ok::<u64, String>(h)
+                Ok::<u64, Error>(h)
             };
             let start = Instant::now();
-            let d: Result<Vec<u64>, String> = pool.install(|| {
+            let d: Result<Vec<u64>, Error> = pool.install(|| {
                 (herd.par_iter_mut().enumerate())
                     .with_max_len(1)
                     .map(run)

@@ -632,10 +632,14 @@ pub struct Plan {
 
 impl Plan {
     /// The named scenarios `names` at `fps` on `backend`, without a soak.
-    pub fn scenarios(names: &[&str], fps: &[f32], backend: Backend) -> Result<Plan, String> {
+    pub fn scenarios(names: &[&str], fps: &[f32], backend: Backend) -> Result<Plan, crate::Error> {
         let scenarios = names
             .iter()
-            .map(|n| scenarios::find(n).ok_or_else(|| format!("unknown scenario `{n}`")))
+            .map(|n| {
+                scenarios::find(n).ok_or_else(|| {
+                    crate::Error::new(crate::ErrorKind::Config, format!("unknown scenario `{n}`"))
+                })
+            })
             .collect::<Result<_, _>>()?;
         Ok(Plan {
             scenarios,
@@ -659,7 +663,7 @@ pub fn run_checks(
     p: &RigParams,
     plan: &Plan,
     log: &mut dyn FnMut(&str),
-) -> Result<Vec<Row>, String> {
+) -> Result<Vec<Row>, crate::Error> {
     p.validate()?;
     let geo = Geometry::doggoyle(p);
     let mut m = Metrics::default();
@@ -750,7 +754,7 @@ pub fn check_run(
     other: Option<&Engine>,
     frames: &mut dyn Iterator<Item = Inputs>,
     ctx: Context,
-) -> Result<(Metrics, usize), String> {
+) -> Result<(Metrics, usize), crate::Error> {
     let mut frames = frames.peekable();
     let Some(first) = frames.peek().copied() else {
         return Ok((Measure::new(p, ctx).finish(), 0));

@@ -1,7 +1,9 @@
 //! `doggoyle emit OUT_DIR`: a Bedrock resource pack with the generated scripts, the geometry
 //! of §2 and one looping animation whose channels read only the §4 output variables, a
-//! behaviour pack, and the packs' `molang test` suite ([`crate::pack_test`]).
+//! behaviour pack, and the packs' `molang test` suite ([`crate::pack_test`]). [`emit`] gives
+//! the files' bytes and relative paths; the front end creates the folders and writes them.
 
+use crate::error::{Error, ErrorKind};
 use crate::generate::generate;
 use crate::model::Geometry;
 use crate::params::RigParams;
@@ -322,7 +324,7 @@ fn stone(bone: &str) -> [u8; 3] {
 
 /// The texture: each cube's box-UV rectangle in its bone's stone colour with a fixed grain
 /// (deterministic), transparent elsewhere; PNG bytes.
-pub fn texture_png(p: &RigParams) -> Result<Vec<u8>, String> {
+pub fn texture_png(p: &RigParams) -> Result<Vec<u8>, Error> {
     let geo = Geometry::doggoyle(p);
     let lay = uv_layout(&geo);
     let (w, h) = (lay.width as usize, lay.height as usize);
@@ -348,8 +350,9 @@ pub fn texture_png(p: &RigParams) -> Result<Vec<u8>, String> {
         let mut enc = png::Encoder::new(&mut out, w as u32, h as u32);
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
-        let mut wr = enc.write_header().map_err(|e| e.to_string())?;
-        wr.write_image_data(&px).map_err(|e| e.to_string())?;
+        let png_err = |e: png::EncodingError| Error::new(ErrorKind::Internal, e.to_string());
+        let mut wr = enc.write_header().map_err(png_err)?;
+        wr.write_image_data(&px).map_err(png_err)?;
     }
     Ok(out)
 }
@@ -385,9 +388,19 @@ pub fn animation(p: &RigParams) -> Value {
     })
 }
 
-pub fn emit(p: &RigParams, out: &Path, uuid_seed: Option<u64>) -> Result<Vec<PathBuf>, String> {
+/// A JSON file's bytes as every emitted file has them: pretty-printed, with a final newline.
+pub(crate) fn json_bytes(v: &Value) -> Result<Vec<u8>, Error> {
+    let text = serde_json::to_string_pretty(v)
+        .map_err(|e| Error::new(ErrorKind::Internal, e.to_string()))?;
+    Ok((text + "\n").into_bytes())
+}
+
+/// The files of the two packs and their `molang test` suite, each with its path relative to
+/// the emit folder (`doggoyle_rp/manifest.json`, ...), in the order `doggoyle emit` writes and
+/// lists them. Refused (kind [`ImpossibleRig`](ErrorKind::ImpossibleRig)) before anything is
+/// generated when no rig can satisfy `p`.
+pub fn emit(p: &RigParams, uuid_seed: Option<u64>) -> Result<Vec<(PathBuf, Vec<u8>)>, Error> {
     p.validate()?;
-    molang::pack::create_out_dir(out)?;
     let uuids = pack_uuids(uuid_seed);
     let json_files = [
         (RP_DIR, "manifest.json", manifest(&uuids)),
@@ -404,8 +417,7 @@ pub fn emit(p: &RigParams, out: &Path, uuid_seed: Option<u64>) -> Result<Vec<Pat
     ];
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     for (pack, rel, v) in json_files {
-        let text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
-        files.push((Path::new(pack).join(rel), (text + "\n").into_bytes()));
+        files.push((Path::new(pack).join(rel), json_bytes(&v)?));
     }
     files.push((
         Path::new(RP_DIR).join(format!("{TEXTURE}.png")),
@@ -413,15 +425,5 @@ pub fn emit(p: &RigParams, out: &Path, uuid_seed: Option<u64>) -> Result<Vec<Pat
     ));
     // The `molang test` suite of the packs (OUT_DIR/tests).
     files.extend(crate::pack_test::files(p)?);
-    let mut written = Vec::new();
-    for (rel, bytes) in files {
-        let path = out.join(rel);
-        // The packs' own sub-folders, inside the folder the user named.
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-        written.push(path);
-    }
-    Ok(written)
+    Ok(files)
 }

@@ -1,9 +1,10 @@
-//! `--inputs FILE.csv` for `doggoyle check|run|plot`: the user's own motion profile, read by
-//! [`Scenario::from_csv`], and a warning for every column the rig does not read (a typo in a
-//! query name would otherwise be a column of zeros nobody notices).
+//! `--inputs FILE.csv` for `doggoyle check|run|plot`: the user's own motion profile (the text
+//! the front end read), parsed by [`Scenario::from_csv`], and a warning for every column the
+//! rig does not read (a typo in a query name would otherwise be a column of zeros nobody
+//! notices).
 
+use crate::error::{Error, ErrorKind};
 use crate::scenarios::Scenario;
-use std::path::Path;
 
 /// The columns [`Scenario::from_csv`] reads.
 pub const USED: [&str; 8] = crate::scenarios::CSV_COLUMNS;
@@ -43,17 +44,15 @@ pub fn unused_columns(header: &str) -> Vec<String> {
     out
 }
 
-/// Reads a CSV motion profile: the scenario (named after the file) and the unused-column
-/// warnings. Errors name the file.
-pub fn load(path: &Path) -> Result<(Scenario, Vec<String>), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// Parses a CSV motion profile's text: the scenario (named `name`, the file's name in the front
+/// end) and the unused-column warnings. The error (of kind [`Inputs`](ErrorKind::Inputs)) does
+/// not name the file: the front end that read it does.
+pub fn parse(name: &'static str, text: &str) -> Result<(Scenario, Vec<String>), Error> {
     let header = text
         .lines()
         .find(|l| !l.trim().is_empty())
         .unwrap_or_default();
     let warnings = unused_columns(header);
-    // A scenario's name is `&'static str`; one CSV per process run, so leaking it is fine.
-    let name: &'static str = Box::leak(path.display().to_string().into_boxed_str());
-    let sc = Scenario::from_csv(name, &text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let sc = Scenario::from_csv(name, text).map_err(|e| Error::new(ErrorKind::Inputs, e))?;
     Ok((sc, warnings))
 }

@@ -10,9 +10,20 @@
 //!   mastiff presets.
 //! * [`plot`]: SVG charts of one scenario run (`doggoyle plot`).
 //! * [`tables`]: README's measured tables as the checks compute them (`doggoyle table`).
+//! * [`emit`], [`pack_test`], [`trace`]: the emitted packs and their `molang test` suite as
+//!   (relative path, bytes) lists, and the per-frame CSV trace into a caller's writer.
+//! * [`Error`]: the library's one error type; [`Error::kind`] says what went wrong.
+//!
+//! Invariants, as absences: no module of this library touches the file system (no
+//! `std::fs`, no `File`, no output folder is created here), prints, or returns an exit code.
+//! The library computes (text, bytes, in-memory file lists) and the `doggoyle` front end
+//! (`src/bin/doggoyle/`) reads the files the user names, writes where the user asked and
+//! keeps the no-overwrite rules. No `unsafe` either (below).
 
 // The rig is plain arithmetic; only molang's JIT needs `unsafe`.
 #![forbid(unsafe_code)]
+
+mod error;
 
 pub mod generate;
 pub mod math;
@@ -21,6 +32,7 @@ pub mod params_file;
 pub mod presets;
 pub mod reference;
 
+pub use error::{Error, ErrorKind};
 pub use math::Real;
 pub use params::{RigParams, LEG_NAMES};
 pub use reference::{step, Inputs, Outputs, OutputsT, RigState, RigStateT};

@@ -19,6 +19,7 @@
 //! previous frames, which a `molang test` condition cannot see, so they stay in
 //! `doggoyle check`.
 
+use crate::error::{Error, ErrorKind};
 use crate::params::RigParams;
 use crate::reference::channel_names;
 use crate::runner::{run, Backend};
@@ -34,11 +35,13 @@ pub const FPS: f32 = 20.0;
 
 /// The suite's files, relative to the emit folder: one `.test.json` and one inputs CSV per
 /// scenario.
-pub fn files(p: &RigParams) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
+pub fn files(p: &RigParams) -> Result<Vec<(PathBuf, Vec<u8>)>, Error> {
     let mut out = Vec::new();
     let mut tests = Vec::new();
     for name in SCENARIOS {
-        let sc = find(name).ok_or_else(|| format!("scenario {name} is missing"))?;
+        let sc = find(name).ok_or_else(|| {
+            Error::new(ErrorKind::Internal, format!("scenario {name} is missing"))
+        })?;
         let inp = inputs(&sc, FPS, false);
         // The f32 reference is bit-identical to the emitted Molang (check 13).
         let outs = run(p, Backend::Reference, &inp)?;
@@ -94,10 +97,9 @@ pub fn files(p: &RigParams) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
         }));
         out.push((PathBuf::from(TEST_DIR).join(&csv_name), csv.into_bytes()));
     }
-    let text = serde_json::to_string_pretty(&Value::Array(tests)).map_err(|e| e.to_string())?;
     out.push((
         PathBuf::from(TEST_DIR).join("doggoyle.test.json"),
-        (text + "\n").into_bytes(),
+        crate::emit::json_bytes(&Value::Array(tests))?,
     ));
     Ok(out)
 }

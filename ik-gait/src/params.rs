@@ -503,13 +503,17 @@ impl RigParams {
         out
     }
 
-    /// [`problems`](Self::problems) as one error, for the tools.
-    pub fn validate(&self) -> Result<(), String> {
+    /// [`problems`](Self::problems) as one error (of kind
+    /// [`ImpossibleRig`](crate::ErrorKind::ImpossibleRig)), for the tools.
+    pub fn validate(&self) -> Result<(), crate::Error> {
         let p = self.problems();
         if p.is_empty() {
             Ok(())
         } else {
-            Err(format!("impossible rig parameters:\n  {}", p.join("\n  ")))
+            Err(crate::Error::new(
+                crate::ErrorKind::ImpossibleRig,
+                format!("impossible rig parameters:\n  {}", p.join("\n  ")),
+            ))
         }
     }
 }

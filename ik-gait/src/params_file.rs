@@ -1,4 +1,5 @@
 //! `RigParams` as a JSON file: `doggoyle … --params dog.json` and `doggoyle params --write`.
+//! The text only: the front end reads and writes the file (and keeps its no-overwrite rule).
 //!
 //! The file holds every field of [`RigParams`] (spec §2 and §6), with the legs as an object
 //! keyed by leg name (`"legs": {"lf": {...}, "rf": {...}, "lh": {...}, "rh": {...}}`). Serde
@@ -7,9 +8,9 @@
 //! the file: [`from_json`] solves them again for the file's values
 //! ([`crate::params::with_baked_rest`]), which is what the generator then bakes.
 
+use crate::error::{Error, ErrorKind};
 use crate::params::{LegParams, RestPoses, RigParams, LEG_NAMES, REST_POSES};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 /// The `rest` field's value while a file is read (replaced by the bake right after).
 pub fn baked_default() -> RestPoses {
@@ -45,11 +46,11 @@ pub mod legs_by_name {
     }
 }
 
-/// Reads a params file's text (`file` names it in errors). Errors are
-/// `FILE:LINE:COLUMN: PATH: what`, e.g. `dog.json:12:5: legs.lf: unknown field `aa`, expected
+/// Reads a params file's text (`file` names it in errors). Errors are of kind
+/// [`ParamsFile`](ErrorKind::ParamsFile), their message `FILE:LINE:COLUMN: PATH: what`, e.g. `dog.json:12:5: legs.lf: unknown field `aa`, expected
 /// one of ...`. The result has its rest poses solved again; it is not yet validated
 /// ([`RigParams::validate`] says what no rig can satisfy).
-pub fn from_json(text: &str, file: &str) -> Result<RigParams, String> {
+pub fn from_json(text: &str, file: &str) -> Result<RigParams, Error> {
     let de = &mut serde_json::Deserializer::from_str(text);
     let p: RigParams = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
@@ -72,11 +73,13 @@ pub fn from_json(text: &str, file: &str) -> Result<RigParams, String> {
         } else {
             format!("{path}: ")
         };
-        format!("{file}:{}:{}: {at}{msg}", inner.line(), inner.column())
+        let msg = format!("{file}:{}:{}: {at}{msg}", inner.line(), inner.column());
+        Error::new(ErrorKind::ParamsFile, msg)
     })?;
     let bad = non_finite_fields(&p);
     if !bad.is_empty() {
-        return Err(format!("{file}: {}", bad.join("; ")));
+        let msg = format!("{file}: {}", bad.join("; "));
+        return Err(Error::new(ErrorKind::ParamsFile, msg));
     }
     // The §8 bisections need sane inputs; refuse what cannot be solved before baking.
     Ok(if p.problems().is_empty() {
@@ -86,52 +89,11 @@ pub fn from_json(text: &str, file: &str) -> Result<RigParams, String> {
     })
 }
 
-/// Reads and parses a params file.
-pub fn load(path: &Path) -> Result<RigParams, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    from_json(&text, &path.display().to_string())
-}
-
 /// The parameters as the JSON a params file holds (pretty-printed, fields in struct order).
 pub fn to_json(p: &RigParams) -> String {
     let mut s = serde_json::to_string_pretty(p).expect("RigParams serialises");
     s.push('\n');
     s
-}
-
-/// Writes `p` to `path`: never over an existing file unless `force`, and never creates
-/// folders (the parent must exist).
-pub fn write(p: &RigParams, path: &Path, force: bool) -> Result<(), String> {
-    if let Some(parent) = path.parent() {
-        if !parent.as_os_str().is_empty() && !parent.is_dir() {
-            return Err(format!(
-                "{}: the folder {} does not exist (doggoyle does not create it)",
-                path.display(),
-                parent.display()
-            ));
-        }
-    }
-    let text = to_json(p);
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true);
-    if force {
-        opts.create(true).truncate(true);
-    } else {
-        opts.create_new(true);
-    }
-    use std::io::Write;
-    let mut f = opts.open(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::AlreadyExists {
-            format!(
-                "{}: already exists; pass --force to overwrite it",
-                path.display()
-            )
-        } else {
-            format!("{}: {e}", path.display())
-        }
-    })?;
-    f.write_all(text.as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Fields whose value is not a finite number (a JSON `1e39` is infinite as an `f32`), by path.

@@ -6,9 +6,11 @@
 //! * `footfalls.svg`: a footfall (Hildebrand) diagram, one bar per stance, legs LH LF RF RH.
 //! * `chin_height.svg`: the chin locator's height (px) over time, with the check 3 floor.
 //!
-//! Stance is `sw < 0.5`, as in the CSV trace; world forward is `body_x + toe.x`.
+//! Stance is `sw < 0.5`, as in the CSV trace; world forward is `body_x + toe.x`. Each chart
+//! is drawn into a string (`SVGBackend::with_string`); the front end writes the files.
 
 use crate::checks::Trace;
+use crate::error::{Error, ErrorKind};
 use crate::model::Geometry;
 use crate::params::RigParams;
 use crate::reference::channel_names;
@@ -18,9 +20,9 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// File names written by [`plot_trace`], in order.
+/// File names of the charts [`plot_trace`] draws, in order.
 pub const PLOT_FILES: [&str; 4] = [
     "joint_angles.svg",
     "toe_paths.svg",
@@ -45,32 +47,40 @@ const JOINT_COLORS: [RGBColor; 4] = [
 ];
 const STANCE_SHADE: RGBColor = RGBColor(0xe4, 0xe4, 0xe4);
 
-pub(crate) fn err<E: std::fmt::Display>(e: E) -> String {
-    format!("plot: {e}")
+/// A drawing failure (into a string: a bug, not the user's).
+pub(crate) fn err<E: std::fmt::Display>(e: E) -> Error {
+    Error::new(ErrorKind::Internal, format!("plot: {e}"))
+}
+
+/// The inputs gave no frame to draw.
+pub(crate) fn empty_trace() -> Error {
+    Error::new(ErrorKind::Inputs, "plot: empty trace")
 }
 
 /// A chart with `f64` axes, as every chart here is.
 pub(crate) type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-/// A white SVG canvas of `size` px at `out`.
-pub(crate) fn canvas(
-    out: &Path,
+/// A canvas the charts draw on: SVG into a string.
+pub(crate) type Canvas<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// The SVG text of a white canvas of `size` px on which `draw` drew.
+pub(crate) fn svg(
     size: (u32, u32),
-) -> Result<DrawingArea<SVGBackend<'_>, Shift>, String> {
-    let root = SVGBackend::new(out, size).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    Ok(root)
+    draw: impl FnOnce(&Canvas<'_>) -> Result<(), Error>,
+) -> Result<String, Error> {
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        draw(&root)?;
+        root.present().map_err(err)?;
+    }
+    Ok(text)
 }
 
-/// A white canvas under a 22 pt title, for the four-panel charts.
-fn panels<'a>(
-    out: &'a Path,
-    size: (u32, u32),
-    title: &str,
-) -> Result<DrawingArea<SVGBackend<'a>, Shift>, String> {
-    canvas(out, size)?
-        .titled(title, ("sans-serif", 22))
-        .map_err(err)
+/// `root` under a 22 pt title, for the four-panel charts.
+fn panels<'a>(root: &Canvas<'a>, title: &str) -> Result<Canvas<'a>, Error> {
+    root.titled(title, ("sans-serif", 22)).map_err(err)
 }
 
 /// A chart on `area` over `x` × `y`: the caption at `size` pt, the margin and the label areas
@@ -83,7 +93,7 @@ pub(crate) fn chart<'a, DB: DrawingBackend>(
     (below, left): (u32, u32),
     x: Range<f64>,
     y: Range<f64>,
-) -> Result<Chart<'a, DB>, String> {
+) -> Result<Chart<'a, DB>, Error> {
     ChartBuilder::on(area)
         .caption(caption, ("sans-serif", size))
         .margin(margin)
@@ -98,7 +108,7 @@ pub(crate) fn mesh<'a, DB: DrawingBackend + 'a>(
     ch: &mut Chart<'a, DB>,
     x_desc: &str,
     y_desc: &str,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     ch.configure_mesh()
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 15))
@@ -113,7 +123,7 @@ pub(crate) fn mesh<'a, DB: DrawingBackend + 'a>(
 pub(crate) fn legend<'a, DB: DrawingBackend + 'a>(
     ch: &mut Chart<'a, DB>,
     at: SeriesLabelPosition,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     ch.configure_series_labels()
         .position(at)
         .background_style(WHITE.mix(0.85))
@@ -122,39 +132,48 @@ pub(crate) fn legend<'a, DB: DrawingBackend + 'a>(
         .map_err(err)
 }
 
-/// Runs `sc` at `fps` on `backend` and writes the four SVGs into `dir` (created if missing).
+/// Runs `sc` at `fps` on `backend` and draws the four charts: (file name, SVG text) each, in
+/// [`PLOT_FILES`] order.
 pub fn plot(
     p: &RigParams,
     sc: &Scenario,
     fps: f32,
     backend: Backend,
-    dir: &Path,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<(PathBuf, String)>, Error> {
     let inp = inputs(sc, fps, false);
     let o = run(p, backend, &inp)?;
     let tr = Trace::new(p, &Geometry::doggoyle(p), inp, o);
     let title = format!("{} @ {fps} fps ({})", sc.name, backend.name());
-    plot_trace(p, &tr, &title, dir)
+    plot_trace(p, &tr, &title)
 }
 
-/// Writes the four SVGs for an already-run trace.
-pub fn plot_trace(
-    p: &RigParams,
-    tr: &Trace,
-    title: &str,
-    dir: &Path,
-) -> Result<Vec<PathBuf>, String> {
+/// The four charts of an already-run trace, as [`plot`] gives them.
+pub fn plot_trace(p: &RigParams, tr: &Trace, title: &str) -> Result<Vec<(PathBuf, String)>, Error> {
     if tr.is_empty() {
-        return Err("plot: empty trace".into());
+        return Err(empty_trace());
     }
-    molang::pack::create_out_dir(dir)?;
-    let d = Data::new(tr);
-    let paths: Vec<PathBuf> = PLOT_FILES.iter().map(|f| dir.join(f)).collect();
-    joint_angles(p, tr, &d, title, &paths[0])?;
-    toe_paths(p, tr, &d, title, &paths[1])?;
-    footfalls(p, &d, title, &paths[2])?;
-    chin_height(tr, &d, title, &paths[3])?;
-    Ok(paths)
+    let run = Run {
+        p,
+        tr,
+        d: Data::new(tr),
+        title,
+    };
+    let charts = [
+        svg((1400, 900), |root| joint_angles(root, &run))?,
+        svg((1600, 1000), |root| toe_paths(root, &run))?,
+        svg((1400, 380), |root| footfalls(root, &run))?,
+        svg((1400, 420), |root| chin_height(root, &run))?,
+    ];
+    Ok(PLOT_FILES.iter().map(PathBuf::from).zip(charts).collect())
+}
+
+/// What every chart draws from: the rig, its trace, the trace's times and stances, and the
+/// title.
+struct Run<'a> {
+    p: &'a RigParams,
+    tr: &'a Trace,
+    d: Data,
+    title: &'a str,
 }
 
 /// Per-frame time and stance intervals.
@@ -233,17 +252,11 @@ fn leg_label(name: &str, fore: bool) -> String {
     format!("{} ({side} {end})", name.to_uppercase())
 }
 
-fn joint_angles(
-    p: &RigParams,
-    tr: &Trace,
-    d: &Data,
-    title: &str,
-    out: &Path,
-) -> Result<(), String> {
+fn joint_angles(root: &Canvas<'_>, run: &Run) -> Result<(), Error> {
+    let Run { p, tr, d, title } = run;
     let names = channel_names(p);
     let root = panels(
-        out,
-        (1400, 900),
+        root,
         &format!("Joint angles (deg) per leg, stance shaded: {title}"),
     )?;
     let t_end = d.t_end();
@@ -290,10 +303,11 @@ fn joint_angles(
         }
         legend(&mut ch, SeriesLabelPosition::UpperRight)?;
     }
-    root.present().map_err(err)
+    Ok(())
 }
 
-fn toe_paths(p: &RigParams, tr: &Trace, d: &Data, title: &str, out: &Path) -> Result<(), String> {
+fn toe_paths(root: &Canvas<'_>, run: &Run) -> Result<(), Error> {
+    let Run { p, tr, d, title } = run;
     let fwd = |k: usize, j: usize| tr.body_x[k] + tr.poses[k].toe[j].0;
     let (x0, x1) = range_of(
         (0..tr.len()).flat_map(|k| (0..4).map(move |j| fwd(k, j))),
@@ -309,8 +323,7 @@ fn toe_paths(p: &RigParams, tr: &Trace, d: &Data, title: &str, out: &Path) -> Re
         2.0,
     );
     let root = panels(
-        out,
-        (1600, 1000),
+        root,
         &format!("Toe-tip paths, world space (px); thick = stance: {title}"),
     )?;
     for (j, (area, leg)) in root.split_evenly((4, 1)).iter().zip(&p.legs).enumerate() {
@@ -343,10 +356,11 @@ fn toe_paths(p: &RigParams, tr: &Trace, d: &Data, title: &str, out: &Path) -> Re
             .map_err(err)?;
         }
     }
-    root.present().map_err(err)
+    Ok(())
 }
 
-fn footfalls(p: &RigParams, d: &Data, title: &str, out: &Path) -> Result<(), String> {
+fn footfalls(root: &Canvas<'_>, run: &Run) -> Result<(), Error> {
+    let Run { p, d, title, .. } = run;
     // Gait-paper order, top to bottom: LH, LF, RF, RH. Row 3 is drawn at the top.
     let order: Vec<usize> = ["lh", "lf", "rf", "rh"]
         .iter()
@@ -362,9 +376,8 @@ fn footfalls(p: &RigParams, d: &Data, title: &str, out: &Path) -> Result<(), Str
         .map(|&j| p.legs[j].name.to_uppercase())
         .collect();
     let t_end = d.t_end();
-    let root = canvas(out, (1400, 380))?;
     let caption = format!("Footfalls (bar = paw planted): {title}");
-    let mut ch = chart(&root, caption, 20, 10, (34, 48), 0.0..t_end, 0.0..4.0)?;
+    let mut ch = chart(root, caption, 20, 10, (34, 48), 0.0..t_end, 0.0..4.0)?;
     let lab = labels.clone();
     ch.configure_mesh()
         .label_style(("sans-serif", 14))
@@ -393,19 +406,19 @@ fn footfalls(p: &RigParams, d: &Data, title: &str, out: &Path) -> Result<(), Str
         )
         .map_err(err)?;
     }
-    root.present().map_err(err)
+    Ok(())
 }
 
-fn chin_height(tr: &Trace, d: &Data, title: &str, out: &Path) -> Result<(), String> {
+fn chin_height(root: &Canvas<'_>, run: &Run) -> Result<(), Error> {
+    let Run { tr, d, title, .. } = run;
     let t_end = d.t_end();
     let (lo, hi) = range_of(
         tr.poses.iter().map(|ps| ps.chin.1).chain([0.0, CHIN_FLOOR]),
         0.06,
         2.0,
     );
-    let root = canvas(out, (1400, 420))?;
     let caption = format!("Chin height (px): {title}");
-    let mut ch = chart(&root, caption, 20, 10, (34, 52), 0.0..t_end, lo..hi)?;
+    let mut ch = chart(root, caption, 20, 10, (34, 52), 0.0..t_end, lo..hi)?;
     mesh(&mut ch, "time (s)", "height (px)")?;
     ch.draw_series(LineSeries::new(
         [(0.0, CHIN_FLOOR), (t_end, CHIN_FLOOR)],
@@ -422,5 +435,5 @@ fn chin_height(tr: &Trace, d: &Data, title: &str, out: &Path) -> Result<(), Stri
     .label("chin")
     .legend(|(x, y)| PathElement::new([(x, y), (x + 18, y)], BLUE.stroke_width(2)));
     legend(&mut ch, SeriesLabelPosition::UpperRight)?;
-    root.present().map_err(err)
+    Ok(())
 }

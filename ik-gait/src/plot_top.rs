@@ -1,23 +1,28 @@
 //! `top_view.svg` (issue 19): the toe tips and the entity origin seen from above, world x
 //! against world z (px), so a turning run shows whether planted paws hold their place.
 //! Stance is drawn as a thick stroke (a planted paw is a dot when it does not slip), swing as a
-//! thin line, the body's path dashed grey.
+//! thin line, the body's path dashed grey. Drawn into a string; the front end writes it.
 
 use crate::checks::Trace;
+use crate::error::Error;
 use crate::params::RigParams;
-use crate::plot::{canvas, chart, err, legend, mesh, LEG_COLORS};
+use crate::plot::{chart, empty_trace, err, legend, mesh, svg, Canvas, LEG_COLORS};
 use plotters::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// The file [`plot_top`] writes into its directory.
+/// The file name of the chart [`plot_top`] draws.
 pub const TOP_FILE: &str = "top_view.svg";
 
-/// Writes `dir/top_view.svg` for a trace (the directory must exist).
-pub fn plot_top(p: &RigParams, tr: &Trace, title: &str, dir: &Path) -> Result<PathBuf, String> {
+/// The view from above of a trace: (file name [`TOP_FILE`], SVG text).
+pub fn plot_top(p: &RigParams, tr: &Trace, title: &str) -> Result<(PathBuf, String), Error> {
     if tr.is_empty() {
-        return Err("plot: empty trace".into());
+        return Err(empty_trace());
     }
-    let out = dir.join(TOP_FILE);
+    let text = svg((1000, 1000), |root| draw(root, p, tr, title))?;
+    Ok((PathBuf::from(TOP_FILE), text))
+}
+
+fn draw(root: &Canvas<'_>, p: &RigParams, tr: &Trace, title: &str) -> Result<(), Error> {
     let pts = tr
         .toe_world
         .iter()
@@ -33,9 +38,8 @@ pub fn plot_top(p: &RigParams, tr: &Trace, title: &str, dir: &Path) -> Result<Pa
     // Equal scales on both axes: a circle stays round.
     let (cx, cz) = ((x0 + x1) / 2.0, (z0 + z1) / 2.0);
     let half = ((x1 - x0).max(z1 - z0) / 2.0 + 4.0).max(8.0);
-    let root = canvas(&out, (1000, 1000))?;
     let mut ch = chart(
-        &root,
+        root,
         format!("Toe tips from above, world x-z (px); thick = stance: {title}"),
         20,
         12,
@@ -75,25 +79,20 @@ pub fn plot_top(p: &RigParams, tr: &Trace, title: &str, dir: &Path) -> Result<Pa
             }
         }
     }
-    legend(&mut ch, SeriesLabelPosition::MiddleRight)?;
-    root.present().map_err(err)?;
-    drop(ch);
-    drop(root);
-    Ok(out)
+    legend(&mut ch, SeriesLabelPosition::MiddleRight)
 }
 
-/// Runs `sc` at `fps` on `backend` and writes `dir/top_view.svg` (`doggoyle plot` calls it
-/// after the four side-view charts, so `dir` exists).
+/// Runs `sc` at `fps` on `backend` and draws [`plot_top`]'s chart (`doggoyle plot` writes it
+/// after the four side-view charts).
 pub fn plot_scenario(
     p: &RigParams,
     sc: &crate::scenarios::Scenario,
     fps: f32,
     backend: crate::runner::Backend,
-    dir: &Path,
-) -> Result<PathBuf, String> {
+) -> Result<(PathBuf, String), Error> {
     let inp = crate::scenarios::inputs(sc, fps, false);
     let o = crate::runner::run(p, backend, &inp)?;
     let tr = Trace::new(p, &crate::model::Geometry::doggoyle(p), inp, o);
     let title = format!("{} @ {fps} fps ({})", sc.name, backend.name());
-    plot_top(p, &tr, &title, dir)
+    plot_top(p, &tr, &title)
 }

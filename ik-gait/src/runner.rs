@@ -1,6 +1,7 @@
 //! Runs the rig frame by frame on one of four back ends: the Rust reference in `f32` or in
 //! `f64`, or the generated Molang through `molang::entity` on the interpreter or the JIT.
 
+use crate::error::{Error, ErrorKind};
 use crate::generate::{generate, Generated};
 use crate::params::RigParams;
 use crate::reference::{step, Inputs, Outputs, RigStateT};
@@ -104,35 +105,38 @@ struct OutputSlots {
 }
 
 impl MolangRig {
-    pub fn new(p: &RigParams, jit: bool) -> Result<MolangRig, String> {
+    pub fn new(p: &RigParams, jit: bool) -> Result<MolangRig, Error> {
         Self::from_generated(p, &generate(p), jit)
     }
 
-    pub fn from_generated(p: &RigParams, g: &Generated, jit: bool) -> Result<MolangRig, String> {
+    pub fn from_generated(p: &RigParams, g: &Generated, jit: bool) -> Result<MolangRig, Error> {
         let src = ScriptSource {
             initialize: g.initialize.clone(),
             pre_animation: g.pre_animation.clone(),
             ..Default::default()
         };
         let mut scripts = EntityScripts::compile(&src).map_err(|e| {
-            format!(
-                "generated Molang does not load: {:?}",
-                e.iter().map(|d| &d.message).collect::<Vec<_>>()
+            Error::new(
+                ErrorKind::Molang,
+                format!(
+                    "generated Molang does not load: {:?}",
+                    e.iter().map(|d| &d.message).collect::<Vec<_>>()
+                ),
             )
         })?;
         if jit {
-            scripts
-                .enable_jit()
-                .map_err(|e| format!("JIT refused the rig: {e:?}"))?;
+            scripts.enable_jit().map_err(|e| {
+                Error::new(ErrorKind::Molang, format!("JIT refused the rig: {e:?}"))
+            })?;
         }
         let sl = |n: &str| {
             scripts
                 .variable_slot(n)
-                .ok_or_else(|| format!("no variable v.{n}"))
+                .ok_or_else(|| Error::new(ErrorKind::Molang, format!("no variable v.{n}")))
         };
         let leg_slot =
             |i: usize, j: usize| scripts.variable_slot(&format!("{}_r{}", p.legs[i].name, j + 1));
-        let per_leg = |f: &str| -> Result<[Slot; 4], String> {
+        let per_leg = |f: &str| -> Result<[Slot; 4], Error> {
             Ok([
                 sl(&format!("lf_{f}"))?,
                 sl(&format!("rf_{f}"))?,
@@ -181,7 +185,7 @@ impl MolangRig {
 
     /// Sets this frame's queries, runs `initialize` (first frame) and `pre_animation`, and reads
     /// the outputs back.
-    pub fn frame(&self, e: &mut EntityInstance, inp: &Inputs) -> Result<Outputs, String> {
+    pub fn frame(&self, e: &mut EntityInstance, inp: &Inputs) -> Result<Outputs, Error> {
         let s = &self.scripts;
         // By slot, resolved once in `from_generated`: no name lookup per frame.
         for (slot, v) in self.queries.iter().zip(query_values(inp)) {
@@ -191,7 +195,10 @@ impl MolangRig {
         }
         let aborts = e.run_frame(s);
         if let Some(a) = aborts.first() {
-            return Err(format!("frame {}: {}", a.frame, a.message));
+            return Err(Error::new(
+                ErrorKind::Molang,
+                format!("frame {}: {}", a.frame, a.message),
+            ));
         }
         let rd = |slot: Slot| {
             e.variable_by_slot(s, slot)
@@ -232,7 +239,7 @@ impl MolangRig {
 }
 
 /// Runs a whole input trace on one back end.
-pub fn run(p: &RigParams, backend: Backend, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
+pub fn run(p: &RigParams, backend: Backend, inputs: &[Inputs]) -> Result<Vec<Outputs>, Error> {
     Engine::new(p, backend)?.run(p, inputs)
 }
 
@@ -256,7 +263,7 @@ pub enum Stepper<'a> {
 
 impl Stepper<'_> {
     /// The same per-frame calls as a whole-trace run, so the outputs are identical.
-    pub fn step(&mut self, p: &RigParams, i: &Inputs) -> Result<Outputs, String> {
+    pub fn step(&mut self, p: &RigParams, i: &Inputs) -> Result<Outputs, Error> {
         match self {
             Stepper::Reference(s) => Ok(step(s, i, p).to_f32()),
             Stepper::Reference64(s) => Ok(step(s, i, p).to_f32()),
@@ -266,7 +273,7 @@ impl Stepper<'_> {
 }
 
 impl Engine {
-    pub fn new(p: &RigParams, backend: Backend) -> Result<Engine, String> {
+    pub fn new(p: &RigParams, backend: Backend) -> Result<Engine, Error> {
         Ok(match backend {
             Backend::Reference => Engine::Reference,
             Backend::Reference64 => Engine::Reference64,
@@ -286,7 +293,7 @@ impl Engine {
             Engine::Molang(rig) => Stepper::Molang(rig, rig.instantiate()),
         }
     }
-    pub fn run(&self, p: &RigParams, inputs: &[Inputs]) -> Result<Vec<Outputs>, String> {
+    pub fn run(&self, p: &RigParams, inputs: &[Inputs]) -> Result<Vec<Outputs>, Error> {
         let Some(first) = inputs.first() else {
             return Ok(Vec::new());
         };

@@ -6,6 +6,7 @@
 //! it was made and one command makes them all again.
 
 use crate::checks::{run_checks, Plan, Row};
+use crate::error::{Error, ErrorKind};
 use crate::presets;
 use crate::runner::Backend;
 use crate::scenarios::{self, Scenario};
@@ -26,28 +27,34 @@ pub const BEGIN: &str = "<!-- doggoyle table ";
 pub const END: &str = "<!-- end doggoyle table -->";
 
 /// The scenarios a spec names.
-pub fn scenarios_of(names: &[String]) -> Result<Vec<Scenario>, String> {
+pub fn scenarios_of(names: &[String]) -> Result<Vec<Scenario>, Error> {
     let mut out = Vec::new();
     for n in names {
         match n.as_str() {
             "all" => out.extend(scenarios::named()),
             "none" => {}
-            _ => out.push(
-                scenarios::find(n)
-                    .ok_or_else(|| format!("unknown scenario `{n}`; see `doggoyle scenarios`"))?,
-            ),
+            _ => out.push(scenarios::find(n).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Config,
+                    format!("unknown scenario `{n}`; see `doggoyle scenarios`"),
+                )
+            })?),
         }
     }
     Ok(out)
 }
 
 /// Runs the checks for every column and returns the Markdown table (with a final newline).
-pub fn compute(spec: &TableSpec, log: &mut dyn FnMut(&str)) -> Result<String, String> {
+pub fn compute(spec: &TableSpec, log: &mut dyn FnMut(&str)) -> Result<String, Error> {
     let mut columns = Vec::new();
     let several = |n: usize| n > 1;
     for name in &spec.presets {
-        let p = presets::preset(name)
-            .ok_or_else(|| format!("unknown preset `{name}` ({})", presets::NAMES.join(", ")))?;
+        let p = presets::preset(name).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Config,
+                format!("unknown preset `{name}` ({})", presets::NAMES.join(", ")),
+            )
+        })?;
         for &backend in &spec.backends {
             for &seed in &spec.seeds {
                 let plan = Plan {
@@ -134,15 +141,18 @@ pub struct Block {
 }
 
 /// Every table block of `text`, in order; an unclosed block is an error naming its line.
-pub fn blocks(text: &str) -> Result<Vec<Block>, String> {
+pub fn blocks(text: &str) -> Result<Vec<Block>, Error> {
     let mut out = Vec::new();
     let mut at = 0;
     while let Some(k) = text[at..].find(BEGIN) {
         let start = at + k;
         let line = text[..start].lines().count() + 1;
-        let close = text[start..]
-            .find("-->")
-            .ok_or_else(|| format!("line {line}: the table marker is not closed with -->"))?;
+        let close = text[start..].find("-->").ok_or_else(|| {
+            Error::new(
+                ErrorKind::Config,
+                format!("line {line}: the table marker is not closed with -->"),
+            )
+        })?;
         let args = text[start + BEGIN.len()..start + close]
             .split_whitespace()
             .map(String::from)
@@ -150,9 +160,12 @@ pub fn blocks(text: &str) -> Result<Vec<Block>, String> {
         let body_start = text[start + close..]
             .find('\n')
             .map_or(text.len(), |n| start + close + n + 1);
-        let end = text[body_start..]
-            .find(END)
-            .ok_or_else(|| format!("line {line}: no `{END}` after this table"))?;
+        let end = text[body_start..].find(END).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Config,
+                format!("line {line}: no `{END}` after this table"),
+            )
+        })?;
         out.push(Block {
             args,
             body: body_start..body_start + end,
@@ -191,6 +204,7 @@ mod tests {
             new,
             "a\n<!-- doggoyle table --soak 2 -->\n| new |\n<!-- end doggoyle table -->\nb\n"
         );
-        assert!(blocks("<!-- doggoyle table x -->\n| t |\n").is_err());
+        let e = blocks("<!-- doggoyle table x -->\n| t |\n").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Config);
     }
 }

@@ -1,13 +1,15 @@
 //! `doggoyle run`: one CSV row per frame (inputs, gait, phases, channels, FK positions).
 //!
 //! The writer streams: each frame's inputs are made, stepped, put through FK and written
-//! before the next, so a long run at a high frame rate holds one frame, not all of them.
+//! before the next, so a long run at a high frame rate holds one frame, not all of them. It
+//! writes into the `std::io::Write` the front end gives it (`doggoyle run`'s file).
 
 use crate::checks::{to_world, Placer, Trace};
+use crate::error::{Error, ErrorKind};
 use crate::model::{Geometry, Pose};
 use crate::params::RigParams;
 use crate::reference::{channel_names, Inputs, Outputs};
-use crate::runner::{query_values, Backend, Engine, QUERIES};
+use crate::runner::{query_values, Engine, QUERIES};
 use crate::scenarios::{frame_time, frames, Scenario};
 use std::io::Write;
 
@@ -88,32 +90,31 @@ pub fn csv(p: &RigParams, tr: &Trace, fps: f32) -> String {
     s
 }
 
-/// Runs `sc` and streams its trace to `out`; returns the number of frames.
+/// Runs `sc` on `engine` and streams its trace into `out` (the front end's file; a row a
+/// frame, nothing buffered here); returns the number of frames. A failed write is an error of
+/// kind [`Io`](ErrorKind::Io) with the writer's message (the caller knows the path).
 pub fn write_csv(
     p: &RigParams,
+    engine: &Engine,
     sc: &Scenario,
     fps: f32,
-    backend: Backend,
-    out: &std::path::Path,
-) -> Result<usize, String> {
+    out: &mut dyn Write,
+) -> Result<usize, Error> {
     let geo = Geometry::doggoyle(p);
-    let engine = Engine::new(p, backend)?;
     let mut frames = frames(sc, fps, false).peekable();
     let first = frames.peek().copied().unwrap_or_default();
     let mut stepper = engine.start(p, &first);
     let mut placer = Placer::new(p, &geo);
-    let err = |e: std::io::Error| format!("{}: {e}", out.display());
-    let file = std::fs::File::create(out).map_err(err)?;
-    let mut w = std::io::BufWriter::new(file);
-    writeln!(w, "{}", header(p)).map_err(err)?;
+    let err = |e: std::io::Error| Error::new(ErrorKind::Io, e.to_string());
+    writeln!(out, "{}", header(p)).map_err(err)?;
     let mut n = 0;
     for (k, i) in frames.enumerate() {
         let o = stepper.step(p, &i)?;
         let fr = placer.place(i, o);
         let line = row(p, k, frame_time(k, fps), &i, &o, &fr.pose, fr.pos);
-        writeln!(w, "{line}").map_err(err)?;
+        writeln!(out, "{line}").map_err(err)?;
         n += 1;
     }
-    w.flush().map_err(err)?;
+    out.flush().map_err(err)?;
     Ok(n)
 }

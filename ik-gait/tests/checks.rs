@@ -4,7 +4,7 @@
 use ik_gait::checks::{check_rest, failures, run_checks, Plan};
 use ik_gait::runner::Backend;
 use ik_gait::scenarios::find;
-use ik_gait::RigParams;
+use ik_gait::{ErrorKind, RigParams};
 
 #[test]
 fn checks_pass_on_selected_scenarios() {
@@ -140,18 +140,21 @@ fn impossible_parameters_are_refused() {
     let mut p = RigParams::default();
     p.legs[0].a = 4.0;
     p.legs[0].b = 4.0;
-    let e = p.validate().unwrap_err();
+    assert_eq!(p.validate().unwrap_err().kind(), ErrorKind::ImpossibleRig);
+    let e = p.problems().join("\n");
     assert!(e.contains("leg lf") || e.contains("leg LF"), "{e}");
     assert!(e.contains("too short to reach the floor"), "{e}");
     // A gallop stride cap whose stance sweep is longer than the leg's whole reach.
     let mut p = RigParams::default();
     p.stride_cap[2] = 200.0;
-    let e = p.validate().unwrap_err();
+    assert_eq!(p.validate().unwrap_err().kind(), ErrorKind::ImpossibleRig);
+    let e = p.problems().join("\n");
     assert!(e.contains("stride cap 200") && e.contains("gallop"), "{e}");
-    // Refused before anything is generated or written.
-    let dir = std::env::temp_dir().join(format!("doggoyle-bad-{}", std::process::id()));
-    assert!(ik_gait::emit::emit(&p, &dir, Some(1)).is_err());
-    assert!(!dir.exists());
+    // Refused before anything is generated (`doggoyle emit` then writes nothing: the
+    // params_file tests run it).
+    let e = ik_gait::emit::emit(&p, Some(1)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ImpossibleRig);
     let plan = Plan::scenarios(&["trot-2.5"], &[60.0], Backend::Reference).unwrap();
-    assert!(run_checks(&p, &plan, &mut |_| {}).is_err());
+    let e = run_checks(&p, &plan, &mut |_| {}).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ImpossibleRig);
 }

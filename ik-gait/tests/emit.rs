@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::path::Path;
 
 mod common;
-use common::tmp;
+use common::{doggoyle, tmp};
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -32,9 +32,21 @@ fn assert_clean(dir: &Path, entities: usize) {
 #[test]
 fn emitted_packs_check_clean() {
     let dir = tmp("emit");
-    let files = emit::emit(&RigParams::default(), &dir, Some(7)).unwrap();
+    let files = emit::emit(&RigParams::default(), Some(7)).unwrap();
     // 8 pack files, and the molang test suite: one test file and one inputs CSV per scenario.
     assert_eq!(files.len(), 8 + 1 + ik_gait::pack_test::SCENARIOS.len());
+    // `doggoyle emit` writes exactly those, byte for byte, under the folder it was given.
+    let written = common::emit(&dir, 7);
+    let expected: Vec<_> = files.iter().map(|(rel, _)| dir.join(rel)).collect();
+    assert_eq!(written, expected);
+    for (rel, bytes) in &files {
+        assert_eq!(
+            &std::fs::read(dir.join(rel)).unwrap(),
+            bytes,
+            "{}",
+            rel.display()
+        );
+    }
     let rp = dir.join(RP_DIR);
     let bp = dir.join(BP_DIR);
     assert_clean(&rp, 1);
@@ -50,7 +62,7 @@ fn emitted_packs_check_clean() {
 #[test]
 fn packs_are_wired_together() {
     let dir = tmp("wired");
-    emit::emit(&RigParams::default(), &dir, Some(7)).unwrap();
+    common::emit(&dir, 7);
     let (rp, bp) = (dir.join(RP_DIR), dir.join(BP_DIR));
     let rm = read_json(&rp.join("manifest.json"));
     let bm = read_json(&bp.join("manifest.json"));
@@ -185,12 +197,18 @@ fn collision_box_fits_the_geometry() {
 fn emit_creates_only_the_last_folder() {
     let base = tmp("emit-parent");
     // The parent is missing: nothing may be created, and the error names the missing folder.
-    let err = emit::emit(&RigParams::default(), &base.join("x/y"), None).unwrap_err();
+    let deep = base.join("x/y");
+    let (code, _, err) = doggoyle(&["emit", deep.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("does not exist"), "{err}");
     assert!(!base.exists(), "emit created the missing parents");
     // The parent exists: the last folder is created and the packs written into it.
     std::fs::create_dir(&base).unwrap();
-    let files = emit::emit(&RigParams::default(), &base.join("pack"), None).unwrap();
-    assert!(files.iter().all(|f| f.starts_with(base.join("pack"))));
+    let pack = base.join("pack");
+    let (code, out, err) = doggoyle(&["emit", pack.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let files: Vec<&str> = out.lines().collect();
+    assert_eq!(files.len(), 8 + 1 + ik_gait::pack_test::SCENARIOS.len());
+    assert!(files.iter().all(|f| Path::new(f).starts_with(&pack)));
     let _ = std::fs::remove_dir_all(&base);
 }

@@ -52,8 +52,7 @@ fn read_csv(path: &Path, one_per_frame: bool) -> (HashMap<String, usize>, Vec<Ve
 #[test]
 fn doggoyle_run_and_molang_run_play_the_same_frames() {
     let dir = tmp("clock");
-    let p = ik_gait::RigParams::default();
-    ik_gait::emit::emit(&p, &dir, Some(3)).unwrap();
+    common::emit(&dir, 3);
     let csv = dir.join("profile.csv");
     std::fs::write(
         &csv,

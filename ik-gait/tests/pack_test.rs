@@ -2,8 +2,6 @@
 //! on both back ends, through the library `molang test` runs (`molang::testing`), and a
 //! deliberately broken expectation of each kind fails.
 
-use ik_gait::emit;
-use ik_gait::RigParams;
 use molang::testing::{discover, load_tests, run_test, Backends, PackCache};
 use std::path::Path;
 
@@ -33,7 +31,7 @@ fn run_suite(dir: &Path) -> Vec<(String, Vec<String>)> {
 #[test]
 fn emitted_pack_passes_its_molang_test_suite() {
     let dir = tmp("pack-test");
-    emit::emit(&RigParams::default(), &dir, Some(7)).unwrap();
+    common::emit(&dir, 7);
     let suite = dir.join(ik_gait::pack_test::TEST_DIR);
     let spec = std::fs::read_to_string(suite.join("doggoyle.test.json")).unwrap();
     // Every kind of check the suite claims is in the file.

@@ -5,10 +5,24 @@
 
 use ik_gait::params::{bake_rest_poses, stand_vector, REST_POSES};
 use ik_gait::params_file::{from_json, to_json};
-use ik_gait::{presets, RigParams};
+use ik_gait::{presets, ErrorKind, RigParams};
 
 mod common;
 use common::{doggoyle, tmp_dir as tmp};
+
+/// A params file holding `text`, refused: the library's error is of kind `ParamsFile`, and
+/// `doggoyle molang --params FILE` exits 2 saying why. The file's path and that message.
+fn refused(label: &str, text: &str) -> (String, String) {
+    let e = from_json(text, "dog.json").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ParamsFile, "{e}");
+    let dir = tmp(label);
+    let file = dir.join("dog.json");
+    std::fs::write(&file, text).unwrap();
+    let (code, _, err) = doggoyle(&["molang", "--params", file.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+    (file.display().to_string(), err)
+}
 
 /// 1-based line and column of the first occurrence of `needle` in `text`.
 fn line_col(text: &str, needle: &str) -> (usize, usize) {
@@ -40,15 +54,15 @@ fn default_params_round_trip_through_json() {
 #[test]
 fn unknown_field_is_named_with_file_line_and_column() {
     let text = to_json(&RigParams::default()).replacen("\"dwell\"", "\"dwel\"", 1);
-    let e = from_json(&text, "dog.json").unwrap_err();
+    let (f, e) = refused("unknown-field", &text);
     let (line, _) = line_col(&text, "\"dwel\"");
-    assert!(e.starts_with(&format!("dog.json:{line}:")), "{e}");
+    assert!(e.starts_with(&format!("error: {f}:{line}:")), "{e}");
     assert!(e.contains("unknown field `dwel`"), "{e}");
     // Inside a leg the message gives the path.
     let text = to_json(&RigParams::default()).replacen("\"tpeel\"", "\"t_peel\"", 1);
-    let e = from_json(&text, "dog.json").unwrap_err();
+    let (f, e) = refused("unknown-leg-field", &text);
     let (line, _) = line_col(&text, "\"t_peel\"");
-    assert!(e.starts_with(&format!("dog.json:{line}:")), "{e}");
+    assert!(e.starts_with(&format!("error: {f}:{line}:")), "{e}");
     assert!(
         e.contains("legs.lf") && e.contains("unknown field `t_peel`"),
         "{e}"
@@ -63,26 +77,26 @@ fn missing_field_is_named() {
         .filter(|l| !l.trim_start().starts_with("\"dwell\""))
         .map(|l| format!("{l}\n"))
         .collect();
-    let e = from_json(&text, "dog.json").unwrap_err();
-    assert!(e.starts_with("dog.json:"), "{e}");
+    let (f, e) = refused("missing-field", &text);
+    assert!(e.starts_with(&format!("error: {f}:")), "{e}");
     assert!(e.contains("missing field `dwell`"), "{e}");
     // A missing leg.
     let mut v: serde_json::Value = serde_json::from_str(&full).unwrap();
     v["legs"].as_object_mut().unwrap().remove("rh");
-    let e = from_json(&v.to_string(), "dog.json").unwrap_err();
+    let (_, e) = refused("missing-leg", &v.to_string());
     assert!(
         e.contains("legs") && e.contains("missing field `rh`"),
         "{e}"
     );
     // Not JSON at all.
-    let e = from_json("{\"h0\": 15,", "dog.json").unwrap_err();
-    assert!(e.starts_with("dog.json:1:"), "{e}");
+    let (f, e) = refused("not-json", "{\"h0\": 15,");
+    assert!(e.starts_with(&format!("error: {f}:1:")), "{e}");
 }
 
 #[test]
 fn out_of_range_numbers_are_refused() {
     let text = to_json(&RigParams::default()).replacen("\"h0\": 15.0", "\"h0\": 1e39", 1);
-    let e = from_json(&text, "dog.json").unwrap_err();
+    let (_, e) = refused("not-finite", &text);
     assert!(e.contains("h0") && e.contains("not a finite number"), "{e}");
 }
 
@@ -112,12 +126,14 @@ fn impossible_params_from_a_file_are_refused_before_generation() {
     // A sit target the shoulder cannot get 13.2 px from at any pitch.
     let mut p = RigParams::default();
     p.legs[0].sit = [60.0, 2.5];
-    let e = p.validate().unwrap_err();
+    assert_eq!(p.validate().unwrap_err().kind(), ErrorKind::ImpossibleRig);
+    let e = p.problems().join("\n");
     assert!(e.contains("sit pose: no body pitch"), "{e}");
     // A fold past the lowest-hanging angle atan(7 / 2.5) = 70.35°.
     let mut p = RigParams::default();
     p.legs[1].tau_max[2] = 75.0;
-    let e = p.validate().unwrap_err();
+    assert_eq!(p.validate().unwrap_err().kind(), ErrorKind::ImpossibleRig);
+    let e = p.problems().join("\n");
     assert!(
         e.contains("rf.tau_max (gallop) is 75") && e.contains("70.35"),
         "{e}"

@@ -27,3 +27,29 @@ fn plot_writes_four_svgs() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `plot` and `run` write only where they are told: an output folder whose parent is missing
+/// is refused, naming it, and nothing is created; a trace file in a missing folder is refused
+/// naming the file.
+#[test]
+fn outputs_in_missing_folders_are_refused_with_their_path() {
+    let base = tmp("plot-parent");
+    let deep = base.join("x/charts");
+    let ds = deep.to_str().unwrap();
+    let (code, out, err) =
+        doggoyle(&["plot", "--scenario", "trot-2.5", "--fps", "20", "--out", ds]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(&format!("{}: the folder", deep.display())),
+        "{err}"
+    );
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!base.exists(), "plot created the missing parents");
+    let csv = base.join("t.csv");
+    let cs = csv.to_str().unwrap();
+    let (code, _, err) = doggoyle(&["run", "--scenario", "trot-2.5", "--fps", "20", "--out", cs]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.starts_with(&format!("error: {cs}: ")), "{err}");
+    assert!(!base.exists(), "run created the missing folder");
+}

@@ -30,3 +30,12 @@ pub fn tmp_dir(label: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// `doggoyle emit DIR --uuid-seed SEED` (the front end writes the packs): the files it says it
+/// wrote, one a line.
+pub fn emit(dir: &std::path::Path, seed: u64) -> Vec<PathBuf> {
+    let seed = seed.to_string();
+    let (code, out, err) = doggoyle(&["emit", dir.to_str().unwrap(), "--uuid-seed", &seed]);
+    assert_eq!(code, Some(0), "doggoyle emit failed: {err}");
+    out.lines().map(PathBuf::from).collect()
+}

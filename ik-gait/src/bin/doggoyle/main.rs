@@ -1,6 +1,12 @@
-//! `doggoyle`: generate, run and check the Doggoyle rig.
+//! `doggoyle`: generate, run and check the Doggoyle rig. The front end of the `ik_gait`
+//! library: it parses the command line, reads and writes every file ([`io`]), prints, and
+//! chooses the exit code; the library only computes.
 
 #![forbid(unsafe_code)]
+
+mod bench;
+mod io;
+mod readme;
 
 use clap::{Parser, Subcommand};
 use ik_gait::checks::{run_checks, Plan};
@@ -27,7 +33,7 @@ impl RigArgs {
     /// no rig can satisfy them.
     fn load(&self) -> Result<RigParams, ExitCode> {
         let p = if let Some(path) = &self.params {
-            ik_gait::params_file::load(path).map_err(|e| {
+            io::load_params(path).map_err(|e| {
                 eprintln!("error: {e}");
                 ExitCode::from(2)
             })?
@@ -196,7 +202,7 @@ impl RunArgs {
 }
 
 #[derive(clap::Args, Clone, Debug)]
-struct TableArgs {
+pub(crate) struct TableArgs {
     /// Presets, comma-separated (hound, terrier, mastiff).
     #[arg(long, default_value = "hound", value_delimiter = ',')]
     preset: Vec<String>,
@@ -234,97 +240,6 @@ impl TableArgs {
             soak_runs: self.soak,
             seeds: self.seed.clone(),
         })
-    }
-}
-
-/// The table for `args`, or the exit code after saying what is wrong.
-fn table(args: &TableArgs, verbose: bool) -> Result<String, ExitCode> {
-    let spec = args.spec()?;
-    let mut log = |s: &str| {
-        if verbose || args.verbose {
-            eprintln!("{s}")
-        }
-    };
-    ik_gait::tables::compute(&spec, &mut log).map_err(|e| {
-        eprintln!("error: {e}");
-        ExitCode::from(2)
-    })
-}
-
-/// `doggoyle readme FILE [--write]`.
-fn readme(file: &std::path::Path, write: bool, verbose: bool) -> ExitCode {
-    use clap::Parser as _;
-    #[derive(Parser)]
-    #[command(name = "doggoyle table")]
-    struct One {
-        #[command(flatten)]
-        args: TableArgs,
-    }
-    let text = match std::fs::read_to_string(file) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("error: {}: {e}", file.display());
-            return ExitCode::from(2);
-        }
-    };
-    let blocks = match ik_gait::tables::blocks(&text) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: {}: {e}", file.display());
-            return ExitCode::from(2);
-        }
-    };
-    let mut tables = Vec::new();
-    let mut stale = 0;
-    for b in &blocks {
-        let line = text[..b.body.start].lines().count();
-        let args = match One::try_parse_from(
-            std::iter::once("doggoyle table".to_string()).chain(b.args.iter().cloned()),
-        ) {
-            Ok(o) => o.args,
-            Err(e) => {
-                eprintln!("error: {}:{line}: {e}", file.display());
-                return ExitCode::from(2);
-            }
-        };
-        if verbose {
-            eprintln!(
-                "{}:{line}: doggoyle table {}",
-                file.display(),
-                b.args.join(" ")
-            );
-        }
-        let t = match table(&args, verbose) {
-            Ok(t) => t,
-            Err(code) => return code,
-        };
-        if t != text[b.body.clone()] {
-            stale += 1;
-            eprintln!(
-                "{}:{line}: `doggoyle table {}` {}",
-                file.display(),
-                b.args.join(" "),
-                if write { "updated" } else { "differs" }
-            );
-        }
-        tables.push(t);
-    }
-    if write && stale > 0 {
-        let new = ik_gait::tables::splice(&text, &blocks, &tables);
-        if let Err(e) = std::fs::write(file, new) {
-            eprintln!("error: {}: {e}", file.display());
-            return ExitCode::from(2);
-        }
-    }
-    eprintln!(
-        "{} tables, {stale} {}",
-        blocks.len(),
-        if write { "rewritten" } else { "out of date" }
-    );
-    if stale > 0 && !write {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
     }
 }
 
@@ -420,16 +335,18 @@ fn main() -> ExitCode {
                 print!("{}", ik_gait::params_file::to_json(&p));
                 ExitCode::SUCCESS
             }
-            Some(path) => match ik_gait::params_file::write(&p, &path, force) {
-                Ok(()) => {
-                    eprintln!("wrote {}", path.display());
-                    ExitCode::SUCCESS
+            Some(path) => {
+                match io::write_new(&path, ik_gait::params_file::to_json(&p).as_bytes(), force) {
+                    Ok(()) => {
+                        eprintln!("wrote {}", path.display());
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        ExitCode::from(1)
+                    }
                 }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(1)
-                }
-            },
+            }
         },
         Cmd::Molang { .. } => {
             let g = ik_gait::generate::generate(&p);
@@ -458,14 +375,18 @@ fn main() -> ExitCode {
         }
         Cmd::Emit {
             out_dir, uuid_seed, ..
-        } => print_files(ik_gait::emit::emit(&p, &out_dir, uuid_seed)),
+        } => print_files(
+            ik_gait::emit::emit(&p, uuid_seed)
+                .map_err(|e| e.to_string())
+                .and_then(|files| io::write_tree(&out_dir, files)),
+        ),
         Cmd::Run(args) => {
             let (fps, backend, sc) = match args.parse() {
                 Ok(x) => x,
                 Err(code) => return code,
             };
             let out = &args.out;
-            match ik_gait::trace::write_csv(&p, &sc, fps, backend, out) {
+            match io::write_trace(&p, &sc, fps, backend, out) {
                 Ok(n) => {
                     eprintln!("{n} frames -> {}", out.display());
                     ExitCode::SUCCESS
@@ -483,11 +404,15 @@ fn main() -> ExitCode {
             };
             let out = &args.out;
             // The four side views, then the view from above (issue 19).
-            let top = |files: Vec<std::path::PathBuf>| {
-                let t = ik_gait::plot_top::plot_scenario(&p, &sc, fps, backend, out)?;
-                Ok::<_, String>(files.into_iter().chain([t]).collect::<Vec<_>>())
-            };
-            print_files(ik_gait::plot::plot(&p, &sc, fps, backend, out).and_then(top))
+            let charts = ik_gait::plot::plot(&p, &sc, fps, backend).and_then(|mut files| {
+                files.push(ik_gait::plot_top::plot_scenario(&p, &sc, fps, backend)?);
+                Ok(files)
+            });
+            print_files(
+                charts
+                    .map_err(|e| e.to_string())
+                    .and_then(|files| io::write_tree(out, files)),
+            )
         }
         Cmd::Bench {
             scenario,
@@ -498,11 +423,11 @@ fn main() -> ExitCode {
             threads,
             ..
         } => match (fps_arg(fps), dogs) {
-            (Ok(fps), None) => bench(&p, &scenario, fps, &backend, seconds),
-            (Ok(fps), Some(dogs)) => bench_herd(&p, &scenario, fps, &backend, dogs, threads),
+            (Ok(fps), None) => bench::bench(&p, &scenario, fps, &backend, seconds),
+            (Ok(fps), Some(dogs)) => bench::herd(&p, &scenario, fps, &backend, dogs, threads),
             (Err(code), _) => code,
         },
-        Cmd::Table(args) => match table(&args, false) {
+        Cmd::Table(args) => match readme::table(&args, false) {
             Ok(t) => {
                 print!("{t}");
                 ExitCode::SUCCESS
@@ -513,7 +438,7 @@ fn main() -> ExitCode {
             file,
             write,
             verbose,
-        } => readme(&file, write, verbose),
+        } => readme::readme(&file, write, verbose),
         Cmd::Scenarios => {
             for s in scenarios::named() {
                 println!("{:28} {:5.1} s  {:?}", s.name, s.duration, s.kind);
@@ -540,7 +465,7 @@ fn print_files(r: Result<Vec<PathBuf>, String>) -> ExitCode {
 }
 
 /// A comma-separated `--fps` list of valid frame rates, or exit 2.
-fn fps_list(list: &str) -> Result<Vec<f32>, ExitCode> {
+pub(crate) fn fps_list(list: &str) -> Result<Vec<f32>, ExitCode> {
     let Ok(fps) = list
         .split(',')
         .map(|s| s.trim().parse::<f32>())
@@ -553,7 +478,7 @@ fn fps_list(list: &str) -> Result<Vec<f32>, ExitCode> {
 }
 
 /// A valid `--fps`, or exit 2 saying the accepted range.
-fn fps_arg(fps: f32) -> Result<f32, ExitCode> {
+pub(crate) fn fps_arg(fps: f32) -> Result<f32, ExitCode> {
     scenarios::check_fps(fps).map_err(|e| {
         eprintln!("{e}");
         ExitCode::from(2)
@@ -561,7 +486,7 @@ fn fps_arg(fps: f32) -> Result<f32, ExitCode> {
 }
 
 /// A `--backend` value, or exit 2 with the list of back ends.
-fn backend_arg(name: &str) -> Result<Backend, ExitCode> {
+pub(crate) fn backend_arg(name: &str) -> Result<Backend, ExitCode> {
     Backend::parse(name).ok_or_else(|| {
         let list = Backend::ALL.map(|b| b.name()).join(", ");
         eprintln!("unknown backend `{name}` ({list})");
@@ -571,7 +496,7 @@ fn backend_arg(name: &str) -> Result<Backend, ExitCode> {
 
 /// `--inputs FILE.csv` as a scenario, with a warning per unused column; exit 2 if unreadable.
 fn inputs_arg(path: &std::path::Path) -> Result<scenarios::Scenario, ExitCode> {
-    match ik_gait::inputs_file::load(path) {
+    match io::load_inputs(path) {
         Ok((sc, warnings)) => {
             for w in warnings {
                 eprintln!("{}: {w}", path.display());
@@ -601,162 +526,9 @@ fn scenario_or_inputs(
 }
 
 /// A `--scenario` name, or exit 2 pointing at `doggoyle scenarios`.
-fn scenario_arg(name: &str) -> Result<scenarios::Scenario, ExitCode> {
+pub(crate) fn scenario_arg(name: &str) -> Result<scenarios::Scenario, ExitCode> {
     scenarios::find(name).ok_or_else(|| {
         eprintln!("unknown scenario `{name}`; see `doggoyle scenarios`");
         ExitCode::from(2)
     })
-}
-
-/// The back ends of a comma-separated `--backend` list.
-fn backend_list(backends: &str) -> Result<Vec<Backend>, ExitCode> {
-    backends.split(',').map(|b| backend_arg(b.trim())).collect()
-}
-
-/// `bench --dogs N [--threads T]`: N dogs on one thread and on T, per back end, best of 3,
-/// with frames/s, the scaling, bytes per dog and whether every run gave the same outputs.
-fn bench_herd(
-    p: &RigParams,
-    scenario: &str,
-    fps: f32,
-    backends: &str,
-    dogs: usize,
-    threads: Option<usize>,
-) -> ExitCode {
-    let sc = match scenario_arg(scenario) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
-    let list = match backend_list(backends) {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
-    let threads =
-        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if dogs == 0 || threads == 0 {
-        eprintln!("--dogs and --threads must be at least 1");
-        return ExitCode::from(2);
-    }
-    let inputs = scenarios::inputs(&sc, fps, false);
-    let frames = inputs.len() as u64;
-    println!(
-        "{}: {dogs} dogs x {frames} frames at {fps} fps (each from its own frame, at its own speed), best of 3",
-        sc.name
-    );
-    println!(
-        "{:13} {:>7} {:>12} {:>14} {:>9} {:>14}",
-        "backend", "threads", "ms", "frames/s", "scaling", "bytes/dog"
-    );
-    // Per kind of back end (each reference, the Molang ones together: the interpreter and
-    // the JIT agree to the bit), the digests of the first run: every run must repeat them.
-    let mut first: [Option<Vec<u64>>; 3] = [None, None, None];
-    for b in list {
-        let kind = match b {
-            Backend::Reference => 0,
-            Backend::Reference64 => 1,
-            Backend::Interp | Backend::Jit => 2,
-        };
-        let mut one_fps = None;
-        let counts: Vec<usize> = if threads == 1 {
-            vec![1]
-        } else {
-            vec![1, threads]
-        };
-        for t in counts {
-            let mut best: Option<ik_gait::bench::HerdRow> = None;
-            for _ in 0..3 {
-                let row = match ik_gait::bench::measure_herd(p, b, &inputs, dogs, t, frames) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        eprintln!("error: {}: {e}", b.name());
-                        return ExitCode::from(1);
-                    }
-                };
-                match &first[kind] {
-                    None => first[kind] = Some(row.digests.clone()),
-                    Some(d) if *d != row.digests => {
-                        eprintln!(
-                            "error: {} on {t} threads gave other outputs than the first run (a bug)",
-                            b.name()
-                        );
-                        return ExitCode::from(1);
-                    }
-                    Some(_) => {}
-                }
-                if best.as_ref().is_none_or(|r| row.elapsed < r.elapsed) {
-                    best = Some(row);
-                }
-            }
-            let row = best.expect("three runs");
-            let fps_now = row.frames_per_second();
-            let one = *one_fps.get_or_insert(fps_now);
-            println!(
-                "{:13} {:>7} {:>12.2} {:>14.0} {:>8.2}x {:>14}",
-                b.name(),
-                row.threads,
-                row.elapsed.as_secs_f64() * 1e3,
-                fps_now,
-                fps_now / one,
-                row.bytes_per_dog
-            );
-        }
-    }
-    println!(
-        "outputs: bit-identical on every run and thread count, interp and jit alike (digests of every frame)"
-    );
-    ExitCode::SUCCESS
-}
-
-fn bench(p: &RigParams, scenario: &str, fps: f32, backends: &str, seconds: f64) -> ExitCode {
-    let sc = match scenario_arg(scenario) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
-    if !(fps.is_finite() && fps > 0.0 && seconds.is_finite() && seconds > 0.0) {
-        eprintln!("--fps and --seconds must be positive");
-        return ExitCode::from(2);
-    }
-    let list = match backend_list(backends) {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
-    let inputs = scenarios::inputs(&sc, fps, false);
-    // Two seconds of warm-up: the gait has settled and the branch predictors have too.
-    let warm = ((2.0 * fps) as usize).min(inputs.len().saturating_sub(1));
-    let min_time = std::time::Duration::from_secs_f64(seconds);
-    println!(
-        "{} at {fps} fps, {} timed frames cycled for {seconds} s per back end",
-        sc.name,
-        inputs.len() - warm
-    );
-    println!(
-        "{:13} {:>12} {:>14} {:>16} {:>12} {:>10}",
-        "backend", "ns/frame", "frames/s", "dogs/core@60fps", "vs reference", "frames"
-    );
-    let mut reference_ns = None;
-    for b in list {
-        match ik_gait::bench::measure(p, b, &inputs, warm, min_time) {
-            Ok(row) => {
-                let ns = row.ns_per_frame();
-                if b == Backend::Reference {
-                    reference_ns = Some(ns);
-                }
-                let ratio = reference_ns.map_or("-".to_string(), |r| format!("{:.2}x", ns / r));
-                println!(
-                    "{:13} {:>12.0} {:>14.0} {:>16.0} {:>12} {:>10}",
-                    b.name(),
-                    ns,
-                    row.frames_per_second(),
-                    row.dogs_per_core(60.0),
-                    ratio,
-                    row.frames
-                );
-            }
-            Err(e) => {
-                eprintln!("error: {}: {e}", b.name());
-                return ExitCode::from(1);
-            }
-        }
-    }
-    ExitCode::SUCCESS
 }
