@@ -75,18 +75,26 @@ pub fn capabilities() -> ServerCapabilities {
     }
 }
 
+/// A broken connection or a message that is not LSP, as the library's error.
+fn protocol(e: impl std::fmt::Display) -> crate::Error {
+    crate::Error::new(
+        crate::ErrorKind::Protocol,
+        format!("language-server connection: {e}"),
+    )
+}
+
 /// Runs the server on stdin/stdout until the client says `exit`.
-pub fn run_stdio() -> Result<(), String> {
+pub fn run_stdio() -> Result<(), crate::Error> {
     let (connection, io) = Connection::stdio();
     serve(connection)?;
-    io.join().map_err(|e| e.to_string())
+    io.join().map_err(protocol)
 }
 
 /// Runs the server on `connection` (stdio, or an in-memory pair in tests).
-pub fn serve(connection: Connection) -> Result<(), String> {
-    let caps = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
-    let params = connection.initialize(caps).map_err(|e| e.to_string())?;
-    let params: InitializeParams = serde_json::from_value(params).map_err(|e| e.to_string())?;
+pub fn serve(connection: Connection) -> Result<(), crate::Error> {
+    let caps = serde_json::to_value(capabilities()).map_err(protocol)?;
+    let params = connection.initialize(caps).map_err(protocol)?;
+    let params: InitializeParams = serde_json::from_value(params).map_err(protocol)?;
     let roots = workspace_roots(&params);
     let mut server = Server {
         ws: Workspace::new(&roots),
@@ -97,10 +105,7 @@ pub fn serve(connection: Connection) -> Result<(), String> {
     for msg in &connection.receiver {
         match msg {
             Message::Request(req) => {
-                if connection
-                    .handle_shutdown(&req)
-                    .map_err(|e| e.to_string())?
-                {
+                if connection.handle_shutdown(&req).map_err(protocol)? {
                     return Ok(());
                 }
                 server.request(req);
