@@ -3,7 +3,7 @@
 //! rig does not read (a typo in a query name would otherwise be a column of zeros nobody
 //! notices).
 
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::scenarios::Scenario;
 
 /// The columns [`Scenario::from_csv`] reads.
@@ -45,7 +45,7 @@ pub fn unused_columns(header: &str) -> Vec<String> {
 }
 
 /// Parses a CSV motion profile's text: the scenario (named `name`, the file's name in the front
-/// end) and the unused-column warnings. The error (of kind [`Inputs`](ErrorKind::Inputs)) does
+/// end) and the unused-column warnings. The error (of kind [`Inputs`](crate::ErrorKind::Inputs)) does
 /// not name the file: the front end that read it does.
 pub fn parse(name: &'static str, text: &str) -> Result<(Scenario, Vec<String>), Error> {
     let header = text
@@ -53,6 +53,6 @@ pub fn parse(name: &'static str, text: &str) -> Result<(Scenario, Vec<String>), 
         .find(|l| !l.trim().is_empty())
         .unwrap_or_default();
     let warnings = unused_columns(header);
-    let sc = Scenario::from_csv(name, text).map_err(|e| Error::new(ErrorKind::Inputs, e))?;
+    let sc = Scenario::from_csv(name, text)?;
     Ok((sc, warnings))
 }

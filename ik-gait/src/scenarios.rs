@@ -1,5 +1,6 @@
 //! The §10 scenarios as per-frame input traces, the hitch modifier and the random soak.
 
+use crate::error::{Error, ErrorKind};
 use crate::reference::Inputs;
 
 /// What the host reports at time t (s).
@@ -119,7 +120,11 @@ impl Scenario {
     /// (`q.ground_speed`, `q.is_on_ground`, `q.vertical_speed`, `q.is_in_water`,
     /// `q.is_sitting`, `q.is_sleeping`, `q.body_y_rotation`; `query.` also accepted).
     /// Missing columns default to 0 (`is_on_ground` to 1).
-    pub fn from_csv(name: &'static str, text: &str) -> Result<Scenario, String> {
+    pub fn from_csv(name: &'static str, text: &str) -> Result<Scenario, Error> {
+        Scenario::from_csv_text(name, text).map_err(|e| Error::new(ErrorKind::Inputs, e))
+    }
+
+    fn from_csv_text(name: &'static str, text: &str) -> Result<Scenario, String> {
         let mut lines = text.lines().filter(|l| !l.trim().is_empty());
         let header: Vec<String> = lines
             .next()
@@ -274,13 +279,16 @@ fn turning(speed: f32, yaw: f32) -> Sample {
 pub const FPS_RANGE: (f32, f32) = (1.0, 1000.0);
 
 /// Validates a frame rate; the message says what is accepted.
-pub fn check_fps(fps: f32) -> Result<f32, String> {
+pub fn check_fps(fps: f32) -> Result<f32, Error> {
     if fps.is_finite() && fps >= FPS_RANGE.0 && fps <= FPS_RANGE.1 {
         Ok(fps)
     } else {
-        Err(format!(
-            "--fps {fps}: a frame rate must be a finite number from {} to {} frames per second",
-            FPS_RANGE.0, FPS_RANGE.1
+        Err(Error::new(
+            ErrorKind::Config,
+            format!(
+                "--fps {fps}: a frame rate must be a finite number from {} to {} frames per second",
+                FPS_RANGE.0, FPS_RANGE.1
+            ),
         ))
     }
 }

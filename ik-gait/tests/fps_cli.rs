@@ -41,6 +41,13 @@ fn bad_fps_is_refused_with_exit_2() {
     }
     assert!(!dir.exists(), "a refused run wrote files");
     assert!(check_fps(20.0).is_ok() && check_fps(960.0).is_ok());
+    for bad in [0.5, 1000.5, f32::NAN, f32::INFINITY] {
+        assert_eq!(
+            check_fps(bad).map_err(|e| e.kind()),
+            Err(ik_gait::ErrorKind::Config),
+            "{bad}"
+        );
+    }
 }
 
 #[test]

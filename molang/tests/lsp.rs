@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 struct Client {
     conn: Connection,
-    server: Option<JoinHandle<Result<(), String>>>,
+    server: Option<JoinHandle<Result<(), molang::Error>>>,
     next_id: i32,
 }
 
