@@ -913,3 +913,77 @@ fn nan_payloads_agree_bit_for_bit_whatever_side_and_storage() {
         failures[..failures.len().min(40)].join("\n")
     );
 }
+
+/// Every variable of `e` as bits (`None` for an unset one), the rig's whole state.
+fn state_bits(
+    scripts: &molang::entity::EntityScripts,
+    e: &molang::entity::EntityInstance,
+) -> Vec<Option<u32>> {
+    (0..scripts.names().variables.len())
+        .map(|i| {
+            e.variable_by_slot(scripts, molang::ir::Slot(i as u32))
+                .map(|v| v.as_num().to_bits())
+        })
+        .collect()
+}
+
+/// The tiered start: the Doggoyle rig runs interpreted while its native code compiles on
+/// another thread, and natively once it is ready. Whatever frame the switch comes at, every
+/// variable after every frame has the bits of an interpreter-only rig run in lockstep:
+/// switches forced at frames 0, 1, 2, 17 and 45 (the compile started and waited for there),
+/// and one left to the thread's own timing (frames go on, the inputs cycling, until 20
+/// frames ran natively).
+#[test]
+fn tier_switch_at_any_frame_keeps_the_interpreters_bits() {
+    use ik_gait::runner::MolangRig;
+    let p = ik_gait::RigParams::default();
+    let g = ik_gait::generate::generate(&p);
+    let sc = ik_gait::scenarios::find("trot-2.5").expect("scenario trot-2.5");
+    let inputs = ik_gait::scenarios::inputs(&sc, 60.0, false);
+    // Returns (frames run, of which interpreted on the tiered rig).
+    let run = |switch: usize, wait: bool| -> (usize, usize) {
+        let reference = MolangRig::from_generated(&p, &g, false).expect("the rig loads");
+        let mut tiered = MolangRig::from_generated(&p, &g, false).expect("the rig loads");
+        let (mut a, mut b) = (reference.instantiate(), tiered.instantiate());
+        let (mut native, mut interpreted) = (0, 0);
+        let mut handle = None;
+        for f in 0..1_000_000 {
+            if f == switch {
+                let h = tiered.scripts.enable_jit_in_background();
+                if wait {
+                    h.join().expect("the compile thread ends");
+                    assert!(tiered.scripts.is_native(), "native once the compile ended");
+                } else {
+                    handle = Some(h);
+                }
+            }
+            if tiered.scripts.is_native() {
+                native += 1;
+            } else {
+                interpreted += 1;
+            }
+            let inp = &inputs[f % inputs.len()];
+            reference.frame(&mut a, inp).expect("the rig runs");
+            tiered.frame(&mut b, inp).expect("the rig runs");
+            assert_eq!(
+                state_bits(&reference.scripts, &a),
+                state_bits(&tiered.scripts, &b),
+                "switch at frame {switch} (wait {wait}): frame {f} differs"
+            );
+            if native >= 20 && f >= 60 {
+                break;
+            }
+        }
+        assert!(native >= 20, "the compile thread never finished");
+        if let Some(h) = handle {
+            h.join().expect("the compile thread ends");
+        }
+        (native + interpreted, interpreted)
+    };
+    for k in [0, 1, 2, 17, 45] {
+        let (_, interpreted) = run(k, true);
+        assert_eq!(interpreted, k, "switch at frame {k}");
+    }
+    let (frames, interpreted) = run(0, false);
+    println!("compile left to its thread: {interpreted} of {frames} frames interpreted");
+}
