@@ -62,10 +62,7 @@ impl Executable {
     fn ready(&self) -> Option<&Arc<JitProgram>> {
         self.native
             .as_ref()
-            .or_else(|| match self.pending.as_ref()?.get()? {
-                Ok(n) => Some(n),
-                Err(_) => None,
-            })
+            .or_else(|| self.pending.as_ref()?.get()?.as_ref().ok())
     }
 
     /// Compiles to native code (checked against `names`); on `Err` the interpreter keeps
@@ -105,10 +102,7 @@ impl Executable {
     pub fn fallback(&self) -> Option<&JitError> {
         self.fallback
             .as_ref()
-            .or_else(|| match self.pending.as_ref()?.get()? {
-                Err(e) => Some(e),
-                Ok(_) => None,
-            })
+            .or_else(|| self.pending.as_ref()?.get()?.as_ref().err())
     }
 
     /// Whether a compile on another thread is still running.
