@@ -1,7 +1,9 @@
 //! Compile latency (issue 17, item 3), one pass, no criterion: every vanilla Molang string
 //! (the corpus of `benches/parse_check.rs`) checked and JIT-compiled one at a time, with the
-//! distribution of the per-expression time; and the whole Doggoyle rig (check of the
-//! generated scripts + `enable_jit`), best of `ROUNDS`.
+//! distribution of the per-expression time; the whole Doggoyle rig (check of the
+//! generated scripts + `enable_jit`), best of `ROUNDS`; and the rig's tiered start
+//! (`enable_jit_in_background`): how long the call takes, how many frames run interpreted
+//! until the code is ready, and the slowest of those frames next to an interpreted one.
 //!
 //! One pass is small enough to run under `valgrind --tool=callgrind` (instruction counts,
 //! repeatable on a loaded machine), which is how BENCHMARKS.md measures it:
@@ -17,6 +19,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use ik_gait::generate::generate;
+use ik_gait::runner::MolangRig;
 use ik_gait::RigParams;
 use molang::entity::{EntityScripts, ScriptSource};
 use molang::{CheckOptions, EvalOptions};
@@ -94,5 +97,49 @@ fn main() {
         check.as_secs_f64() * 1e3,
         both.as_secs_f64() * 1e3,
         (both - check).as_secs_f64() * 1e3
+    );
+
+    tiered_start(&p);
+}
+
+/// The rig started on the interpreter with its compile on another thread: frames run (the
+/// trot scenario, cycled) until it is native.
+fn tiered_start(p: &RigParams) {
+    let g = generate(p);
+    let sc = ik_gait::scenarios::find("trot-2.5").expect("scenario trot-2.5");
+    let inputs = ik_gait::scenarios::inputs(&sc, 60.0, false);
+    // An interpreted frame on its own, for comparison (median of the scenario's frames).
+    let interp = MolangRig::from_generated(p, &g, false).expect("the rig loads");
+    let mut e = interp.instantiate();
+    let mut alone: Vec<Duration> = (inputs.iter())
+        .map(|inp| {
+            let start = Instant::now();
+            interp.frame(&mut e, inp).expect("the rig runs");
+            start.elapsed()
+        })
+        .collect();
+    alone.sort();
+    let mut rig = MolangRig::from_generated(p, &g, false).expect("the rig loads");
+    let mut e = rig.instantiate();
+    let start = Instant::now();
+    let handle = rig.scripts.enable_jit_in_background();
+    let call = start.elapsed();
+    let (mut frames, mut slowest) = (0usize, Duration::ZERO);
+    while !rig.scripts.is_native() {
+        let t = Instant::now();
+        rig.frame(&mut e, &inputs[frames % inputs.len()])
+            .expect("the rig runs");
+        slowest = slowest.max(t.elapsed());
+        frames += 1;
+    }
+    let ready = start.elapsed();
+    handle.join().expect("the compile thread ends");
+    println!(
+        "Doggoyle rig, tiered start: enable_jit_in_background returned in {:.1} us; {frames} frames interpreted until native at {:.2} ms; slowest of them {:.1} us, an interpreted frame alone: median {:.1} us, max {:.1} us",
+        micros(call),
+        ready.as_secs_f64() * 1e3,
+        micros(slowest),
+        micros(percentile(&alone, 0.5)),
+        micros(*alone.last().unwrap())
     );
 }

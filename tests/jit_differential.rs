@@ -767,3 +767,223 @@ fn arrows_entity_lists_and_arrays_give_the_rules_values_on_both_back_ends() {
         }
     }
 }
+
+/// Quiet NaNs with distinct payloads and both signs, a signalling one (x86 quiets it to
+/// `0x7fe0_0003` when it goes through arithmetic), and a number.
+const PAYLOADS: &[u32] = &[0x7fc0_0001, 0xffc0_0002, 0x7fa0_0003, 0x3fc0_0000];
+
+/// Runs `src` on both back ends for every combination of `PAYLOADS` in `names` and returns
+/// the runs and the first disagreement in the exact bits of the value or of any variable or
+/// temp the run leaves (two NaNs agree only with the same payload and sign).
+fn sweep_bits(src: &str, names: &[&str]) -> (usize, Option<String>) {
+    let check = CheckOptions {
+        warn_unknown_queries: false,
+        ..CheckOptions::default()
+    };
+    let expr = molang::compile(src, &check).unwrap_or_else(|e| panic!("{src}: {e:?}"));
+    let options = EvalOptions::default();
+    let native = expr
+        .compile_native(&options)
+        .unwrap_or_else(|e| panic!("{src}: {e}"));
+    let bits = |r: &EvalResult| -> Vec<(String, u32)> {
+        let num = |(n, v): &(String, Value)| (n.clone(), v.as_num().to_bits());
+        std::iter::once(("value".to_string(), r.value.as_num().to_bits()))
+            .chain(r.variables.iter().map(num))
+            .chain(r.temps.iter().map(num))
+            .collect()
+    };
+    let total = PAYLOADS.len().pow(names.len() as u32);
+    for k in 0..total {
+        let mut rest = k;
+        let ins: Vec<(String, Value)> = names
+            .iter()
+            .map(|n| {
+                let x = f32::from_bits(PAYLOADS[rest % PAYLOADS.len()]);
+                rest /= PAYLOADS.len();
+                (n.to_string(), Value::Num(x))
+            })
+            .collect();
+        let a = expr.eval(&ins, 7, &options);
+        let b = expr.eval_native(&native, &ins, 7, &options);
+        if bits(&a) != bits(&b) || a.abort != b.abort {
+            let show_bits = |v: Vec<(String, u32)>| {
+                let parts: Vec<String> = v.iter().map(|(n, x)| format!("{n} 0x{x:08x}")).collect();
+                parts.join(", ")
+            };
+            return (
+                k + 1,
+                Some(format!(
+                    "{src} with {}:\n  interp {}\n  jit    {}",
+                    show_vars(&ins),
+                    show_bits(bits(&a)),
+                    show_bits(bits(&b))
+                )),
+            );
+        }
+    }
+    (total, None)
+}
+
+/// NaN payloads, not just signs, agree bit for bit whichever side of an operator or argument
+/// list each operand is on and wherever it comes from: a variable (an SSA value), a temp, a
+/// query and a context (plain loads at their use, which x86 lowering may fold into the
+/// instruction as its memory operand), `this`, a constant, a NaN constant, a slot assigned
+/// earlier in the program, and a computed value. x86's `addss`/`mulss`/... return the first
+/// source operand's NaN when both are NaN, so an operand order swapped behind our back shows
+/// as the other payload (Cranelift's rule `(fadd $F32 (sinkable_load_32 x) y)` in
+/// `x64/lower.isle` does exactly that).
+#[test]
+fn nan_payloads_agree_bit_for_bit_whatever_side_and_storage() {
+    // (operand, the inputs it reads, statements that must run before it)
+    let side = |s: char| -> Vec<(String, Vec<String>, String)> {
+        let n = |p: &str| format!("{p}.{s}");
+        vec![
+            (n("v"), vec![n("v")], String::new()),
+            (n("t"), vec![n("t")], String::new()),
+            (n("q"), vec![n("q")], String::new()),
+            (n("c"), vec![n("c")], String::new()),
+            ("this".into(), vec!["this".into()], String::new()),
+            ("2.5".into(), vec![], String::new()),
+            ("math.sqrt(-1)".into(), vec![], String::new()),
+            // A variable stored earlier in the same program (its SSA value is the store).
+            (
+                format!("v.s{s}"),
+                vec![n("q")],
+                format!("v.s{s} = {};", n("q")),
+            ),
+            (format!("({} * 1)", n("v")), vec![n("v")], String::new()),
+        ]
+    };
+    let (left, right) = (side('a'), side('b'));
+    let binary: Vec<&dyn Fn(&str, &str) -> String> = vec![
+        &|a, b| format!("{a} + {b}"),
+        &|a, b| format!("{a} - {b}"),
+        &|a, b| format!("{a} * {b}"),
+        &|a, b| format!("{a} / {b}"),
+        &|a, b| format!("({a} + {b}) * {a}"),
+        &|a, b| format!("{b} * ({a} - {b})"),
+        &|a, b| format!("math.min({a}, {b})"),
+        &|a, b| format!("math.max({a}, {b})"),
+        &|a, b| format!("math.clamp({a}, {b}, 3)"),
+        &|a, b| format!("math.clamp({a}, -3, {b})"),
+        &|a, b| format!("math.clamp(0.5, {a}, {b})"),
+        &|a, b| format!("math.lerp({a}, {b}, 0.25)"),
+        &|a, b| format!("math.inverse_lerp({a}, {b}, 0.25)"),
+        &|a, b| format!("math.hermite_blend({a}) + {b}"),
+        &|a, b| format!("math.abs({a}) * {b}"),
+        &|a, b| format!("math.sqrt({a}) - {b}"),
+        &|a, b| format!("math.floor({a}) + {b}"),
+        &|a, b| format!("math.mod({a}, {b})"),
+        &|a, b| format!("math.pow({a}, {b})"),
+        &|a, b| format!("math.atan2({a}, {b})"),
+        &|a, b| format!("math.copy_sign({a}, {b})"),
+        &|a, b| format!("math.pow({a}, 2) + {b}"),
+        &|a, b| format!("-{a} * {b}"),
+    ];
+    let mut programs = 0;
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for (a, a_in, a_pre) in &left {
+        for (b, b_in, b_pre) in &right {
+            let mut names: Vec<&str> = a_in.iter().chain(b_in).map(String::as_str).collect();
+            names.dedup();
+            for op in &binary {
+                let body = op(a, b);
+                // As the value, and stored into a variable (a store of the result).
+                for src in [
+                    format!("{a_pre}{b_pre}return {body};"),
+                    format!("{a_pre}{b_pre}v.out = {body}; return 0;"),
+                ] {
+                    programs += 1;
+                    let (n, failure) = sweep_bits(&src, &names);
+                    runs += n;
+                    failures.extend(failure);
+                }
+            }
+        }
+    }
+    println!(
+        "{programs} programs, {runs} runs with NaN payloads: {} disagreements",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} disagreements, the first 40:\n{}",
+        failures.len(),
+        failures[..failures.len().min(40)].join("\n")
+    );
+}
+
+/// Every variable of `e` as bits (`None` for an unset one), the rig's whole state.
+fn state_bits(
+    scripts: &molang::entity::EntityScripts,
+    e: &molang::entity::EntityInstance,
+) -> Vec<Option<u32>> {
+    (0..scripts.names().variables.len())
+        .map(|i| {
+            e.variable_by_slot(scripts, molang::ir::Slot(i as u32))
+                .map(|v| v.as_num().to_bits())
+        })
+        .collect()
+}
+
+/// The tiered start: the Doggoyle rig runs interpreted while its native code compiles on
+/// another thread, and natively once it is ready. Whatever frame the switch comes at, every
+/// variable after every frame has the bits of an interpreter-only rig run in lockstep:
+/// switches forced at frames 0, 1, 2, 17 and 45 (the compile started and waited for there),
+/// and one left to the thread's own timing (frames go on, the inputs cycling, until 20
+/// frames ran natively).
+#[test]
+fn tier_switch_at_any_frame_keeps_the_interpreters_bits() {
+    use ik_gait::runner::MolangRig;
+    let p = ik_gait::RigParams::default();
+    let g = ik_gait::generate::generate(&p);
+    let sc = ik_gait::scenarios::find("trot-2.5").expect("scenario trot-2.5");
+    let inputs = ik_gait::scenarios::inputs(&sc, 60.0, false);
+    // Returns (frames run, of which interpreted on the tiered rig).
+    let run = |switch: usize, wait: bool| -> (usize, usize) {
+        let reference = MolangRig::from_generated(&p, &g, false).expect("the rig loads");
+        let mut tiered = MolangRig::from_generated(&p, &g, false).expect("the rig loads");
+        let (mut a, mut b) = (reference.instantiate(), tiered.instantiate());
+        let (mut native, mut interpreted) = (0, 0);
+        let mut handle = None;
+        for f in 0..1_000_000 {
+            if f == switch {
+                let h = tiered.scripts.enable_jit_in_background();
+                if wait {
+                    h.join().expect("the compile thread ends");
+                    assert!(tiered.scripts.is_native(), "native once the compile ended");
+                } else {
+                    handle = Some(h);
+                }
+            }
+            if tiered.scripts.is_native() {
+                native += 1;
+            } else {
+                interpreted += 1;
+            }
+            let inp = &inputs[f % inputs.len()];
+            reference.frame(&mut a, inp).expect("the rig runs");
+            tiered.frame(&mut b, inp).expect("the rig runs");
+            assert_eq!(
+                state_bits(&reference.scripts, &a),
+                state_bits(&tiered.scripts, &b),
+                "switch at frame {switch} (wait {wait}): frame {f} differs"
+            );
+            if native >= 20 && f >= 60 {
+                break;
+            }
+        }
+        assert!(native >= 20, "the compile thread never finished");
+        if let Some(h) = handle {
+            h.join().expect("the compile thread ends");
+        }
+        (native + interpreted, interpreted)
+    };
+    for k in [0, 1, 2, 17, 45] {
+        let (_, interpreted) = run(k, true);
+        assert_eq!(interpreted, k, "switch at frame {k}");
+    }
+    let (frames, interpreted) = run(0, false);
+    println!("compile left to its thread: {interpreted} of {frames} frames interpreted");
+}

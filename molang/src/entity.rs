@@ -287,6 +287,35 @@ impl EntityScripts {
         first.map_or(Ok(()), Err)
     }
 
+    /// Like [`enable_jit`](Self::enable_jit), but the compile runs on a new thread and this
+    /// returns at once (it shares the programs and copies the name table): every program runs
+    /// interpreted until its native code is ready, then natively from its next run on, so no
+    /// frame waits for the compiler (a frame costs at most an interpreted frame). Outputs
+    /// are the same bits whenever the switch comes (both back ends agree on the shared
+    /// storage). The handle ends when every program is compiled; dropping it lets the
+    /// thread finish on its own. Expressions added later compile at once, as after
+    /// `enable_jit`.
+    pub fn enable_jit_in_background(&mut self) -> std::thread::JoinHandle<()> {
+        self.jit = true;
+        let options = self.eval_options();
+        let names = self.names.clone();
+        let all = (self.initialize.iter_mut())
+            .chain(self.pre_animation.iter_mut())
+            .chain(self.extras.iter_mut().map(|e| &mut e.exec));
+        let jobs: Vec<_> = all.map(|exec| exec.compile_later()).collect();
+        std::thread::spawn(move || {
+            for (program, slot) in &jobs {
+                crate::interp::exec::compile_pending(program, &names, &options, slot);
+            }
+        })
+    }
+
+    /// Whether a compile started by [`enable_jit_in_background`](Self::enable_jit_in_background)
+    /// is still running for some program.
+    pub fn jit_pending(&self) -> bool {
+        self.executables().any(|(_, e)| e.is_pending())
+    }
+
     /// Whether every program of the entity runs as native code.
     pub fn is_native(&self) -> bool {
         self.jit && self.executables().all(|(_, e)| e.backend() == Backend::Jit)

@@ -225,10 +225,32 @@ impl Host for ArrayHost<'_> {
     }
 }
 
+/// How the generated function ended, read back from its frame.
+struct Ended {
+    status: u32,
+    result: f32,
+    abort_node: u32,
+    result_tag: u32,
+    result_bits: u64,
+}
+
+impl Ended {
+    /// The outcome without decoding the value's kind (callers that want numbers).
+    #[inline]
+    fn outcome(&self) -> JitOutcome {
+        match self.status {
+            s if s == STATUS_OK as u32 => JitOutcome::Value(self.result),
+            s if s == STATUS_UNSET as u32 => JitOutcome::UnsetRead(NodeId(self.abort_node)),
+            _ => JitOutcome::Budget(NodeId(self.abort_node)),
+        }
+    }
+}
+
 impl JitProgram {
     /// Runs the program once. Temps are cleared first. `queries` holds the value of each
     /// query slot; `budget` caps loop iterations as in
     /// [`EvalOptions::iteration_budget`](crate::interp::EvalOptions::iteration_budget).
+    #[inline]
     pub fn run(
         &self,
         storage: &mut JitStorage,
@@ -251,10 +273,12 @@ impl JitProgram {
         budget: u64,
     ) -> JitOutcome {
         storage.clear_temps();
-        self.call(storage, queries, host, budget).0
+        let this = host.this();
+        self.call(storage, queries, this, host, budget).outcome()
     }
 
     /// Like [`run`](Self::run) but keeps the temps already in `storage`.
+    #[inline]
     pub fn run_keep_temps(
         &self,
         storage: &mut JitStorage,
@@ -264,7 +288,8 @@ impl JitProgram {
         budget: u64,
     ) -> JitOutcome {
         let mut host = ArrayHost { queries, rng, this };
-        self.call(storage, queries, &mut host, budget).0
+        self.call(storage, queries, this, &mut host, budget)
+            .outcome()
     }
 
     /// Runs `program` (the one this was compiled from) on `storage` with the temps it has:
@@ -278,13 +303,18 @@ impl JitProgram {
         host: &mut dyn Host,
         budget: u64,
     ) -> Outcome {
-        let (out, value) = self.call(storage, queries, host, budget);
+        let this = host.this();
+        let end = self.call(storage, queries, this, host, budget);
         let abort = |kind, node| Outcome {
             value: Value::Num(0.0),
             abort: Some(Abort { kind, node }),
         };
-        match out {
-            JitOutcome::Value(_) => Outcome { value, abort: None },
+        match end.outcome() {
+            JitOutcome::Value(_) => Outcome {
+                value: Value::decode(end.result_tag as u8, end.result, end.result_bits)
+                    .unwrap_or(Value::Num(0.0)),
+                abort: None,
+            },
             JitOutcome::UnsetRead(node) => match program.node(node) {
                 Node::Read { scope, slot } => abort(
                     AbortKind::UnsetRead {
@@ -299,13 +329,18 @@ impl JitProgram {
         }
     }
 
+    /// One call of the generated function; `this` is the host's (asked once by the caller,
+    /// or given). Returns what the frame holds at the end; only [`run_in`](Self::run_in)
+    /// decodes a value's kind from it.
+    #[inline]
     fn call(
         &self,
         storage: &mut Storage,
         queries: &[f32],
+        this: f32,
         host: &mut dyn Host,
         budget: u64,
-    ) -> (JitOutcome, Value) {
+    ) -> Ended {
         // The bounds the generated code relies on (see the module's safety invariants).
         assert!(
             storage.vars.len() >= self.vars,
@@ -314,7 +349,6 @@ impl JitProgram {
         assert!(storage.temps.len() >= self.temps, "temp storage too small");
         assert!(storage.ctx.len() >= self.ctx, "context storage too small");
         assert!(queries.len() >= self.queries, "query values too short");
-        let this = host.this();
         let mut host_ref = HostRef {
             host,
             lists: Vec::new(),
@@ -343,20 +377,12 @@ impl JitProgram {
             list_data: std::ptr::null(),
         };
         let status = (self.func)(&mut frame);
-        match status {
-            s if s == STATUS_OK as u32 => {
-                let v = Value::decode(frame.result_tag as u8, frame.result, frame.result_bits)
-                    .unwrap_or(Value::Num(0.0));
-                (JitOutcome::Value(frame.result), v)
-            }
-            s if s == STATUS_UNSET as u32 => (
-                JitOutcome::UnsetRead(NodeId(frame.abort_node)),
-                Value::Num(0.0),
-            ),
-            _ => (
-                JitOutcome::Budget(NodeId(frame.abort_node)),
-                Value::Num(0.0),
-            ),
+        Ended {
+            status,
+            result: frame.result,
+            abort_node: frame.abort_node,
+            result_tag: frame.result_tag,
+            result_bits: frame.result_bits,
         }
     }
 }

@@ -17,6 +17,13 @@
 //! interpreter asks the host each time; callers keep the two equal. [`JitError::Unsupported`]
 //! stays for whatever a later construct leaves to the interpreter, per expression.
 //!
+//! Operand order is kept as the interpreter evaluates: with two NaN operands, `+ - * /` give
+//! the left operand's payload, quieted (x86 SSE's `addss`/`mulss`/... return their first
+//! source's NaN, and the interpreter's `l + r` compiles to exactly that). Cranelift's x86
+//! lowering would swap a commutative operation whose first operand is a load;
+//! `lower/ops.rs` (`not_a_load`) keeps that operand in a register instead
+//! (`tests/jit_differential.rs`, `nan_payloads_agree_bit_for_bit_whatever_side_and_storage`).
+//!
 //! # Safety invariants
 //! The only `unsafe` code of the crate lives here (in `abi.rs` and `module.rs`):
 //! - The generated code reads and writes the storage arrays of `vars`, `temps` and `ctx`

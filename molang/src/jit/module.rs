@@ -92,6 +92,11 @@ fn isa() -> Result<OwnedTargetIsa, JitError> {
     let build = || -> Result<OwnedTargetIsa, String> {
         let mut flags = settings::builder();
         let e = |e: settings::SetError| e.to_string();
+        // `speed` and the backtracking register allocator (the default): `none` and
+        // `single_pass` were measured on the Doggoyle rig (BENCHMARKS.md, "Compile latency"):
+        // neither brings the rig's compile near a frame, and both make every frame slower;
+        // the rig's first frames run interpreted while it compiles instead
+        // (`EntityScripts::enable_jit_in_background`).
         flags.set("opt_level", "speed").map_err(e)?;
         flags.set("use_colocated_libcalls", "false").map_err(e)?;
         flags.set("is_pic", "false").map_err(e)?;

@@ -2,7 +2,7 @@
 
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::Value as CValue;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Opcode, ValueDef};
 
 use super::Translator;
 use crate::interp::{folds_to_constant, DIVISION_EPSILON};
@@ -62,10 +62,41 @@ impl Translator<'_> {
         let l = self.node(lhs);
         let r = self.node(rhs);
         match op {
-            ArithOp::Add => self.b.ins().fadd(l, r),
+            ArithOp::Add => {
+                let l = self.not_a_load(l);
+                self.b.ins().fadd(l, r)
+            }
             ArithOp::Sub => self.b.ins().fsub(l, r),
-            _ => self.b.ins().fmul(l, r),
+            _ => {
+                let l = self.not_a_load(l);
+                self.b.ins().fmul(l, r)
+            }
         }
+    }
+
+    /// `v` as the first operand of a commutative `fadd`/`fmul`, kept first. x86 lowering folds
+    /// a load that is the first operand into the instruction as its memory operand by
+    /// swapping the operands (`rule 1 (lower (fadd $F32 (sinkable_load_32 x) y))` in
+    /// Cranelift 0.135's `x64/lower.isle`, and the same for `fmul`), and `addss`/`mulss` return
+    /// their *first* source's NaN when both are NaN: `q.a + t.b` would then give `t.b`'s NaN
+    /// where the interpreter (`l + r`, also `addss l, r`) gives `q.a`'s. A load there (a query,
+    /// a context, `this`, a slot read in its own block) goes through an integer bitcast and
+    /// back, which no rewrite folds and which keeps every bit, so the load is an ordinary
+    /// register operand. Other values are returned as they are: the loads Cranelift's passes
+    /// leave are the ones emitted here (alias analysis only replaces a load by an earlier
+    /// value, which this test saw first).
+    pub(super) fn not_a_load(&mut self, v: CValue) -> CValue {
+        let dfg = &self.b.func.dfg;
+        let v = dfg.resolve_aliases(v);
+        let is_load = match dfg.value_def(v) {
+            ValueDef::Result(inst, _) => dfg.insts[inst].opcode() == Opcode::Load,
+            _ => false,
+        };
+        if !is_load {
+            return v;
+        }
+        let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
+        self.b.ins().bitcast(types::F32, MemFlagsData::new(), bits)
     }
 
     pub(super) fn compare(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> CValue {
