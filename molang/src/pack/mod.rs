@@ -885,7 +885,7 @@ fn build(sources: Vec<Source>) -> Pack {
             Ok(Some(root)) => {
                 let before = pack.sites.len();
                 let models = defs::Before::of(&pack);
-                let out = extract::file(&mut pack, file, &path, &text, &root);
+                let out = extract::file(&mut pack, file, &path, text, &root);
                 if models != defs::Before::of(&pack) {
                     defs::attach(&mut pack, &root, before, models);
                 }
