@@ -439,10 +439,8 @@ fn same_observable(a: f32, b: f32) -> bool {
         || (a.is_nan() && b.is_nan() && a.is_sign_negative() == b.is_sign_negative())
 }
 
-/// Runs `src` on both back ends for every combination of `values` in the inputs `names`;
-/// returns the number of runs and the first disagreement.
-fn sweep(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<String>) {
-    let arity = names.len();
+/// `src` checked (unknown queries allowed) and compiled for the JIT, with default options.
+fn both_back_ends(src: &str) -> (molang::Expression, molang::jit::JitProgram, EvalOptions) {
     let check = CheckOptions {
         warn_unknown_queries: false,
         ..CheckOptions::default()
@@ -452,6 +450,14 @@ fn sweep(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<String>) {
     let native = expr
         .compile_native(&options)
         .unwrap_or_else(|e| panic!("{src}: {e}"));
+    (expr, native, options)
+}
+
+/// Runs `src` on both back ends for every combination of `values` in the inputs `names`;
+/// returns the number of runs and the first disagreement.
+fn sweep(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<String>) {
+    let arity = names.len();
+    let (expr, native, options) = both_back_ends(src);
     let mut runs = 0;
     let total = values.len().pow(arity as u32);
     for k in 0..total {
@@ -776,15 +782,7 @@ const PAYLOADS: &[u32] = &[0x7fc0_0001, 0xffc0_0002, 0x7fa0_0003, 0x3fc0_0000];
 /// the runs and the first disagreement in the exact bits of the value or of any variable or
 /// temp the run leaves (two NaNs agree only with the same payload and sign).
 fn sweep_bits(src: &str, names: &[&str]) -> (usize, Option<String>) {
-    let check = CheckOptions {
-        warn_unknown_queries: false,
-        ..CheckOptions::default()
-    };
-    let expr = molang::compile(src, &check).unwrap_or_else(|e| panic!("{src}: {e:?}"));
-    let options = EvalOptions::default();
-    let native = expr
-        .compile_native(&options)
-        .unwrap_or_else(|e| panic!("{src}: {e}"));
+    let (expr, native, options) = both_back_ends(src);
     let bits = |r: &EvalResult| -> Vec<(String, u32)> {
         let num = |(n, v): &(String, Value)| (n.clone(), v.as_num().to_bits());
         std::iter::once(("value".to_string(), r.value.as_num().to_bits()))
