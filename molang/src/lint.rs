@@ -70,29 +70,37 @@ pub struct Summary {
 
 /// Checks every site of `pack`; never stops at the first problem.
 pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
+    use rayon::prelude::*;
     let mut out = file_problems(pack);
     // Only the sites some entity runs take part in what entities set.
-    let mut assignments = vec![BTreeSet::new(); pack.sites.len()];
-    let mut done = vec![false; pack.sites.len()];
+    let mut run = vec![false; pack.sites.len()];
     for ei in 0..pack.entities.len() {
         for s in entity_sites(pack, ei) {
-            if !std::mem::replace(&mut done[s], true) {
-                assignments[s] = site_assignments(&pack.sites[s].text);
-            }
+            run[s] = true;
         }
     }
+    let assignments: Vec<BTreeSet<String>> = (0..pack.sites.len())
+        .into_par_iter()
+        .map(|s| match run[s] {
+            true => site_assignments(&pack.sites[s].text),
+            false => BTreeSet::new(),
+        })
+        .collect();
     let facts = EntityFacts::new(pack, &assignments);
-    // Sites are checked independently (in parallel) and reported in pack order.
-    let per_site: Vec<Vec<PackDiagnostic>> = {
-        use rayon::prelude::*;
-        (0..pack.sites.len())
-            .into_par_iter()
-            .map(|si| check_site(pack, &facts, &assignments, si))
-            .collect()
-    };
+    // Sites are checked independently (in parallel) and reported in pack order; the
+    // structure checks run beside them.
+    let (per_site, structure): (Vec<Vec<PackDiagnostic>>, _) = rayon::join(
+        || {
+            (0..pack.sites.len())
+                .into_par_iter()
+                .map(|si| check_site(pack, &facts, &assignments, si))
+                .collect()
+        },
+        || structure::check(pack),
+    );
     out.extend(per_site.into_iter().flatten());
     let expressions = pack.sites.len();
-    out.extend(structure::check(pack));
+    out.extend(structure);
     let errors = out
         .iter()
         .filter(|d| d.diagnostic.severity == Severity::Error)

@@ -71,15 +71,17 @@ pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> Strin
         let end = map(d.span.end).max(start).min(line_end);
         return render_window(d, src, start, end, line_start, line_end);
     }
+    let range = |s: &grammar::Span| map(s.start)..map(s.end).max(map(s.start));
+    let spans: Vec<std::ops::Range<usize>> = std::iter::once(&d.span)
+        .chain(d.labels.iter().map(|(s, _)| s))
+        .map(range)
+        .collect();
     let mut labels = vec![LabeledSpan::new_primary_with_span(
         Some(d.code.title().to_string()),
-        map(d.span.start)..map(d.span.end).max(map(d.span.start)),
+        spans[0].clone(),
     )];
-    for (span, text) in &d.labels {
-        labels.push(LabeledSpan::new_with_span(
-            Some(text.clone()),
-            map(span.start)..map(span.end).max(map(span.start)),
-        ));
+    for ((_, text), span) in d.labels.iter().zip(&spans[1..]) {
+        labels.push(LabeledSpan::new_with_span(Some(text.clone()), span.clone()));
     }
     let help = match &d.help {
         Some(h) => format!("{h}\n{}", d.consequence()),
@@ -93,16 +95,14 @@ pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> Strin
         })
         .with_labels(labels)
         .with_help(help);
-    let report =
-        miette::Report::new(md).with_source_code(NamedSource::new(src.name, src.text.to_string()));
-    let theme = if color {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::unicode_nocolor()
+    let lo = spans.iter().map(|r| r.start).min().unwrap_or(start);
+    let hi = spans.iter().map(|r| r.end).max().unwrap_or(start);
+    let report = WithSource {
+        diagnostic: md,
+        source: NamedSource::new(src.name, Snippet::around(src.text, lo, hi)),
     };
     let mut out = String::new();
-    let handler = GraphicalReportHandler::new_themed(theme).with_context_lines(1);
-    if handler.render_report(&mut out, report.as_ref()).is_err() {
+    if handler(color).render_report(&mut out, &report).is_err() {
         out = format!(
             "{}[{}]: {}\n",
             d.severity.as_str(),
@@ -111,6 +111,156 @@ pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> Strin
         );
     }
     out
+}
+
+/// The report handler for each colour choice, made once: making one asks the terminal
+/// about itself (a dozen system calls), which a pack with many warnings paid per warning.
+fn handler(color: bool) -> &'static GraphicalReportHandler {
+    static HANDLERS: std::sync::OnceLock<[GraphicalReportHandler; 2]> = std::sync::OnceLock::new();
+    let [plain, coloured] = HANDLERS.get_or_init(|| {
+        [GraphicalTheme::unicode_nocolor(), GraphicalTheme::unicode()]
+            .map(|theme| GraphicalReportHandler::new_themed(theme).with_context_lines(1))
+    });
+    if color {
+        coloured
+    } else {
+        plain
+    }
+}
+
+/// A diagnostic with its source, for the handler. `miette::Report` does the same, but
+/// making one installs and runs miette's default hook, which asks the terminal its size
+/// (three system calls a report).
+struct WithSource {
+    diagnostic: MietteDiagnostic,
+    source: NamedSource<Snippet>,
+}
+
+impl std::fmt::Debug for WithSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.diagnostic, f)
+    }
+}
+
+impl std::fmt::Display for WithSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.diagnostic, f)
+    }
+}
+
+impl std::error::Error for WithSource {}
+
+impl miette::Diagnostic for WithSource {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.diagnostic.code()
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        self.diagnostic.severity()
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.diagnostic.help()
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.diagnostic.labels()
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source)
+    }
+}
+
+/// The lines of a file around its labels, standing in for the whole file: miette finds a
+/// label's line by scanning its source from the first byte, and a report took a copy of the
+/// whole file, so one warning in a large animation file cost as much as its size (370 k
+/// instructions a warning on vanilla). Offsets, lines and columns stay the file's, so the
+/// report is the same byte for byte.
+struct Snippet {
+    text: String,
+    /// Byte offset of `text` in the file.
+    offset: usize,
+    /// Line breaks before `text` (miette's count: `\r\n`, `\n` and a lone `\r` each one).
+    line: usize,
+}
+
+/// Lines of context kept on each side of the labels (miette shows one).
+const SNIPPET_LINES: usize = 2;
+
+impl Snippet {
+    fn around(text: &str, lo: usize, hi: usize) -> Snippet {
+        let bytes = text.as_bytes();
+        let is_break = |b: u8| matches!(b, b'\n' | b'\r');
+        let line_start = |mut i: usize| {
+            while i > 0 && !is_break(bytes[i - 1]) {
+                i -= 1;
+            }
+            i
+        };
+        // The start of the label's line, then of SNIPPET_LINES lines before it.
+        let mut start = line_start(lo.min(bytes.len()));
+        for _ in 0..SNIPPET_LINES {
+            if start == 0 {
+                break;
+            }
+            // The break that ends the line before (`\r\n` is one break).
+            let mut brk = start - 1;
+            if brk > 0 && bytes[brk] == b'\n' && bytes[brk - 1] == b'\r' {
+                brk -= 1;
+            }
+            start = line_start(brk);
+        }
+        // The end of the last label's line and of SNIPPET_LINES lines after it, breaks included.
+        let mut end = hi.max(lo).min(bytes.len());
+        for _ in 0..=SNIPPET_LINES {
+            while end < bytes.len() && !is_break(bytes[end]) {
+                end += 1;
+            }
+            if end < bytes.len() {
+                end += if bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+            }
+        }
+        let start = floor_char_boundary(text, start);
+        let end = floor_char_boundary(text, end);
+        Snippet {
+            text: text[start..end].to_string(),
+            offset: start,
+            line: line_breaks(&bytes[..start]),
+        }
+    }
+}
+
+/// Line breaks the way miette counts them.
+fn line_breaks(bytes: &[u8]) -> usize {
+    let lf = bytes.iter().filter(|&&b| b == b'\n').count();
+    let lone_cr = bytes
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+        .count();
+    lf + lone_cr
+}
+
+impl miette::SourceCode for Snippet {
+    fn read_span<'a>(
+        &'a self,
+        span: &miette::SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let local =
+            miette::SourceSpan::from((span.offset().saturating_sub(self.offset), span.len()));
+        let inner = <str as miette::SourceCode>::read_span(&self.text, &local, before, after)?;
+        let data: &'a [u8] = inner.data();
+        Ok(Box::new(miette::MietteSpanContents::new(
+            data,
+            (inner.span().offset() + self.offset, inner.span().len()).into(),
+            inner.line() + self.line,
+            inner.column(),
+            inner.line_count() + self.line,
+        )))
+    }
 }
 
 /// The plain form for a label on a very long line: `file:line:col`, then the label's

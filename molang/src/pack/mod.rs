@@ -516,18 +516,20 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>) {
         let mut found = Vec::new();
         match std::fs::metadata(root) {
             Ok(meta) if meta.is_dir() => walk(root, &mut found, &mut problems, &mut HashSet::new()),
-            Ok(_) => found.push(root.clone()),
+            Ok(_) => found.push((root.clone(), key(root))),
             Err(e) => problems.push(io_problem(root, &e)),
         }
         found.sort();
-        for f in found {
-            if seen.insert(key(&f)) {
+        for (f, real) in found {
+            if seen.insert(real) {
                 list.push(Source::new(f, layer, &root_dir));
             }
         }
     }
-    for s in &mut list {
-        s.text = read_text(&s.path);
+    {
+        use rayon::prelude::*;
+        list.par_iter_mut()
+            .for_each(|s| s.text = read_text(&s.path));
     }
     (list, problems)
 }
@@ -732,15 +734,18 @@ fn read_text(path: &Path) -> Result<String, String> {
     })
 }
 
+/// The `.json` files under `dir`, each with its real path (symlinks resolved), which tells
+/// apart files reached twice.
 fn walk(
     dir: &Path,
-    out: &mut Vec<PathBuf>,
+    out: &mut Vec<(PathBuf, PathBuf)>,
     problems: &mut Vec<PackProblem>,
     visited: &mut HashSet<PathBuf>,
 ) {
     // Symlinked folders are followed once each, so a link cycle cannot loop forever.
-    if let Ok(canon) = std::fs::canonicalize(dir) {
-        if !visited.insert(canon) {
+    let real_dir = std::fs::canonicalize(dir).ok();
+    if let Some(canon) = &real_dir {
+        if !visited.insert(canon.clone()) {
             return;
         }
     }
@@ -748,22 +753,37 @@ fn walk(
         Ok(entries) => entries,
         Err(e) => return problems.push(io_problem(dir, &e)),
     };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for path in paths {
+    // Sorted by name, which within one folder is the order of their paths.
+    let mut entries: Vec<(std::ffi::OsString, std::fs::DirEntry)> = entries
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name(), e))
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, entry) in entries {
+        let path = entry.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        match std::fs::metadata(&path) {
-            Ok(meta) if meta.is_dir() => {
+        // The entry's own type costs no system call; only a symlink needs its target's.
+        let is_dir = match entry.file_type() {
+            Ok(t) if !t.is_symlink() => Ok(t.is_dir()),
+            _ => std::fs::metadata(&path).map(|m| m.is_dir()),
+        };
+        match is_dir {
+            Ok(true) => {
                 if !name.starts_with('.') {
                     walk(&path, out, problems, visited);
                 }
             }
-            Ok(_) => {
+            Ok(false) => {
                 if path
                     .extension()
                     .is_some_and(|e| e.eq_ignore_ascii_case("json"))
                 {
-                    out.push(path);
+                    let plain = entry.file_type().is_ok_and(|t| !t.is_symlink());
+                    let real = match (&real_dir, plain) {
+                        (Some(d), true) => d.join(entry.file_name()),
+                        _ => std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
+                    };
+                    out.push((path, real));
                 }
             }
             Err(e) => problems.push(io_problem(&path, &e)),
@@ -807,8 +827,6 @@ fn build(sources: Vec<Source>) -> Pack {
             .max_by_key(|(dir, _, _)| dir.components().count())
     };
 
-    // The JSON of every file is parsed first, in parallel (the parse is most of a load);
-    // extracting sites and definitions then walks the files in order, as layering needs.
     let (heads, texts): (Vec<_>, Vec<_>) = sources
         .into_iter()
         .map(|src| {
@@ -819,111 +837,184 @@ fn build(sources: Vec<Source>) -> Pack {
             ((src.path, src.layer, src.layer_root), text)
         })
         .unzip();
-    let parsed: Vec<Option<Result<Option<jsonc_parser::ast::Value<'_>>, json::JsonError>>> = {
-        use rayon::prelude::*;
-        texts
-            .par_iter()
-            .map(|t| t.as_ref().ok().map(|t| json::parse(t)))
-            .collect()
-    };
     let mut pack = Pack::default();
     let mut keep = vec![false; texts.len()];
-    for (((path, layer, layer_root), (text, parsed)), keep) in heads
-        .into_iter()
-        .zip(texts.iter().zip(parsed))
-        .zip(&mut keep)
-    {
-        let file = pack.files.len();
-        let manifest = manifest_for(&path);
-        let min_engine_version = manifest.and_then(|(_, v, _)| *v);
-        let pack_root = manifest.map_or(layer_root.as_path(), |(dir, _, _)| dir.as_path());
-        let relative = path.strip_prefix(pack_root).unwrap_or(&path).to_path_buf();
-        let mut entry = PackFile {
-            path: path.clone(),
-            kind: FileKind::Invalid,
-            layer,
-            side: manifest.map_or(Side::Any, |(_, _, s)| *s),
-            relative,
-            replaced_by: None,
-            min_engine_version,
-            format_version: None,
-            source: String::new(),
-            line_starts: Vec::new(),
-        };
-        let (text, parsed) = match (text, parsed) {
-            (Ok(t), Some(p)) => (t, p),
-            (text, _) => {
-                pack.problems.push(PackProblem {
-                    file: path,
-                    line: 0,
-                    column: 0,
-                    message: text.as_ref().err().cloned().unwrap_or_default(),
-                });
-                pack.files.push(entry);
-                continue;
-            }
-        };
-        *keep = match parsed {
-            Err(e) => {
-                pack.problems.push(PackProblem {
-                    file: path,
-                    line: e.line,
-                    column: e.column,
-                    message: e.message,
-                });
-                true
-            }
-            Ok(None) => {
-                pack.problems.push(PackProblem {
-                    file: path,
-                    line: 1,
-                    column: 1,
-                    message: "file holds no JSON value".to_string(),
-                });
-                true
-            }
-            Ok(Some(root)) => {
-                let before = pack.sites.len();
-                let models = defs::Before::of(&pack);
-                let out = extract::file(&mut pack, file, &path, text, &root);
-                if models != defs::Before::of(&pack) {
-                    defs::attach(&mut pack, &root, before, models);
+    let mut heads = heads.into_iter();
+    // The JSON of every file is parsed on all cores, ahead of the walk that extracts sites
+    // and definitions in file order (as layering needs); each tree is dropped after its turn.
+    pipelined(
+        &texts,
+        |t| t.as_ref().ok().map(|t| json::parse(t)),
+        |file, parsed| {
+            let Some((path, layer, layer_root)) = heads.next() else {
+                return;
+            };
+            let text = &texts[file];
+            let manifest = manifest_for(&path);
+            let min_engine_version = manifest.and_then(|(_, v, _)| *v);
+            let pack_root = manifest.map_or(layer_root.as_path(), |(dir, _, _)| dir.as_path());
+            let relative = path.strip_prefix(pack_root).unwrap_or(&path).to_path_buf();
+            let mut entry = PackFile {
+                path: path.clone(),
+                kind: FileKind::Invalid,
+                layer,
+                side: manifest.map_or(Side::Any, |(_, _, s)| *s),
+                relative,
+                replaced_by: None,
+                min_engine_version,
+                format_version: None,
+                source: String::new(),
+                line_starts: Vec::new(),
+            };
+            let (text, parsed) = match (text, parsed) {
+                (Ok(t), Some(p)) => (t, p),
+                (text, _) => {
+                    pack.problems.push(PackProblem {
+                        file: path,
+                        line: 0,
+                        column: 0,
+                        message: text.as_ref().err().cloned().unwrap_or_default(),
+                    });
+                    pack.files.push(entry);
+                    return;
                 }
-                entry.kind = out.kind;
-                entry.format_version = out.format_version;
-                if is_manifest(&path) {
-                    entry.min_engine_version = out.manifest_version.or(entry.min_engine_version);
+            };
+            keep[file] = match parsed {
+                Err(e) => {
+                    pack.problems.push(PackProblem {
+                        file: path,
+                        line: e.line,
+                        column: e.column,
+                        message: e.message,
+                    });
+                    true
                 }
-                if entry.side == Side::Any {
-                    entry.side = kind_side(out.kind);
+                Ok(None) => {
+                    pack.problems.push(PackProblem {
+                        file: path,
+                        line: 1,
+                        column: 1,
+                        message: "file holds no JSON value".to_string(),
+                    });
+                    true
                 }
-                // The runtime (`molang run`) reads numbers and key order of these kinds
-                // from the text, even where no string is Molang; structure checks point
-                // into entity and render-controller files.
-                pack.sites.len() > before
-                    || matches!(
-                        out.kind,
-                        FileKind::ClientEntity
-                            | FileKind::Attachable
-                            | FileKind::BehaviourEntity
-                            | FileKind::Animation
-                            | FileKind::AnimationController
-                            | FileKind::RenderController
-                            | FileKind::Geometry
-                    )
-            }
-        };
-        pack.files.push(entry);
-    }
+                Ok(Some(root)) => {
+                    let before = pack.sites.len();
+                    let models = defs::Before::of(&pack);
+                    let out = extract::file(&mut pack, file, &path, text, &root);
+                    if models != defs::Before::of(&pack) {
+                        defs::attach(&mut pack, &root, before, models);
+                    }
+                    entry.kind = out.kind;
+                    entry.format_version = out.format_version;
+                    if is_manifest(&path) {
+                        entry.min_engine_version =
+                            out.manifest_version.or(entry.min_engine_version);
+                    }
+                    if entry.side == Side::Any {
+                        entry.side = kind_side(out.kind);
+                    }
+                    // The runtime (`molang run`) reads numbers and key order of these kinds
+                    // from the text, even where no string is Molang; structure checks point
+                    // into entity and render-controller files.
+                    pack.sites.len() > before
+                        || matches!(
+                            out.kind,
+                            FileKind::ClientEntity
+                                | FileKind::Attachable
+                                | FileKind::BehaviourEntity
+                                | FileKind::Animation
+                                | FileKind::AnimationController
+                                | FileKind::RenderController
+                                | FileKind::Geometry
+                        )
+                }
+            };
+            pack.files.push(entry);
+        },
+    );
     // Each file's tree went with its turn of the loop; the texts kept move into their files.
-    for ((entry, text), keep) in pack.files.iter_mut().zip(texts).zip(keep) {
-        if let (true, Ok(text)) = (keep, text) {
-            entry.line_starts = json::line_starts(&text);
-            entry.source = text;
-        }
+    {
+        use rayon::prelude::*;
+        pack.files
+            .par_iter_mut()
+            .zip(texts)
+            .zip(keep)
+            .for_each(|((entry, text), keep)| {
+                if let (true, Ok(text)) = (keep, text) {
+                    entry.line_starts = json::line_starts(&text);
+                    entry.source = text;
+                }
+            });
     }
     layer::resolve(&mut pack);
     pack
+}
+
+/// Calls `each(i, work(&items[i]))` for every item in order, while `work` runs on all cores
+/// ahead of it: the walk of one file overlaps the parse of the next ones. A worker's panic
+/// reaches the caller (at the end of the scope), and the walk stops at the first result it
+/// can no longer get, so it never waits forever.
+fn pipelined<'a, T: Sync, R: Send>(
+    items: &'a [T],
+    work: impl Fn(&'a T) -> R + Sync,
+    mut each: impl FnMut(usize, R),
+) {
+    use rayon::prelude::*;
+    use std::sync::{Condvar, Mutex, MutexGuard};
+    // On a pool thread, waiting for the pool could wait for itself: parse all, then walk.
+    if rayon::current_thread_index().is_some() {
+        let done: Vec<R> = items.par_iter().map(&work).collect();
+        for (i, r) in done.into_iter().enumerate() {
+            each(i, r);
+        }
+        return;
+    }
+    struct Slots<R> {
+        done: Vec<Option<R>>,
+        finished: bool,
+    }
+    let slots = Mutex::new(Slots {
+        done: (0..items.len()).map(|_| None).collect(),
+        finished: false,
+    });
+    let ready = Condvar::new();
+    let lock = || slots.lock().unwrap_or_else(|e| e.into_inner());
+    // Marks the workers finished however they end, panics included.
+    struct Finish<'s, R>(&'s Mutex<Slots<R>>, &'s Condvar);
+    impl<R> Drop for Finish<'_, R> {
+        fn drop(&mut self) {
+            self.0.lock().unwrap_or_else(|e| e.into_inner()).finished = true;
+            self.1.notify_all();
+        }
+    }
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let _finish = Finish(&slots, &ready);
+            items.par_iter().enumerate().for_each(|(i, item)| {
+                let r = work(item);
+                lock().done[i] = Some(r);
+                ready.notify_all();
+            });
+        });
+        for i in 0..items.len() {
+            let mut guard: MutexGuard<'_, Slots<R>> = lock();
+            let r = loop {
+                if let Some(r) = guard.done[i].take() {
+                    break Some(r);
+                }
+                if guard.finished {
+                    break None;
+                }
+                guard = ready.wait(guard).unwrap_or_else(|e| e.into_inner());
+            };
+            drop(guard);
+            match r {
+                Some(r) => each(i, r),
+                None => break,
+            }
+        }
+    });
 }
 
 /// The side a file's kind implies when no manifest says.

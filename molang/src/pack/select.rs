@@ -71,8 +71,11 @@ pub(super) fn load_entity(paths: &[std::path::PathBuf], identifier: &str) -> Pac
             keep = naming(&list, &needles);
         }
         // Broken files stay, so that their problems are reported as `load` reports them.
-        for (k, s) in keep.iter_mut().zip(&list) {
-            *k = *k || !well_formed(s);
+        {
+            use rayon::prelude::*;
+            keep.par_iter_mut()
+                .zip(&list)
+                .for_each(|(k, s)| *k = *k || !well_formed(s));
         }
         if paths.len() > 1 {
             same_names(&list, &mut keep);
@@ -94,7 +97,8 @@ pub(super) fn load_entity(paths: &[std::path::PathBuf], identifier: &str) -> Pac
 /// unreadable files (their problem), and files holding one of `needles` (any case) as a
 /// JSON string, or before a `:` in one (legacy geometry keys name their parent there).
 fn naming(list: &[Source], needles: &[String]) -> Vec<bool> {
-    list.iter()
+    use rayon::prelude::*;
+    list.par_iter()
         .map(|s| match &s.text {
             Ok(text) => super::is_manifest(&s.path) || names_any(text, needles),
             Err(_) => true,

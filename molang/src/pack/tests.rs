@@ -1759,3 +1759,82 @@ fn load_entity_walks_the_files_of_geometry_parents() {
     let names: Vec<String> = chain.bones().into_iter().map(|b| b.name).collect();
     assert_eq!(names, ["body", "head", "nose"]);
 }
+
+// ---- The pipelined walk of `build` -------------------------------------------------------
+
+/// Runs `f` on its own thread and fails (instead of hanging the suite) if it takes longer
+/// than a generous bound: these tests are about never waiting forever.
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(_) => panic!("pipelined walk still waiting after a minute"),
+    }
+}
+
+#[test]
+fn pipelined_walk_sees_every_result_in_order() {
+    let seen = within_a_minute(|| {
+        let items: Vec<u64> = (0..2_000).collect();
+        let mut seen = Vec::new();
+        pipelined(
+            &items,
+            // Uneven work, so later items often finish first.
+            |&x| (0..(x % 7) * 500).fold(x, |a, b| a.wrapping_mul(31).wrapping_add(b)),
+            |i, r| seen.push((i, r)),
+        );
+        seen
+    });
+    let want: Vec<(usize, u64)> = (0..2_000u64)
+        .map(|x| {
+            let r = (0..(x % 7) * 500).fold(x, |a, b| a.wrapping_mul(31).wrapping_add(b));
+            (x as usize, r)
+        })
+        .collect();
+    assert_eq!(seen, want);
+}
+
+#[test]
+fn pipelined_walk_on_a_busy_pool_thread_does_not_wait_for_itself() {
+    // One worker, and the walk runs on it: waiting for the pool would wait forever.
+    let seen = within_a_minute(|| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a one-thread pool");
+        pool.install(|| {
+            let items: Vec<u32> = (0..100).collect();
+            let mut seen = Vec::new();
+            pipelined(&items, |&x| x * 3, |i, r| seen.push((i, r)));
+            seen
+        })
+    });
+    assert_eq!(
+        seen,
+        (0..100u32).map(|x| (x as usize, x * 3)).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_panic_in_the_parallel_work_reaches_the_caller() {
+    let outcome = within_a_minute(|| {
+        std::panic::catch_unwind(|| {
+            let items: Vec<u32> = (0..500).collect();
+            let mut walked = 0;
+            pipelined(
+                &items,
+                |&x| {
+                    assert_ne!(x, 250, "item 250 fails");
+                    x
+                },
+                |_, _| walked += 1,
+            );
+            walked
+        })
+    });
+    assert!(outcome.is_err(), "the walk finished as if nothing failed");
+}

@@ -177,6 +177,10 @@ fn check(
                 "errors": summary.errors, "warnings": summary.warnings}})
         ),
     }
+    // The pack is freed by the exit, at no cost; dropping it node by node took 3 % of a
+    // check of the vanilla resource pack.
+    std::mem::forget(diags);
+    std::mem::forget(pack);
     if summary.files == 0 {
         // A linter that checked nothing must not look like a clean pass in CI.
         eprintln!(
