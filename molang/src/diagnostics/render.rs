@@ -339,3 +339,82 @@ pub fn render_json_line(d: &Diagnostic, src: &SourceText<'_>) -> String {
     })
     .to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Code;
+    use grammar::Span;
+
+    /// The report the way it was made before [`Snippet`]: miette reads the whole file.
+    fn with_the_whole_file(d: &Diagnostic, name: &str, text: &str) -> String {
+        let mut labels = vec![LabeledSpan::new_primary_with_span(
+            Some(d.code.title().to_string()),
+            d.span.start as usize..d.span.end as usize,
+        )];
+        for (span, label) in &d.labels {
+            labels.push(LabeledSpan::new_with_span(
+                Some(label.clone()),
+                span.start as usize..span.end as usize,
+            ));
+        }
+        let help = match &d.help {
+            Some(h) => format!("{h}\n{}", d.consequence()),
+            None => d.consequence().to_string(),
+        };
+        let md = MietteDiagnostic::new(d.message.clone())
+            .with_code(d.code.as_str())
+            .with_severity(miette::Severity::Error)
+            .with_labels(labels)
+            .with_help(help);
+        let report =
+            miette::Report::new(md).with_source_code(NamedSource::new(name, text.to_string()));
+        let mut out = String::new();
+        GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
+            .with_context_lines(1)
+            .render_report(&mut out, report.as_ref())
+            .expect("renders");
+        out
+    }
+
+    #[test]
+    fn a_report_from_the_lines_around_its_labels_is_the_whole_files_report() {
+        let bodies = [
+            "one\ntwo v.a = 1\nthree\nfour\nfive v.b\nsix\n",
+            "one\r\ntwo v.a = 1\r\nthree\r\nfour\r\nfive v.b\r\nsix",
+            "one\rtwo v.a = 1\rthree\r\rfive v.b\rsix\r",
+            "\n\n\nv.a = 1\n\n\n\nv.b\n\n",
+            "v.a = 1 v.b",
+            "é中\r\nv.a = 1 é\n\r\nx\rv.b é\r\n",
+        ];
+        let mut compared = 0;
+        for text in bodies {
+            let a = text.find("v.a").expect("v.a");
+            let b = text.find("v.b").expect("v.b");
+            let cases = [
+                Diagnostic::new(Code::Empty, Span::new(a, a + 3), "one label"),
+                Diagnostic::new(Code::Empty, Span::new(b, b + 3), "late label")
+                    .with_label(Span::new(a, a + 7), "set here"),
+                Diagnostic::new(Code::Empty, Span::new(a, b + 3), "across lines"),
+                Diagnostic::new(Code::Empty, Span::new(0, 0), "at the start"),
+                Diagnostic::new(Code::Empty, Span::new(text.len(), text.len()), "at the end"),
+            ];
+            for d in cases {
+                let d = d.with_severity(Severity::Error);
+                let src = SourceText {
+                    name: "f.json",
+                    text,
+                    map: &Identity,
+                };
+                assert_eq!(
+                    render_report(&d, &src, false),
+                    with_the_whole_file(&d, "f.json", text),
+                    "{:?} in {text:?}",
+                    d.message
+                );
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 30);
+    }
+}
