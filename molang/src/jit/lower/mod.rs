@@ -113,8 +113,9 @@ struct Translator<'a> {
     /// registers, and still stored to memory at every assignment so that any exit (return,
     /// abort, budget) leaves memory up to date. Nothing else writes the storage during a run.
     ssa: [Vec<Option<Variable>>; 3],
-    /// Results of pure builtin calls by (builtin, argument values), valid where the call
-    /// dominates: scoped like `known`.
+    /// Shared values by what they compute ([`MemoKey`]: pure builtins, queries, constants,
+    /// `+ - * /` and negation by operand values), valid where the emission dominates: scoped
+    /// like `known`.
     memo: std::collections::HashMap<MemoKey, CValue>,
     memo_log: Vec<MemoKey>,
     ptr: types::Type,
