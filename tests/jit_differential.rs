@@ -782,6 +782,11 @@ const PAYLOADS: &[u32] = &[0x7fc0_0001, 0xffc0_0002, 0x7fa0_0003, 0x3fc0_0000];
 /// the runs and the first disagreement in the exact bits of the value or of any variable or
 /// temp the run leaves (two NaNs agree only with the same payload and sign).
 fn sweep_bits(src: &str, names: &[&str]) -> (usize, Option<String>) {
+    sweep_bits_over(src, names, PAYLOADS)
+}
+
+/// [`sweep_bits`] over the inputs `values` instead of `PAYLOADS`.
+fn sweep_bits_over(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<String>) {
     let (expr, native, options) = both_back_ends(src);
     let bits = |r: &EvalResult| -> Vec<(String, u32)> {
         let num = |(n, v): &(String, Value)| (n.clone(), v.as_num().to_bits());
@@ -790,14 +795,14 @@ fn sweep_bits(src: &str, names: &[&str]) -> (usize, Option<String>) {
             .chain(r.temps.iter().map(num))
             .collect()
     };
-    let total = PAYLOADS.len().pow(names.len() as u32);
+    let total = values.len().pow(names.len() as u32);
     for k in 0..total {
         let mut rest = k;
         let ins: Vec<(String, Value)> = names
             .iter()
             .map(|n| {
-                let x = f32::from_bits(PAYLOADS[rest % PAYLOADS.len()]);
-                rest /= PAYLOADS.len();
+                let x = f32::from_bits(values[rest % values.len()]);
+                rest /= values.len();
                 (n.to_string(), Value::Num(x))
             })
             .collect();
@@ -910,6 +915,68 @@ fn nan_payloads_agree_bit_for_bit_whatever_side_and_storage() {
         failures.len(),
         failures[..failures.len().min(40)].join("\n")
     );
+}
+
+/// A division by a value whose numerator can neither abort nor change anything is computed
+/// before the tiny-divisor test (`select(tiny, 0, n / d)`) and shared like `+ - *`, with the
+/// pure calls on it; one whose numerator may abort (an unset read) or draw a random number
+/// still evaluates it only when the divisor is not tiny. Divisors on both sides of 2^-23,
+/// zeros, infinities and NaNs of distinct payloads; the exact bits of the value, of every
+/// variable and temp, and the abort must agree.
+#[test]
+fn division_shared_by_value_keeps_the_tiny_divisor_rule() {
+    const DIVISORS: &[u32] = &[
+        0x0000_0000, // 0
+        0x8000_0000, // -0
+        0x33ff_ffff, // just under 2^-23: tiny
+        0xb400_0000, // -2^-23: not tiny (the test is strict)
+        0x7fc0_0001, // NaN
+        0xffc0_0002, // -NaN, another payload
+        0x7f80_0000, // inf
+        0x3fc0_0000, // 1.5
+        0xc060_0000, // -3.5
+    ];
+    let programs = [
+        "return v.a / v.b;",
+        "t.x = v.a / v.b; t.y = v.a / v.b; return t.x - t.y;",
+        "return math.cos(180 * (v.a / v.b)) + math.sin(v.a / v.b) * math.cos(180 * (v.a / v.b));",
+        "return (v.a + 1) / v.b - (v.a + 1) / v.b;",
+        "return (v.a / v.b) / v.b;",
+        "return v.a / math.abs(v.b) + v.a / math.abs(v.b);",
+        "t.u = v.a; return math.cos(t.u / v.b) * math.cos(t.u / v.b);",
+        "return v.b ? (v.a / v.b) : (v.a / v.b) + v.a / v.b;",
+        "return v.a / 0.25 + v.a / 0.25 + v.a / 0;",
+        "t.n = q.a / v.b; return t.n + q.a / v.b;",
+        "t.s = 0; loop(2, { t.s = t.s + v.a / v.b; }); return t.s + v.a / v.b;",
+        "v.o = -v.a / v.b; return -v.a / v.b;",
+        // The numerator reads an unset variable: the run aborts only when the divisor is not
+        // tiny (the interpreter never reads it otherwise).
+        "v.o = v.unset / v.b; return 1;",
+        "v.o = (v.a + v.unset) / v.b; return v.a / v.b;",
+        // A random draw in the numerator happens only when the divisor is not tiny, which the
+        // next draw shows.
+        "t.r = math.random(0, 1) / v.b; return math.random(0, 1);",
+        // An assignment in the numerator (a nested block) runs only then too.
+        "t.r = ({ v.k = v.a; v.k; }) / v.b; return v.k ?? 7;",
+    ];
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for src in programs {
+        let names: &[&str] = if src.contains("q.a") {
+            &["q.a", "v.b"]
+        } else {
+            &["v.a", "v.b"]
+        };
+        let (n, failure) = sweep_bits_over(src, names, DIVISORS);
+        runs += n;
+        failures.extend(failure);
+    }
+    println!(
+        "{} programs, {runs} runs with tiny and NaN divisors: {} disagreements",
+        programs.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// Every variable of `e` as bits (`None` for an unset one), the rig's whole state.

@@ -24,6 +24,17 @@
 //! `lower/ops.rs` (`not_a_load`) keeps that operand in a register instead
 //! (`tests/jit_differential.rs`, `nan_payloads_agree_bit_for_bit_whatever_side_and_storage`).
 //!
+//! Values are shared by what they compute (`lower/mod.rs`, `MemoKey`): the same `+ - * /`,
+//! negation, constant or pure builtin on the same operand values is emitted once where it
+//! dominates, which gives the same bits (IEEE operations are deterministic for the same
+//! operands in the same order, NaN payloads included). `a / b` with a non-constant divisor
+//! follows the tiny-divisor rule (`|b| < 2^-23` gives 0, and the interpreter then does not
+//! evaluate `a`): a numerator that can neither abort nor change anything (constants, queries,
+//! slots known to be set, arithmetic and non-random builtins of those) is computed first and
+//! the result is `select(tiny, 0, a / b)`, so the quotient is shared too; any other numerator
+//! runs only in the non-tiny arm (`lower/ops.rs`, `divide`;
+//! `division_shared_by_value_keeps_the_tiny_divisor_rule`).
+//!
 //! # Safety invariants
 //! The only `unsafe` code of the crate lives here (in `abi.rs` and `module.rs`):
 //! - The generated code reads and writes the storage arrays of `vars`, `temps` and `ctx`

@@ -13,37 +13,31 @@ use super::super::abi::jit_count;
 impl Translator<'_> {
     pub(super) fn math(&mut self, id: NodeId, func: MathFn, args: &[NodeId]) -> CValue {
         let program = self.program;
-        if func.lowering() == Lowering::PowSquare
+        let vals: Vec<CValue> = args.iter().map(|&a| self.node(a)).collect();
+        if func.is_random() {
+            return self.call_random(id, func, &vals);
+        }
+        // Pure: the same builtin on the same values gives the same bits, whether it is a
+        // call or an inline lowering (sharing the inline ones lets what is computed from
+        // them be shared too).
+        let key = MemoKey::Call(func, vals.iter().map(|&v| self.canon(v)).collect());
+        if let Some(v) = self.shared(&key) {
+            return v;
+        }
+        let v = if func.lowering() == Lowering::PowSquare
             && matches!(program.node(args[1]), Node::Const(c) if *c == 2.0)
         {
             // pow(x, 2) is the exact square rounded once, which is what `x * x` computes:
             // same bits (NaN, infinities and -0 included) without the libm call.
-            let x = self.node(args[0]);
-            return self.b.ins().fmul(x, x);
-        }
-        let vals: Vec<CValue> = args.iter().map(|&a| self.node(a)).collect();
-        if let Some(v) = self.inline_math(func, &vals) {
-            return v;
-        }
-        if func.is_random() {
-            self.call_random(id, func, &vals)
-        } else {
-            // Pure: the same builtin on the same values gives the same bits.
-            let key = MemoKey::Call(func, vals.clone());
-            if let Some(&v) = self.memo.get(&key) {
-                return v;
-            }
-            let native = func.native().expect("non-random builtins are native");
-            let v = self.call_native(native, &vals);
-            self.remember(key, v);
+            self.b.ins().fmul(vals[0], vals[0])
+        } else if let Some(v) = self.inline_math(func, &vals) {
             v
-        }
-    }
-
-    /// Shares `v` as the result of `key` where the current region's facts hold.
-    fn remember(&mut self, key: MemoKey, v: CValue) {
-        self.memo.insert(key.clone(), v);
-        self.memo_log.push(key);
+        } else {
+            let native = func.native().expect("non-random builtins are native");
+            self.call_native(native, &vals)
+        };
+        self.remember(key, v);
+        v
     }
 
     /// The builtins whose table row ([`Lowering`]) says they are a few instructions, emitted

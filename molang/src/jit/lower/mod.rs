@@ -20,7 +20,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use super::abi::Frame;
 use crate::builtins::math::MathFn;
 use crate::interp::EvalOptions;
-use crate::ir::{Node, NodeId, Program, Scope, Slot};
+use crate::ir::{ArithOp, Node, NodeId, Program, Scope, Slot};
 
 struct LoopTarget {
     latch: Block,
@@ -50,13 +50,22 @@ fn used_storage(program: &Program) -> [bool; 4] {
     used
 }
 
-/// What a shared value stands for (see `Translator::memo`).
+/// What a shared value stands for (see `Translator::memo`). Every key is a pure function of
+/// its operand values (IEEE operations are deterministic, NaN payloads included, for the same
+/// operands in the same order), so one emission serves every later use it dominates.
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum MemoKey {
-    /// A pure builtin applied to these values.
+    /// A pure builtin applied to these values (a libm call or its inline lowering).
     Call(MathFn, Vec<CValue>),
     /// The value of a query without arguments: queries do not change during a run.
     Query(Slot),
+    /// A constant, by its bits: repeated literals become one value, so the operations on them
+    /// can be shared too.
+    Const(u32),
+    /// `l op r`; for `/` the tiny-divisor rule included (the quotient, or 0 for a tiny `r`).
+    Arith(ArithOp, CValue, CValue),
+    /// `-v`.
+    Neg(CValue),
 }
 
 /// A value with its kind, in storage form: tag (i32, `interp::value::tag`), number (f32, 0 for
@@ -104,8 +113,9 @@ struct Translator<'a> {
     /// registers, and still stored to memory at every assignment so that any exit (return,
     /// abort, budget) leaves memory up to date. Nothing else writes the storage during a run.
     ssa: [Vec<Option<Variable>>; 3],
-    /// Results of pure builtin calls by (builtin, argument values), valid where the call
-    /// dominates: scoped like `known`.
+    /// Shared values by what they compute ([`MemoKey`]: pure builtins, queries, constants,
+    /// `+ - * /` and negation by operand values), valid where the emission dominates: scoped
+    /// like `known`.
     memo: std::collections::HashMap<MemoKey, CValue>,
     memo_log: Vec<MemoKey>,
     ptr: types::Type,
@@ -198,7 +208,30 @@ impl Translator<'_> {
     }
 
     fn f32c(&mut self, x: f32) -> CValue {
-        self.b.ins().f32const(x)
+        let key = MemoKey::Const(x.to_bits());
+        if let Some(v) = self.shared(&key) {
+            return v;
+        }
+        let v = self.b.ins().f32const(x);
+        self.remember(key, v);
+        v
+    }
+
+    /// The value already emitted for `key` where the current region's facts hold.
+    fn shared(&self, key: &MemoKey) -> Option<CValue> {
+        self.memo.get(key).copied()
+    }
+
+    /// Shares `v` as the result of `key` where the current region's facts hold (until
+    /// [`forget_since`](Self::forget_since) of an enclosing region).
+    fn remember(&mut self, key: MemoKey, v: CValue) {
+        self.memo.insert(key.clone(), v);
+        self.memo_log.push(key);
+    }
+
+    /// `v` with Cranelift's aliases resolved, so that a memo key names the value itself.
+    fn canon(&self, v: CValue) -> CValue {
+        self.b.func.dfg.resolve_aliases(v)
     }
 
     fn bool_to_f32(&mut self, c: CValue) -> CValue {

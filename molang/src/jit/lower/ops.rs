@@ -4,7 +4,8 @@ use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::Value as CValue;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Opcode, ValueDef};
 
-use super::Translator;
+use super::{MemoKey, Translator};
+use crate::builtins::math::MathFn;
 use crate::interp::{folds_to_constant, DIVISION_EPSILON};
 use crate::ir::{ArithOp, CmpOp, Node, NodeId};
 
@@ -15,12 +16,19 @@ impl Translator<'_> {
         // factor that flips the sign of the NaN the product carries (visible through
         // `math.copy_sign`). The interpreter negates, then multiplies.
         let v = self.node(e);
+        let key = MemoKey::Neg(self.canon(v));
+        if let Some(n) = self.shared(&key) {
+            return n;
+        }
         let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
         let sign = self.b.ins().iconst(types::I32, 0x8000_0000);
         let flipped = self.b.ins().bxor(bits, sign);
-        self.b
+        let n = self
+            .b
             .ins()
-            .bitcast(types::F32, MemFlagsData::new(), flipped)
+            .bitcast(types::F32, MemFlagsData::new(), flipped);
+        self.remember(key, n);
+        n
     }
 
     pub(super) fn not(&mut self, e: NodeId) -> CValue {
@@ -30,38 +38,20 @@ impl Translator<'_> {
         self.b.ins().select(t, zero, one)
     }
 
+    /// `lhs op rhs`, shared by operand values (see [`MemoKey::Arith`]). A division by a
+    /// value tests the tiny-divisor rule first (`|d| < 2^-23` gives 0, and the interpreter
+    /// then never evaluates the numerator); see [`divide`](Self::divide).
     pub(super) fn arith(&mut self, op: ArithOp, lhs: NodeId, rhs: NodeId) -> CValue {
-        let program = self.program;
         if op == ArithOp::Div {
-            if let Node::Const(c) = program.node(rhs) {
-                // A constant divisor decides the tiny-divisor rule at compile time.
-                // (Constants are never the legacy runtime-negative case.)
-                if c.abs() < DIVISION_EPSILON {
-                    return self.f32c(0.0);
-                }
-                let n = self.node(lhs);
-                let d = self.f32c(*c);
-                return self.b.ins().fdiv(n, d);
-            }
-            let mut d = self.node(rhs);
-            if self.options.version < 7 && !folds_to_constant(program, rhs) {
-                d = self.b.ins().fabs(d);
-            }
-            let mag = self.b.ins().fabs(d);
-            let eps = self.f32c(DIVISION_EPSILON);
-            let tiny = self.b.ins().fcmp(FloatCC::LessThan, mag, eps);
-            return self.branch(
-                tiny,
-                |t| t.f32c(0.0),
-                |t| {
-                    let n = t.node(lhs);
-                    t.b.ins().fdiv(n, d)
-                },
-            );
+            return self.divide(lhs, rhs);
         }
         let l = self.node(lhs);
         let r = self.node(rhs);
-        match op {
+        let key = self.arith_key(op, l, r);
+        if let Some(v) = self.shared(&key) {
+            return v;
+        }
+        let v = match op {
             ArithOp::Add => {
                 let l = self.not_a_load(l);
                 self.b.ins().fadd(l, r)
@@ -71,7 +61,87 @@ impl Translator<'_> {
                 let l = self.not_a_load(l);
                 self.b.ins().fmul(l, r)
             }
+        };
+        self.remember(key, v);
+        v
+    }
+
+    fn arith_key(&self, op: ArithOp, l: CValue, r: CValue) -> MemoKey {
+        MemoKey::Arith(op, self.canon(l), self.canon(r))
+    }
+
+    /// `lhs / rhs` with the tiny-divisor rule, in the interpreter's order: the divisor, then
+    /// (unless it is tiny) the numerator.
+    ///
+    /// When the numerator can neither abort nor change anything ([`cannot_abort`]), running
+    /// it whatever the divisor is invisible: it is computed before the test and the result is
+    /// `select(tiny, 0, n / d)`, the same bits as the interpreter's `0.0` or `n / d` (`fdiv`
+    /// keeps the operand order, so with two NaNs `n`'s payload wins as in `n / d`). Then the
+    /// quotient is one value for one (numerator, divisor) pair and shared like `+ - *`, and so
+    /// are the pure calls made on it (the rig's `math.cos(180 * math.clamp(v.ph / v.bt ...))`
+    /// repeated per leg). Otherwise the numerator runs in a branch arm, as the rule says.
+    fn divide(&mut self, lhs: NodeId, rhs: NodeId) -> CValue {
+        let program = self.program;
+        if let Node::Const(c) = program.node(rhs) {
+            // A constant divisor decides the tiny-divisor rule at compile time.
+            // (Constants are never the legacy runtime-negative case.)
+            if c.abs() < DIVISION_EPSILON {
+                return self.f32c(0.0);
+            }
+            let n = self.node(lhs);
+            let d = self.f32c(*c);
+            let key = self.arith_key(ArithOp::Div, n, d);
+            if let Some(v) = self.shared(&key) {
+                return v;
+            }
+            let v = self.b.ins().fdiv(n, d);
+            self.remember(key, v);
+            return v;
         }
+        let mut d = self.node(rhs);
+        if self.options.version < 7 && !folds_to_constant(program, rhs) {
+            d = self.abs(d);
+        }
+        if cannot_abort(self, lhs) {
+            let n = self.node(lhs);
+            let key = self.arith_key(ArithOp::Div, n, d);
+            if let Some(v) = self.shared(&key) {
+                return v;
+            }
+            let tiny = self.tiny(d);
+            let q = self.b.ins().fdiv(n, d);
+            let zero = self.f32c(0.0);
+            let v = self.b.ins().select(tiny, zero, q);
+            self.remember(key, v);
+            return v;
+        }
+        let tiny = self.tiny(d);
+        self.branch(
+            tiny,
+            |t| t.f32c(0.0),
+            |t| {
+                let n = t.node(lhs);
+                t.b.ins().fdiv(n, d)
+            },
+        )
+    }
+
+    /// `|d| < 2^-23` (false for NaN), as an `i8`.
+    fn tiny(&mut self, d: CValue) -> CValue {
+        let mag = self.abs(d);
+        let eps = self.f32c(DIVISION_EPSILON);
+        self.b.ins().fcmp(FloatCC::LessThan, mag, eps)
+    }
+
+    /// `|v|`, shared like `math.abs` (the same `fabs`).
+    fn abs(&mut self, v: CValue) -> CValue {
+        let key = MemoKey::Call(MathFn::Abs, vec![self.canon(v)]);
+        if let Some(a) = self.shared(&key) {
+            return a;
+        }
+        let a = self.b.ins().fabs(v);
+        self.remember(key, a);
+        a
     }
 
     /// `v` as the first operand of a commutative `fadd`/`fmul`, kept first. x86 lowering folds
@@ -160,5 +230,23 @@ impl Translator<'_> {
             |t| t.b.ins().iconst(types::I8, 1),
             |t| t.truth(r),
         )
+    }
+}
+
+/// Whether evaluating `id` here can neither abort nor change state, so that running it when
+/// the interpreter would not is invisible: constants, `this`, queries without arguments,
+/// reads of slots known to be set at this point (no unset-read exit), negation, arithmetic,
+/// comparisons and non-random builtins of such. Anything else (assignments, random draws,
+/// host calls, a read that may be unset, control flow) says no.
+fn cannot_abort(t: &Translator<'_>, id: NodeId) -> bool {
+    let ok = |e: NodeId| cannot_abort(t, e);
+    match t.program.node(id) {
+        Node::Const(_) | Node::This => true,
+        Node::Query { args, .. } => args.is_empty(),
+        Node::Read { scope, slot } => t.is_known(*scope, *slot),
+        Node::Neg(e) => ok(*e),
+        Node::Arith { lhs, rhs, .. } | Node::Compare { lhs, rhs, .. } => ok(*lhs) && ok(*rhs),
+        Node::Math { func, args } => !func.is_random() && args.iter().all(|&a| ok(a)),
+        _ => false,
     }
 }

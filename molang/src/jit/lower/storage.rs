@@ -16,20 +16,17 @@ impl Translator<'_> {
         if !args.is_empty() {
             return self.query_with_arguments(query, args).num;
         }
-        {
-            let key = MemoKey::Query(query);
-            if let Some(&v) = self.memo.get(&key) {
-                return v;
-            }
-            let base = self.bases.queries;
-            let v = self
-                .b
-                .ins()
-                .load(types::F32, Self::flags(), base, query.index() as i32 * 4);
-            self.memo.insert(key.clone(), v);
-            self.memo_log.push(key);
-            v
+        let key = MemoKey::Query(query);
+        if let Some(v) = self.shared(&key) {
+            return v;
         }
+        let base = self.bases.queries;
+        let v = self
+            .b
+            .ins()
+            .load(types::F32, Self::flags(), base, query.index() as i32 * 4);
+        self.remember(key, v);
+        v
     }
 
     pub(super) fn read(&mut self, id: NodeId, scope: Scope, slot: Slot) -> CValue {
@@ -134,7 +131,10 @@ impl Translator<'_> {
         }
         self.b.seal_block(yes);
         self.b.switch_to_block(yes);
+        // What the body emits (a shared constant, say) does not dominate `done`.
+        let mark = self.region();
         body(self, flag);
+        self.forget_since(mark);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         self.b.seal_block(done);
@@ -218,10 +218,14 @@ impl Translator<'_> {
         self.b
             .ins()
             .store(Self::flags(), v, vals, slot.index() as i32 * 4);
-        let one = self.b.ins().iconst(types::I8, 1);
-        self.b
-            .ins()
-            .store(Self::flags(), one, set, slot.index() as i32);
+        // A slot known to hold a number had the number tag stored by a numeric assignment
+        // that dominates this one (and nothing of another kind since): memory already has it.
+        if !self.is_known_num(scope, slot) {
+            let one = self.b.ins().iconst(types::I8, 1);
+            self.b
+                .ins()
+                .store(Self::flags(), one, set, slot.index() as i32);
+        }
         if let Some(var) = self.ssa_var(scope, slot) {
             self.b.def_var(var, v);
         }
