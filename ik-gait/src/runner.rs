@@ -200,11 +200,7 @@ impl MolangRig {
                 format!("frame {}: {}", a.frame, a.message),
             ));
         }
-        let rd = |slot: Slot| {
-            e.variable_by_slot(s, slot)
-                .map(|v| v.as_num())
-                .unwrap_or(f32::NAN)
-        };
+        let rd = |slot: Slot| e.number_by_slot(slot).unwrap_or(f32::NAN);
         let sl = &self.slots;
         let mut o = Outputs {
             body_p: rd(sl.body[0]),

@@ -566,6 +566,13 @@ impl EntityInstance {
         self.variable_in(scripts, slot)
     }
 
+    /// A variable's number by slot, as `variable_by_slot(..).map(Value::as_num)` gives it
+    /// (0 for a string or reference, `None` when unset) without building the [`Value`]:
+    /// a rig reads dozens of outputs a frame.
+    pub fn number_by_slot(&self, slot: Slot) -> Option<f32> {
+        self.storage.vars.number(slot)
+    }
+
     pub fn frame(&self) -> u64 {
         self.frame
     }
@@ -848,6 +855,33 @@ mod tests {
             .map(|(s, _)| s)
             .collect();
         (vals, scripts.is_native(), missed)
+    }
+
+    #[test]
+    fn number_by_slot_reads_what_variable_by_slot_reads_as_a_number() {
+        let mut scripts = EntityScripts::compile(&ScriptSource {
+            pre_animation: vec![
+                "v.n = 1.5; v.z = -0; v.s = 'text'; v.q = math.sqrt(-1); v.y = v.ro ?? 2;"
+                    .to_string(),
+            ],
+            ..ScriptSource::default()
+        })
+        .unwrap();
+        let mut inst = scripts.instantiate(0);
+        inst.run_frame(&scripts);
+        let mut compared = 0;
+        for name in ["n", "z", "s", "q", "y", "ro"] {
+            let slot = scripts.variable_slot(name).expect("a slot");
+            let want = inst.variable_by_slot(&scripts, slot).map(Value::as_num);
+            let got = inst.number_by_slot(slot);
+            assert_eq!(got.map(f32::to_bits), want.map(f32::to_bits), "v.{name}");
+            compared += 1;
+        }
+        assert_eq!(compared, 6);
+        let s = scripts.variable_slot("s").expect("a slot");
+        assert_eq!(inst.number_by_slot(s), Some(0.0), "a string reads as 0");
+        let ro = scripts.variable_slot("ro").expect("a slot");
+        assert_eq!(inst.number_by_slot(ro), None, "never set");
     }
 
     #[test]

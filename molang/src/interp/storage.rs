@@ -32,6 +32,17 @@ impl Slots {
         let i = slot.index();
         Value::decode(*self.tags.get(i)?, self.nums[i], self.bits[i])
     }
+    /// The slot's number without decoding its value: `None` when unset, 0 for a value
+    /// that is not a number ([`Value::as_num`]). The per-frame read of a rig's outputs.
+    #[inline]
+    pub fn number(&self, slot: Slot) -> Option<f32> {
+        let i = slot.index();
+        match *self.tags.get(i)? {
+            super::value::tag::UNSET => None,
+            super::value::tag::NUM => Some(self.nums[i]),
+            _ => Some(0.0),
+        }
+    }
     pub fn set(&mut self, slot: Slot, v: Value) {
         let i = slot.index();
         self.fit(i + 1);
