@@ -601,8 +601,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("t.g = t.ah ? 0.0 : {}", hb(&format!("t.u / {ua}"))));
     plane_at(&mut e, &lit(p.plane_min));
     e.s(format!(
-        "t.so = t.ah ? t.sot : ({lp} * math.cos({tl}) - {sd} * math.sin({tl}))",
-        tl = v("tl")
+        "t.so = t.ah ? t.sot : ({lp} * math.cos(t.pk) - {sd} * math.sin(t.pk))"
     ));
     let q = lit(p.td_edge);
     e.s(format!("t.r = math.sin(90.0 * math.min(t.u / {q}, 1.0))"));

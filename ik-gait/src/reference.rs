@@ -703,7 +703,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let so = if anchored {
             so_t
         } else {
-            lp_lp * cos_d(l.tl) - lp_sd * sin_d(l.tl)
+            lp_lp * cos_d(pk) - lp_sd * sin_d(pk)
         };
         // The spec's blend from the predicted lift-off point, plus the carried point's
         // difference from it, faded out as the toe rises (r²: r is the approach lift's rise).
