@@ -213,34 +213,37 @@ fn zigzag_gallop_passes_every_check_for_every_preset() {
     }
 }
 
-/// Check 4c can fail: with the swing's yaw cone switched off (`yaw_cone` so large that it
-/// never binds), the hound's leg-plane yaw bulges out and back in the first 240 fps frames of
-/// a zigzag-gallop swing by more than 3° against its neighbours; with the default it passes.
+/// Checks 4c and 7 can fail: each passes in zigzag-gallop with the defaults and fails with its
+/// session-10 rule switched off by a parameter. 4c at 240 fps with `yaw_cone` so large that it
+/// never binds (the hound's leg-plane yaw bulges out and back by more than 3° against its
+/// neighbours in the first frames of a swing); 7 at 60 fps with `elbow_cap` at 180° (the
+/// spec's soft limit for the fore legs too: the elbow opens past 150° late in a fore swing).
 #[test]
-fn check4c_fails_when_the_swing_yaw_cone_is_off() {
-    let off = RigParams {
-        yaw_cone: 1.0e9,
-        ..RigParams::default()
-    };
-    let pl = plan(&["zigzag-gallop"], vec![240.0], Backend::Reference);
-    let rows_on = run_checks(&RigParams::default(), &pl, &mut |_| {}).unwrap();
-    let rows_off = run_checks(&off, &pl, &mut |_| {}).unwrap();
-    assert!(row(&rows_on, "4c ").pass, "{:?}", row(&rows_on, "4c "));
-    assert!(!row(&rows_off, "4c ").pass, "{:?}", row(&rows_off, "4c "));
-}
-
-/// Check 7 can fail: with `elbow_cap` at 180° (the spec's soft limit for the fore legs too),
-/// the hound's fore elbow opens past 150° late in a zigzag-gallop swing; with the default
-/// cap it stays under.
-#[test]
-fn check7_fails_when_the_elbow_cap_is_off() {
-    let off = RigParams {
-        elbow_cap: 180.0,
-        ..RigParams::default()
-    };
-    let pl = plan(&["zigzag-gallop"], vec![60.0], Backend::Reference);
-    let rows_on = run_checks(&RigParams::default(), &pl, &mut |_| {}).unwrap();
-    let rows_off = run_checks(&off, &pl, &mut |_| {}).unwrap();
-    assert!(row(&rows_on, "7 ").pass, "{:?}", row(&rows_on, "7 "));
-    assert!(!row(&rows_off, "7 ").pass, "{:?}", row(&rows_off, "7 "));
+fn checks_4c_and_7_fail_when_the_yaw_cone_or_the_elbow_cap_is_off() {
+    let d = RigParams::default;
+    let cases = [
+        (
+            "4c ",
+            240.0,
+            RigParams {
+                yaw_cone: 1.0e9,
+                ..d()
+            },
+        ),
+        (
+            "7 ",
+            60.0,
+            RigParams {
+                elbow_cap: 180.0,
+                ..d()
+            },
+        ),
+    ];
+    for (n, fps, off) in cases {
+        let pl = plan(&["zigzag-gallop"], vec![fps], Backend::Reference);
+        let rows_on = run_checks(&d(), &pl, &mut |_| {}).unwrap();
+        let rows_off = run_checks(&off, &pl, &mut |_| {}).unwrap();
+        assert!(row(&rows_on, n).pass, "{:?}", row(&rows_on, n));
+        assert!(!row(&rows_off, n).pass, "{:?}", row(&rows_off, n));
+    }
 }
