@@ -129,6 +129,7 @@ pub fn initial_values(p: &RigParams) -> Vec<(String, String)> {
         add(&format!("{n}_yl"), lit(0.0));
         add(&format!("{n}_gry"), lit(0.0));
         add(&format!("{n}_fw"), lit(1.0));
+        add(&format!("{n}_ts"), lit(0.0));
     }
     // Per-frame values carried between entries (temps do not cross entries, §12).
     for k in [
@@ -397,6 +398,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("t.ns = t.sx * t.ca + {} * t.sa", v("cx")));
     e.s(format!("{} = t.nf - v.vpx * v.dt", v("cx")));
     e.s(format!("{} = t.ns - {x}", v("cs")));
+    e.s(format!("{ts} = {ts} + v.dt", ts = v("ts")));
     // reference::leg_plane with the least forward distance `dmin`.
     let plane_at = |e: &mut Entry, dmin: &str| {
         e.s(format!("t.df = math.max({} - {rootf}, {dmin})", v("cx")));
@@ -458,6 +460,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
             ("sm", "v.settle".to_string()),
             ("yl", yaw.to_string()),
             ("fw", "v.fwd".to_string()),
+            ("ts", "0.0".to_string()),
         ] {
             e.s(format!("{x} = {cond} ? {val} : {x}", x = v(var)));
         }
@@ -543,11 +546,18 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         bl = v("bl")
     ));
     e.s(format!("t.tmw = {} * v.w", v("tm")));
+    // reference::step: the heel's peel continued into the swing (`pk`).
     e.s(format!(
-        "t.tas = (t.u < 0.35) ? ({tl} + (t.tmw - {tl}) * {}) : ((t.u < 0.85) ? (t.tmw * (1.0 - {})) : 0.0)",
+        "t.pk = {tl} + ({} * v.w) * ({} - {})",
+        lit(l.tpeel),
+        rc(&format!("({} / {} - 0.75) / 0.25", v("ph"), v("bt"))),
+        rc(&format!("({} / {} - 0.75) / 0.25", v("bl"), v("bt"))),
+        tl = v("tl")
+    ));
+    e.s(format!(
+        "t.tas = (t.u < 0.35) ? (t.pk + (t.tmw - t.pk) * {}) : ((t.u < 0.85) ? (t.tmw * (1.0 - {})) : 0.0)",
         rc("t.u / 0.35"),
         rc("(t.u - 0.35) / 0.5"),
-        tl = v("tl")
     ));
     e.s(format!("t.dyf = v.hg - {}", lit(l.sd + l.hock_h())));
     e.s(format!(
@@ -591,18 +601,23 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("t.g = t.ah ? 0.0 : {}", hb(&format!("t.u / {ua}"))));
     plane_at(&mut e, &lit(p.plane_min));
     e.s(format!(
-        "t.so = t.ah ? t.sot : ({lp} * math.cos({tl}) - {sd} * math.sin({tl}))",
-        tl = v("tl")
+        "t.so = t.ah ? t.sot : ({lp} * math.cos(t.pk) - {sd} * math.sin(t.pk))"
     ));
     let q = lit(p.td_edge);
     e.s(format!("t.r = math.sin(90.0 * math.min(t.u / {q}, 1.0))"));
     e.s("t.sws = t.cxp - t.so");
+
     e.s(format!("t.spred = {} - t.m * t.u", v("wl")));
     e.s("t.swf = t.ah ? t.sws : ((t.spred + (t.ew - t.spred) * t.g) + (t.sws - t.spred) * (1.0 - t.r * t.r))");
     // Held: within ±2·yaw_max; carried: within 2·yaw_max of the lift-off yaw.
     let ym2 = lit(2.0 * p.yaw_max);
     e.s(format!(
-        "t.ys = t.ah ? math.clamp(t.yst, {}, {ym2}) : math.clamp(t.yst, {yl} - {ym2}, {yl} + {ym2})",
+        "t.cone = math.min({} * {}, {ym2})",
+        lit(p.yaw_cone),
+        v("ts")
+    ));
+    e.s(format!(
+        "t.ys = t.ah ? math.clamp(t.yst, {}, {ym2}) : math.clamp(t.yst, {yl} - t.cone, {yl} + t.cone)",
         lit(-(2.0 * p.yaw_max)),
         yl = v("yl")
     ));
@@ -816,14 +831,15 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
             lit(l.mt)
         ));
     }
-    let dmax = l.dmax();
-    let da = dmax - p.softness;
+    let da = l.dmax() - p.softness;
+    // reference::step: a fore leg's soft limit may tend to its `elbow_cap` distance.
+    let (top, soft) = p.ik_knee(l);
     e.s("t.d = math.sqrt(t.dx * t.dx + t.dy * t.dy)");
     e.s(format!(
         "t.r = (t.d < {da}) ? t.d : ({} - {} * math.exp(({da} - t.d) / {}))",
-        lit(dmax),
-        lit(p.softness),
-        lit(p.softness),
+        lit(top),
+        lit(soft),
+        lit(soft),
         da = lit(da)
     ));
     e.s(format!(

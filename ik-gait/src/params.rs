@@ -194,6 +194,14 @@ pub struct RigParams {
     /// Share of the swing over which the approach lift rises at lift-off (it comes down over
     /// the last 2·(1 − td_anchor)).
     pub td_edge: f32,
+    /// How fast (degrees per second since lift-off) the leg-plane yaw of a swinging paw may
+    /// leave the yaw latched at lift-off: the carried point's plane is kept within
+    /// yl ± `yaw_cone`·ts (issue 19, check 4c).
+    pub yaw_cone: f32,
+    /// Largest interior elbow angle (degrees) a fore leg's IK may reach: past the linear reach
+    /// `dmax − softness` the fore leg's soft limit tends to the distance of this angle instead
+    /// of `dmax` (check 7's bar is 150°; the spec's softness where that is the smaller).
+    pub elbow_cap: f32,
 }
 
 impl Default for RigParams {
@@ -319,6 +327,8 @@ impl Default for RigParams {
             td_clear: 0.25,
             td_lift: 0.002,
             td_edge: 0.1,
+            yaw_cone: 1200.0,
+            elbow_cap: 149.0,
         }
     }
 }
@@ -331,6 +341,26 @@ impl RigParams {
     /// `g·h` of the Froude number.
     pub fn froude_gh(&self) -> f32 {
         (self.gravity as f64 * self.stride_h as f64) as f32
+    }
+    /// §7.13's soft reach limit of a leg: past the linear reach `da = dmax − softness` the IK
+    /// distance is `top − s·exp((da − d)/s)`, C1 at `da` and tending to `top`. The spec's is
+    /// (`dmax`, `softness`); a fore leg tends instead to the root–wrist distance of
+    /// `elbow_cap` when that is nearer, `s` = that distance − da (at least 0.05 px).
+    pub fn ik_knee(&self, leg: &LegParams) -> (f32, f32) {
+        let (dmax, soft) = (leg.dmax(), self.softness);
+        if !leg.fore {
+            return (dmax, soft);
+        }
+        let (a, b) = (leg.a as f64, leg.b as f64);
+        let g = f64d::cos_d(self.elbow_cap as f64);
+        let r_cap = (a * a + b * b - 2.0 * a * b * g).sqrt();
+        let da = (dmax - soft) as f64;
+        let s = (r_cap - da).max(0.05);
+        if s >= soft as f64 {
+            (dmax, soft)
+        } else {
+            ((da + s) as f32, s as f32)
+        }
     }
     /// Reach limit `dmax − softness − margin` and its square.
     pub fn lim(&self, leg: &LegParams) -> f32 {
@@ -411,6 +441,12 @@ impl RigParams {
             if v < 0.0 {
                 out.push(format!("{name} is {v}; it must be 0 or more"));
             }
+        }
+        if !(self.elbow_cap > 90.0 && self.elbow_cap <= 180.0) {
+            out.push(format!(
+                "elbow_cap is {}; it must be above 90 and at most 180 degrees",
+                self.elbow_cap
+            ));
         }
         if self.reach_margin < 0.0 {
             out.push(format!(

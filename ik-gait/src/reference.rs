@@ -69,6 +69,8 @@ pub struct LegStateT<T> {
     /// Share of the stepping speed that was forward travel, latched at lift-off (1 unless the
     /// dog turned faster than it walked), so that a turn ending mid-swing moves nothing.
     pub fw: T,
+    /// Seconds since the paw last lifted off (the swing's clock for the yaw cone).
+    pub ts: T,
 }
 
 /// Per-leg state of the `f32` reference.
@@ -126,6 +128,7 @@ impl<T: Real> RigStateT<T> {
                 cs: zero,
                 pb: zero,
                 yl: zero,
+                ts: zero,
                 fw: c!(1.0),
             }
         });
@@ -369,6 +372,7 @@ fn lift_off<T: Real>(
     l.cl = f(lp.clearance[gi]);
     l.sm = settle;
     l.yl = yaw;
+    l.ts = c!(0.0);
     l.fw = fwd;
 }
 
@@ -578,6 +582,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             l.cx = nf - vpx * dt;
             l.cs = ns - f(lp.x);
         }
+        l.ts = l.ts + dt;
         // The leg plane yaws about the root to pass through the toe; `cxp` is the toe's f in
         // that plane (= cx when the toe is on the leg's line).
         let Peeled {
@@ -646,8 +651,16 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         // 7.8 swing
         let u = clamp((l.ph - l.bl) / max(one - l.bl, c!(0.001)), zero, one);
         let tmw = l.tm * w;
+        // The heel's peel, continued into the swing from the angle it lifted at: a paw that
+        // lifts early, mid-peel, keeps the peel's rate into its first swing frames instead of
+        // restarting from rest (check 4c: the fore paw's lift-off frame). After a full peel
+        // (lifted at ph ≥ bt) the two rc terms are both 1 and `pk` is `tl`.
+        let pk = l.tl
+            + (f(lp.tpeel) * w)
+                * (rc((l.ph / l.bt - c!(0.75)) / c!(0.25))
+                    - rc((l.bl / l.bt - c!(0.75)) / c!(0.25)));
         let tas = if u < c!(0.35) {
-            l.tl + (tmw - l.tl) * rc(u / c!(0.35))
+            pk + (tmw - pk) * rc(u / c!(0.35))
         } else if u < c!(0.85) {
             tmw * (one - rc((u - c!(0.35)) / c!(0.5)))
         } else {
@@ -690,7 +703,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let so = if anchored {
             so_t
         } else {
-            lp_lp * cos_d(l.tl) - lp_sd * sin_d(l.tl)
+            lp_lp * cos_d(pk) - lp_sd * sin_d(pk)
         };
         // The spec's blend from the predicted lift-off point, plus the carried point's
         // difference from it, faded out as the toe rises (r²: r is the approach lift's rise).
@@ -708,7 +721,8 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let ys = if anchored {
             clamp(yaw_s, -ym2, ym2)
         } else {
-            clamp(yaw_s, l.yl - ym2, l.yl + ym2)
+            let cone = min(f(p.yaw_cone) * l.ts, ym2);
+            clamp(yaw_s, l.yl - cone, l.yl + cone)
         };
         let bump = if u < c!(0.45) {
             rc(u / c!(0.45))
@@ -888,12 +902,14 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         };
         let d = sqrt(dx * dx + dy * dy);
         let dmax = f(lp.dmax());
-        let softness = f(p.softness);
-        let da = dmax - softness;
+        let da = dmax - f(p.softness);
+        // A fore leg's soft limit may tend to its `elbow_cap` distance (check 7).
+        let (top, soft) = p.ik_knee(lp);
+        let (top, soft) = (f(top), f(soft));
         let mut rr = if d < da {
             d
         } else {
-            dmax - softness * exp((da - d) / softness)
+            top - soft * exp((da - d) / soft)
         };
         rr = max(rr, abs(lp_a - lp_b) + c!(0.05));
         let al = atan2_d(dy, dx);
