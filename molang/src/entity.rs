@@ -859,7 +859,7 @@ mod tests {
 
     #[test]
     fn number_by_slot_reads_what_variable_by_slot_reads_as_a_number() {
-        let mut scripts = EntityScripts::compile(&ScriptSource {
+        let scripts = EntityScripts::compile(&ScriptSource {
             pre_animation: vec![
                 "v.n = 1.5; v.z = -0; v.s = 'text'; v.q = math.sqrt(-1); v.y = v.ro ?? 2;"
                     .to_string(),
