@@ -202,3 +202,27 @@ fn vanilla_sheep_wool_is_its_geometry() {
     );
     assert_eq!(p.render.geometry.as_deref(), Some("geometry.sheep.baby"));
 }
+
+/// The game draws a cow by its `minecraft:climate_variant` property, whose default
+/// (`temperate`) is in the behaviour pack: loaded beside the resource pack, the cow is the
+/// temperate cow. (Reads ../shared/vanilla.)
+#[test]
+fn vanilla_cow_draws_its_default_climate_variant_from_the_behaviour_pack() {
+    let layers = [
+        vanilla(),
+        common::shared_dir().join("vanilla/behavior_pack"),
+    ];
+    let pack = molang::pack::load(&layers);
+    for backend in [Backend::Interp, Backend::Jit] {
+        let loaded = load_from_pack(&pack, "minecraft:cow").unwrap();
+        let mut rt = Runtime::new(loaded, backend, 20.0, 0);
+        rt.step(0.0, &[]);
+        let r = &rt.pose().render;
+        assert_eq!(
+            r.geometry.as_deref(),
+            Some("geometry.cow.v2"),
+            "{backend:?}"
+        );
+        assert_eq!(r.textures, ["textures/entity/cow/cow_v2"], "{backend:?}");
+    }
+}

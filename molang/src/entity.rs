@@ -388,7 +388,8 @@ struct ArgQueries {
 
 #[derive(Clone, Debug, Default)]
 struct ArgSlot {
-    entries: Vec<(Box<[Value]>, f32)>,
+    /// A value is a number, or a string for an enum property (`q.property('ns:state')`).
+    entries: Vec<(Box<[Value]>, Value)>,
     /// Record reads that match no entry (set when the query has no plain value either).
     watch: bool,
     /// Argument lists already recorded as misses.
@@ -408,7 +409,7 @@ impl ArgQueries {
     /// (the caller falls back to the plain value). Both back ends end here: the interpreter
     /// passes its values, the JIT its f32s (through `jit_query`), so they agree bit for bit.
     #[inline]
-    fn find(&mut self, query: Slot, n: usize, arg: impl Fn(usize) -> Value) -> Option<f32> {
+    fn find(&mut self, query: Slot, n: usize, arg: impl Fn(usize) -> Value) -> Option<Value> {
         if n == 0 {
             return None;
         }
@@ -455,7 +456,7 @@ struct FrameHost<'a> {
 impl Host for FrameHost<'_> {
     fn query(&mut self, query: Slot, args: &[Value]) -> Value {
         if let Some(v) = self.args.find(query, args.len(), |i| args[i]) {
-            return Value::Num(v);
+            return v;
         }
         self.queries
             .get(query.index())
@@ -480,7 +481,7 @@ impl EntityInstance {
                     l.capacity() * std::mem::size_of::<Box<[Value]>>()
                         + l.iter().map(|a| std::mem::size_of_val(&**a)).sum::<usize>()
                 };
-                s.entries.capacity() * std::mem::size_of::<(Box<[Value]>, f32)>()
+                s.entries.capacity() * std::mem::size_of::<(Box<[Value]>, Value)>()
                     + (s.entries.iter())
                         .map(|(a, _)| std::mem::size_of_val(&**a))
                         .sum::<usize>()
@@ -500,19 +501,25 @@ impl EntityInstance {
     /// same index. Empty `args` is the plain value: use [`EntityInstance::set_query_slot`].
     pub fn add_query_input(&mut self, query: Slot, args: &[Value]) -> usize {
         let s = self.arg_queries.slot_mut(query);
-        let same = |e: &(Box<[Value]>, f32)| {
+        let same = |e: &(Box<[Value]>, Value)| {
             e.0.len() == args.len() && e.0.iter().zip(args).all(|(a, b)| a.equals(*b))
         };
         if let Some(i) = s.entries.iter().position(same) {
             return i;
         }
-        s.entries.push((args.into(), 0.0));
+        s.entries.push((args.into(), Value::Num(0.0)));
         s.entries.len() - 1
     }
 
     /// Sets an input added with [`EntityInstance::add_query_input`] (the per-frame path:
     /// one indexed store). Unknown indices are ignored.
     pub fn set_query_input(&mut self, query: Slot, index: usize, value: f32) {
+        self.set_query_input_value(query, index, Value::Num(value));
+    }
+
+    /// [`EntityInstance::set_query_input`] with a value of any kind (a string for an enum
+    /// property).
+    pub fn set_query_input_value(&mut self, query: Slot, index: usize, value: Value) {
         if let Some(e) =
             (self.arg_queries.slots.get_mut(query.index())).and_then(|s| s.entries.get_mut(index))
         {

@@ -11,7 +11,7 @@ use jsonc_parser::ast::{StringLit, Value};
 use super::json::{as_str, elems, literal_layout, props, props_at, ptr, ptr_idx, range_of};
 use super::{
     Animation, Controller, ControllerState, Entity, EntityKind, FileKind, Geometry, Pack, Piece,
-    RenderController, Side, Site, SiteId, SiteKind,
+    PropertyDef, PropertyDefault, RenderController, Side, Site, SiteId, SiteKind,
 };
 
 /// What the walker learnt about a file besides its sites.
@@ -604,6 +604,7 @@ impl Cx<'_, '_> {
                                 }
                             }
                             "properties" => {
+                                entity.properties = property_defs(dv, &property_types);
                                 for (name, def) in props(dv) {
                                     for (_, default) in props(def).filter(|(k, _)| *k == "default")
                                     {
@@ -1333,6 +1334,39 @@ const BIOME_FIELDS: &[(&str, &str)] =
 /// bare word for a property that is not numeric or boolean (an enum value like `"warm"`).
 fn property_value_is_molang(s: &str, property_type: Option<&str>) -> bool {
     !bare_word(s.trim()) || matches!(property_type, Some("bool" | "int" | "float"))
+}
+
+/// The property definitions of a `description.properties` object.
+fn property_defs(properties: &Value<'_>, types: &[(String, String)]) -> Vec<PropertyDef> {
+    props(properties)
+        .map(|(name, def)| {
+            let ty = type_of(types, name).unwrap_or("").to_string();
+            let field = |key: &str| props(def).filter(|(k, _)| *k == key).last().map(|(_, v)| v);
+            let default = match field("default") {
+                Some(Value::NumberLit(n)) => match n.value.parse::<f32>() {
+                    Ok(x) => PropertyDefault::Num(x),
+                    Err(_) => PropertyDefault::Missing,
+                },
+                Some(Value::BooleanLit(b)) => PropertyDefault::Num(b.value as u8 as f32),
+                Some(v @ Value::StringLit(_)) => {
+                    let d = as_str(v).unwrap_or_default();
+                    if property_value_is_molang(d, Some(ty.as_str())) {
+                        PropertyDefault::Molang(d.to_string())
+                    } else {
+                        PropertyDefault::Str(d.to_string())
+                    }
+                }
+                _ => PropertyDefault::Missing,
+            };
+            let client_sync = matches!(field("client_sync"), Some(Value::BooleanLit(b)) if b.value);
+            PropertyDef {
+                name: name.to_string(),
+                ty,
+                default,
+                client_sync,
+            }
+        })
+        .collect()
 }
 
 fn type_of<'t>(types: &'t [(String, String)], name: &str) -> Option<&'t str> {

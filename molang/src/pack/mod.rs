@@ -260,6 +260,33 @@ pub struct Entity {
     pub other_sites: Vec<SiteId>,
     /// What a client entity or attachable plays and draws (`None` for behaviour entities).
     pub client: Option<Box<ClientData>>,
+    /// `description.properties` of a behaviour entity, in file order.
+    pub properties: Vec<PropertyDef>,
+}
+
+/// One entity property (`description.properties."ns:name"` of a behaviour entity): what
+/// `q.property('ns:name')` reads until an event sets it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PropertyDef {
+    /// As written (the game matches names case-sensitively).
+    pub name: String,
+    /// `type` as written: `bool`, `int`, `float` or `enum`.
+    pub ty: String,
+    pub default: PropertyDefault,
+    /// `client_sync`: only synced properties reach the client's Molang.
+    pub client_sync: bool,
+}
+
+/// The `default` of a [`PropertyDef`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum PropertyDefault {
+    Num(f32),
+    /// An enum value.
+    Str(String),
+    /// A Molang expression, evaluated by the server when the entity spawns.
+    Molang(String),
+    /// Absent or of no usable kind.
+    Missing,
 }
 
 impl Entity {

@@ -123,6 +123,23 @@ pub fn find_entity<'p>(pack: &'p Pack, identifier: &str) -> Result<&'p crate::pa
     Err(Error::new(ErrorKind::UnknownEntity, msg))
 }
 
+/// The properties of the behaviour entity `identifier` (the game's server side decides
+/// them and sends the synced ones to the client), when a layer defines it: of several
+/// definitions the one [`find_entity`]'s rule picks.
+fn behaviour_properties(pack: &Pack, identifier: &str) -> Vec<crate::pack::PropertyDef> {
+    (pack.entities.iter().enumerate())
+        .filter(|(_, e)| {
+            e.kind == EntityKind::Behaviour && e.identifier.eq_ignore_ascii_case(identifier)
+        })
+        .max_by(|(i, a), (j, b)| {
+            (a.min_engine_version)
+                .cmp(&b.min_engine_version)
+                .then(i.cmp(j))
+        })
+        .map(|(_, e)| e.properties.clone())
+        .unwrap_or_default()
+}
+
 /// Like [`load_entity`] on an already loaded pack.
 pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
     let entity = match find_entity(pack, identifier) {
@@ -202,6 +219,7 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
         notes,
         model: Model {
             identifier: entity.identifier.clone(),
+            properties: behaviour_properties(pack, &entity.identifier),
             ..Model::default()
         },
         bone_index: HashMap::new(),

@@ -127,4 +127,7 @@ pub struct Model {
     pub scale: [Option<Num>; 4],
     /// Render controllers of the entity, in order, with their condition.
     pub render: Vec<super::render::RenderDef>,
+    /// The behaviour entity's properties, when a loaded layer defines it: `q.property`
+    /// reads their defaults unless an input gives a value.
+    pub properties: Vec<crate::pack::PropertyDef>,
 }

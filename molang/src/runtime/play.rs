@@ -10,6 +10,7 @@ use super::model::*;
 use crate::entity::{EntityInstance, EntityScripts, ExprId};
 use crate::interp::Value;
 use crate::ir::Slot;
+use crate::pack::PropertyDefault;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -128,9 +129,10 @@ pub struct Runtime {
     q: Provided,
     /// Query slots the inputs supply; the runtime does not overwrite those.
     overridden: Vec<bool>,
-    /// Inputs with arguments in the order they were added, to add them again on `reset`
-    /// (which keeps the indices of the [`ArgInput`]s handed out).
-    arg_inputs: Vec<(Slot, Box<[Value]>)>,
+    /// Inputs with arguments in the order they were added, with the value they start with,
+    /// to add them again on `reset` (which keeps the indices of the [`ArgInput`]s handed
+    /// out).
+    arg_inputs: Vec<(Slot, Box<[Value]>, Value)>,
     /// Which queries with argument inputs to watch for misses must be worked out again
     /// (inputs were added, or the instance is new).
     watch_stale: bool,
@@ -172,7 +174,7 @@ impl Runtime {
         }
         let inst = scripts.instantiate(seed);
         let nodes = model.nodes.len();
-        Runtime {
+        let mut rt = Runtime {
             pose: bind_pose(model.bones.len()),
             model: Arc::new(model),
             scripts: Arc::new(scripts),
@@ -189,7 +191,36 @@ impl Runtime {
             logged: HashSet::new(),
             log: Vec::new(),
             jit_fallback,
+        };
+        rt.start_properties();
+        rt
+    }
+
+    /// `q.property('ns:name')` reads the default of each property the behaviour entity
+    /// syncs to the client (an enum's as a string), and `q.has_property` reads 1 for it, until
+    /// an input says otherwise. A default that is a Molang expression is the server's to
+    /// evaluate; it is left to the inputs (the load notes say so).
+    fn start_properties(&mut self) {
+        let model = Arc::clone(&self.model);
+        for p in model.properties.iter().filter(|p| p.client_sync) {
+            let value = match &p.default {
+                PropertyDefault::Num(x) => Value::Num(*x),
+                PropertyDefault::Str(s) => Value::Str(crate::ir::fnv1_64(s.as_bytes())),
+                PropertyDefault::Molang(_) | PropertyDefault::Missing => continue,
+            };
+            let name = [Value::Str(crate::ir::fnv1_64(p.name.as_bytes()))];
+            self.start_input("property", &name, value);
+            self.start_input("has_property", &name, Value::Num(1.0));
         }
+    }
+
+    /// An input with arguments that starts at `value` (again after every `reset`).
+    fn start_input(&mut self, query: &str, args: &[Value], value: Value) {
+        let input = self.input_args_slot(query, args);
+        if let Some(e) = self.arg_inputs.last_mut() {
+            e.2 = value;
+        }
+        (self.inst).set_query_input_value(input.slot, input.index as usize, value);
     }
 
     /// Back to frame 0 as [`Runtime::new`] leaves it, with `math.random` seeded from `seed`:
@@ -199,8 +230,9 @@ impl Runtime {
     /// fuzzer can run many short cases without compiling the entity for each.
     pub fn reset(&mut self, seed: u64) {
         self.inst = self.scripts.instantiate(seed);
-        for (slot, args) in &self.arg_inputs {
-            self.inst.add_query_input(*slot, args);
+        for (slot, args, start) in &self.arg_inputs {
+            let index = self.inst.add_query_input(*slot, args);
+            self.inst.set_query_input_value(*slot, index, *start);
         }
         self.watch_stale = true;
         self.anim.fill(AnimState::default());
@@ -261,7 +293,7 @@ impl Runtime {
             + vec(&self.ctrl)
             + vec(&self.overridden)
             + (self.arg_inputs.iter())
-                .map(|(_, a)| std::mem::size_of_val(&**a))
+                .map(|(_, a, _)| std::mem::size_of_val(&**a))
                 .sum::<usize>()
             + vec(&self.arg_inputs)
             + vec(&p.rot)
@@ -290,7 +322,7 @@ impl Runtime {
     pub fn input_args_slot(&mut self, name: &str, args: &[Value]) -> ArgInput {
         let slot = self.intern_query(name);
         let index = self.inst.add_query_input(slot, args);
-        self.arg_inputs.push((slot, args.into()));
+        self.arg_inputs.push((slot, args.into(), Value::Num(0.0)));
         self.watch_stale = true;
         ArgInput {
             slot,

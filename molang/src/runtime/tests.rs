@@ -153,3 +153,60 @@ fn broken_molang_is_a_note_and_reads_0_without_panicking() {
         "{log:?}"
     );
 }
+
+/// `t:p` read in `pre_animation`; its behaviour entity defines an enum, an int, a Molang
+/// default and a property not synced to the client.
+fn property_runtime(backend: Backend) -> Runtime {
+    let p = pack(&[
+        (
+            "rp/entity/p.json",
+            r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
+            "identifier": "t:p", "scripts": {"pre_animation": [
+            "v.none = q.property('t:state') == 'none'; v.x = q.property('t:state') == 'x';",
+            "v.n = q.property('t:n'); v.has = q.has_property('t:state');",
+            "v.hidden = q.property('t:hidden'); v.computed = q.property('t:computed');"]}}}}"#,
+        ),
+        (
+            "bp/entities/p.json",
+            r#"{"format_version": "1.21.0", "minecraft:entity": {"description": {
+            "identifier": "t:p", "properties": {
+              "t:state": {"type": "enum", "values": ["none", "x"], "default": "none", "client_sync": true},
+              "t:n": {"type": "int", "range": [0, 9], "default": 7, "client_sync": true},
+              "t:hidden": {"type": "int", "range": [0, 9], "default": 3},
+              "t:computed": {"type": "bool", "default": "q.had_component_group('g')", "client_sync": true}}},
+            "components": {}}}"#,
+        ),
+    ]);
+    Runtime::new(load_from_pack(&p, "t:p").unwrap(), backend, 10.0, 0)
+}
+
+#[test]
+fn properties_read_the_behaviour_entitys_synced_defaults_on_both_back_ends() {
+    for backend in [Backend::Interp, Backend::Jit] {
+        let mut rt = property_runtime(backend);
+        let read = |rt: &Runtime, n: &str| rt.variable(rt.variable_slot(n).unwrap());
+        for round in 0..2 {
+            rt.step(0.0, &[]);
+            let at = format!("{backend:?}, round {round}");
+            assert_eq!(
+                read(&rt, "none"),
+                Some(1.0),
+                "{at}: the enum default is the string 'none'"
+            );
+            assert_eq!(read(&rt, "x"), Some(0.0), "{at}");
+            assert_eq!(read(&rt, "n"), Some(7.0), "{at}");
+            assert_eq!(read(&rt, "has"), Some(1.0), "{at}");
+            // Not synced: the client does not see it. A Molang default is the server's.
+            assert_eq!(read(&rt, "hidden"), Some(0.0), "{at}");
+            assert_eq!(read(&rt, "computed"), Some(0.0), "{at}");
+            // A reset keeps the defaults.
+            rt.reset(1);
+        }
+        // An input for the same property overrides its default.
+        let arg = [crate::interp::Value::Str(crate::ir::fnv1_64(b"t:n"))];
+        let input = rt.input_args_slot("property", &arg);
+        rt.set_query_input(input, 4.0);
+        rt.step(0.0, &[]);
+        assert_eq!(read(&rt, "n"), Some(4.0), "{backend:?}");
+    }
+}

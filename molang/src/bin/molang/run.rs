@@ -16,7 +16,8 @@ use std::time::Instant;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Resource pack folders, as layers: later packs override earlier ones (positional
-    /// paths first, then every --pack in order).
+    /// paths first, then every --pack in order). A behaviour pack among them gives the
+    /// entity's property defaults (`q.property`).
     pub packs: Vec<PathBuf>,
     /// One more resource pack layer (repeatable), after the positional ones.
     #[arg(long = "pack", value_name = "DIR")]
