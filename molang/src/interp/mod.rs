@@ -13,7 +13,7 @@ pub mod value;
 pub use storage::{Slots, Storage};
 pub use value::Value;
 
-use crate::builtins::math::{self, MolangRng};
+use crate::builtins::math::{self, MathFn, MolangRng};
 use crate::builtins::queries;
 use crate::ir::{ArithOp, CmpOp, Node, NodeId, Program, PureQuery, Remote, Scope, Slot};
 
@@ -93,6 +93,8 @@ pub struct Outcome {
     pub abort: Option<Abort>,
 }
 
+/// Why evaluation stopped early. Kept in the machine, not in every `Result`: the error side
+/// of the hot path is then a zero-sized [`Stop`], so a number comes back in a register.
 enum Unwind {
     Break,
     Continue,
@@ -100,7 +102,11 @@ enum Unwind {
     Abort(Abort),
 }
 
-type R = Result<Value, Unwind>;
+/// Evaluation stopped; the reason is in [`Machine::stop`].
+struct Stop;
+
+type R = Result<Value, Stop>;
+type N = Result<f32, Stop>;
 
 /// Runs `program` once. Temps are cleared first.
 pub fn run(
@@ -135,24 +141,27 @@ fn run_inner(
         host,
         options,
         iterations: 0,
+        stop: None,
     };
     match m.eval(program.root()) {
         Ok(v) => Outcome {
             value: v,
             abort: None,
         },
-        Err(Unwind::Return(v)) => Outcome {
-            value: v,
-            abort: None,
-        },
-        Err(Unwind::Abort(a)) => Outcome {
-            value: Value::Num(0.0),
-            abort: Some(a),
-        },
-        // The checker reports `break`/`continue` outside loops; they end nothing here.
-        Err(Unwind::Break | Unwind::Continue) => Outcome {
-            value: Value::Num(0.0),
-            abort: None,
+        Err(Stop) => match m.stop.take() {
+            Some(Unwind::Return(v)) => Outcome {
+                value: v,
+                abort: None,
+            },
+            Some(Unwind::Abort(a)) => Outcome {
+                value: Value::Num(0.0),
+                abort: Some(a),
+            },
+            // The checker reports `break`/`continue` outside loops; they end nothing here.
+            Some(Unwind::Break | Unwind::Continue) | None => Outcome {
+                value: Value::Num(0.0),
+                abort: None,
+            },
         },
     }
 }
@@ -189,6 +198,8 @@ struct Machine<'a> {
     host: &'a mut dyn Host,
     options: &'a EvalOptions,
     iterations: u64,
+    /// Why the last `Err(Stop)` was returned.
+    stop: Option<Unwind>,
 }
 
 #[inline]
@@ -196,9 +207,216 @@ fn bool_value(b: bool) -> Value {
     Value::Num(if b { 1.0 } else { 0.0 })
 }
 
+#[inline]
+fn bool_num(b: bool) -> f32 {
+    if b {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// Query arguments up to this many are collected on the stack (no allocation per call).
+const INLINE_ARGS: usize = 4;
+
+// The evaluator is three mutually recursive walks with one meaning: `eval(id)` is the value,
+// `num(id)` is `eval(id).as_num()` and `truth(id)` is `eval(id).truthy()`, with the same
+// evaluation order, host calls and stops. `num` and `truth` only exist so that numeric and
+// logic nodes do not build and test a `Value` at every level.
 impl Machine<'_> {
-    fn num(&mut self, id: NodeId) -> Result<f32, Unwind> {
-        Ok(self.eval(id)?.as_num())
+    #[cold]
+    #[inline(never)]
+    fn abort(&mut self, kind: AbortKind, node: NodeId) -> Stop {
+        self.stop = Some(Unwind::Abort(Abort { kind, node }));
+        Stop
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unset(&mut self, scope: Scope, slot: Slot, node: NodeId) -> Stop {
+        self.abort(AbortKind::UnsetRead { scope, slot }, node)
+    }
+
+    fn num(&mut self, id: NodeId) -> N {
+        let program = self.program;
+        match program.node(id) {
+            Node::Const(c) => Ok(*c),
+            Node::This => Ok(self.host.this()),
+            Node::Read { scope, slot } => {
+                let s = self.storage.slots(*scope);
+                let i = slot.index();
+                match s.tags.get(i).copied() {
+                    None | Some(value::tag::UNSET) => Err(self.unset(*scope, *slot, id)),
+                    // Non-numbers read 0 ([`Value::as_num`] of [`Value::decode`]).
+                    Some(value::tag::STR..=value::tag::ARRAY_ELEMENT) => Ok(0.0),
+                    Some(_) => Ok(s.nums[i]),
+                }
+            }
+            Node::Query { query, args } => Ok(self.query(*query, args)?.as_num()),
+            Node::Math { func, args } => self.math(id, *func, args),
+            Node::Neg(e) => Ok(-self.num(*e)?),
+            Node::Not(e) => Ok(bool_num(!self.truth(*e)?)),
+            Node::Arith { op, lhs, rhs } => self.arith(*op, *lhs, *rhs),
+            Node::Compare { op, lhs, rhs } => Ok(bool_num(self.compare(*op, *lhs, *rhs)?)),
+            Node::Equal { negate, lhs, rhs } => Ok(bool_num(self.equal(*negate, *lhs, *rhs)?)),
+            Node::And(l, r) => Ok(bool_num(self.truth(*l)? && self.truth(*r)?)),
+            Node::Or(l, r) => Ok(bool_num(self.truth(*l)? || self.truth(*r)?)),
+            Node::Cond {
+                cond,
+                then,
+                otherwise,
+            } => {
+                if self.truth(*cond)? {
+                    self.num(*then)
+                } else if let Some(o) = otherwise {
+                    self.num(*o)
+                } else {
+                    Ok(0.0)
+                }
+            }
+            Node::Coalesce {
+                scope,
+                slot,
+                lhs,
+                rhs,
+            } => {
+                if self.storage.get(*scope, *slot).is_some() {
+                    self.num(*lhs)
+                } else {
+                    self.num(*rhs)
+                }
+            }
+            Node::Discard(e) => self.num(*e),
+            _ => Ok(self.eval(id)?.as_num()),
+        }
+    }
+
+    fn truth(&mut self, id: NodeId) -> Result<bool, Stop> {
+        let program = self.program;
+        match program.node(id) {
+            Node::Const(c) => Ok(*c != 0.0),
+            Node::Read { scope, slot } => {
+                let s = self.storage.slots(*scope);
+                let i = slot.index();
+                match s.tags.get(i).copied() {
+                    None | Some(value::tag::UNSET) => Err(self.unset(*scope, *slot, id)),
+                    // Strings and references are true ([`Value::decode`] reads other tags
+                    // as numbers).
+                    Some(value::tag::STR..=value::tag::ARRAY_ELEMENT) => Ok(true),
+                    Some(_) => Ok(s.nums[i] != 0.0),
+                }
+            }
+            Node::Query { query, args } => Ok(self.query(*query, args)?.truthy()),
+            Node::Not(e) => Ok(!self.truth(*e)?),
+            Node::Compare { op, lhs, rhs } => self.compare(*op, *lhs, *rhs),
+            Node::Equal { negate, lhs, rhs } => self.equal(*negate, *lhs, *rhs),
+            Node::And(l, r) => Ok(self.truth(*l)? && self.truth(*r)?),
+            Node::Or(l, r) => Ok(self.truth(*l)? || self.truth(*r)?),
+            Node::Cond {
+                cond,
+                then,
+                otherwise,
+            } => {
+                if self.truth(*cond)? {
+                    self.truth(*then)
+                } else if let Some(o) = otherwise {
+                    self.truth(*o)
+                } else {
+                    Ok(false)
+                }
+            }
+            Node::Math { .. } | Node::Arith { .. } | Node::Neg(_) => Ok(self.num(id)? != 0.0),
+            _ => Ok(self.eval(id)?.truthy()),
+        }
+    }
+
+    #[inline]
+    fn arith(&mut self, op: ArithOp, lhs: NodeId, rhs: NodeId) -> N {
+        if op == ArithOp::Div {
+            let d = self.num(rhs)?;
+            let d = if self.options.version < 7 && !folds_to_constant(self.program, rhs) {
+                d.abs()
+            } else {
+                d
+            };
+            if d.abs() < DIVISION_EPSILON {
+                return Ok(0.0);
+            }
+            let n = self.num(lhs)?;
+            return Ok(n / d);
+        }
+        let l = self.num(lhs)?;
+        let r = self.num(rhs)?;
+        Ok(match op {
+            ArithOp::Add => l + r,
+            ArithOp::Sub => l - r,
+            _ => l * r,
+        })
+    }
+
+    #[inline]
+    fn compare(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> Result<bool, Stop> {
+        let l = self.num(lhs)?;
+        let r = self.num(rhs)?;
+        Ok(match op {
+            CmpOp::Lt => l < r,
+            CmpOp::Le => l <= r,
+            CmpOp::Gt => l > r,
+            CmpOp::Ge => l >= r,
+        })
+    }
+
+    #[inline]
+    fn equal(&mut self, negate: bool, lhs: NodeId, rhs: NodeId) -> Result<bool, Stop> {
+        let l = self.eval(lhs)?;
+        let r = self.eval(rhs)?;
+        Ok(l.equals(r) != negate)
+    }
+
+    /// A host query; its arguments are evaluated left to right first.
+    fn query(&mut self, query: Slot, args: &[NodeId]) -> R {
+        if args.is_empty() {
+            return Ok(self.host.query(query, &[]));
+        }
+        if args.len() <= INLINE_ARGS {
+            let mut vals = [Value::Num(0.0); INLINE_ARGS];
+            for (v, &a) in vals.iter_mut().zip(args) {
+                *v = self.eval(a)?;
+            }
+            return Ok(self.host.query(query, &vals[..args.len()]));
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for &a in args.iter() {
+            vals.push(self.eval(a)?);
+        }
+        Ok(self.host.query(query, &vals))
+    }
+
+    fn math(&mut self, id: NodeId, func: MathFn, args: &[NodeId]) -> N {
+        let mut vals = [0.0f32; 3];
+        for (v, &a) in vals.iter_mut().zip(args) {
+            *v = self.num(a)?;
+        }
+        let vals = &vals[..args.len()];
+        Ok(match func {
+            // The builtins the JIT inlines, called directly rather than through the table
+            // (the same functions, so the same bits).
+            MathFn::Clamp => math::molang_clamp(vals[0], vals[1], vals[2]),
+            MathFn::Sqrt => math::molang_sqrt(vals[0]),
+            MathFn::Abs => math::molang_abs(vals[0]),
+            MathFn::Min => math::molang_min(vals[0], vals[1]),
+            MathFn::Max => math::molang_max(vals[0], vals[1]),
+            // pow(x, 2) is the exact square rounded once, which is what `x * x` computes
+            // (NaN, infinities and -0 included; the JIT's `Lowering::PowSquare` rule).
+            MathFn::Pow if vals[1] == 2.0 => vals[0] * vals[0],
+            _ if func.is_random() => {
+                if let Some(n) = func.budget_cost(vals[0]) {
+                    self.spend(n, id)?;
+                }
+                math::eval_random(func, vals, self.host.rng())
+            }
+            _ => math::eval(func, vals),
+        })
     }
 
     fn eval(&mut self, id: NodeId) -> R {
@@ -222,95 +440,25 @@ impl Machine<'_> {
             Node::This => Ok(Value::Num(self.host.this())),
             Node::Read { scope, slot } => match self.storage.get(*scope, *slot) {
                 Some(v) => Ok(v),
-                None => Err(Unwind::Abort(Abort {
-                    kind: AbortKind::UnsetRead {
-                        scope: *scope,
-                        slot: *slot,
-                    },
-                    node: id,
-                })),
+                None => Err(self.unset(*scope, *slot, id)),
             },
-            Node::Query { query, args } => {
-                let mut vals = Vec::with_capacity(args.len());
-                for &a in args.iter() {
-                    vals.push(self.eval(a)?);
-                }
-                Ok(self.host.query(*query, &vals))
-            }
+            Node::Query { query, args } => self.query(*query, args),
             Node::PureQuery { func, args } => self.pure_query(*func, args),
-            Node::Math { func, args } => {
-                let mut vals = [0.0f32; 3];
-                for (i, &a) in args.iter().enumerate() {
-                    vals[i] = self.num(a)?;
-                }
-                let vals = &vals[..args.len()];
-                Ok(Value::Num(if func.is_random() {
-                    if let Some(n) = func.budget_cost(vals[0]) {
-                        self.spend(n, id)?;
-                    }
-                    math::eval_random(*func, vals, self.host.rng())
-                } else {
-                    math::eval(*func, vals)
-                }))
-            }
+            Node::Math { func, args } => Ok(Value::Num(self.math(id, *func, args)?)),
             Node::Neg(e) => Ok(Value::Num(-self.num(*e)?)),
             // Logic tests truth like `?:` does, so a reference is true here too.
-            Node::Not(e) => Ok(bool_value(!self.eval(*e)?.truthy())),
-            Node::Arith { op, lhs, rhs } => {
-                if *op == ArithOp::Div {
-                    let d = self.num(*rhs)?;
-                    let d = if self.options.version < 7 && !folds_to_constant(program, *rhs) {
-                        d.abs()
-                    } else {
-                        d
-                    };
-                    if d.abs() < DIVISION_EPSILON {
-                        return Ok(Value::Num(0.0));
-                    }
-                    let n = self.num(*lhs)?;
-                    return Ok(Value::Num(n / d));
-                }
-                let l = self.num(*lhs)?;
-                let r = self.num(*rhs)?;
-                Ok(Value::Num(match op {
-                    ArithOp::Add => l + r,
-                    ArithOp::Sub => l - r,
-                    _ => l * r,
-                }))
-            }
-            Node::Compare { op, lhs, rhs } => {
-                let l = self.num(*lhs)?;
-                let r = self.num(*rhs)?;
-                Ok(bool_value(match op {
-                    CmpOp::Lt => l < r,
-                    CmpOp::Le => l <= r,
-                    CmpOp::Gt => l > r,
-                    CmpOp::Ge => l >= r,
-                }))
-            }
-            Node::Equal { negate, lhs, rhs } => {
-                let l = self.eval(*lhs)?;
-                let r = self.eval(*rhs)?;
-                Ok(bool_value(l.equals(r) != *negate))
-            }
-            Node::And(l, r) => {
-                if !self.eval(*l)?.truthy() {
-                    return Ok(Value::Num(0.0));
-                }
-                Ok(bool_value(self.eval(*r)?.truthy()))
-            }
-            Node::Or(l, r) => {
-                if self.eval(*l)?.truthy() {
-                    return Ok(Value::Num(1.0));
-                }
-                Ok(bool_value(self.eval(*r)?.truthy()))
-            }
+            Node::Not(e) => Ok(bool_value(!self.truth(*e)?)),
+            Node::Arith { op, lhs, rhs } => Ok(Value::Num(self.arith(*op, *lhs, *rhs)?)),
+            Node::Compare { op, lhs, rhs } => Ok(bool_value(self.compare(*op, *lhs, *rhs)?)),
+            Node::Equal { negate, lhs, rhs } => Ok(bool_value(self.equal(*negate, *lhs, *rhs)?)),
+            Node::And(l, r) => Ok(bool_value(self.truth(*l)? && self.truth(*r)?)),
+            Node::Or(l, r) => Ok(bool_value(self.truth(*l)? || self.truth(*r)?)),
             Node::Cond {
                 cond,
                 then,
                 otherwise,
             } => {
-                if self.eval(*cond)?.truthy() {
+                if self.truth(*cond)? {
                     self.eval(*then)
                 } else if let Some(o) = otherwise {
                     self.eval(*o)
@@ -352,22 +500,7 @@ impl Machine<'_> {
                 Ok(v)
             }
             Node::Discard(e) => self.eval(*e),
-            Node::Arrow { entity, remote } => {
-                let Value::Entity(e) = self.eval(*entity)? else {
-                    return Ok(Value::Num(0.0));
-                };
-                let v = match remote {
-                    Remote::Variable(name) => self.host.remote_variable(e, *name),
-                    Remote::Query { query, args } => {
-                        let mut vals = Vec::with_capacity(args.len());
-                        for &a in args.iter() {
-                            vals.push(self.eval(a)?);
-                        }
-                        self.host.remote_query(e, *query, &vals)
-                    }
-                };
-                Ok(v.unwrap_or(Value::Num(0.0)))
-            }
+            Node::Arrow { entity, remote } => self.arrow(*entity, remote),
             Node::Block { stmts, simple } => {
                 if *simple {
                     let mut v = Value::Num(0.0);
@@ -381,58 +514,103 @@ impl Machine<'_> {
                 }
                 Ok(Value::Num(0.0))
             }
-            Node::Loop { count, body } => {
-                let n = self.num(*count)?;
-                // Fractional counts round up; negative and NaN counts run nothing.
-                let mut n = if n > 0.0 {
-                    n.ceil().min(u32::MAX as f32) as u64
-                } else {
-                    0
-                };
-                if let Some(cap) = self.options.loop_cap {
-                    n = n.min(cap as u64);
-                }
-                for _ in 0..n {
-                    self.spend(1, id)?;
-                    match self.eval(*body) {
-                        Ok(_) | Err(Unwind::Continue) => {}
-                        Err(Unwind::Break) => break,
-                        Err(e) => return Err(e),
-                    }
-                }
-                Ok(Value::Num(0.0))
-            }
+            Node::Loop { count, body } => self.run_loop(id, *count, *body),
             Node::ForEach {
                 scope,
                 slot,
                 array,
                 body,
-            } => {
-                let list = match self.eval(*array)? {
-                    Value::EntityList(l) => self.host.entity_list(l),
-                    _ => Vec::new(),
-                };
-                for e in list {
-                    self.spend(1, id)?;
-                    self.storage.set(*scope, *slot, Value::Entity(e));
-                    match self.eval(*body) {
-                        Ok(_) | Err(Unwind::Continue) => {}
-                        Err(Unwind::Break) => break,
-                        Err(e) => return Err(e),
-                    }
-                }
-                Ok(Value::Num(0.0))
+            } => self.for_each(id, *scope, *slot, *array, *body),
+            Node::Break => {
+                self.stop = Some(Unwind::Break);
+                Err(Stop)
             }
-            Node::Break => Err(Unwind::Break),
-            Node::Continue => Err(Unwind::Continue),
+            Node::Continue => {
+                self.stop = Some(Unwind::Continue);
+                Err(Stop)
+            }
             Node::Return(v) => {
                 let v = self.eval(*v)?;
-                Err(Unwind::Return(v))
+                self.stop = Some(Unwind::Return(v));
+                Err(Stop)
             }
         }
     }
 
+    #[inline(never)]
+    fn arrow(&mut self, entity: NodeId, remote: &Remote) -> R {
+        let Value::Entity(e) = self.eval(entity)? else {
+            return Ok(Value::Num(0.0));
+        };
+        let v = match remote {
+            Remote::Variable(name) => self.host.remote_variable(e, *name),
+            Remote::Query { query, args } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for &a in args.iter() {
+                    vals.push(self.eval(a)?);
+                }
+                self.host.remote_query(e, *query, &vals)
+            }
+        };
+        Ok(v.unwrap_or(Value::Num(0.0)))
+    }
+
+    /// A loop body's stop: `Ok(true)` to go on, `Ok(false)` after `break`, `Err` for the
+    /// stops that end more than the loop.
+    #[inline]
+    fn body_stop(&mut self) -> Result<bool, Stop> {
+        match self.stop {
+            Some(Unwind::Continue) => {
+                self.stop = None;
+                Ok(true)
+            }
+            Some(Unwind::Break) => {
+                self.stop = None;
+                Ok(false)
+            }
+            _ => Err(Stop),
+        }
+    }
+
+    #[inline(never)]
+    fn run_loop(&mut self, id: NodeId, count: NodeId, body: NodeId) -> R {
+        let n = self.num(count)?;
+        // Fractional counts round up; negative and NaN counts run nothing.
+        let mut n = if n > 0.0 {
+            n.ceil().min(u32::MAX as f32) as u64
+        } else {
+            0
+        };
+        if let Some(cap) = self.options.loop_cap {
+            n = n.min(cap as u64);
+        }
+        for _ in 0..n {
+            self.spend(1, id)?;
+            if self.eval(body).is_err() && !self.body_stop()? {
+                break;
+            }
+        }
+        Ok(Value::Num(0.0))
+    }
+
+    #[inline(never)]
+    fn for_each(&mut self, id: NodeId, scope: Scope, slot: Slot, array: NodeId, body: NodeId) -> R {
+        let list = match self.eval(array)? {
+            Value::EntityList(l) => self.host.entity_list(l),
+            _ => Vec::new(),
+        };
+        for e in list {
+            self.spend(1, id)?;
+            self.storage.set(scope, slot, Value::Entity(e));
+            if self.eval(body).is_err() && !self.body_stop()? {
+                break;
+            }
+        }
+        Ok(Value::Num(0.0))
+    }
+
     /// The queries computed from their arguments ([`queries`] has the rules and the order).
+    #[inline(never)]
     fn pure_query(&mut self, func: PureQuery, args: &[NodeId]) -> R {
         let hit = match func {
             PureQuery::All | PureQuery::Any => {
@@ -479,13 +657,10 @@ impl Machine<'_> {
         Ok(bool_value(hit))
     }
 
-    fn spend(&mut self, n: u64, node: NodeId) -> Result<(), Unwind> {
+    fn spend(&mut self, n: u64, node: NodeId) -> Result<(), Stop> {
         self.iterations += n;
         if self.iterations > self.options.iteration_budget {
-            return Err(Unwind::Abort(Abort {
-                kind: AbortKind::Budget,
-                node,
-            }));
+            return Err(self.abort(AbortKind::Budget, node));
         }
         Ok(())
     }
