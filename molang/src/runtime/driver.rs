@@ -32,6 +32,8 @@ pub struct Driver {
     speed: Option<usize>,
     distance: f32,
     buf: Vec<(Slot, f32)>,
+    /// The time of the last [`Driver::sample`], for the string columns.
+    t: f32,
 }
 
 impl Driver {
@@ -127,6 +129,7 @@ impl Driver {
                 speed,
                 distance: 0.0,
                 buf: Vec::new(),
+                t: 0.0,
             },
             notes,
         )
@@ -137,6 +140,7 @@ impl Driver {
     /// Read them with [`queries`](Self::queries); [`apply`](Self::apply) hands the rest over.
     pub fn sample(&mut self, t: f32, dt: f32, first: bool) {
         self.timeline.sample(t, &mut self.values);
+        self.t = t;
         self.vars_buf.clear();
         let _ = first;
         self.vars_buf.extend(self.var_defaults.iter().copied());
@@ -165,7 +169,10 @@ impl Driver {
             rt.set_variable(s, v);
         }
         for &(i, input) in &self.arg_cols {
-            rt.set_query_input(input, self.values[i]);
+            match self.timeline.string_at(i, self.t) {
+                Some(h) => rt.set_query_input_value(input, crate::interp::Value::Str(h)),
+                None => rt.set_query_input(input, self.values[i]),
+            }
         }
     }
 

@@ -30,8 +30,11 @@ pub struct Timeline {
     /// `[Num(1)]`, strings as the game's hash of their bytes); empty for a plain column.
     pub args: Vec<Box<[Value]>>,
     pub times: Vec<f32>,
-    /// `rows[i][j]`: query j at `times[i]`.
+    /// `rows[i][j]`: query j at `times[i]` (0 in a string column).
     pub rows: Vec<Vec<f32>>,
+    /// Parallel to `queries` (may be short: numbers then): for a column of strings
+    /// (`'warm'`, for `q.property('ns:x')`), the game's hash of each row's string.
+    pub strings: Vec<Option<Vec<u64>>>,
 }
 
 /// Strips `q.` / `query.` (case-insensitive) from a column name; `None` if it is no query
@@ -274,6 +277,47 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
         let mut col = 1;
         for (i, f) in fields.iter().enumerate() {
             let s = f.trim();
+            let first_row = out.times.is_empty();
+            if let Some(j) = col_of[i] {
+                let quoted = s.starts_with('\'');
+                if first_row && out.strings.len() <= j {
+                    out.strings.resize(j + 1, None);
+                }
+                if first_row && quoted {
+                    if out.kinds[j] != Kind::Query || out.args[j].is_empty() {
+                        return Err(format!(
+                            "{file}:{}:{col}: `{s}` is a string; only a query column with arguments takes strings, like `q.property('ns:name')` (column `{}`)",
+                            ln + 1,
+                            cols[i].1
+                        ));
+                    }
+                    out.strings[j] = Some(Vec::new());
+                }
+                if let Some(list) = out.strings.get_mut(j).and_then(|l| l.as_mut()) {
+                    let inner = s
+                        .strip_prefix('\'')
+                        .and_then(|r| r.strip_suffix('\''))
+                        .filter(|r| !r.contains('\''));
+                    let Some(inner) = inner else {
+                        return Err(format!(
+                            "{file}:{}:{col}: `{s}` is not a 'string' (column `{}` holds strings from its first row on)",
+                            ln + 1,
+                            cols[i].1
+                        ));
+                    };
+                    // Strings are the game's hash of their bytes, case kept (spec §1.2).
+                    list.push(crate::ir::fnv1_64(inner.as_bytes()));
+                    col += f.len() + 1;
+                    continue;
+                }
+                if quoted {
+                    return Err(format!(
+                        "{file}:{}:{col}: `{s}` is a string, but column `{}` holds numbers from its first row on",
+                        ln + 1,
+                        cols[i].1
+                    ));
+                }
+            }
             let v = match s.to_ascii_lowercase().as_str() {
                 "true" => 1.0,
                 "false" => 0.0,
@@ -311,6 +355,14 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
 }
 
 impl Timeline {
+    /// Column `j`'s string at time `t` (the hash of the last row at or before `t`, the first
+    /// row's before it: strings step, they do not blend); `None` for a column of numbers.
+    pub fn string_at(&self, j: usize, t: f32) -> Option<u64> {
+        let list = self.strings.get(j)?.as_ref()?;
+        let i = self.times.partition_point(|&x| x <= t).saturating_sub(1);
+        list.get(i).copied()
+    }
+
     /// Every query's value at time `t` (linear between rows, clamped at the ends), into `out`.
     pub fn sample(&self, t: f32, out: &mut [f32]) {
         let n = self.times.len();
@@ -349,6 +401,48 @@ mod tests {
     /// The error `in.csv` holding `csv` gives, as users read it.
     fn error_text(csv: &str) -> String {
         parse(csv, "in.csv").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn string_cells_step_and_hash_like_molang_strings() {
+        let tl = parse(
+            "t,q.property('ns:state'),q.ground_speed\n0,'none',0\n1,'Warm',4\n",
+            "in.csv",
+        )
+        .unwrap();
+        let h = |s: &str| Some(crate::ir::fnv1_64(s.as_bytes()));
+        assert_eq!(tl.string_at(0, -1.0), h("none"));
+        assert_eq!(
+            tl.string_at(0, 0.99),
+            h("none"),
+            "strings step, they do not blend"
+        );
+        assert_eq!(tl.string_at(0, 1.0), h("Warm"), "case is kept");
+        assert_eq!(tl.string_at(0, 9.0), h("Warm"));
+        assert_eq!(tl.string_at(1, 0.5), None, "a number column");
+        let mut v = [0.0; 2];
+        tl.sample(0.5, &mut v);
+        assert_eq!(v[1], 2.0);
+    }
+
+    #[test]
+    fn string_cells_only_in_columns_with_arguments_and_never_mixed() {
+        assert_inputs_error(
+            "t,q.variant\n0,'warm'\n",
+            "in.csv:2:3: `'warm'` is a string; only a query column with arguments takes strings, like `q.property('ns:name')` (column `q.variant`)",
+        );
+        assert_inputs_error(
+            "t,q.property('ns:a')\n0,'warm'\n1,2\n",
+            "in.csv:3:3: `2` is not a 'string' (column `q.property('ns:a')` holds strings from its first row on)",
+        );
+        assert_inputs_error(
+            "t,q.property('ns:a')\n0,2\n1,'warm'\n",
+            "in.csv:3:3: `'warm'` is a string, but column `q.property('ns:a')` holds numbers from its first row on",
+        );
+        assert_inputs_error(
+            "t,q.property('ns:a')\n0,'it's'\n",
+            "in.csv:2:3: `'it's'` is not a 'string' (column `q.property('ns:a')` holds strings from its first row on)",
+        );
     }
 
     #[test]

@@ -336,6 +336,11 @@ impl Runtime {
             .set_query_input(input.slot, input.index as usize, v);
     }
 
+    /// [`Runtime::set_query_input`] with a value of any kind (a string for an enum property).
+    pub fn set_query_input_value(&mut self, input: ArgInput, v: Value) {
+        (self.inst).set_query_input_value(input.slot, input.index as usize, v);
+    }
+
     fn is_overridden(&self, slot: Slot) -> bool {
         self.overridden.get(slot.index()).copied().unwrap_or(false)
     }

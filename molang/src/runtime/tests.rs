@@ -210,3 +210,24 @@ fn properties_read_the_behaviour_entitys_synced_defaults_on_both_back_ends() {
         assert_eq!(read(&rt, "n"), Some(4.0), "{backend:?}");
     }
 }
+
+#[test]
+fn a_string_input_column_sets_an_enum_property_over_its_default() {
+    let csv = "t,q.property('t:state')\n0,'none'\n0.25,'x'\n";
+    let timeline = super::inputs::parse(csv, "in.csv").unwrap();
+    for backend in [Backend::Interp, Backend::Jit] {
+        let mut rt = property_runtime(backend);
+        let (mut driver, _) = super::Driver::new(&timeline, &mut rt);
+        let mut got = Vec::new();
+        for frame in 0..4 {
+            let t = frame as f32 * 0.1;
+            driver.sample(t, 0.1, frame == 0);
+            driver.apply(&mut rt);
+            rt.step(t, driver.queries());
+            let read = |n: &str| rt.variable(rt.variable_slot(n).unwrap()).unwrap();
+            got.push((read("none"), read("x")));
+        }
+        let want = [(1.0, 0.0), (1.0, 0.0), (1.0, 0.0), (0.0, 1.0)];
+        assert_eq!(got, want, "{backend:?}");
+    }
+}

@@ -34,7 +34,8 @@ pub struct Args {
     #[arg(long)]
     pub entity: Option<String>,
     /// CSV input timeline: a `t` column (seconds) and one column per query (`q.ground_speed`,
-    /// or with arguments: `q.position_delta(1)`, `q.property('ns:x')`).
+    /// or with arguments: `q.position_delta(1)`, `q.property('ns:x')`, whose cells may be
+    /// 'strings' for an enum property).
     #[arg(long)]
     pub inputs: Option<PathBuf>,
     /// Frames per second.
