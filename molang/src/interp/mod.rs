@@ -242,16 +242,10 @@ impl Machine<'_> {
         match program.node(id) {
             Node::Const(c) => Ok(*c),
             Node::This => Ok(self.host.this()),
-            Node::Read { scope, slot } => {
-                let s = self.storage.slots(*scope);
-                let i = slot.index();
-                match s.tags.get(i).copied() {
-                    None | Some(value::tag::UNSET) => Err(self.unset(*scope, *slot, id)),
-                    // Non-numbers read 0 ([`Value::as_num`] of [`Value::decode`]).
-                    Some(value::tag::STR..=value::tag::ARRAY_ELEMENT) => Ok(0.0),
-                    Some(_) => Ok(s.nums[i]),
-                }
-            }
+            Node::Read { scope, slot } => match self.storage.slots(*scope).number(*slot) {
+                Some(x) => Ok(x),
+                None => Err(self.unset(*scope, *slot, id)),
+            },
             Node::Query { query, args } => Ok(self.query(*query, args)?.as_num()),
             Node::Math { func, args } => self.math(id, *func, args),
             Node::Neg(e) => Ok(-self.num(*e)?),
@@ -295,17 +289,10 @@ impl Machine<'_> {
         let program = self.program;
         match program.node(id) {
             Node::Const(c) => Ok(*c != 0.0),
-            Node::Read { scope, slot } => {
-                let s = self.storage.slots(*scope);
-                let i = slot.index();
-                match s.tags.get(i).copied() {
-                    None | Some(value::tag::UNSET) => Err(self.unset(*scope, *slot, id)),
-                    // Strings and references are true ([`Value::decode`] reads other tags
-                    // as numbers).
-                    Some(value::tag::STR..=value::tag::ARRAY_ELEMENT) => Ok(true),
-                    Some(_) => Ok(s.nums[i] != 0.0),
-                }
-            }
+            Node::Read { scope, slot } => match self.storage.slots(*scope).truthy(*slot) {
+                Some(b) => Ok(b),
+                None => Err(self.unset(*scope, *slot, id)),
+            },
             Node::Query { query, args } => Ok(self.query(*query, args)?.truthy()),
             Node::Not(e) => Ok(!self.truth(*e)?),
             Node::Compare { op, lhs, rhs } => self.compare(*op, *lhs, *rhs),

@@ -43,6 +43,17 @@ impl Slots {
             _ => Some(0.0),
         }
     }
+    /// The slot's truth without decoding its value: `None` when unset, true for a value that
+    /// is not a number ([`Value::truthy`]).
+    #[inline]
+    pub fn truthy(&self, slot: Slot) -> Option<bool> {
+        let i = slot.index();
+        match *self.tags.get(i)? {
+            super::value::tag::UNSET => None,
+            super::value::tag::NUM => Some(self.nums[i] != 0.0),
+            _ => Some(true),
+        }
+    }
     pub fn set(&mut self, slot: Slot, v: Value) {
         let i = slot.index();
         self.fit(i + 1);
