@@ -95,15 +95,16 @@ pub(super) extern "C" fn jit_random(frame: *mut Frame, func: u32, a: f32, b: f32
 /// SAFETY (caller): `args` points at `n` values in the generated code's stack slot.
 unsafe fn with_values<R>(args: *const JitValue, n: u32, f: impl FnOnce(&[Value]) -> R) -> R {
     let raw = unsafe { std::slice::from_raw_parts(args, n as usize) };
-    let mut short = [Value::Num(0.0); 8];
-    if raw.len() <= short.len() {
-        for (v, r) in short.iter_mut().zip(raw) {
-            *v = decode(*r);
-        }
-        return f(&short[..raw.len()]);
+    // Queries take one to three arguments: decode exactly those into an array on the stack
+    // (filling a longer array first was a third of a query call's cost).
+    match *raw {
+        [] => f(&[]),
+        [a] => f(&[decode(a)]),
+        [a, b] => f(&[decode(a), decode(b)]),
+        [a, b, c] => f(&[decode(a), decode(b), decode(c)]),
+        [a, b, c, d] => f(&[decode(a), decode(b), decode(c), decode(d)]),
+        _ => f(&raw.iter().map(|r| decode(*r)).collect::<Vec<Value>>()),
     }
-    let long: Vec<Value> = raw.iter().map(|r| decode(*r)).collect();
-    f(&long)
 }
 
 /// Writes `v` in storage form to `out`.
