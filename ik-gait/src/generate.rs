@@ -376,10 +376,16 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     let (lp, sd) = (lit(l.lp), lit(l.sd));
     let lim2 = lit(p.lim2(l));
     let (rootf, off) = (lit(l.root_f), lit(l.hock_off()));
-    // 7.5
+    // 7.5, the catch-up rate faster in the walk (within check 5's bar), as in the reference.
     e.s(format!(
-        "t.ex = ({sw} > 0.5 && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, {} * v.omega * v.dt) : 0.0",
+        "t.cr = (v.gait == 0.0) ? math.min({} * v.omega, ((1.0 + {}) * {}) - v.omega) : ({} * v.omega)",
+        lit(p.catchup_walk),
         lit(p.catchup),
+        lit(p.f_max),
+        lit(p.catchup)
+    ));
+    e.s(format!(
+        "t.ex = ({sw} > 0.5 && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, t.cr * v.dt) : 0.0",
         sw = v("sw"),
         rem = v("rem")
     ));
@@ -494,8 +500,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     lift_off(&mut e, "t.lift", "t.wf", "t.ta", "t.yst");
     // §7.5's catch-up in the lift-off frame too, as in the reference.
     e.s(format!(
-        "t.ex = (t.lift && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, {} * v.omega * v.dt) : 0.0",
-        lit(p.catchup),
+        "t.ex = (t.lift && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, t.cr * v.dt) : 0.0",
         rem = v("rem")
     ));
     // Unless that would end the swing in the frame it starts.

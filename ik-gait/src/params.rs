@@ -144,6 +144,11 @@ pub struct RigParams {
     pub tau_g: f32,
     pub body_drop: [f32; 3],
     pub catchup: f32,
+    /// §7.5's catch-up rate in the walk, a share of ω like `catchup` (README, Deviations,
+    /// check 6): the walk swings only 35 % of its cycle, so at 0.5·ω a gallop → walk shift of
+    /// 0.60 or more cannot be paid in 3.5 cycles. The phase rate ω + rate stays within check
+    /// 5's (1 + `catchup`)·`f_max`. Equal to `catchup` is the spec's rule.
+    pub catchup_walk: f32,
     pub td_ramp: f32,
     pub idle_time: f32,
     pub settle_dist: f32,
@@ -293,6 +298,7 @@ impl Default for RigParams {
             tau_g: 0.25,
             body_drop: [0.0, 0.5, 0.5],
             catchup: 0.5,
+            catchup_walk: 1.0,
             td_ramp: 0.3,
             idle_time: 0.5,
             settle_dist: 1.5,
@@ -398,6 +404,7 @@ impl RigParams {
         pos("h0", self.h0, &mut out);
         pos("dwell", self.dwell, &mut out);
         pos("catchup", self.catchup, &mut out);
+        pos("catchup_walk", self.catchup_walk, &mut out);
         pos("f_max", self.f_max, &mut out);
         for (name, v) in [
             ("softness", self.softness),

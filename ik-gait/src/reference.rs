@@ -551,6 +551,16 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         s.settle_prog = s.settle_prog + dphi;
     }
     let gi = s.gait.to_f32() as usize;
+    // §7.5's catch-up rate (cycles/s): faster in the walk, whose short swings pay too little
+    // for check 6, but never past check 5's phase rate (README, Deviations).
+    let cr = if gi == 0 {
+        min(
+            f(p.catchup_walk) * omega,
+            (one + f(p.catchup)) * f(p.f_max) - omega,
+        )
+    } else {
+        f(p.catchup) * omega
+    };
 
     // 7.5–7.8 per leg
     let mut tgt = [Target::<T>::default(); 4];
@@ -561,7 +571,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let l = &mut s.legs[i];
         // 7.5 clock and catch-up
         let ex = if l.sw > half && l.rem > zero && !settle {
-            min(l.rem, f(p.catchup) * omega * dt)
+            min(l.rem, cr * dt)
         } else {
             zero
         };
@@ -610,7 +620,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             // pays this frame's share too (README, Deviations, check 6), unless that would end
             // the swing in the frame it starts.
             if l.rem > zero && !settle {
-                let ex = min(l.rem, f(p.catchup) * omega * dt);
+                let ex = min(l.rem, cr * dt);
                 if l.ph + ex < one {
                     l.rem = l.rem - ex;
                     l.ph = l.ph + ex;
