@@ -389,6 +389,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         sw = v("sw"),
         rem = v("rem")
     ));
+    e.s(format!("t.ph0 = {}", v("ph")));
     e.s(format!("{r} = {r} - t.ex", r = v("rem")));
     e.s(format!("{ph} = {ph} + v.dphi + t.ex", ph = v("ph")));
     // 7.6
@@ -498,6 +499,15 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         bt = v("bt")
     ));
     lift_off(&mut e, "t.lift", "t.wf", "t.ta", "t.yst");
+    // A paw lifting by its duty lifted where its phase crossed bt, as in the reference.
+    if p.lift_cross > 0.0 {
+        e.s(format!(
+            "{bl} = (t.lift && {ph} >= {bt}) ? math.min(math.max({bt}, t.ph0), 0.999) : {bl}",
+            ph = v("ph"),
+            bt = v("bt"),
+            bl = v("bl")
+        ));
+    }
     // §7.5's catch-up in the lift-off frame too, as in the reference.
     e.s(format!(
         "t.ex = (t.lift && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, t.cr * v.dt) : 0.0",

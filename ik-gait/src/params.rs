@@ -207,6 +207,10 @@ pub struct RigParams {
     /// `dmax − softness` the fore leg's soft limit tends to the distance of this angle instead
     /// of `dmax` (check 7's bar is 150°; the spec's softness where that is the smaller).
     pub elbow_cap: f32,
+    /// 1: a paw that lifts by its duty (ph ≥ bt) takes as its lift-off phase `bl` the phase
+    /// at which it crossed bt within the frame, not the frame's end phase (check 14, kind (a):
+    /// a short swing after a restart fits inside one 20–30 fps frame). 0: the spec's bl = ph.
+    pub lift_cross: f32,
 }
 
 impl Default for RigParams {
@@ -335,6 +339,7 @@ impl Default for RigParams {
             td_edge: 0.1,
             yaw_cone: 1200.0,
             elbow_cap: 149.0,
+            lift_cross: 1.0,
         }
     }
 }

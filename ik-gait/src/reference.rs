@@ -575,6 +575,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         } else {
             zero
         };
+        let ph0 = l.ph;
         l.rem = l.rem - ex;
         l.ph = l.ph + dphi + ex;
         // 7.6 stance, lift-off (evaluated on the pre-event state)
@@ -616,6 +617,13 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             // stance limit of it, so the two agree at lift-off (a fixed ±2·yaw_max clamp froze
             // the plane of a toe that lifted past it while the body turned on: check 14).
             lift_off(l, lp, gi, s.settle, fwd, wf, ta, yaw_st);
+            // A paw lifting by its duty lifted where its phase crossed bt within the frame,
+            // not at the frame's end: the lift-off frame then shows it already off the floor
+            // (check 14, kind (a): a swing of the settle's 0.2 cycles at 3.2 Hz otherwise
+            // fits inside one 20–30 fps frame, lift-off and landing both at the floor).
+            if p.lift_cross > 0.0 && l.ph >= l.bt {
+                l.bl = min(max(l.bt, ph0), c!(0.999));
+            }
             // §7.5's catch-up for the lift-off frame: the leg swings from this frame on, so it
             // pays this frame's share too (README, Deviations, check 6), unless that would end
             // the swing in the frame it starts.
