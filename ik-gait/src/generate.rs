@@ -857,6 +857,18 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
         lit(soft),
         da = lit(da)
     ));
+    // reference::step: a hind leg's soft least reach (check 9).
+    if !l.fore && p.hind_r_min > 0.0 {
+        let rm = lit((p.hind_r_min * l.dmax()) + p.hind_r_soft);
+        let rmin = lit(p.hind_r_min * l.dmax());
+        let sm = lit(p.hind_r_soft);
+        e.s(format!("t.hb = t.r < {rm}"));
+        e.s(format!(
+            "t.r = t.hb ? {rmin} + {sm} * math.exp((t.r - {rm}) / {sm}) : t.r"
+        ));
+        // The hock keeps its height (check 2).
+        e.s("t.dx = t.hb ? ((t.dx < 0.0) ? -1.0 : 1.0) * math.sqrt(math.max(t.r * t.r - t.dy * t.dy, 0.0)) : t.dx");
+    }
     e.s(format!(
         "t.r = math.max(t.r, {})",
         lit((l.a - l.b).abs() + 0.05)

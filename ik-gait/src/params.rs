@@ -211,6 +211,14 @@ pub struct RigParams {
     /// at which it crossed bt within the frame, not the frame's end phase (check 14, kind (a):
     /// a short swing after a restart fits inside one 20–30 fps frame). 0: the spec's bl = ph.
     pub lift_cross: f32,
+    /// Least hip–hock distance of a hind IK solve, as a share of dmax (check 9's soak bar is
+    /// 0.28): below `hind_r_min`·dmax + `hind_r_soft` the distance is
+    /// `hind_r_min`·dmax + s·exp((d − that)/s), s = `hind_r_soft`, C1 there and tending to
+    /// the minimum. Only odd pose blends come near it (a swim turning into a lie folds the hind
+    /// leg to r/dmax 0.259); every named scenario stays above 0.41. 0 switches it off.
+    pub hind_r_min: f32,
+    /// The width (px) of that soft least reach.
+    pub hind_r_soft: f32,
 }
 
 impl Default for RigParams {
@@ -340,6 +348,8 @@ impl Default for RigParams {
             yaw_cone: 1200.0,
             elbow_cap: 149.0,
             lift_cross: 1.0,
+            hind_r_min: 0.3,
+            hind_r_soft: 0.5,
         }
     }
 }
@@ -410,6 +420,15 @@ impl RigParams {
         pos("dwell", self.dwell, &mut out);
         pos("catchup", self.catchup, &mut out);
         pos("catchup_walk", self.catchup_walk, &mut out);
+        if !(0.0..1.0).contains(&self.hind_r_min) {
+            out.push(format!(
+                "hind_r_min is {}; it must be at least 0 and below 1",
+                self.hind_r_min
+            ));
+        }
+        if self.hind_r_min > 0.0 {
+            pos("hind_r_soft", self.hind_r_soft, &mut out);
+        }
         pos("f_max", self.f_max, &mut out);
         for (name, v) in [
             ("softness", self.softness),

@@ -929,8 +929,20 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         } else {
             top - soft * exp((da - d) / soft)
         };
+        // A hind leg's soft least reach (check 9: the hock folded next to the hip). The hock
+        // keeps its height and moves away from the hip along f, so the paw does not go
+        // through the floor (check 2).
+        let mut dxs = dx;
+        if !lp.fore && p.hind_r_min > 0.0 {
+            let (rm, sm) = (f(p.hind_r_min) * dmax, f(p.hind_r_soft));
+            if rr < rm + sm {
+                rr = rm + sm * exp((rr - (rm + sm)) / sm);
+                let sg = if dx < zero { -one } else { one };
+                dxs = sg * sqrt(max(rr * rr - dy * dy, zero));
+            }
+        }
         rr = max(rr, abs(lp_a - lp_b) + c!(0.05));
-        let al = atan2_d(dy, dx);
+        let al = atan2_d(dy, dxs);
         let (a2, b2) = (lp_a * lp_a, lp_b * lp_b);
         let be = acos_d((a2 + rr * rr - b2) / (c!(2.0) * lp_a * rr));
         let ga = acos_d((a2 + b2 - rr * rr) / (c!(2.0) * lp_a * lp_b));

@@ -1,5 +1,7 @@
-//! Check 6 in the soak (README, Deviations): a gallop → walk shift of 0.60 cycles or more
-//! cannot be paid in 3.5 cycles at §7.5's 0.5·ω; `catchup_walk` pays it faster in the walk.
+//! Checks 6 and 9 in the soak (README, Deviations). A gallop → walk shift of 0.60 cycles or
+//! more cannot be paid in 3.5 cycles at §7.5's 0.5·ω; `catchup_walk` pays it faster in the
+//! walk. A swim turning into a lie folded the mastiff's hind leg under check 9's soak bar;
+//! `hind_r_min` keeps the hock from the hip.
 use ik_gait::checks::{check_run, Context, Metrics};
 use ik_gait::model::Geometry;
 use ik_gait::params::RigParams;
@@ -66,4 +68,24 @@ fn list_check6_soak_failures_with_the_spec_rate() {
             }
         }
     }
+}
+
+/// Check 9 in the soak: the mastiff's seed-57 runs (a swim turning into a lie folds the hind
+/// leg, r/dmax 0.284 without yaw, 0.259 with) keep r/dmax ≥ 0.28 with the hind legs' soft
+/// least reach, and the paws above the floor (check 2: the hock keeps its height); with
+/// `hind_r_min` = 0 the run with yaw fails check 9 again.
+#[test]
+fn hind_reach_stays_above_check_9s_soak_bar_with_the_least_reach() {
+    let p = ik_gait::presets::preset("mastiff").unwrap();
+    for yaw in [false, true] {
+        let m = soak_run(&p, 57, yaw);
+        assert!(m.hind_r_min.unwrap() >= 0.30, "{:?}", m.hind_r_min);
+        assert!(m.floor_min.unwrap() >= -0.01, "{:?}", m.floor_min);
+    }
+    let off = RigParams {
+        hind_r_min: 0.0,
+        ..p.clone()
+    };
+    let m = soak_run(&off, 57, true);
+    assert!(m.hind_r_min.unwrap() < 0.28, "{:?}", m.hind_r_min);
 }
