@@ -376,13 +376,20 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     let (lp, sd) = (lit(l.lp), lit(l.sd));
     let lim2 = lit(p.lim2(l));
     let (rootf, off) = (lit(l.root_f), lit(l.hock_off()));
-    // 7.5
+    // 7.5, the catch-up rate faster in the walk (within check 5's bar), as in the reference.
     e.s(format!(
-        "t.ex = ({sw} > 0.5 && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, {} * v.omega * v.dt) : 0.0",
+        "t.cr = (v.gait == 0.0) ? math.min({} * v.omega, ((1.0 + {}) * {}) - v.omega) : ({} * v.omega)",
+        lit(p.catchup_walk),
         lit(p.catchup),
+        lit(p.f_max),
+        lit(p.catchup)
+    ));
+    e.s(format!(
+        "t.ex = ({sw} > 0.5 && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, t.cr * v.dt) : 0.0",
         sw = v("sw"),
         rem = v("rem")
     ));
+    e.s(format!("t.ph0 = {}", v("ph")));
     e.s(format!("{r} = {r} - t.ex", r = v("rem")));
     e.s(format!("{ph} = {ph} + v.dphi + t.ex", ph = v("ph")));
     // 7.6
@@ -492,10 +499,18 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         bt = v("bt")
     ));
     lift_off(&mut e, "t.lift", "t.wf", "t.ta", "t.yst");
+    // A paw lifting by its duty lifted where its phase crossed bt, as in the reference.
+    if p.lift_cross > 0.0 {
+        e.s(format!(
+            "{bl} = (t.lift && {ph} >= {bt}) ? math.min(math.max({bt}, t.ph0), 0.999) : {bl}",
+            ph = v("ph"),
+            bt = v("bt"),
+            bl = v("bl")
+        ));
+    }
     // §7.5's catch-up in the lift-off frame too, as in the reference.
     e.s(format!(
-        "t.ex = (t.lift && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, {} * v.omega * v.dt) : 0.0",
-        lit(p.catchup),
+        "t.ex = (t.lift && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, t.cr * v.dt) : 0.0",
         rem = v("rem")
     ));
     // Unless that would end the swing in the frame it starts.
@@ -842,6 +857,18 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
         lit(soft),
         da = lit(da)
     ));
+    // reference::step: a hind leg's soft least reach (check 9).
+    if !l.fore && p.hind_r_min > 0.0 {
+        let rm = lit((p.hind_r_min * l.dmax()) + p.hind_r_soft);
+        let rmin = lit(p.hind_r_min * l.dmax());
+        let sm = lit(p.hind_r_soft);
+        e.s(format!("t.hb = t.r < {rm}"));
+        e.s(format!(
+            "t.r = t.hb ? {rmin} + {sm} * math.exp((t.r - {rm}) / {sm}) : t.r"
+        ));
+        // The hock keeps its height (check 2).
+        e.s("t.dx = t.hb ? ((t.dx < 0.0) ? -1.0 : 1.0) * math.sqrt(math.max(t.r * t.r - t.dy * t.dy, 0.0)) : t.dx");
+    }
     e.s(format!(
         "t.r = math.max(t.r, {})",
         lit((l.a - l.b).abs() + 0.05)

@@ -144,6 +144,11 @@ pub struct RigParams {
     pub tau_g: f32,
     pub body_drop: [f32; 3],
     pub catchup: f32,
+    /// §7.5's catch-up rate in the walk, a share of ω like `catchup` (README, Deviations,
+    /// check 6): the walk swings only 35 % of its cycle, so at 0.5·ω a gallop → walk shift of
+    /// 0.60 or more cannot be paid in 3.5 cycles. The phase rate ω + rate stays within check
+    /// 5's (1 + `catchup`)·`f_max`. Equal to `catchup` is the spec's rule.
+    pub catchup_walk: f32,
     pub td_ramp: f32,
     pub idle_time: f32,
     pub settle_dist: f32,
@@ -202,6 +207,18 @@ pub struct RigParams {
     /// `dmax − softness` the fore leg's soft limit tends to the distance of this angle instead
     /// of `dmax` (check 7's bar is 150°; the spec's softness where that is the smaller).
     pub elbow_cap: f32,
+    /// 1: a paw that lifts by its duty (ph ≥ bt) takes as its lift-off phase `bl` the phase
+    /// at which it crossed bt within the frame, not the frame's end phase (check 14, kind (a):
+    /// a short swing after a restart fits inside one 20–30 fps frame). 0: the spec's bl = ph.
+    pub lift_cross: f32,
+    /// Least hip–hock distance of a hind IK solve, as a share of dmax (check 9's soak bar is
+    /// 0.28): below `hind_r_min`·dmax + `hind_r_soft` the distance is
+    /// `hind_r_min`·dmax + s·exp((d − that)/s), s = `hind_r_soft`, C1 there and tending to
+    /// the minimum. Only odd pose blends come near it (a swim turning into a lie folds the hind
+    /// leg to r/dmax 0.259); every named scenario stays above 0.41. 0 switches it off.
+    pub hind_r_min: f32,
+    /// The width (px) of that soft least reach.
+    pub hind_r_soft: f32,
 }
 
 impl Default for RigParams {
@@ -293,6 +310,7 @@ impl Default for RigParams {
             tau_g: 0.25,
             body_drop: [0.0, 0.5, 0.5],
             catchup: 0.5,
+            catchup_walk: 1.0,
             td_ramp: 0.3,
             idle_time: 0.5,
             settle_dist: 1.5,
@@ -329,6 +347,9 @@ impl Default for RigParams {
             td_edge: 0.1,
             yaw_cone: 1200.0,
             elbow_cap: 149.0,
+            lift_cross: 1.0,
+            hind_r_min: 0.3,
+            hind_r_soft: 0.5,
         }
     }
 }
@@ -398,6 +419,16 @@ impl RigParams {
         pos("h0", self.h0, &mut out);
         pos("dwell", self.dwell, &mut out);
         pos("catchup", self.catchup, &mut out);
+        pos("catchup_walk", self.catchup_walk, &mut out);
+        if !(0.0..1.0).contains(&self.hind_r_min) {
+            out.push(format!(
+                "hind_r_min is {}; it must be at least 0 and below 1",
+                self.hind_r_min
+            ));
+        }
+        if self.hind_r_min > 0.0 {
+            pos("hind_r_soft", self.hind_r_soft, &mut out);
+        }
         pos("f_max", self.f_max, &mut out);
         for (name, v) in [
             ("softness", self.softness),

@@ -551,6 +551,16 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         s.settle_prog = s.settle_prog + dphi;
     }
     let gi = s.gait.to_f32() as usize;
+    // §7.5's catch-up rate (cycles/s): faster in the walk, whose short swings pay too little
+    // for check 6, but never past check 5's phase rate (README, Deviations).
+    let cr = if gi == 0 {
+        min(
+            f(p.catchup_walk) * omega,
+            (one + f(p.catchup)) * f(p.f_max) - omega,
+        )
+    } else {
+        f(p.catchup) * omega
+    };
 
     // 7.5–7.8 per leg
     let mut tgt = [Target::<T>::default(); 4];
@@ -561,10 +571,11 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let l = &mut s.legs[i];
         // 7.5 clock and catch-up
         let ex = if l.sw > half && l.rem > zero && !settle {
-            min(l.rem, f(p.catchup) * omega * dt)
+            min(l.rem, cr * dt)
         } else {
             zero
         };
+        let ph0 = l.ph;
         l.rem = l.rem - ex;
         l.ph = l.ph + dphi + ex;
         // 7.6 stance, lift-off (evaluated on the pre-event state)
@@ -606,11 +617,18 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             // stance limit of it, so the two agree at lift-off (a fixed ±2·yaw_max clamp froze
             // the plane of a toe that lifted past it while the body turned on: check 14).
             lift_off(l, lp, gi, s.settle, fwd, wf, ta, yaw_st);
+            // A paw lifting by its duty lifted where its phase crossed bt within the frame,
+            // not at the frame's end: the lift-off frame then shows it already off the floor
+            // (check 14, kind (a): a swing of the settle's 0.2 cycles at 3.2 Hz otherwise
+            // fits inside one 20–30 fps frame, lift-off and landing both at the floor).
+            if p.lift_cross > 0.0 && l.ph >= l.bt {
+                l.bl = min(max(l.bt, ph0), c!(0.999));
+            }
             // §7.5's catch-up for the lift-off frame: the leg swings from this frame on, so it
             // pays this frame's share too (README, Deviations, check 6), unless that would end
             // the swing in the frame it starts.
             if l.rem > zero && !settle {
-                let ex = min(l.rem, f(p.catchup) * omega * dt);
+                let ex = min(l.rem, cr * dt);
                 if l.ph + ex < one {
                     l.rem = l.rem - ex;
                     l.ph = l.ph + ex;
@@ -911,8 +929,20 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         } else {
             top - soft * exp((da - d) / soft)
         };
+        // A hind leg's soft least reach (check 9: the hock folded next to the hip). The hock
+        // keeps its height and moves away from the hip along f, so the paw does not go
+        // through the floor (check 2).
+        let mut dxs = dx;
+        if !lp.fore && p.hind_r_min > 0.0 {
+            let (rm, sm) = (f(p.hind_r_min) * dmax, f(p.hind_r_soft));
+            if rr < rm + sm {
+                rr = rm + sm * exp((rr - (rm + sm)) / sm);
+                let sg = if dx < zero { -one } else { one };
+                dxs = sg * sqrt(max(rr * rr - dy * dy, zero));
+            }
+        }
         rr = max(rr, abs(lp_a - lp_b) + c!(0.05));
-        let al = atan2_d(dy, dx);
+        let al = atan2_d(dy, dxs);
         let (a2, b2) = (lp_a * lp_a, lp_b * lp_b);
         let be = acos_d((a2 + rr * rr - b2) / (c!(2.0) * lp_a * rr));
         let ga = acos_d((a2 + b2 - rr * rr) / (c!(2.0) * lp_a * lp_b));
