@@ -127,6 +127,7 @@ impl Translator<'_> {
         // A later iteration may see what the end of the body stored: no slot is known to
         // hold a number at its start.
         self.known_num.iter_mut().for_each(|k| k.fill(false));
+        self.forget_fresh();
         // The body may run zero times: what it sets is not known after the loop.
         let mark = self.region();
         body(self);

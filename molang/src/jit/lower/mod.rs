@@ -80,8 +80,29 @@ struct Tagged {
     is_num: bool,
 }
 
-/// Where a region's facts start: lengths of the known-set, memo and known-number logs.
-type Mark = (usize, usize, usize);
+/// Where a region's facts start: lengths of the fact logs.
+#[derive(Clone, Copy)]
+struct Mark {
+    known: usize,
+    memo: usize,
+    num: usize,
+    fresh: usize,
+    assigned: usize,
+}
+
+/// What the translator knows of an SSA slot's current value at the emission point.
+#[derive(Clone, Copy, Default)]
+struct SlotState {
+    /// `calls` when the SSA value was defined (a store or a load from storage); `None`:
+    /// not defined on this path yet, or across a region or loop boundary. A read uses the SSA
+    /// value only when no call was emitted since, else it loads the slot again: storage always
+    /// holds the value, and a load costs no more than the reload of a spill, without the spill
+    /// store (System V keeps no `xmm` register across a call).
+    epoch: Option<u32>,
+    /// A value of the same bits that dominates here, used in memo keys for every later load
+    /// of the slot (see `Translator::reloaded`), so that sharing survives the reload.
+    canon: Option<CValue>,
+}
 
 /// The storage pointers of the [`Frame`], loaded once at entry.
 struct Bases {
@@ -118,6 +139,18 @@ struct Translator<'a> {
     /// like `known`.
     memo: std::collections::HashMap<MemoKey, CValue>,
     memo_log: Vec<MemoKey>,
+    /// Calls emitted so far, in emission order (see [`SlotState::epoch`]).
+    calls: u32,
+    /// Per SSA slot (variables, temps): its [`SlotState`], scoped like `known` through
+    /// `fresh_log` (previous states).
+    fresh: [Vec<SlotState>; 3],
+    fresh_log: Vec<(usize, usize, SlotState)>,
+    /// SSA slots stored, in order: a region's end forgets their `canon` (the value after the
+    /// merge is another one). Never truncated, so that enclosing regions see them too.
+    assigned_log: Vec<(usize, usize)>,
+    /// Loads of a slot from storage, each to the value of the same bits it repeats: memo keys
+    /// name that value (`canon`), so sharing does not depend on whether a read was a reload.
+    reloaded: std::collections::HashMap<CValue, CValue>,
     ptr: types::Type,
     program: &'a Program,
     options: &'a EvalOptions,
@@ -180,6 +213,11 @@ pub(super) fn translate(
         ssa: Default::default(),
         memo: std::collections::HashMap::new(),
         memo_log: Vec::new(),
+        calls: 0,
+        fresh: Default::default(),
+        fresh_log: Vec::new(),
+        assigned_log: Vec::new(),
+        reloaded: std::collections::HashMap::new(),
     };
     t.declare_ssa_slots();
     t.finish_node(program.root());
@@ -229,9 +267,11 @@ impl Translator<'_> {
         self.memo_log.push(key);
     }
 
-    /// `v` with Cranelift's aliases resolved, so that a memo key names the value itself.
+    /// `v` with Cranelift's aliases resolved and a reload named by the value it repeats, so
+    /// that a memo key names the value itself.
     fn canon(&self, v: CValue) -> CValue {
-        self.b.func.dfg.resolve_aliases(v)
+        let v = self.b.func.dfg.resolve_aliases(v);
+        self.reloaded.get(&v).copied().unwrap_or(v)
     }
 
     fn bool_to_f32(&mut self, c: CValue) -> CValue {
@@ -248,27 +288,37 @@ impl Translator<'_> {
 
     /// Where the current region's facts start (see [`forget_since`](Self::forget_since)).
     fn region(&self) -> Mark {
-        (
-            self.known_log.len(),
-            self.memo_log.len(),
-            self.known_num_log.len(),
-        )
+        Mark {
+            known: self.known_log.len(),
+            memo: self.memo_log.len(),
+            num: self.known_num_log.len(),
+            fresh: self.fresh_log.len(),
+            assigned: self.assigned_log.len(),
+        }
     }
 
     /// Undoes what was learnt since `mark` (the end of a conditional region): set slots and
     /// shared call results.
     fn forget_since(&mut self, mark: Mark) {
-        while self.known_log.len() > mark.0 {
+        while self.known_log.len() > mark.known {
             let (s, i) = self.known_log.pop().expect("log longer than mark");
             self.known[s][i] = false;
         }
-        while self.known_num_log.len() > mark.2 {
+        while self.known_num_log.len() > mark.num {
             let (s, i) = self.known_num_log.pop().expect("log longer than mark");
             self.known_num[s][i] = false;
         }
-        while self.memo_log.len() > mark.1 {
+        while self.memo_log.len() > mark.memo {
             let key = self.memo_log.pop().expect("log longer than mark");
             self.memo.remove(&key);
+        }
+        while self.fresh_log.len() > mark.fresh {
+            let (s, i, prev) = self.fresh_log.pop().expect("log longer than mark");
+            self.fresh[s][i] = prev;
+        }
+        // A slot stored in the region holds, after it, whichever value its path left.
+        for &(s, i) in &self.assigned_log[mark.assigned..] {
+            self.fresh[s][i].canon = None;
         }
     }
 

@@ -4,7 +4,7 @@
 use cranelift_codegen::ir::{types, InstBuilder, Value as CValue};
 use cranelift_frontend::Variable;
 
-use super::{MemoKey, Tagged, Translator};
+use super::{MemoKey, SlotState, Tagged, Translator};
 use std::collections::HashSet;
 
 use crate::ir::{Node, NodeId, Program, Remote, Scope, Slot};
@@ -182,6 +182,14 @@ impl Translator<'_> {
                     t.b.ins()
                         .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4);
                 t.b.def_var(var, v);
+                t.set_fresh(
+                    scope,
+                    slot,
+                    SlotState {
+                        epoch: Some(0),
+                        canon: None,
+                    },
+                );
             }
             let list = &mut t.ssa[scope as usize];
             if list.len() <= slot.index() {
@@ -204,13 +212,64 @@ impl Translator<'_> {
     }
 
     pub(super) fn load_value(&mut self, scope: Scope, slot: Slot) -> CValue {
-        if let Some(var) = self.ssa_var(scope, slot) {
-            return self.b.use_var(var);
-        }
         let (vals, _) = self.arrays(scope);
-        self.b
+        let Some(var) = self.ssa_var(scope, slot) else {
+            return self
+                .b
+                .ins()
+                .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4);
+        };
+        let st = self.fresh_state(scope, slot);
+        if st.epoch == Some(self.calls) {
+            let v = self.b.use_var(var);
+            if st.canon.is_none() {
+                let canon = Some(self.canon(v));
+                self.set_fresh(scope, slot, SlotState { canon, ..st });
+            }
+            return v;
+        }
+        // A call since the SSA value was made (or none on this path): load the slot again
+        // rather than keep the value live across the call, and name it by the value it
+        // repeats in memo keys.
+        let r = self
+            .b
             .ins()
-            .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4)
+            .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4);
+        self.b.def_var(var, r);
+        if let Some(c) = st.canon {
+            self.reloaded.insert(r, c);
+        }
+        let state = SlotState {
+            epoch: Some(self.calls),
+            canon: Some(st.canon.unwrap_or(r)),
+        };
+        self.set_fresh(scope, slot, state);
+        r
+    }
+
+    fn fresh_state(&self, scope: Scope, slot: Slot) -> SlotState {
+        let f = &self.fresh[scope as usize];
+        f.get(slot.index()).copied().unwrap_or_default()
+    }
+
+    /// Sets an SSA slot's state for the rest of the current region (logged).
+    fn set_fresh(&mut self, scope: Scope, slot: Slot, state: SlotState) {
+        let (s, i) = (scope as usize, slot.index());
+        let f = &mut self.fresh[s];
+        if f.len() <= i {
+            f.resize(i + 1, SlotState::default());
+        }
+        self.fresh_log.push((s, i, f[i]));
+        f[i] = state;
+    }
+
+    /// Entering a loop body: values from before the loop are not this iteration's (a later
+    /// iteration sees what the body stored), so every SSA slot is loaded again at its first
+    /// read. Not logged: after the loop they stay unknown.
+    pub(super) fn forget_fresh(&mut self) {
+        for f in self.fresh.iter_mut() {
+            f.fill(SlotState::default());
+        }
     }
 
     pub(super) fn store(&mut self, scope: Scope, slot: Slot, v: CValue) {
@@ -228,6 +287,12 @@ impl Translator<'_> {
         }
         if let Some(var) = self.ssa_var(scope, slot) {
             self.b.def_var(var, v);
+            let state = SlotState {
+                epoch: Some(self.calls),
+                canon: Some(self.canon(v)),
+            };
+            self.set_fresh(scope, slot, state);
+            self.assigned_log.push((scope as usize, slot.index()));
         }
     }
 
