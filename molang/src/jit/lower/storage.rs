@@ -5,9 +5,8 @@ use cranelift_codegen::ir::{types, InstBuilder, Value as CValue};
 use cranelift_frontend::Variable;
 
 use super::{MemoKey, SlotState, Tagged, Translator};
-use std::collections::HashSet;
 
-use crate::ir::{Node, NodeId, Program, Remote, Scope, Slot};
+use crate::ir::{Node, NodeId, Scope, Slot};
 
 use super::super::abi::STATUS_UNSET;
 
@@ -163,34 +162,17 @@ impl Translator<'_> {
             .flatten()
     }
 
-    /// Declares an SSA variable for every variable and temp slot the program reads,
-    /// defined at entry by one load from storage unless a top-level assignment stores the
-    /// slot before anything can read it (that store defines it, and dominates every read).
+    /// Declares an SSA variable for every variable and temp slot the program reads. Nothing
+    /// is loaded at entry: the first read on a path loads the slot (`load_value`), so a slot
+    /// first read after a call, or stored first, costs no load there (x86 lowering keeps
+    /// every load, used or not).
     pub(super) fn declare_ssa_slots(&mut self) {
         let program = self.program;
-        let needs_entry = entry_reads(program);
         let touch = |t: &mut Self, scope: Scope, slot: Slot| {
             if scope == Scope::Context || t.ssa_var(scope, slot).is_some() {
                 return;
             }
             let var = t.b.declare_var(types::F32);
-            if needs_entry.contains(&(scope, slot)) {
-                let (vals, _) = t.arrays(scope);
-                // A plain load, kept in the entry block: a pure one would be placed at its
-                // use, where x86 folds it into a commutative operand and swaps which NaN wins.
-                let v =
-                    t.b.ins()
-                        .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4);
-                t.b.def_var(var, v);
-                t.set_fresh(
-                    scope,
-                    slot,
-                    SlotState {
-                        epoch: Some(0),
-                        canon: None,
-                    },
-                );
-            }
             let list = &mut t.ssa[scope as usize];
             if list.len() <= slot.index() {
                 list.resize(slot.index() + 1, None);
@@ -334,93 +316,5 @@ fn learn(facts: &mut [Vec<bool>; 3], log: &mut Vec<(usize, usize)>, scope: Scope
     if !k[i] {
         k[i] = true;
         log.push((s, i));
-    }
-}
-
-/// The slots the program may read (directly or as a struct member it copies) before it stores
-/// them: every read, except those that come after a top-level assignment of the slot (a
-/// statement of the root block, which runs before any later statement on every path).
-fn entry_reads(program: &Program) -> HashSet<(Scope, Slot)> {
-    let mut assigned = HashSet::new();
-    let mut needs = HashSet::new();
-    let stmts: &[NodeId] = match program.node(program.root()) {
-        Node::Block { stmts, .. } => stmts,
-        _ => std::slice::from_ref(&program.root),
-    };
-    for &s in stmts {
-        let mut stack = vec![s];
-        while let Some(id) = stack.pop() {
-            let node = program.node(id);
-            match node {
-                Node::Read { scope, slot } | Node::Coalesce { scope, slot, .. }
-                    if !assigned.contains(&(*scope, *slot)) =>
-                {
-                    needs.insert((*scope, *slot));
-                }
-                Node::Assign { scope, copies, .. } => {
-                    for &(a, _) in copies.iter() {
-                        if !assigned.contains(&(*scope, a)) {
-                            needs.insert((*scope, a));
-                        }
-                    }
-                }
-                _ => {}
-            }
-            children(node, &mut stack);
-        }
-        if let Node::Assign { scope, slot, .. } = program.node(s) {
-            assigned.insert((*scope, *slot));
-        }
-    }
-    needs
-}
-
-/// Pushes the child nodes of `node`.
-fn children(node: &Node, out: &mut Vec<NodeId>) {
-    match node {
-        Node::Const(_)
-        | Node::Str(_)
-        | Node::Resource { .. }
-        | Node::Array { .. }
-        | Node::This
-        | Node::Read { .. }
-        | Node::Break
-        | Node::Continue => {}
-        Node::Index { index: e, .. }
-        | Node::Neg(e)
-        | Node::Not(e)
-        | Node::Discard(e)
-        | Node::Return(e)
-        | Node::Assign { value: e, .. } => out.push(*e),
-        Node::Query { args, .. } | Node::PureQuery { args, .. } | Node::Math { args, .. } => {
-            out.extend(args.iter())
-        }
-        Node::Block { stmts, .. } => out.extend(stmts.iter()),
-        Node::Arith { lhs, rhs, .. }
-        | Node::Compare { lhs, rhs, .. }
-        | Node::Equal { lhs, rhs, .. }
-        | Node::Coalesce { lhs, rhs, .. }
-        | Node::And(lhs, rhs)
-        | Node::Or(lhs, rhs)
-        | Node::Loop {
-            count: lhs,
-            body: rhs,
-        }
-        | Node::ForEach {
-            array: lhs,
-            body: rhs,
-            ..
-        } => out.extend([*lhs, *rhs]),
-        Node::Cond {
-            cond,
-            then,
-            otherwise,
-        } => out.extend([*cond, *then].into_iter().chain(*otherwise)),
-        Node::Arrow { entity, remote } => {
-            out.push(*entity);
-            if let Remote::Query { args, .. } = remote {
-                out.extend(args.iter());
-            }
-        }
     }
 }
