@@ -1034,6 +1034,60 @@ fn reload_after_a_call_shares_only_while_the_slot_is_unchanged() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Constants where x86 wants them: a constant that is not a NaN on the left of `+` or `*`
+/// is emitted on the right (where the constant pool is a memory operand), and a constant
+/// that must be in a register (the left of `-` and `/`, a `?:` arm, the 1 of a comparison's
+/// value) is a constant-pool load of its own (`in_register`, `jit/lower/mod.rs`). The bits
+/// must not move: NaNs of distinct payloads, signed zeros and infinities against constants
+/// on either side, a NaN constant (`math.sqrt(-1)`, folded) included, which must stay left.
+#[test]
+fn constants_on_either_side_keep_the_bits() {
+    const VALUES: &[u32] = &[
+        0x7fc0_0001, // NaN
+        0xffc0_0002, // -NaN, another payload
+        0x8000_0000, // -0
+        0x0000_0000, // 0
+        0x7f80_0000, // inf
+        0xff80_0000, // -inf
+        0x3fc0_0000, // 1.5
+    ];
+    let constants = [
+        "2.5",
+        "-0",
+        "0",
+        "1",
+        "math.sqrt(-1)",
+        "-math.sqrt(-1)",
+        "3e38",
+    ];
+    let shapes: [&dyn Fn(&str) -> String; 12] = [
+        &|c| format!("return {c} + v.a;"),
+        &|c| format!("return v.a + {c};"),
+        &|c| format!("return {c} * v.a;"),
+        &|c| format!("return v.a * {c};"),
+        &|c| format!("return {c} - v.a;"),
+        &|c| format!("return {c} / v.a;"),
+        &|c| format!("return {c} * (v.a + v.b) + {c} * v.b;"),
+        &|c| format!("t.x = math.cos(v.b); return {c} * v.a + t.x;"),
+        &|c| format!("return v.a > v.b ? {c} : v.b;"),
+        &|c| format!("return math.clamp(v.a, {c}, v.b) + (v.a < v.b);"),
+        &|c| format!("return math.hermite_blend(v.a) * {c};"),
+        &|c| format!("return ({c} + {c}) * v.a - {c} / 4;"),
+    ];
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for c in constants {
+        for shape in shapes.iter() {
+            let src = shape(c);
+            let (n, failure) = sweep_bits_over(&src, &["v.a", "v.b"], VALUES);
+            runs += n;
+            failures.extend(failure);
+        }
+    }
+    println!("{runs} runs: {} disagreements", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Every variable of `e` as bits (`None` for an unset one), the rig's whole state.
 fn state_bits(
     scripts: &molang::entity::EntityScripts,

@@ -67,8 +67,10 @@ impl Translator<'_> {
             }
             // `3.0 * t * t - (t + t) * t * t`, left to right.
             Lowering::HermiteBlend => {
+                // `t * 3.0`: the same bits as `3.0 * t` (3 is not a NaN), with the constant
+                // where x86 takes it as a memory operand.
                 let three = self.f32c(3.0);
-                let a = self.b.ins().fmul(three, v[0]);
+                let a = self.b.ins().fmul(v[0], three);
                 let a = self.b.ins().fmul(a, v[0]);
                 let b = self.b.ins().fadd(v[0], v[0]);
                 let b = self.b.ins().fmul(b, v[0]);

@@ -13,7 +13,9 @@ mod values;
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{types, Block, InstBuilder, MemFlagsData, Value as CValue};
+use cranelift_codegen::ir::{
+    types, Block, InstBuilder, InstructionData, MemFlagsData, Value as CValue, ValueDef,
+};
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, Variable};
 
@@ -151,6 +153,8 @@ struct Translator<'a> {
     /// Loads of a slot from storage, each to the value of the same bits it repeats: memo keys
     /// name that value (`canon`), so sharing does not depend on whether a read was a reload.
     reloaded: std::collections::HashMap<CValue, CValue>,
+    /// Constant-pool values made so far (each use gets its own, see `in_register`).
+    pooled_uses: u32,
     ptr: types::Type,
     program: &'a Program,
     options: &'a EvalOptions,
@@ -218,6 +222,7 @@ pub(super) fn translate(
         fresh_log: Vec::new(),
         assigned_log: Vec::new(),
         reloaded: std::collections::HashMap::new(),
+        pooled_uses: 0,
     };
     t.declare_ssa_slots();
     t.finish_node(program.root());
@@ -255,6 +260,51 @@ impl Translator<'_> {
         v
     }
 
+    /// `v` for an operand that x86 needs in a register (the first of `subss`, a `select`
+    /// arm). x86 lowering takes an `f32const` as a memory operand of the constant pool where
+    /// the instruction allows one (free), but builds it in a register through a general
+    /// register elsewhere (two instructions); a constant-pool vector of its own, read at lane 0,
+    /// is one load. Memo keys still name the `f32const` (`reloaded`). `+0.0` stays (`xorps`).
+    fn in_register(&mut self, v: CValue) -> CValue {
+        let c = self.canon(v);
+        let dfg = &self.b.func.dfg;
+        let bits = match dfg.value_def(c) {
+            ValueDef::Result(inst, _) => match dfg.insts[inst] {
+                InstructionData::UnaryIeee32 { imm, .. } => imm.bits(),
+                _ => return v,
+            },
+            _ => return v,
+        };
+        if bits == 0 {
+            return v;
+        }
+        // Lane 1 numbers the use, so that value numbering cannot merge two of them into one
+        // value live across blocks and calls.
+        let mut data = [0u8; 16];
+        data[..4].copy_from_slice(&bits.to_le_bytes());
+        data[4..8].copy_from_slice(&self.pooled_uses.to_le_bytes());
+        self.pooled_uses += 1;
+        let handle = self.b.func.dfg.constants.insert(data.to_vec().into());
+        let vec = self.b.ins().vconst(types::F32X4, handle);
+        // Lane 0 of a float vector is the scalar already: no instruction on x86.
+        let r = self.b.ins().extractlane(vec, 0);
+        self.reloaded.insert(r, c);
+        r
+    }
+
+    /// Whether `v` is a constant that is not a NaN (so the operand order of `+` and `*` with
+    /// it cannot change a result's bits).
+    fn non_nan_const(&self, v: CValue) -> bool {
+        let dfg = &self.b.func.dfg;
+        match dfg.value_def(self.canon(v)) {
+            ValueDef::Result(inst, _) => match dfg.insts[inst] {
+                InstructionData::UnaryIeee32 { imm, .. } => !f32::from_bits(imm.bits()).is_nan(),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// The value already emitted for `key` where the current region's facts hold.
     fn shared(&self, key: &MemoKey) -> Option<CValue> {
         self.memo.get(key).copied()
@@ -276,6 +326,7 @@ impl Translator<'_> {
 
     fn bool_to_f32(&mut self, c: CValue) -> CValue {
         let one = self.f32c(1.0);
+        let one = self.in_register(one);
         let zero = self.f32c(0.0);
         self.b.ins().select(c, one, zero)
     }
