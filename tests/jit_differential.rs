@@ -1088,6 +1088,48 @@ fn constants_on_either_side_keep_the_bits() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `x = c ? a : x` as a statement stores only on the arm that changes `x`
+/// (`conditional_store`, `jit/lower/storage.rs`); the other arm still ends the run when `x`
+/// is unset (the interpreter reads it), and what is known after it (set, a number, shared
+/// values computed from `x`) must hold on both paths. Kinds other than numbers, a loop, reads
+/// after calls, and both arm orders.
+#[test]
+fn conditional_store_keeps_the_read_and_the_kinds() {
+    const VALUES: &[u32] = &[
+        0x7fc0_0001,
+        0xffc0_0002,
+        0x3fc0_0000,
+        0xc060_0000,
+        0x0000_0000,
+    ];
+    let programs = [
+        "v.x = v.a > 0 ? v.b : v.x; return v.x;",
+        "v.x = v.a > 0 ? v.x : v.b; return v.x;",
+        "v.x = v.a; v.x = v.b > 0 ? v.x * 2 : v.x; return v.x + v.x;",
+        "v.x = v.a; v.x = v.b > 0 ? v.x : math.cos(v.x); t.y = math.sin(v.b); return v.x * 3;",
+        "v.x = 'abc'; v.x = v.a > 0 ? 2 : v.x; return (v.x == 'abc') + v.x;",
+        "v.x = 1; v.x = v.a > 0 ? 'q' : v.x; return (v.x == 'q') + v.x;",
+        "t.x = v.a; t.p = t.x * 2; t.x = v.b > 0 ? t.x + 1 : t.x; return t.x * 2 + t.p;",
+        "t.x = v.a; t.p = t.x * 2; t.c = math.cos(v.b); t.x = v.b > 0 ? t.x + 1 : t.x; t.d = math.sin(v.a); return t.x * 2 + t.p;",
+        "t.s = 0; loop(3, { t.s = v.a > t.s ? t.s + 1 : t.s; }); return t.s;",
+        "v.x = v.a < 0 ? v.b : v.x; v.x = v.b < 0 ? v.x : v.a; return v.x;",
+        "v.a > 0 ? { v.x = v.b; }; v.x = v.b > 0 ? v.x + 1 : v.x; return v.x ?? 9;",
+    ];
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for src in programs {
+        let (n, failure) = sweep_bits_over(src, &["v.a", "v.b"], VALUES);
+        runs += n;
+        failures.extend(failure);
+    }
+    println!(
+        "{} programs, {runs} runs: {} disagreements",
+        programs.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Every variable of `e` as bits (`None` for an unset one), the rig's whole state.
 fn state_bits(
     scripts: &molang::entity::EntityScripts,

@@ -27,7 +27,13 @@ impl Translator<'_> {
 
     pub(super) fn block(&mut self, stmts: &[NodeId], simple: bool) -> CValue {
         let mut last = None;
-        for &s in stmts.iter() {
+        for (i, &s) in stmts.iter().enumerate() {
+            // Only the last statement of a simple block gives the block's value.
+            let unused = !simple || i + 1 < stmts.len();
+            if unused && self.conditional_store(s) {
+                last = None;
+                continue;
+            }
             last = Some(self.node(s));
         }
         match (simple, last) {

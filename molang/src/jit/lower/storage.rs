@@ -69,6 +69,67 @@ impl Translator<'_> {
         v
     }
 
+    /// The statement `x = c ? a : x` (or `x = c ? x : a`), whose value is not used: only the
+    /// arm that changes `x` stores; the other only checks that `x` is set, as the
+    /// interpreter's read of it does (storing a slot's own value back changes nothing). Saves
+    /// the store, the load and the merge of the rig's commonest statement when it keeps `x`.
+    /// Returns false, emitting nothing, for any other statement.
+    pub(super) fn conditional_store(&mut self, id: NodeId) -> bool {
+        let program = self.program;
+        let Node::Assign {
+            scope,
+            slot,
+            value,
+            parents,
+            copies,
+        } = program.node(id)
+        else {
+            return false;
+        };
+        if !parents.is_empty() || !copies.is_empty() {
+            return false;
+        }
+        let Node::Cond {
+            cond,
+            then,
+            otherwise: Some(otherwise),
+        } = program.node(*value)
+        else {
+            return false;
+        };
+        let (scope, slot) = (*scope, *slot);
+        let itself = |n: NodeId| matches!(program.node(n), Node::Read { scope: s, slot: l } if *s == scope && *l == slot);
+        let (then, otherwise) = (*then, *otherwise);
+        let (store_on_true, changed, read) = if itself(otherwise) {
+            (true, then, otherwise)
+        } else if itself(then) {
+            (false, otherwise, then)
+        } else {
+            return false;
+        };
+        let c = self.truth(*cond);
+        let store = move |t: &mut Self| {
+            t.assign(scope, slot, changed, &[], &[]);
+            Vec::new()
+        };
+        let check = move |t: &mut Self| {
+            if !t.is_known(scope, slot) {
+                let flag = t.load_flag(scope, slot);
+                t.abort_when(flag, false, read, STATUS_UNSET);
+            }
+            Vec::new()
+        };
+        if store_on_true {
+            self.branch_values(c, &[], store, check);
+        } else {
+            self.branch_values(c, &[], check, store);
+        }
+        // Either arm leaves the slot set; whether it holds a number is what the store's arm
+        // forgot (a store of another kind clears it for good) or the region's end undid.
+        self.mark_known(scope, slot);
+        true
+    }
+
     /// An assignment of a value of any kind.
     pub(super) fn assign_tagged(
         &mut self,
