@@ -132,9 +132,10 @@ struct Translator<'a> {
     /// another kind clears it for good (not through the log), and so does entering a loop.
     known_num: [Vec<bool>; 3],
     known_num_log: Vec<(usize, usize)>,
-    /// Variables and temps the program touches, as SSA values: loaded once at entry, kept in
-    /// registers, and still stored to memory at every assignment so that any exit (return,
-    /// abort, budget) leaves memory up to date. Nothing else writes the storage during a run.
+    /// Variables and temps the program touches, as SSA values: defined by a store or by a load
+    /// at a read (the first on a path, or the first after a call: [`SlotState`]), and still
+    /// stored to memory at every assignment so that any exit (return, abort, budget) leaves
+    /// memory up to date. Nothing else writes the storage during a run.
     ssa: [Vec<Option<Variable>>; 3],
     /// Shared values by what they compute ([`MemoKey`]: pure builtins, queries, constants,
     /// `+ - * /` and negation by operand values), valid where the emission dominates: scoped
