@@ -154,6 +154,9 @@ struct Translator<'a> {
     /// Loads of a slot from storage, each to the value of the same bits it repeats: memo keys
     /// name that value (`canon`), so sharing does not depend on whether a read was a reload.
     reloaded: std::collections::HashMap<CValue, CValue>,
+    /// Set by `arith` while it reads a slot as the left operand of `+` or `*`: a load made for
+    /// it is an `i32` load and a bitcast (see `load_value`).
+    int_load: bool,
     /// Constant-pool values made so far (each use gets its own, see `in_register`).
     pooled_uses: u32,
     ptr: types::Type,
@@ -224,6 +227,7 @@ pub(super) fn translate(
         assigned_log: Vec::new(),
         reloaded: std::collections::HashMap::new(),
         pooled_uses: 0,
+        int_load: false,
     };
     t.declare_ssa_slots();
     t.finish_node(program.root());

@@ -45,7 +45,14 @@ impl Translator<'_> {
         if op == ArithOp::Div {
             return self.divide(lhs, rhs);
         }
+        let program = self.program;
+        // A slot read on the left of `+` or `*` whose right operand may be a NaN must not be a
+        // load (see `not_a_load`): ask for it in a register.
+        self.int_load = op != ArithOp::Sub
+            && matches!(program.node(lhs), Node::Read { .. })
+            && !matches!(program.node(rhs), Node::Const(_));
         let l = self.node(lhs);
+        self.int_load = false;
         let r = self.node(rhs);
         let key = self.arith_key(op, l, r);
         if let Some(v) = self.shared(&key) {

@@ -257,10 +257,7 @@ impl Translator<'_> {
     pub(super) fn load_value(&mut self, scope: Scope, slot: Slot) -> CValue {
         let (vals, _) = self.arrays(scope);
         let Some(var) = self.ssa_var(scope, slot) else {
-            return self
-                .b
-                .ins()
-                .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4);
+            return self.slot_load(vals, slot);
         };
         let st = self.fresh_state(scope, slot);
         if st.epoch == Some(self.calls) {
@@ -274,10 +271,7 @@ impl Translator<'_> {
         // A call since the SSA value was made (or none on this path): load the slot again
         // rather than keep the value live across the call, and name it by the value it
         // repeats in memo keys.
-        let r = self
-            .b
-            .ins()
-            .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4);
+        let r = self.slot_load(vals, slot);
         self.b.def_var(var, r);
         if let Some(c) = st.canon {
             self.reloaded.insert(r, c);
@@ -288,6 +282,22 @@ impl Translator<'_> {
         };
         self.set_fresh(scope, slot, state);
         r
+    }
+
+    /// The number of a slot from storage. As the left operand of `+` or `*` (`int_load`), a
+    /// plain load would be folded into the instruction as its memory operand by swapping the
+    /// operands, and `not_a_load` would then pay two `movd`; an `i32` load and one `movd`
+    /// give the same bits in a register for one instruction less.
+    fn slot_load(&mut self, vals: CValue, slot: Slot) -> CValue {
+        let off = slot.index() as i32 * 4;
+        if std::mem::take(&mut self.int_load) {
+            let i = self.b.ins().load(types::I32, Self::flags(), vals, off);
+            return self
+                .b
+                .ins()
+                .bitcast(types::F32, cranelift_codegen::ir::MemFlagsData::new(), i);
+        }
+        self.b.ins().load(types::F32, Self::flags(), vals, off)
     }
 
     fn fresh_state(&self, scope: Scope, slot: Slot) -> SlotState {
