@@ -50,20 +50,26 @@ impl Translator<'_> {
             Lowering::Abs => self.b.ins().fabs(v[0]),
             Lowering::Sqrt => self.b.ins().sqrt(v[0]),
             // `a > b ? a : b` and `a < b ? a : b`, as `max_raw` / `min_raw`.
+            // The compares take a constant as a memory operand; the selects need it in a
+            // register (`in_register`).
             Lowering::Max => {
                 let c = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[1]);
-                self.b.ins().select(c, v[0], v[1])
+                let b = self.in_register(v[1]);
+                self.b.ins().select(c, v[0], b)
             }
             Lowering::Min => {
                 let c = self.b.ins().fcmp(FloatCC::LessThan, v[0], v[1]);
-                self.b.ins().select(c, v[0], v[1])
+                let b = self.in_register(v[1]);
+                self.b.ins().select(c, v[0], b)
             }
             // `v > hi ? hi : max_raw(v, lo)`.
             Lowering::Clamp => {
                 let gt_lo = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[1]);
-                let m = self.b.ins().select(gt_lo, v[0], v[1]);
+                let lo = self.in_register(v[1]);
+                let m = self.b.ins().select(gt_lo, v[0], lo);
                 let gt_hi = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[2]);
-                self.b.ins().select(gt_hi, v[2], m)
+                let hi = self.in_register(v[2]);
+                self.b.ins().select(gt_hi, hi, m)
             }
             // `3.0 * t * t - (t + t) * t * t`, left to right.
             Lowering::HermiteBlend => {

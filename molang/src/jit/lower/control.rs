@@ -15,11 +15,19 @@ use super::super::abi::{jit_list_pop, jit_list_push, Frame, STATUS_BUDGET, STATU
 impl Translator<'_> {
     pub(super) fn cond(&mut self, cond: NodeId, then: NodeId, otherwise: Option<NodeId>) -> CValue {
         let ct = self.truth(cond);
+        // An arm's value goes to the merge in a register: a constant one as its own
+        // constant-pool load (`in_register`).
         self.branch(
             ct,
-            |t| t.node(then),
+            |t| {
+                let v = t.node(then);
+                t.in_register(v)
+            },
             |t| match otherwise {
-                Some(o) => t.node(o),
+                Some(o) => {
+                    let v = t.node(o);
+                    t.in_register(v)
+                }
                 None => t.f32c(0.0),
             },
         )

@@ -270,7 +270,7 @@ impl Translator<'_> {
     /// the instruction allows one (free), but builds it in a register through a general
     /// register elsewhere (two instructions); a constant-pool vector of its own, read at lane 0,
     /// is one load. Memo keys still name the `f32const` (`reloaded`). `+0.0` stays (`xorps`).
-    fn in_register(&mut self, v: CValue) -> CValue {
+    pub(super) fn in_register(&mut self, v: CValue) -> CValue {
         let c = self.canon(v);
         let dfg = &self.b.func.dfg;
         let bits = match dfg.value_def(c) {
