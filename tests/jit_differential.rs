@@ -979,6 +979,157 @@ fn division_shared_by_value_keeps_the_tiny_divisor_rule() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A slot read after a call is loaded again from storage instead of kept live across the
+/// call (`SlotState` in `jit/lower/mod.rs`), and memo keys name the load by the value it
+/// repeats, so what was computed from the slot before the call is shared after it. That
+/// naming must end where the slot may hold another value: an assignment, one in a branch arm
+/// (after the merge), a loop body's. Each program computes something from a slot, makes a
+/// call, maybe changes the slot, makes another call and computes the same thing again; a
+/// stale sharing gives the old value. The reload is a load, so it also sits on the left of
+/// `+` and `*` with NaNs of distinct payloads on both sides.
+#[test]
+fn reload_after_a_call_shares_only_while_the_slot_is_unchanged() {
+    const VALUES: &[u32] = &[
+        0x7fc0_0001,
+        0xffc0_0002,
+        0x3fc0_0000,
+        0xc060_0000,
+        0x0000_0000,
+    ];
+    let programs = [
+        // Shared across the call: the same bits either way.
+        "t.p = v.a * 3; t.c = math.cos(v.b); return v.a * 3 + t.p + t.c;",
+        "t.c = math.cos(v.b); return v.a + v.b;",
+        "t.c = math.cos(v.b); return v.a * v.b - v.b * v.a;",
+        "t.p = math.sin(v.a); t.c = math.cos(v.b); return math.sin(v.a) + t.c;",
+        // Assigned after the first computation: the second must see the new value.
+        "t.p = v.a * 3; t.c = math.cos(v.b); v.a = v.b + 1; t.s = math.sin(v.b); return v.a * 3 - t.p;",
+        "t.p = v.a * 3; v.a = v.b; t.s = math.sin(v.b); return v.a * 3 + t.p;",
+        // Assigned in one arm only.
+        "t.p = v.a * 2; t.c = math.cos(v.b); v.b > 0 ? { v.a = v.b; }; t.d = math.sin(v.b); return v.a * 2 + t.p;",
+        "t.p = v.a * 2; t.c = math.cos(v.b); v.b > 0 ? { v.a = v.b; t.e = math.sin(v.a); }; return v.a * 2 + t.p;",
+        "t.p = v.a * 2; v.a = v.b > 0 ? math.cos(v.a) : v.a; t.d = math.sin(v.b); return v.a * 2 + t.p;",
+        "t.p = v.a * 2; t.c = math.cos(v.b); v.b > 0 ? { v.b < 9 ? { v.a = v.b; }; }; t.d = math.sin(v.b); return v.a * 2 + t.p;",
+        // Reloaded in one arm, read after the merge.
+        "t.p = v.a * 2; t.c = math.cos(v.b); t.q = v.b > 0 ? v.a * 2 : 1; t.d = math.sin(v.b); return v.a * 2 + t.p + t.q;",
+        // Through temps and struct-like copies of a slot.
+        "t.u = v.a; t.p = t.u * 5; t.c = math.cos(v.b); t.u = t.u + 1; t.d = math.sin(t.u); return t.u * 5 - t.p;",
+        "t.u = v.a; t.c = math.cos(v.b); v.a = t.u; t.d = math.cos(v.b); return v.a + t.u;",
+        // A loop body: a later iteration sees what the body stored.
+        "t.s = 0; loop(3, { t.s = t.s + math.cos(v.a); v.a = v.a + 1; }); return t.s + v.a * 2;",
+        "t.p = v.a * 2; loop(2, { t.c = math.cos(v.b); v.a = v.a * 2; }); return v.a * 2 + t.p;",
+    ];
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for src in programs {
+        let (n, failure) = sweep_bits_over(src, &["v.a", "v.b"], VALUES);
+        runs += n;
+        failures.extend(failure);
+    }
+    println!(
+        "{} programs, {runs} runs: {} disagreements",
+        programs.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Constants where x86 wants them: a constant that is not a NaN on the left of `+` or `*`
+/// is emitted on the right (where the constant pool is a memory operand), and a constant
+/// that must be in a register (the left of `-` and `/`, a `?:` arm, the 1 of a comparison's
+/// value) is a constant-pool load of its own (`in_register`, `jit/lower/mod.rs`). The bits
+/// must not move: NaNs of distinct payloads, signed zeros and infinities against constants
+/// on either side, a NaN constant (`math.sqrt(-1)`, folded) included, which must stay left.
+#[test]
+fn constants_on_either_side_keep_the_bits() {
+    const VALUES: &[u32] = &[
+        0x7fc0_0001, // NaN
+        0xffc0_0002, // -NaN, another payload
+        0x8000_0000, // -0
+        0x0000_0000, // 0
+        0x7f80_0000, // inf
+        0xff80_0000, // -inf
+        0x3fc0_0000, // 1.5
+    ];
+    let constants = [
+        "2.5",
+        "-0",
+        "0",
+        "1",
+        "math.sqrt(-1)",
+        "-math.sqrt(-1)",
+        "3e38",
+    ];
+    let shapes: [&dyn Fn(&str) -> String; 12] = [
+        &|c| format!("return {c} + v.a;"),
+        &|c| format!("return v.a + {c};"),
+        &|c| format!("return {c} * v.a;"),
+        &|c| format!("return v.a * {c};"),
+        &|c| format!("return {c} - v.a;"),
+        &|c| format!("return {c} / v.a;"),
+        &|c| format!("return {c} * (v.a + v.b) + {c} * v.b;"),
+        &|c| format!("t.x = math.cos(v.b); return {c} * v.a + t.x;"),
+        &|c| format!("return v.a > v.b ? {c} : v.b;"),
+        &|c| format!("return math.clamp(v.a, {c}, v.b) + (v.a < v.b);"),
+        &|c| format!("return math.hermite_blend(v.a) * {c};"),
+        &|c| format!("return ({c} + {c}) * v.a - {c} / 4;"),
+    ];
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for c in constants {
+        for shape in shapes.iter() {
+            let src = shape(c);
+            let (n, failure) = sweep_bits_over(&src, &["v.a", "v.b"], VALUES);
+            runs += n;
+            failures.extend(failure);
+        }
+    }
+    println!("{runs} runs: {} disagreements", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `x = c ? a : x` as a statement stores only on the arm that changes `x`
+/// (`conditional_store`, `jit/lower/storage.rs`); the other arm still ends the run when `x`
+/// is unset (the interpreter reads it), and what is known after it (set, a number, shared
+/// values computed from `x`) must hold on both paths. Kinds other than numbers, a loop, reads
+/// after calls, and both arm orders.
+#[test]
+fn conditional_store_keeps_the_read_and_the_kinds() {
+    const VALUES: &[u32] = &[
+        0x7fc0_0001,
+        0xffc0_0002,
+        0x3fc0_0000,
+        0xc060_0000,
+        0x0000_0000,
+    ];
+    let programs = [
+        "v.x = v.a > 0 ? v.b : v.x; return v.x;",
+        "v.x = v.a > 0 ? v.x : v.b; return v.x;",
+        "v.x = v.a; v.x = v.b > 0 ? v.x * 2 : v.x; return v.x + v.x;",
+        "v.x = v.a; v.x = v.b > 0 ? v.x : math.cos(v.x); t.y = math.sin(v.b); return v.x * 3;",
+        "v.x = 'abc'; v.x = v.a > 0 ? 2 : v.x; return (v.x == 'abc') + v.x;",
+        "v.x = 1; v.x = v.a > 0 ? 'q' : v.x; return (v.x == 'q') + v.x;",
+        "t.x = v.a; t.p = t.x * 2; t.x = v.b > 0 ? t.x + 1 : t.x; return t.x * 2 + t.p;",
+        "t.x = v.a; t.p = t.x * 2; t.c = math.cos(v.b); t.x = v.b > 0 ? t.x + 1 : t.x; t.d = math.sin(v.a); return t.x * 2 + t.p;",
+        "t.s = 0; loop(3, { t.s = v.a > t.s ? t.s + 1 : t.s; }); return t.s;",
+        "v.x = v.a < 0 ? v.b : v.x; v.x = v.b < 0 ? v.x : v.a; return v.x;",
+        "v.a > 0 ? { v.x = v.b; }; v.x = v.b > 0 ? v.x + 1 : v.x; return v.x ?? 9;",
+    ];
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for src in programs {
+        let (n, failure) = sweep_bits_over(src, &["v.a", "v.b"], VALUES);
+        runs += n;
+        failures.extend(failure);
+    }
+    println!(
+        "{} programs, {runs} runs: {} disagreements",
+        programs.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Every variable of `e` as bits (`None` for an unset one), the rig's whole state.
 fn state_bits(
     scripts: &molang::entity::EntityScripts,

@@ -50,25 +50,33 @@ impl Translator<'_> {
             Lowering::Abs => self.b.ins().fabs(v[0]),
             Lowering::Sqrt => self.b.ins().sqrt(v[0]),
             // `a > b ? a : b` and `a < b ? a : b`, as `max_raw` / `min_raw`.
+            // The compares take a constant as a memory operand; the selects need it in a
+            // register (`in_register`).
             Lowering::Max => {
                 let c = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[1]);
-                self.b.ins().select(c, v[0], v[1])
+                let b = self.in_register(v[1]);
+                self.b.ins().select(c, v[0], b)
             }
             Lowering::Min => {
                 let c = self.b.ins().fcmp(FloatCC::LessThan, v[0], v[1]);
-                self.b.ins().select(c, v[0], v[1])
+                let b = self.in_register(v[1]);
+                self.b.ins().select(c, v[0], b)
             }
             // `v > hi ? hi : max_raw(v, lo)`.
             Lowering::Clamp => {
                 let gt_lo = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[1]);
-                let m = self.b.ins().select(gt_lo, v[0], v[1]);
+                let lo = self.in_register(v[1]);
+                let m = self.b.ins().select(gt_lo, v[0], lo);
                 let gt_hi = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[2]);
-                self.b.ins().select(gt_hi, v[2], m)
+                let hi = self.in_register(v[2]);
+                self.b.ins().select(gt_hi, hi, m)
             }
             // `3.0 * t * t - (t + t) * t * t`, left to right.
             Lowering::HermiteBlend => {
+                // `t * 3.0`: the same bits as `3.0 * t` (3 is not a NaN), with the constant
+                // where x86 takes it as a memory operand.
                 let three = self.f32c(3.0);
-                let a = self.b.ins().fmul(three, v[0]);
+                let a = self.b.ins().fmul(v[0], three);
                 let a = self.b.ins().fmul(a, v[0]);
                 let b = self.b.ins().fadd(v[0], v[0]);
                 let b = self.b.ins().fmul(b, v[0]);

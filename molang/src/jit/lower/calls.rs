@@ -46,6 +46,8 @@ impl Translator<'_> {
         sig.returns.extend(ret.map(AbiParam::new));
         let sigref = self.b.import_signature(sig);
         let callee = self.b.ins().iconst(self.ptr, addr as i64);
+        // SSA slot values read after this point are loaded again (`SlotState::epoch`).
+        self.calls += 1;
         self.b.ins().call_indirect(sigref, callee, args)
     }
 

@@ -15,11 +15,19 @@ use super::super::abi::{jit_list_pop, jit_list_push, Frame, STATUS_BUDGET, STATU
 impl Translator<'_> {
     pub(super) fn cond(&mut self, cond: NodeId, then: NodeId, otherwise: Option<NodeId>) -> CValue {
         let ct = self.truth(cond);
+        // An arm's value goes to the merge in a register: a constant one as its own
+        // constant-pool load (`in_register`).
         self.branch(
             ct,
-            |t| t.node(then),
+            |t| {
+                let v = t.node(then);
+                t.in_register(v)
+            },
             |t| match otherwise {
-                Some(o) => t.node(o),
+                Some(o) => {
+                    let v = t.node(o);
+                    t.in_register(v)
+                }
                 None => t.f32c(0.0),
             },
         )
@@ -27,7 +35,13 @@ impl Translator<'_> {
 
     pub(super) fn block(&mut self, stmts: &[NodeId], simple: bool) -> CValue {
         let mut last = None;
-        for &s in stmts.iter() {
+        for (i, &s) in stmts.iter().enumerate() {
+            // Only the last statement of a simple block gives the block's value.
+            let unused = !simple || i + 1 < stmts.len();
+            if unused && self.conditional_store(s) {
+                last = None;
+                continue;
+            }
             last = Some(self.node(s));
         }
         match (simple, last) {
@@ -127,6 +141,7 @@ impl Translator<'_> {
         // A later iteration may see what the end of the body stored: no slot is known to
         // hold a number at its start.
         self.known_num.iter_mut().for_each(|k| k.fill(false));
+        self.forget_fresh();
         // The body may run zero times: what it sets is not known after the loop.
         let mark = self.region();
         body(self);

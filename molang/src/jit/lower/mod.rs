@@ -13,7 +13,9 @@ mod values;
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{types, Block, InstBuilder, MemFlagsData, Value as CValue};
+use cranelift_codegen::ir::{
+    types, Block, InstBuilder, InstructionData, MemFlagsData, Value as CValue, ValueDef,
+};
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, Variable};
 
@@ -80,8 +82,29 @@ struct Tagged {
     is_num: bool,
 }
 
-/// Where a region's facts start: lengths of the known-set, memo and known-number logs.
-type Mark = (usize, usize, usize);
+/// Where a region's facts start: lengths of the fact logs.
+#[derive(Clone, Copy)]
+struct Mark {
+    known: usize,
+    memo: usize,
+    num: usize,
+    fresh: usize,
+    assigned: usize,
+}
+
+/// What the translator knows of an SSA slot's current value at the emission point.
+#[derive(Clone, Copy, Default)]
+struct SlotState {
+    /// `calls` when the SSA value was defined (a store or a load from storage); `None`:
+    /// not defined on this path yet, or across a region or loop boundary. A read uses the SSA
+    /// value only when no call was emitted since, else it loads the slot again: storage always
+    /// holds the value, and a load costs no more than the reload of a spill, without the spill
+    /// store (System V keeps no `xmm` register across a call).
+    epoch: Option<u32>,
+    /// A value of the same bits that dominates here, used in memo keys for every later load
+    /// of the slot (see `Translator::reloaded`), so that sharing survives the reload.
+    canon: Option<CValue>,
+}
 
 /// The storage pointers of the [`Frame`], loaded once at entry.
 struct Bases {
@@ -109,15 +132,33 @@ struct Translator<'a> {
     /// another kind clears it for good (not through the log), and so does entering a loop.
     known_num: [Vec<bool>; 3],
     known_num_log: Vec<(usize, usize)>,
-    /// Variables and temps the program touches, as SSA values: loaded once at entry, kept in
-    /// registers, and still stored to memory at every assignment so that any exit (return,
-    /// abort, budget) leaves memory up to date. Nothing else writes the storage during a run.
+    /// Variables and temps the program touches, as SSA values: defined by a store or by a load
+    /// at a read (the first on a path, or the first after a call: [`SlotState`]), and still
+    /// stored to memory at every assignment so that any exit (return, abort, budget) leaves
+    /// memory up to date. Nothing else writes the storage during a run.
     ssa: [Vec<Option<Variable>>; 3],
     /// Shared values by what they compute ([`MemoKey`]: pure builtins, queries, constants,
     /// `+ - * /` and negation by operand values), valid where the emission dominates: scoped
     /// like `known`.
     memo: std::collections::HashMap<MemoKey, CValue>,
     memo_log: Vec<MemoKey>,
+    /// Calls emitted so far, in emission order (see [`SlotState::epoch`]).
+    calls: u32,
+    /// Per SSA slot (variables, temps): its [`SlotState`], scoped like `known` through
+    /// `fresh_log` (previous states).
+    fresh: [Vec<SlotState>; 3],
+    fresh_log: Vec<(usize, usize, SlotState)>,
+    /// SSA slots stored, in order: a region's end forgets their `canon` (the value after the
+    /// merge is another one). Never truncated, so that enclosing regions see them too.
+    assigned_log: Vec<(usize, usize)>,
+    /// Loads of a slot from storage, each to the value of the same bits it repeats: memo keys
+    /// name that value (`canon`), so sharing does not depend on whether a read was a reload.
+    reloaded: std::collections::HashMap<CValue, CValue>,
+    /// Set by `arith` while it reads a slot as the left operand of `+` or `*`: a load made for
+    /// it is an `i32` load and a bitcast (see `load_value`).
+    int_load: bool,
+    /// Constant-pool values made so far (each use gets its own, see `in_register`).
+    pooled_uses: u32,
     ptr: types::Type,
     program: &'a Program,
     options: &'a EvalOptions,
@@ -180,6 +221,13 @@ pub(super) fn translate(
         ssa: Default::default(),
         memo: std::collections::HashMap::new(),
         memo_log: Vec::new(),
+        calls: 0,
+        fresh: Default::default(),
+        fresh_log: Vec::new(),
+        assigned_log: Vec::new(),
+        reloaded: std::collections::HashMap::new(),
+        pooled_uses: 0,
+        int_load: false,
     };
     t.declare_ssa_slots();
     t.finish_node(program.root());
@@ -217,6 +265,51 @@ impl Translator<'_> {
         v
     }
 
+    /// `v` for an operand that x86 needs in a register (the first of `subss`, a `select`
+    /// arm). x86 lowering takes an `f32const` as a memory operand of the constant pool where
+    /// the instruction allows one (free), but builds it in a register through a general
+    /// register elsewhere (two instructions); a constant-pool vector of its own, read at lane 0,
+    /// is one load. Memo keys still name the `f32const` (`reloaded`). `+0.0` stays (`xorps`).
+    pub(super) fn in_register(&mut self, v: CValue) -> CValue {
+        let c = self.canon(v);
+        let dfg = &self.b.func.dfg;
+        let bits = match dfg.value_def(c) {
+            ValueDef::Result(inst, _) => match dfg.insts[inst] {
+                InstructionData::UnaryIeee32 { imm, .. } => imm.bits(),
+                _ => return v,
+            },
+            _ => return v,
+        };
+        if bits == 0 {
+            return v;
+        }
+        // Lane 1 numbers the use, so that value numbering cannot merge two of them into one
+        // value live across blocks and calls.
+        let mut data = [0u8; 16];
+        data[..4].copy_from_slice(&bits.to_le_bytes());
+        data[4..8].copy_from_slice(&self.pooled_uses.to_le_bytes());
+        self.pooled_uses += 1;
+        let handle = self.b.func.dfg.constants.insert(data.to_vec().into());
+        let vec = self.b.ins().vconst(types::F32X4, handle);
+        // Lane 0 of a float vector is the scalar already: no instruction on x86.
+        let r = self.b.ins().extractlane(vec, 0);
+        self.reloaded.insert(r, c);
+        r
+    }
+
+    /// Whether `v` is a constant that is not a NaN (so the operand order of `+` and `*` with
+    /// it cannot change a result's bits).
+    fn non_nan_const(&self, v: CValue) -> bool {
+        let dfg = &self.b.func.dfg;
+        match dfg.value_def(self.canon(v)) {
+            ValueDef::Result(inst, _) => match dfg.insts[inst] {
+                InstructionData::UnaryIeee32 { imm, .. } => !f32::from_bits(imm.bits()).is_nan(),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// The value already emitted for `key` where the current region's facts hold.
     fn shared(&self, key: &MemoKey) -> Option<CValue> {
         self.memo.get(key).copied()
@@ -229,13 +322,16 @@ impl Translator<'_> {
         self.memo_log.push(key);
     }
 
-    /// `v` with Cranelift's aliases resolved, so that a memo key names the value itself.
+    /// `v` with Cranelift's aliases resolved and a reload named by the value it repeats, so
+    /// that a memo key names the value itself.
     fn canon(&self, v: CValue) -> CValue {
-        self.b.func.dfg.resolve_aliases(v)
+        let v = self.b.func.dfg.resolve_aliases(v);
+        self.reloaded.get(&v).copied().unwrap_or(v)
     }
 
     fn bool_to_f32(&mut self, c: CValue) -> CValue {
         let one = self.f32c(1.0);
+        let one = self.in_register(one);
         let zero = self.f32c(0.0);
         self.b.ins().select(c, one, zero)
     }
@@ -248,27 +344,37 @@ impl Translator<'_> {
 
     /// Where the current region's facts start (see [`forget_since`](Self::forget_since)).
     fn region(&self) -> Mark {
-        (
-            self.known_log.len(),
-            self.memo_log.len(),
-            self.known_num_log.len(),
-        )
+        Mark {
+            known: self.known_log.len(),
+            memo: self.memo_log.len(),
+            num: self.known_num_log.len(),
+            fresh: self.fresh_log.len(),
+            assigned: self.assigned_log.len(),
+        }
     }
 
     /// Undoes what was learnt since `mark` (the end of a conditional region): set slots and
     /// shared call results.
     fn forget_since(&mut self, mark: Mark) {
-        while self.known_log.len() > mark.0 {
+        while self.known_log.len() > mark.known {
             let (s, i) = self.known_log.pop().expect("log longer than mark");
             self.known[s][i] = false;
         }
-        while self.known_num_log.len() > mark.2 {
+        while self.known_num_log.len() > mark.num {
             let (s, i) = self.known_num_log.pop().expect("log longer than mark");
             self.known_num[s][i] = false;
         }
-        while self.memo_log.len() > mark.1 {
+        while self.memo_log.len() > mark.memo {
             let key = self.memo_log.pop().expect("log longer than mark");
             self.memo.remove(&key);
+        }
+        while self.fresh_log.len() > mark.fresh {
+            let (s, i, prev) = self.fresh_log.pop().expect("log longer than mark");
+            self.fresh[s][i] = prev;
+        }
+        // A slot stored in the region holds, after it, whichever value its path left.
+        for &(s, i) in &self.assigned_log[mark.assigned..] {
+            self.fresh[s][i].canon = None;
         }
     }
 

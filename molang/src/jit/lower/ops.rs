@@ -45,20 +45,45 @@ impl Translator<'_> {
         if op == ArithOp::Div {
             return self.divide(lhs, rhs);
         }
+        let program = self.program;
+        // A slot read on the left of `+` or `*` whose right operand may be a NaN must not be a
+        // load (see `not_a_load`): ask for it in a register.
+        self.int_load = op != ArithOp::Sub
+            && matches!(program.node(lhs), Node::Read { .. })
+            && !matches!(program.node(rhs), Node::Const(_));
         let l = self.node(lhs);
+        self.int_load = false;
         let r = self.node(rhs);
         let key = self.arith_key(op, l, r);
         if let Some(v) = self.shared(&key) {
             return v;
         }
+        // A constant that is not a NaN on the left of `+` or `*` goes right, where x86 takes it
+        // as a memory operand: the same bits (only the other operand can be a NaN, and IEEE
+        // `+` and `*` are commutative otherwise, signed zeros included).
+        let (l, r) = if op != ArithOp::Sub && self.non_nan_const(l) && !self.non_nan_const(r) {
+            (r, l)
+        } else {
+            (l, r)
+        };
+        // With a right operand that is not a NaN, only `l` can give a NaN: a swap by x86
+        // lowering cannot change the bits.
+        let keep_first = |t: &mut Self, l: CValue| {
+            if t.non_nan_const(r) {
+                l
+            } else {
+                t.not_a_load(l)
+            }
+        };
+        let l = self.in_register(l);
         let v = match op {
             ArithOp::Add => {
-                let l = self.not_a_load(l);
+                let l = keep_first(self, l);
                 self.b.ins().fadd(l, r)
             }
             ArithOp::Sub => self.b.ins().fsub(l, r),
             _ => {
-                let l = self.not_a_load(l);
+                let l = keep_first(self, l);
                 self.b.ins().fmul(l, r)
             }
         };
@@ -94,6 +119,7 @@ impl Translator<'_> {
             if let Some(v) = self.shared(&key) {
                 return v;
             }
+            let n = self.in_register(n);
             let v = self.b.ins().fdiv(n, d);
             self.remember(key, v);
             return v;

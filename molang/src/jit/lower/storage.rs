@@ -4,10 +4,9 @@
 use cranelift_codegen::ir::{types, InstBuilder, Value as CValue};
 use cranelift_frontend::Variable;
 
-use super::{MemoKey, Tagged, Translator};
-use std::collections::HashSet;
+use super::{MemoKey, SlotState, Tagged, Translator};
 
-use crate::ir::{Node, NodeId, Program, Remote, Scope, Slot};
+use crate::ir::{Node, NodeId, Scope, Slot};
 
 use super::super::abi::STATUS_UNSET;
 
@@ -68,6 +67,67 @@ impl Translator<'_> {
         self.mark_num(scope, slot);
         self.make_parents(scope, parents);
         v
+    }
+
+    /// The statement `x = c ? a : x` (or `x = c ? x : a`), whose value is not used: only the
+    /// arm that changes `x` stores; the other only checks that `x` is set, as the
+    /// interpreter's read of it does (storing a slot's own value back changes nothing). Saves
+    /// the store, the load and the merge of the rig's commonest statement when it keeps `x`.
+    /// Returns false, emitting nothing, for any other statement.
+    pub(super) fn conditional_store(&mut self, id: NodeId) -> bool {
+        let program = self.program;
+        let Node::Assign {
+            scope,
+            slot,
+            value,
+            parents,
+            copies,
+        } = program.node(id)
+        else {
+            return false;
+        };
+        if !parents.is_empty() || !copies.is_empty() {
+            return false;
+        }
+        let Node::Cond {
+            cond,
+            then,
+            otherwise: Some(otherwise),
+        } = program.node(*value)
+        else {
+            return false;
+        };
+        let (scope, slot) = (*scope, *slot);
+        let itself = |n: NodeId| matches!(program.node(n), Node::Read { scope: s, slot: l } if *s == scope && *l == slot);
+        let (then, otherwise) = (*then, *otherwise);
+        let (store_on_true, changed, read) = if itself(otherwise) {
+            (true, then, otherwise)
+        } else if itself(then) {
+            (false, otherwise, then)
+        } else {
+            return false;
+        };
+        let c = self.truth(*cond);
+        let store = move |t: &mut Self| {
+            t.assign(scope, slot, changed, &[], &[]);
+            Vec::new()
+        };
+        let check = move |t: &mut Self| {
+            if !t.is_known(scope, slot) {
+                let flag = t.load_flag(scope, slot);
+                t.abort_when(flag, false, read, STATUS_UNSET);
+            }
+            Vec::new()
+        };
+        if store_on_true {
+            self.branch_values(c, &[], store, check);
+        } else {
+            self.branch_values(c, &[], check, store);
+        }
+        // Either arm leaves the slot set; whether it holds a number is what the store's arm
+        // forgot (a store of another kind clears it for good) or the region's end undid.
+        self.mark_known(scope, slot);
+        true
     }
 
     /// An assignment of a value of any kind.
@@ -163,26 +223,17 @@ impl Translator<'_> {
             .flatten()
     }
 
-    /// Declares an SSA variable for every variable and temp slot the program reads,
-    /// defined at entry by one load from storage unless a top-level assignment stores the
-    /// slot before anything can read it (that store defines it, and dominates every read).
+    /// Declares an SSA variable for every variable and temp slot the program reads. Nothing
+    /// is loaded at entry: the first read on a path loads the slot (`load_value`), so a slot
+    /// first read after a call, or stored first, costs no load there (x86 lowering keeps
+    /// every load, used or not).
     pub(super) fn declare_ssa_slots(&mut self) {
         let program = self.program;
-        let needs_entry = entry_reads(program);
         let touch = |t: &mut Self, scope: Scope, slot: Slot| {
             if scope == Scope::Context || t.ssa_var(scope, slot).is_some() {
                 return;
             }
             let var = t.b.declare_var(types::F32);
-            if needs_entry.contains(&(scope, slot)) {
-                let (vals, _) = t.arrays(scope);
-                // A plain load, kept in the entry block: a pure one would be placed at its
-                // use, where x86 folds it into a commutative operand and swaps which NaN wins.
-                let v =
-                    t.b.ins()
-                        .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4);
-                t.b.def_var(var, v);
-            }
             let list = &mut t.ssa[scope as usize];
             if list.len() <= slot.index() {
                 list.resize(slot.index() + 1, None);
@@ -204,13 +255,74 @@ impl Translator<'_> {
     }
 
     pub(super) fn load_value(&mut self, scope: Scope, slot: Slot) -> CValue {
-        if let Some(var) = self.ssa_var(scope, slot) {
-            return self.b.use_var(var);
-        }
         let (vals, _) = self.arrays(scope);
-        self.b
-            .ins()
-            .load(types::F32, Self::flags(), vals, slot.index() as i32 * 4)
+        let Some(var) = self.ssa_var(scope, slot) else {
+            return self.slot_load(vals, slot);
+        };
+        let st = self.fresh_state(scope, slot);
+        if st.epoch == Some(self.calls) {
+            let v = self.b.use_var(var);
+            if st.canon.is_none() {
+                let canon = Some(self.canon(v));
+                self.set_fresh(scope, slot, SlotState { canon, ..st });
+            }
+            return v;
+        }
+        // A call since the SSA value was made (or none on this path): load the slot again
+        // rather than keep the value live across the call, and name it by the value it
+        // repeats in memo keys.
+        let r = self.slot_load(vals, slot);
+        self.b.def_var(var, r);
+        if let Some(c) = st.canon {
+            self.reloaded.insert(r, c);
+        }
+        let state = SlotState {
+            epoch: Some(self.calls),
+            canon: Some(st.canon.unwrap_or(r)),
+        };
+        self.set_fresh(scope, slot, state);
+        r
+    }
+
+    /// The number of a slot from storage. As the left operand of `+` or `*` (`int_load`), a
+    /// plain load would be folded into the instruction as its memory operand by swapping the
+    /// operands, and `not_a_load` would then pay two `movd`; an `i32` load and one `movd`
+    /// give the same bits in a register for one instruction less.
+    fn slot_load(&mut self, vals: CValue, slot: Slot) -> CValue {
+        let off = slot.index() as i32 * 4;
+        if std::mem::take(&mut self.int_load) {
+            let i = self.b.ins().load(types::I32, Self::flags(), vals, off);
+            return self
+                .b
+                .ins()
+                .bitcast(types::F32, cranelift_codegen::ir::MemFlagsData::new(), i);
+        }
+        self.b.ins().load(types::F32, Self::flags(), vals, off)
+    }
+
+    fn fresh_state(&self, scope: Scope, slot: Slot) -> SlotState {
+        let f = &self.fresh[scope as usize];
+        f.get(slot.index()).copied().unwrap_or_default()
+    }
+
+    /// Sets an SSA slot's state for the rest of the current region (logged).
+    fn set_fresh(&mut self, scope: Scope, slot: Slot, state: SlotState) {
+        let (s, i) = (scope as usize, slot.index());
+        let f = &mut self.fresh[s];
+        if f.len() <= i {
+            f.resize(i + 1, SlotState::default());
+        }
+        self.fresh_log.push((s, i, f[i]));
+        f[i] = state;
+    }
+
+    /// Entering a loop body: values from before the loop are not this iteration's (a later
+    /// iteration sees what the body stored), so every SSA slot is loaded again at its first
+    /// read. Not logged: after the loop they stay unknown.
+    pub(super) fn forget_fresh(&mut self) {
+        for f in self.fresh.iter_mut() {
+            f.fill(SlotState::default());
+        }
     }
 
     pub(super) fn store(&mut self, scope: Scope, slot: Slot, v: CValue) {
@@ -228,6 +340,12 @@ impl Translator<'_> {
         }
         if let Some(var) = self.ssa_var(scope, slot) {
             self.b.def_var(var, v);
+            let state = SlotState {
+                epoch: Some(self.calls),
+                canon: Some(self.canon(v)),
+            };
+            self.set_fresh(scope, slot, state);
+            self.assigned_log.push((scope as usize, slot.index()));
         }
     }
 
@@ -269,93 +387,5 @@ fn learn(facts: &mut [Vec<bool>; 3], log: &mut Vec<(usize, usize)>, scope: Scope
     if !k[i] {
         k[i] = true;
         log.push((s, i));
-    }
-}
-
-/// The slots the program may read (directly or as a struct member it copies) before it stores
-/// them: every read, except those that come after a top-level assignment of the slot (a
-/// statement of the root block, which runs before any later statement on every path).
-fn entry_reads(program: &Program) -> HashSet<(Scope, Slot)> {
-    let mut assigned = HashSet::new();
-    let mut needs = HashSet::new();
-    let stmts: &[NodeId] = match program.node(program.root()) {
-        Node::Block { stmts, .. } => stmts,
-        _ => std::slice::from_ref(&program.root),
-    };
-    for &s in stmts {
-        let mut stack = vec![s];
-        while let Some(id) = stack.pop() {
-            let node = program.node(id);
-            match node {
-                Node::Read { scope, slot } | Node::Coalesce { scope, slot, .. }
-                    if !assigned.contains(&(*scope, *slot)) =>
-                {
-                    needs.insert((*scope, *slot));
-                }
-                Node::Assign { scope, copies, .. } => {
-                    for &(a, _) in copies.iter() {
-                        if !assigned.contains(&(*scope, a)) {
-                            needs.insert((*scope, a));
-                        }
-                    }
-                }
-                _ => {}
-            }
-            children(node, &mut stack);
-        }
-        if let Node::Assign { scope, slot, .. } = program.node(s) {
-            assigned.insert((*scope, *slot));
-        }
-    }
-    needs
-}
-
-/// Pushes the child nodes of `node`.
-fn children(node: &Node, out: &mut Vec<NodeId>) {
-    match node {
-        Node::Const(_)
-        | Node::Str(_)
-        | Node::Resource { .. }
-        | Node::Array { .. }
-        | Node::This
-        | Node::Read { .. }
-        | Node::Break
-        | Node::Continue => {}
-        Node::Index { index: e, .. }
-        | Node::Neg(e)
-        | Node::Not(e)
-        | Node::Discard(e)
-        | Node::Return(e)
-        | Node::Assign { value: e, .. } => out.push(*e),
-        Node::Query { args, .. } | Node::PureQuery { args, .. } | Node::Math { args, .. } => {
-            out.extend(args.iter())
-        }
-        Node::Block { stmts, .. } => out.extend(stmts.iter()),
-        Node::Arith { lhs, rhs, .. }
-        | Node::Compare { lhs, rhs, .. }
-        | Node::Equal { lhs, rhs, .. }
-        | Node::Coalesce { lhs, rhs, .. }
-        | Node::And(lhs, rhs)
-        | Node::Or(lhs, rhs)
-        | Node::Loop {
-            count: lhs,
-            body: rhs,
-        }
-        | Node::ForEach {
-            array: lhs,
-            body: rhs,
-            ..
-        } => out.extend([*lhs, *rhs]),
-        Node::Cond {
-            cond,
-            then,
-            otherwise,
-        } => out.extend([*cond, *then].into_iter().chain(*otherwise)),
-        Node::Arrow { entity, remote } => {
-            out.push(*entity);
-            if let Remote::Query { args, .. } = remote {
-                out.extend(args.iter());
-            }
-        }
     }
 }
