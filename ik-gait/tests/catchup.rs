@@ -2,26 +2,10 @@
 //! more cannot be paid in 3.5 cycles at §7.5's 0.5·ω; `catchup_walk` pays it faster in the
 //! walk. A swim turning into a lie folded the mastiff's hind leg under check 9's soak bar;
 //! `hind_r_min` keeps the hock from the hip.
-use ik_gait::checks::{check_run, Context, Metrics};
-use ik_gait::model::Geometry;
-use ik_gait::params::RigParams;
-use ik_gait::runner::{Backend, Engine};
-use ik_gait::scenarios::{soak_frames, Kind};
+mod common;
+use common::soak_run;
 
-/// One 60 s soak run (with or without yaw) on the f32 reference, measured.
-fn soak_run(p: &RigParams, seed: u64, yaw: bool) -> Metrics {
-    let eng = Engine::new(p, Backend::Reference).unwrap();
-    let ctx = Context {
-        fps: 0.0,
-        kind: Kind::Transition,
-        hitch: false,
-        soak: true,
-    };
-    let frames = &mut soak_frames(seed, 60.0, yaw);
-    check_run(p, &Geometry::doggoyle(p), &eng, None, frames, ctx)
-        .unwrap()
-        .0
-}
+use ik_gait::params::RigParams;
 
 /// Two soak runs that failed check 6 with §7.5's rate in the walk (terrier seed 39, the §10
 /// soak: gallop → walk owing 0.680, 3.589 cycles; mastiff seed 114 with yaw: 0.660, 4.191)

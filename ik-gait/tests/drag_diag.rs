@@ -7,6 +7,9 @@
 // Indexed loops: four legs read across several per-leg arrays at once.
 #![allow(clippy::needless_range_loop)]
 
+mod common;
+use common::soak_run;
+
 use ik_gait::checks::{Placer, DRAG_BAND, DRAG_SPEED};
 use ik_gait::model::Geometry;
 use ik_gait::reference::{step, RigState};
@@ -90,24 +93,6 @@ fn no_soak_frame_drags() {
         all += total;
     }
     assert_eq!(all, 0, "soak frames over check 14's bar (listed above)");
-}
-
-/// One 60 s soak run (with or without yaw) on the f32 reference, measured.
-fn soak_run(p: &ik_gait::RigParams, seed: u64, yaw: bool) -> ik_gait::checks::Metrics {
-    use ik_gait::checks::{check_run, Context};
-    use ik_gait::runner::{Backend, Engine};
-    use ik_gait::scenarios::Kind;
-    let eng = Engine::new(p, Backend::Reference).unwrap();
-    let ctx = Context {
-        fps: 0.0,
-        kind: Kind::Transition,
-        hitch: false,
-        soak: true,
-    };
-    let frames = &mut soak_frames(seed, 60.0, yaw);
-    check_run(p, &Geometry::doggoyle(p), &eng, None, frames, ctx)
-        .unwrap()
-        .0
 }
 
 /// Check 14, kind (a): soak runs in which a paw restarting with the settle's 0.80 duty (hound

@@ -39,3 +39,22 @@ pub fn emit(dir: &std::path::Path, seed: u64) -> Vec<PathBuf> {
     assert_eq!(code, Some(0), "doggoyle emit failed: {err}");
     out.lines().map(PathBuf::from).collect()
 }
+
+/// One 60 s soak run (with or without yaw) on the f32 reference, measured.
+pub fn soak_run(p: &ik_gait::RigParams, seed: u64, yaw: bool) -> ik_gait::checks::Metrics {
+    use ik_gait::checks::{check_run, Context};
+    use ik_gait::model::Geometry;
+    use ik_gait::runner::{Backend, Engine};
+    use ik_gait::scenarios::{soak_frames, Kind};
+    let eng = Engine::new(p, Backend::Reference).unwrap();
+    let ctx = Context {
+        fps: 0.0,
+        kind: Kind::Transition,
+        hitch: false,
+        soak: true,
+    };
+    let frames = &mut soak_frames(seed, 60.0, yaw);
+    check_run(p, &Geometry::doggoyle(p), &eng, None, frames, ctx)
+        .unwrap()
+        .0
+}
