@@ -55,7 +55,9 @@ pub(super) const JIT_VALUE_SIZE: u32 = std::mem::size_of::<JitValue>() as u32;
 /// `for_each` loops running now (innermost last).
 pub struct HostRef<'a> {
     host: &'a mut dyn Host,
-    lists: Vec<Vec<u32>>,
+    /// Made by the first `for_each` of a run only: most programs have none, and an empty
+    /// `Vec`'s drop still cost every call a dozen instructions.
+    lists: Option<Vec<Vec<u32>>>,
 }
 
 /// How a native run ended.
@@ -177,7 +179,7 @@ pub(super) extern "C" fn jit_list_push(frame: *mut Frame, t: u32, num: f32, bits
     // moves the `Vec`s, not their buffers.
     frame.list_data = list.as_ptr();
     let len = list.len() as u64;
-    host.lists.push(list);
+    host.lists.get_or_insert_default().push(list);
     len
 }
 
@@ -187,7 +189,9 @@ pub(super) extern "C" fn jit_list_pop(frame: *mut Frame) {
     // SAFETY: `frame` is the live frame of this run and `host` points at a live `HostRef`.
     let frame = unsafe { &mut *frame };
     let host = unsafe { &mut *frame.host };
-    host.lists.pop();
+    if let Some(lists) = &mut host.lists {
+        lists.pop();
+    }
 }
 
 /// Called by generated code for an argument of `query.count` that may be a list: what it
@@ -350,10 +354,7 @@ impl JitProgram {
         assert!(storage.temps.len() >= self.temps, "temp storage too small");
         assert!(storage.ctx.len() >= self.ctx, "context storage too small");
         assert!(queries.len() >= self.queries, "query values too short");
-        let mut host_ref = HostRef {
-            host,
-            lists: Vec::new(),
-        };
+        let mut host_ref = HostRef { host, lists: None };
         let (v, t, c) = (&mut storage.vars, &mut storage.temps, &storage.ctx);
         let mut frame = Frame {
             vars: v.nums.as_mut_ptr(),
