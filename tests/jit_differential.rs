@@ -827,6 +827,24 @@ fn sweep_bits_over(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<
     (total, None)
 }
 
+/// Every program agrees bit for bit on both back ends for each pair of `values` (f32 bits) in
+/// `v.a` and `v.b`; prints the run count.
+fn agree_on_values_of_a_and_b(programs: &[&str], values: &[u32]) {
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for src in programs {
+        let (n, failure) = sweep_bits_over(src, &["v.a", "v.b"], values);
+        runs += n;
+        failures.extend(failure);
+    }
+    println!(
+        "{} programs, {runs} runs: {} disagreements",
+        programs.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// NaN payloads, not just signs, agree bit for bit whichever side of an operator or argument
 /// list each operand is on and wherever it comes from: a variable (an SSA value), a temp, a
 /// query and a context (plain loads at their use, which x86 lowering may fold into the
@@ -1019,19 +1037,7 @@ fn reload_after_a_call_shares_only_while_the_slot_is_unchanged() {
         "t.s = 0; loop(3, { t.s = t.s + math.cos(v.a); v.a = v.a + 1; }); return t.s + v.a * 2;",
         "t.p = v.a * 2; loop(2, { t.c = math.cos(v.b); v.a = v.a * 2; }); return v.a * 2 + t.p;",
     ];
-    let mut runs = 0;
-    let mut failures = Vec::new();
-    for src in programs {
-        let (n, failure) = sweep_bits_over(src, &["v.a", "v.b"], VALUES);
-        runs += n;
-        failures.extend(failure);
-    }
-    println!(
-        "{} programs, {runs} runs: {} disagreements",
-        programs.len(),
-        failures.len()
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    agree_on_values_of_a_and_b(&programs, VALUES);
 }
 
 /// Constants where x86 wants them: a constant that is not a NaN on the left of `+` or `*`
@@ -1115,19 +1121,7 @@ fn conditional_store_keeps_the_read_and_the_kinds() {
         "v.x = v.a < 0 ? v.b : v.x; v.x = v.b < 0 ? v.x : v.a; return v.x;",
         "v.a > 0 ? { v.x = v.b; }; v.x = v.b > 0 ? v.x + 1 : v.x; return v.x ?? 9;",
     ];
-    let mut runs = 0;
-    let mut failures = Vec::new();
-    for src in programs {
-        let (n, failure) = sweep_bits_over(src, &["v.a", "v.b"], VALUES);
-        runs += n;
-        failures.extend(failure);
-    }
-    println!(
-        "{} programs, {runs} runs: {} disagreements",
-        programs.len(),
-        failures.len()
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    agree_on_values_of_a_and_b(&programs, VALUES);
 }
 
 /// Every variable of `e` as bits (`None` for an unset one), the rig's whole state.

@@ -1,6 +1,9 @@
 //! Issue 19: the body's heading in the FK and the checks, yaw compensation for planted paws,
 //! the turning scenarios and the Y-rotation channels.
 
+mod common;
+use common::soak_check;
+
 use ik_gait::checks::{run_checks, Plan, Row, Trace};
 use ik_gait::model::Geometry;
 use ik_gait::reference::channel_names;
@@ -155,7 +158,7 @@ fn bedrock_rotation_order_is_x_then_y() {
 fn soak_runs_that_dragged_or_overreached_pass_checks_10_and_14() {
     let p = RigParams::default();
     for seed in [5, 7, 22] {
-        let (m, n) = soak_metrics(&p, seed);
+        let (m, n) = soak_check(&p, seed, true);
         assert!(n > 1000);
         assert_eq!(m.drag_frames, 0, "seed {seed}: drag {:?}", m.drag);
         assert_eq!(
@@ -166,22 +169,6 @@ fn soak_runs_that_dragged_or_overreached_pass_checks_10_and_14() {
     }
 }
 
-/// One 60 s soak run with yaw on the f32 reference, measured frame by frame.
-fn soak_metrics(p: &RigParams, seed: u64) -> (ik_gait::checks::Metrics, usize) {
-    use ik_gait::checks::{check_run, Context};
-    use ik_gait::runner::Engine;
-    use ik_gait::scenarios::{soak_frames, Kind};
-    let eng = Engine::new(p, Backend::Reference).unwrap();
-    let ctx = Context {
-        fps: 0.0,
-        kind: Kind::Transition,
-        hitch: false,
-        soak: true,
-    };
-    let frames = &mut soak_frames(seed, 60.0, true);
-    check_run(p, &Geometry::doggoyle(p), &eng, None, frames, ctx).unwrap()
-}
-
 /// Soak runs with yaw in which, with the sit's yaw fade at (1 − e_sit)^32, a fore paw that
 /// lifted at a 65° leg-plane yaw in a turn on the spot, with a sit beginning as it lifted,
 /// dipped a sole corner below check 2's −0.01 px (hound seed 14: −0.0106 px; terrier seeds 54
@@ -190,7 +177,7 @@ fn soak_metrics(p: &RigParams, seed: u64) -> (ik_gait::checks::Metrics, usize) {
 fn soak_runs_whose_paw_dipped_as_a_sit_began_pass_check_2() {
     for (preset, seed) in [("hound", 14), ("terrier", 54), ("terrier", 57)] {
         let p = ik_gait::presets::preset(preset).unwrap();
-        let (m, _) = soak_metrics(&p, seed);
+        let (m, _) = soak_check(&p, seed, true);
         let floor = m.floor_min.unwrap();
         assert!(
             floor >= -0.01,

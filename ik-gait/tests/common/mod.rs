@@ -42,6 +42,15 @@ pub fn emit(dir: &std::path::Path, seed: u64) -> Vec<PathBuf> {
 
 /// One 60 s soak run (with or without yaw) on the f32 reference, measured.
 pub fn soak_run(p: &ik_gait::RigParams, seed: u64, yaw: bool) -> ik_gait::checks::Metrics {
+    soak_check(p, seed, yaw).0
+}
+
+/// [`soak_run`] with the second result of `check_run` as well.
+pub fn soak_check(
+    p: &ik_gait::RigParams,
+    seed: u64,
+    yaw: bool,
+) -> (ik_gait::checks::Metrics, usize) {
     use ik_gait::checks::{check_run, Context};
     use ik_gait::model::Geometry;
     use ik_gait::runner::{Backend, Engine};
@@ -54,7 +63,5 @@ pub fn soak_run(p: &ik_gait::RigParams, seed: u64, yaw: bool) -> ik_gait::checks
         soak: true,
     };
     let frames = &mut soak_frames(seed, 60.0, yaw);
-    check_run(p, &Geometry::doggoyle(p), &eng, None, frames, ctx)
-        .unwrap()
-        .0
+    check_run(p, &Geometry::doggoyle(p), &eng, None, frames, ctx).unwrap()
 }
