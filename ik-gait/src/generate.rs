@@ -554,6 +554,10 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         lit(2.0 * p.yaw_max)
     );
     lift_off(&mut e, "t.rl", "t.wf2", "t.tr", &yaw);
+    // Its lift-off phase is the phase it landed at (the wrap), as in the reference.
+    if p.relift_cross > 0.0 {
+        e.s(format!("{bl} = t.rl ? 0.0 : {bl}", bl = v("bl")));
+    }
     // 7.8
     e.s(format!(
         "t.u = math.clamp(({ph} - {bl}) / math.max(1.0 - {bl}, 0.001), 0.0, 1.0)",

@@ -211,6 +211,11 @@ pub struct RigParams {
     /// at which it crossed bt within the frame, not the frame's end phase (check 14, kind (a):
     /// a short swing after a restart fits inside one 20–30 fps frame). 0: the spec's bl = ph.
     pub lift_cross: f32,
+    /// 1: a paw that lands out of reach and lifts again in the same frame takes as its
+    /// lift-off phase `bl` the phase at which it landed (0, the wrap), so at the frame's end
+    /// its swing is already that far along and its toe off the floor (check 14, kind (b)).
+    /// 0: bl = ph, the frame's end phase, as §7.6's lift-off.
+    pub relift_cross: f32,
     /// Least hip–hock distance of a hind IK solve, as a share of dmax (check 9's soak bar is
     /// 0.28): below `hind_r_min`·dmax + `hind_r_soft` the distance is
     /// `hind_r_min`·dmax + s·exp((d − that)/s), s = `hind_r_soft`, C1 there and tending to
@@ -348,6 +353,7 @@ impl Default for RigParams {
             yaw_cone: 1200.0,
             elbow_cap: 149.0,
             lift_cross: 1.0,
+            relift_cross: 1.0,
             hind_r_min: 0.3,
             hind_r_soft: 0.5,
         }

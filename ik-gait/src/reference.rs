@@ -664,6 +664,9 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             if pr.wf - vpx * dt < root_f - rf2 + hock_off || pr.wf > front2 {
                 let yaw = clamp(pr.yaw, -ym2, ym2);
                 lift_off(l, lp, gi, s.settle, fwd, pr.wf, pr.ta, yaw);
+                if p.relift_cross > 0.0 {
+                    l.bl = zero;
+                }
             }
         }
         // 7.8 swing
