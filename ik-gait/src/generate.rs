@@ -613,8 +613,14 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("{cs} = t.anc ? 0.0 : {cs}", cs = v("cs")));
     e.s(format!("{pb} = t.anc ? 1.0 : {pb}", pb = v("pb")));
     e.s(format!("t.ah = {} > 0.5", v("pb")));
+    // Outside the settle it is pulled back at most `held_pull` px/s (reference::step).
     e.s(format!(
-        "{cx} = t.ah ? math.min({cx}, (t.front + t.sot) + t.m * (1.0 - t.u)) : {cx}",
+        "t.lim = math.min({cx}, (t.front + t.sot) + t.m * (1.0 - t.u))",
+        cx = v("cx")
+    ));
+    e.s(format!(
+        "{cx} = t.ah ? ((v.settle > 0.5) ? t.lim : math.max(t.lim, {cx} - {} * v.dt)) : {cx}",
+        lit(p.held_pull),
         cx = v("cx")
     ));
     e.s(format!("t.g = t.ah ? 0.0 : {}", hb(&format!("t.u / {ua}"))));

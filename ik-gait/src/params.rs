@@ -216,6 +216,11 @@ pub struct RigParams {
     /// its swing is already that far along and its toe off the floor (check 14, kind (b)).
     /// 0: bl = ph, the frame's end phase, as §7.6's lift-off.
     pub relift_cross: f32,
+    /// Fastest a held paw's point (`pb`) may be pulled back by the front-reach clamp, px/s
+    /// (outside the settle): a paw the clamp cannot bring within reach by touchdown lifts
+    /// again as it lands (check 14, kind (e): the body stopped under a held paw). 10⁹: the
+    /// clamp pulls it as far as it must in one frame.
+    pub held_pull: f32,
     /// Least hip–hock distance of a hind IK solve, as a share of dmax (check 9's soak bar is
     /// 0.28): below `hind_r_min`·dmax + `hind_r_soft` the distance is
     /// `hind_r_min`·dmax + s·exp((d − that)/s), s = `hind_r_soft`, C1 there and tending to
@@ -354,6 +359,7 @@ impl Default for RigParams {
             elbow_cap: 149.0,
             lift_cross: 1.0,
             relift_cross: 1.0,
+            held_pull: 9.0,
             hind_r_min: 0.3,
             hind_r_soft: 0.5,
         }

@@ -716,8 +716,15 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let anchored = l.pb > half;
         // A held paw never lands past the front reach limit: the limit is the front one plus
         // the travel still expected before touchdown (the body may slow down while it is held).
+        // Outside the settle it is pulled back at most `held_pull` px/s; a paw still past the
+        // front reach as it lands lifts again (the relift above).
         if anchored {
-            l.cx = min(l.cx, (front + so_t) + m * (one - u));
+            let lim = min(l.cx, (front + so_t) + m * (one - u));
+            l.cx = if settle {
+                lim
+            } else {
+                max(lim, l.cx - f(p.held_pull) * dt)
+            };
         }
         let g = if anchored { zero } else { hb(u / ua) };
         let (cxs, yaw_s) = leg_plane(l.cx, l.cs, root_f, f(p.plane_min));
