@@ -629,7 +629,16 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         "t.so = t.ah ? t.sot : ({lp} * math.cos(t.pk) - {sd} * math.sin(t.pk))"
     ));
     let q = lit(p.td_edge);
-    e.s(format!("t.r = math.sin(90.0 * math.min(t.u / {q}, 1.0))"));
+    // It rises within `td_rise` seconds of the lift-off at the latest (reference::step).
+    if p.td_rise > 0.0 {
+        e.s(format!(
+            "t.r = math.sin(90.0 * math.min(math.max(t.u / {q}, {} / {}), 1.0))",
+            v("ts"),
+            lit(p.td_rise)
+        ));
+    } else {
+        e.s(format!("t.r = math.sin(90.0 * math.min(t.u / {q}, 1.0))"));
+    }
     e.s("t.sws = t.cxp - t.so");
 
     e.s(format!("t.spred = {} - t.m * t.u", v("wl")));

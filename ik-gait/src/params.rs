@@ -221,6 +221,11 @@ pub struct RigParams {
     /// again as it lands (check 14, kind (e): the body stopped under a held paw). 10⁹: the
     /// clamp pulls it as far as it must in one frame.
     pub held_pull: f32,
+    /// Seconds since lift-off in which the approach lift rises at the latest: its rise r goes
+    /// with the larger of u/`td_edge` and ts/`td_rise`, so a swing whose clock crawls (the dog
+    /// stopped or turning slowly, ω ≈ 0) still leaves the floor (check 14, kind (d): such a toe
+    /// stood at the floor until a pose's yaw fade swept it along). 0: u/`td_edge` alone.
+    pub td_rise: f32,
     /// Least hip–hock distance of a hind IK solve, as a share of dmax (check 9's soak bar is
     /// 0.28): below `hind_r_min`·dmax + `hind_r_soft` the distance is
     /// `hind_r_min`·dmax + s·exp((d − that)/s), s = `hind_r_soft`, C1 there and tending to
@@ -360,6 +365,7 @@ impl Default for RigParams {
             lift_cross: 1.0,
             relift_cross: 1.0,
             held_pull: 9.0,
+            td_rise: 0.1,
             hind_r_min: 0.3,
             hind_r_soft: 0.5,
         }

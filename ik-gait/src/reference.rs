@@ -736,7 +736,13 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         // The spec's blend from the predicted lift-off point, plus the carried point's
         // difference from it, faded out as the toe rises (r²: r is the approach lift's rise).
         let q = f(p.td_edge);
-        let r = sin_d(c!(90.0) * min(u / q, one));
+        // It rises within `td_rise` seconds of the lift-off at the latest (a crawling clock).
+        let rs = if p.td_rise > 0.0 {
+            max(u / q, l.ts / f(p.td_rise))
+        } else {
+            u / q
+        };
+        let r = sin_d(c!(90.0) * min(rs, one));
         let sws = cxs - so;
         let spred = l.wl - m * u;
         let swf = if anchored {
