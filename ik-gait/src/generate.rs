@@ -554,9 +554,13 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         lit(2.0 * p.yaw_max)
     );
     lift_off(&mut e, "t.rl", "t.wf2", "t.tr", &yaw);
-    // Its lift-off phase is the phase it landed at (the wrap), as in the reference.
+    // Its swing clock starts at the landing (the wrap), as in the reference.
     if p.relift_cross > 0.0 {
-        e.s(format!("{bl} = t.rl ? 0.0 : {bl}", bl = v("bl")));
+        e.s(format!(
+            "{ts} = t.rl ? v.dt * math.min({} / math.max(v.dphi, 0.000001), 1.0) : {ts}",
+            v("ph"),
+            ts = v("ts")
+        ));
     }
     // 7.8
     e.s(format!(

@@ -211,10 +211,9 @@ pub struct RigParams {
     /// at which it crossed bt within the frame, not the frame's end phase (check 14, kind (a):
     /// a short swing after a restart fits inside one 20–30 fps frame). 0: the spec's bl = ph.
     pub lift_cross: f32,
-    /// 1: a paw that lands out of reach and lifts again in the same frame takes as its
-    /// lift-off phase `bl` the phase at which it landed (0, the wrap), so at the frame's end
-    /// its swing is already that far along and its toe off the floor (check 14, kind (b)).
-    /// 0: bl = ph, the frame's end phase, as §7.6's lift-off.
+    /// 1: a paw that lands out of reach and lifts again in the same frame starts its swing
+    /// clock `ts` at the landing (the wrap, within the frame), so `td_rise` has already raised
+    /// its toe by the frame's end (check 14, kind (b)). 0: ts = 0, as §7.6's lift-off.
     pub relift_cross: f32,
     /// Fastest a held paw's point (`pb`) may be pulled back by the front-reach clamp, px/s
     /// (outside the settle): a paw the clamp cannot bring within reach by touchdown lifts

@@ -664,8 +664,10 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             if pr.wf - vpx * dt < root_f - rf2 + hock_off || pr.wf > front2 {
                 let yaw = clamp(pr.yaw, -ym2, ym2);
                 lift_off(l, lp, gi, s.settle, fwd, pr.wf, pr.ta, yaw);
+                // Its swing clock starts at the landing, the part of the frame after the wrap
+                // (`relift_cross`): `td_rise` then lifts the toe off the floor this frame.
                 if p.relift_cross > 0.0 {
-                    l.bl = zero;
+                    l.ts = dt * min(l.ph / max(dphi, c!(0.000001)), one);
                 }
             }
         }
