@@ -113,8 +113,8 @@ fn drag_frames(p: &RigParams, pn: &str, seed: u64, yaw: bool) -> usize {
                     let (a, b) = (pf.toe_world[l], fr.toe_world[l]);
                     let low = a[1] < DRAG_BAND && b[1] < DRAG_BAND;
                     if o.sw[l] > 0.5 && pf.output.sw[l] > 0.5 && low {
-                        let v = ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt()
-                            / i.dt as f64;
+                        let v =
+                            ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt() / i.dt as f64;
                         if v > DRAG_SPEED {
                             total += 1;
                             let lg = &s.legs[l];
