@@ -5,8 +5,9 @@
 //!
 //! `no_soak_frame_drags` runs, by default, the 21 soak runs (all with yaw) that had check 14
 //! frames before session 13's rules (`relift_cross`, `held_pull`, `td_rise`; README,
-//! Deviations): a few seconds in debug. The full sweep, every seed 1–120 with and without yaw
-//! for the three presets (720 runs, about 7 s in release, minutes in debug), is
+//! Deviations): 0.6 s under `cargo test` (the workspace's test profile, opt-level 1). The
+//! full sweep, every seed 1–120 with and without yaw for the three presets (720 runs: 5 s in
+//! release, 12.5 s under the test profile), is
 //! `DIAG_SEEDS=1-120 cargo test --release -p ik-gait --test drag_diag -- --nocapture`
 //! (`DIAG_PRESETS=hound` and `DIAG_SEEDS=1-40,99` narrow it; with `DIAG_SEEDS` set every seed
 //! runs with and without yaw).
