@@ -2,8 +2,7 @@
 //! and the map from offsets in a decoded string back to bytes of the JSON file.
 
 use jsonc_parser::ast::{
-    Array, BooleanLit, NullKeyword, NumberLit, Object, ObjectProp, ObjectPropName, StringLit,
-    Value,
+    Array, BooleanLit, NullKeyword, NumberLit, Object, ObjectProp, ObjectPropName, StringLit, Value,
 };
 use jsonc_parser::common::Range;
 use jsonc_parser::tokens::Token;
@@ -458,7 +457,11 @@ mod tests {
     fn check(text: &str) {
         let slow = parse_slow(text);
         if let Some(built) = Builder::parse(text) {
-            assert_eq!(Some(&built), slow.as_ref().ok().and_then(Option::as_ref), "{text}");
+            assert_eq!(
+                Some(&built),
+                slow.as_ref().ok().and_then(Option::as_ref),
+                "{text}"
+            );
         }
         match (parse(text), slow) {
             (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
