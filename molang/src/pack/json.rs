@@ -414,9 +414,12 @@ pub(crate) fn raw_offset(escapes: &[Escape], offset: usize) -> usize {
 
 /// Byte offsets where lines start, for turning byte offsets into line/column.
 pub(crate) fn line_starts(src: &str) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(src.match_indices('\n').map(|(i, _)| i + 1))
-        .collect()
+    // `memchr_iter` finds each `\n` for a few instructions; `match_indices('\n')` restarts a
+    // search per line at about 160 (15 M of a check of the vanilla resource pack).
+    let mut out = Vec::with_capacity(src.len() / 32 + 1);
+    out.push(0);
+    out.extend(memchr::memchr_iter(b'\n', src.as_bytes()).map(|i| i + 1));
+    out
 }
 
 /// 1-based line and character column of byte `offset`.
@@ -469,6 +472,18 @@ mod tests {
                 assert_eq!((a.line, a.column, a.message), (b.line, b.column, b.message))
             }
             _ => panic!("parse and parse_to_ast disagree on {text:?}"),
+        }
+    }
+
+    #[test]
+    fn line_starts_follow_each_line_feed() {
+        for (text, starts) in [
+            ("", vec![0]),
+            ("a", vec![0]),
+            ("\n", vec![0, 1]),
+            ("a\r\nb\n\nc\rd\n", vec![0, 3, 5, 6, 10]),
+        ] {
+            assert_eq!(super::line_starts(text), starts, "{text:?}");
         }
     }
 
