@@ -886,12 +886,12 @@ impl Cx<'_, '_> {
             // Most channel values are numbers: no site, so no pointer to build.
             Value::NumberLit(_) | Value::BooleanLit(_) | Value::NullKeyword(_) => {}
             Value::Array(_) => {
-                for (i, e) in elems(v) {
+                for (i, e) in elems(v).filter(|(_, e)| !is_scalar(e)) {
                     self.channel(e, &ptr_idx(pointer, i), role, out);
                 }
             }
             Value::Object(_) if wrapped(v).is_none() => {
-                for (k, child) in props(v).filter(|(k, _)| *k != "lerp_mode") {
+                for (k, child) in props(v).filter(|(k, c)| *k != "lerp_mode" && !is_scalar(c)) {
                     self.channel(child, &ptr(pointer, k), role, out);
                 }
             }
@@ -1185,7 +1185,7 @@ impl Cx<'_, '_> {
         match v {
             Value::Object(_) => {
                 for (k, child) in props(v) {
-                    if PARTICLE_NON_MOLANG_FIELDS.contains(&k) {
+                    if PARTICLE_NON_MOLANG_FIELDS.contains(&k) || is_scalar(child) {
                         continue;
                     }
                     let child_role = if k.parse::<f64>().is_ok() {
@@ -1197,7 +1197,7 @@ impl Cx<'_, '_> {
                 }
             }
             Value::Array(_) => {
-                for (i, e) in elems(v) {
+                for (i, e) in elems(v).filter(|(_, e)| !is_scalar(e)) {
                     self.particle_fields(e, &ptr_idx(pointer, i), role, key);
                 }
             }
@@ -1258,6 +1258,14 @@ impl Cx<'_, '_> {
             }
         }
     }
+}
+
+/// A number, boolean or null: never Molang, so the walkers build no pointer or role for it.
+fn is_scalar(v: &Value<'_>) -> bool {
+    matches!(
+        v,
+        Value::NumberLit(_) | Value::BooleanLit(_) | Value::NullKeyword(_)
+    )
 }
 
 /// The serialised form `{"expression": "<molang>", "version": <n>}` some newer files use in

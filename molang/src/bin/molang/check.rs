@@ -50,9 +50,76 @@ impl SourceMap for SiteMap<'_> {
 }
 
 fn print_diag(d: &Diagnostic, src: &SourceText<'_>, format: Format, color: bool) {
+    print!("{}", report(d, src, format, color));
+}
+
+/// The report of one diagnostic as printed, its last line ended.
+fn report(d: &Diagnostic, src: &SourceText<'_>, format: Format, color: bool) -> String {
     match format {
-        Format::Human => print!("{}", render_report(d, src, color)),
-        Format::Json => println!("{}", render_json_line(d, src)),
+        Format::Human => render_report(d, src, color),
+        Format::Json => format!("{}\n", render_json_line(d, src)),
+    }
+}
+
+/// What `check` prints for one diagnostic of a pack.
+fn pack_report(
+    pack: &molang::pack::Pack,
+    pd: &molang::lint::PackDiagnostic,
+    format: Format,
+    color: bool,
+) -> String {
+    let name = pd.path.display().to_string();
+    match pd.site {
+        Some(si) => {
+            let site = &pack.sites[si];
+            let file = &pack.files[site.file];
+            let map = SiteMap { pack, site };
+            let src = SourceText {
+                name: &name,
+                text: &file.source,
+                map: &map,
+            };
+            report(&pd.diagnostic, &src, format, color)
+        }
+        // Pack structure: the span indexes the file itself.
+        None if pd.file.is_some_and(|f| !pack.files[f].source.is_empty()) => {
+            let file = &pack.files[pd.file.unwrap_or_default()];
+            let src = SourceText {
+                name: &name,
+                text: &file.source,
+                map: &Identity,
+            };
+            report(&pd.diagnostic, &src, format, color)
+        }
+        None => {
+            let d = &pd.diagnostic;
+            // Positions are 1-based everywhere; a whole-file problem (not UTF-8) is 1:1.
+            let (line, column) = (pd.line.max(1), pd.column.max(1));
+            match format {
+                Format::Human => {
+                    let mut out = format!(
+                        "{}[{}]: {}:{}:{}: {}\n",
+                        d.severity.as_str(),
+                        d.code.as_str(),
+                        name,
+                        line,
+                        column,
+                        d.message
+                    );
+                    if let Some(h) = &d.help {
+                        out.push_str(&format!("  help: {h}\n"));
+                    }
+                    out.push_str(&format!("  {}\n", d.consequence()));
+                    out
+                }
+                Format::Json => format!(
+                    "{}\n",
+                    serde_json::json!({"file": name, "line": line, "column": column, "end_line": line,
+                        "end_column": column, "code": d.code.as_str(), "severity": d.severity.as_str(),
+                        "message": d.message, "help": d.help, "game": d.consequence()})
+                ),
+            }
+        }
     }
 }
 
@@ -112,59 +179,17 @@ fn check(
     }
     let pack = molang::pack::load(&paths);
     let (diags, summary) = molang::lint::check_pack(&pack);
-    for pd in &diags {
-        let name = pd.path.display().to_string();
-        match pd.site {
-            Some(si) => {
-                let site = &pack.sites[si];
-                let file = &pack.files[site.file];
-                let map = SiteMap { pack: &pack, site };
-                let src = SourceText {
-                    name: &name,
-                    text: &file.source,
-                    map: &map,
-                };
-                print_diag(&pd.diagnostic, &src, format, color);
-            }
-            // Pack structure: the span indexes the file itself.
-            None if pd.file.is_some_and(|f| !pack.files[f].source.is_empty()) => {
-                let file = &pack.files[pd.file.unwrap_or_default()];
-                let src = SourceText {
-                    name: &name,
-                    text: &file.source,
-                    map: &Identity,
-                };
-                print_diag(&pd.diagnostic, &src, format, color);
-            }
-            None => {
-                let d = &pd.diagnostic;
-                // Positions are 1-based everywhere; a whole-file problem (not UTF-8) is 1:1.
-                let (line, column) = (pd.line.max(1), pd.column.max(1));
-                match format {
-                    Format::Human => {
-                        println!(
-                            "{}[{}]: {}:{}:{}: {}",
-                            d.severity.as_str(),
-                            d.code.as_str(),
-                            name,
-                            line,
-                            column,
-                            d.message
-                        );
-                        if let Some(h) = &d.help {
-                            println!("  help: {h}");
-                        }
-                        println!("  {}", d.consequence());
-                    }
-                    Format::Json => println!(
-                        "{}",
-                        serde_json::json!({"file": name, "line": line, "column": column, "end_line": line,
-                            "end_column": column, "code": d.code.as_str(), "severity": d.severity.as_str(),
-                            "message": d.message, "help": d.help, "game": d.consequence()})
-                    ),
-                }
-            }
-        }
+    // Reports are laid out on all cores (miette's layout is most of a report's cost) and
+    // printed in pack order.
+    let reports: Vec<String> = {
+        use rayon::prelude::*;
+        diags
+            .par_iter()
+            .map(|pd| pack_report(&pack, pd, format, color))
+            .collect()
+    };
+    for r in &reports {
+        print!("{r}");
     }
     match format {
         Format::Human => println!(

@@ -7,6 +7,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc rather than glibc malloc: `molang check` of the vanilla resource pack makes
+/// about a million allocations on several threads (see BENCHMARKS.md, session 13).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod args;
 mod bench;
 mod check;
