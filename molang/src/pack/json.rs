@@ -239,25 +239,15 @@ pub(crate) fn ptr(base: &str, token: &str) -> String {
     out
 }
 
-/// Appends an array index to a JSON pointer (the digits written here: `format!` costs
-/// several times more, and the walk writes one per array element).
+/// Appends an array index to a JSON pointer (`itoa`: `format!` costs several times more, and
+/// the walk writes one per array element).
 pub(crate) fn ptr_idx(base: &str, index: usize) -> String {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut n = index;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let digits = &digits[at..];
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(index);
     let mut out = String::with_capacity(base.len() + 1 + digits.len());
     out.push_str(base);
     out.push('/');
-    out.extend(digits.iter().map(|&d| d as char));
+    out.push_str(digits);
     out
 }
 
