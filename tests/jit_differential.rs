@@ -1197,3 +1197,39 @@ fn tier_switch_at_any_frame_keeps_the_interpreters_bits() {
     let (frames, interpreted) = run(0, false);
     println!("compile left to its thread: {interpreted} of {frames} frames interpreted");
 }
+
+/// `math.sin` and `math.cos` of arguments written alike are one call for both
+/// (`sin_cos_pairs`, `jit/lower/builtins.rs`), whose results are shared by value: each half
+/// must be its own function's bits (NaN payloads, infinities, huge angles), and the partner
+/// must not be shared where the argument's value changed or where the call did not run (a
+/// branch arm).
+#[test]
+fn sin_and_cos_of_one_argument_share_one_call() {
+    const VALUES: &[u32] = &[
+        0x7fc0_0001, // NaN
+        0xffc0_0002, // -NaN, another payload
+        0x8000_0000, // -0
+        0x7f80_0000, // inf
+        0x41f0_0000, // 30
+        0x42b4_0000, // 90
+        0x4974_2400, // 1e6
+        0x7149_f2ca, // 1e30
+    ];
+    let programs = [
+        "return math.sin(v.a) + math.cos(v.a);",
+        "return math.cos(v.a) * 2 - math.sin(v.a);",
+        "t.s = math.sin(v.a); t.c = math.cos(v.a); return t.c - t.s * 4;",
+        "return math.sin(v.a * 2 + v.b) - math.cos(v.a * 2 + v.b);",
+        "return math.cos(math.max(v.a, v.b)) / math.sin(math.max(v.a, v.b));",
+        // The argument's value changes between the two.
+        "t.c = math.cos(v.a); v.a = v.b; return math.sin(v.a) + t.c;",
+        "t.c = math.cos(v.a); v.a = v.a + 1; return math.sin(v.a) - t.c + math.cos(v.a);",
+        // The first of the pair runs in one arm only.
+        "v.b > 0 ? { t.s = math.sin(v.a); }; return math.cos(v.a) + (t.s ?? 0);",
+        "t.x = v.b > 0 ? math.cos(v.a) : 1; return math.sin(v.a) * t.x;",
+        // Three of one function, one of the other, and a loop.
+        "return math.sin(v.a) + math.sin(v.b) + math.cos(v.b) + math.sin(v.a + 0);",
+        "t.s = 0; loop(3, { t.s = t.s + math.sin(v.a) * math.cos(v.a); v.a = v.a + v.b; }); return t.s;",
+    ];
+    agree_on_values_of_a_and_b(&programs, VALUES);
+}

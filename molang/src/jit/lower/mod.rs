@@ -157,6 +157,9 @@ struct Translator<'a> {
     /// Set by `arith` while it reads a slot as the left operand of `+` or `*`: a load made for
     /// it is an `i32` load and a bitcast (see `load_value`).
     int_load: bool,
+    /// Per node: a `math.sin` or `math.cos` lowered as one call for both
+    /// (`builtins::sin_cos_pairs`).
+    sin_cos_paired: Vec<bool>,
     /// Constant-pool values made so far (each use gets its own, see `in_register`).
     pooled_uses: u32,
     ptr: types::Type,
@@ -228,6 +231,7 @@ pub(super) fn translate(
         reloaded: std::collections::HashMap::new(),
         pooled_uses: 0,
         int_load: false,
+        sin_cos_paired: builtins::sin_cos_pairs(program),
     };
     t.declare_ssa_slots();
     t.finish_node(program.root());
