@@ -35,6 +35,14 @@
 //! runs only in the non-tiny arm (`lower/ops.rs`, `divide`;
 //! `division_shared_by_value_keeps_the_tiny_divisor_rule`).
 //!
+//! A program that reads at least 8 variables has two bodies. A guard at entry compares the
+//! tag bytes of every variable the program reads with the number tag (8, 4, 2 or 1 tags per
+//! load); when all match, the first body runs, which knows each of them to be set and a
+//! number: no unset test at its reads, no tag store at its numeric assignments, numeric `==`
+//! and truth. Otherwise the general body runs (`lower/mod.rs`, `guard`;
+//! `guarded_body_runs_only_when_every_variable_read_is_a_number`). Flags only go from unset
+//! to set during a run, and a store of another kind drops the number fact as it does anywhere.
+//!
 //! # Safety invariants
 //! The only `unsafe` code of the crate lives here (in `abi.rs` and `module.rs`):
 //! - The generated code reads and writes the storage arrays of `vars`, `temps` and `ctx`
