@@ -1066,7 +1066,7 @@ fn constants_on_either_side_keep_the_bits() {
         "-math.sqrt(-1)",
         "3e38",
     ];
-    let shapes: [&dyn Fn(&str) -> String; 12] = [
+    let shapes: [&dyn Fn(&str) -> String; 15] = [
         &|c| format!("return {c} + v.a;"),
         &|c| format!("return v.a + {c};"),
         &|c| format!("return {c} * v.a;"),
@@ -1079,6 +1079,14 @@ fn constants_on_either_side_keep_the_bits() {
         &|c| format!("return math.clamp(v.a, {c}, v.b) + (v.a < v.b);"),
         &|c| format!("return math.hermite_blend(v.a) * {c};"),
         &|c| format!("return ({c} + {c}) * v.a - {c} / 4;"),
+        // Comparisons with the constant in a register on either side, and `|x|`'s mask.
+        &|c| format!("return (v.a < {c}) + (v.a <= {c}) * 2 + (v.a > {c}) * 4 + (v.a >= {c}) * 8;"),
+        &|c| format!("return ({c} < v.a) + ({c} <= v.a) * 2 + ({c} > v.a) * 4 + ({c} >= v.a) * 8;"),
+        &|c| {
+            format!(
+                "return math.abs(v.a) + math.abs({c}) * v.b + (math.abs(v.a) < {c}) + v.a / v.b;"
+            )
+        },
     ];
     let mut runs = 0;
     let mut failures = Vec::new();
@@ -1297,4 +1305,23 @@ fn guarded_body_runs_only_when_every_variable_read_is_a_number() {
     }
     println!("{runs} runs: {} disagreements", failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A `?:` whose arms are numbers where they start (a read of a slot known to hold a number
+/// counts: `numeric_now`, `jit/lower/values.rs`) merges the number alone; an arm reading a
+/// slot of another kind, or one whose kind is not known, keeps the kind. Strings, a slot
+/// made a number or a string earlier, both arm orders and a missing `else`.
+#[test]
+fn conditional_of_numeric_reads_merges_the_number_alone() {
+    const VALUES: &[u32] = &[0x7fc0_0001, 0xffc0_0002, 0x3fc0_0000, 0x8000_0000];
+    let programs = [
+        "v.x = 'abc'; t.y = v.a > 0 ? v.x : v.b; return (t.y == 'abc') + t.y;",
+        "v.x = 'abc'; t.y = v.a > 0 ? v.b : v.x; return (t.y == 'abc') * 2 + t.y;",
+        "v.x = v.a * 2; t.y = v.b > 0 ? v.x : v.a; return t.y + (t.y == v.a);",
+        "v.x = 1; v.x = v.b > 0 ? 'q' : v.x; t.y = v.a > 0 ? v.x : v.a; return (t.y == 'q') + t.y;",
+        "t.y = v.a > 0 ? v.b : v.a; return t.y * 3;",
+        "v.x = v.a; t.y = v.b > 0 ? v.x; return t.y - 1;",
+        "v.x = 'abc'; t.y = v.b > 0 ? v.x; return (t.y == 'abc') + t.y;",
+    ];
+    agree_on_values_of_a_and_b(&programs, VALUES);
 }
