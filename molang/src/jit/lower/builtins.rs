@@ -136,7 +136,7 @@ impl Translator<'_> {
             // `f32::floor` rounds toward -inf exactly and keeps -0; a NaN comes back quiet with
             // its payload from both (roundss, libm floorf).
             Lowering::Call if f == MathFn::Floor => self.b.ins().floor(v[0]),
-            Lowering::Abs => self.b.ins().fabs(v[0]),
+            Lowering::Abs => self.fabs(v[0]),
             Lowering::Sqrt => self.b.ins().sqrt(v[0]),
             // `a > b ? a : b` and `a < b ? a : b`, as `max_raw` / `min_raw`.
             // The compares take a constant as a memory operand; the selects need it in a
