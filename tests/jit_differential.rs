@@ -1325,3 +1325,60 @@ fn conditional_of_numeric_reads_merges_the_number_alone() {
     ];
     agree_on_values_of_a_and_b(&programs, VALUES);
 }
+
+/// `JitProgram::run` gives programs that make no callback reaching the host no host (a null
+/// pointer), and programs that touch no slot no storage pointers (`enter`, `jit/abi.rs`):
+/// each program here, with or without host calls (random draws, die rolls, queries with
+/// arguments) and slots, gives through `run` what the full entry (`eval_native`, which always
+/// passes a host and the storage) gives with the same generator, bit for bit. A program whose
+/// needs were misjudged would read through a null pointer.
+#[test]
+fn lean_entry_gives_what_the_full_entry_gives() {
+    use molang::builtins::math::DefaultRng;
+    use molang::jit::{JitOutcome, JitStorage};
+    let programs = [
+        "1 + 2",
+        "q.a * 2 - q.b",
+        "math.clamp(q.a / 80 * 1.5, 0, 1.5)",
+        "math.random(1, 2) + q.a",
+        "math.die_roll(3, 1, 6)",
+        "math.random_integer(0, 100) * q.b",
+        "v.x = q.a; return v.x * 2 + (v.y ?? 4);",
+        "t.y = 3; return t.y + q.a;",
+        "t.y = math.random(0, 1); v.z = t.y * q.b; return v.z;",
+    ];
+    let inputs = vec![
+        ("q.a".to_string(), Value::Num(12.5)),
+        ("q.b".to_string(), Value::Num(-3.0)),
+    ];
+    for src in programs {
+        let (expr, native, options) = both_back_ends(src);
+        let full = expr.eval_native(&native, &inputs, 11, &options);
+        let names = expr.names();
+        let mut storage = JitStorage::for_names(names);
+        let queries: Vec<f32> = (0..names.queries.len())
+            .map(|i| match names.queries.name(molang::ir::Slot(i as u32)) {
+                "a" => 12.5,
+                "b" => -3.0,
+                _ => 0.0,
+            })
+            .collect();
+        let mut rng = DefaultRng::new(11);
+        let lean = native.run(
+            &mut storage,
+            &queries,
+            0.0,
+            &mut rng,
+            options.iteration_budget,
+        );
+        let JitOutcome::Value(v) = lean else {
+            panic!("{src}: {lean:?}");
+        };
+        assert_eq!(
+            v.to_bits(),
+            full.value.as_num().to_bits(),
+            "{src}: run {v} against eval_native {:?}",
+            full.value
+        );
+    }
+}

@@ -303,6 +303,12 @@ impl JitProgram {
         rng: &mut dyn MolangRng,
         budget: u64,
     ) -> JitOutcome {
+        if !self.needs.host {
+            // No callback reads the host: none is built (`enter`'s safety comment).
+            return self
+                .enter(storage, queries, this, std::ptr::null_mut(), budget)
+                .outcome();
+        }
         let mut host = ArrayHost { queries, rng, this };
         self.call(storage, queries, this, &mut host, budget)
             .outcome()
@@ -357,29 +363,40 @@ impl JitProgram {
         host: &mut dyn Host,
         budget: u64,
     ) -> Ended {
-        // The bounds the generated code relies on (see the module's safety invariants).
-        assert!(
-            storage.vars.len() >= self.vars,
-            "variable storage too small"
-        );
-        assert!(storage.temps.len() >= self.temps, "temp storage too small");
-        assert!(storage.ctx.len() >= self.ctx, "context storage too small");
-        assert!(queries.len() >= self.queries, "query values too short");
         let mut host_ref = HostRef { host, lists: None };
-        let (v, t, c) = (&mut storage.vars, &mut storage.temps, &storage.ctx);
+        // The reference only lives for this call; the erased lifetime never escapes.
+        let host = (&mut host_ref as *mut HostRef<'_>).cast();
+        self.enter(storage, queries, this, host, budget)
+    }
+
+    /// Builds the frame and runs the code. `host` points at a `HostRef` that lives for the
+    /// whole call, or is null for a program that makes no callback reaching the host
+    /// (`needs.host` false: no such call was emitted, so the code never reads it). The
+    /// storage pointers are null for a program that touches no slot (`needs.slots` false: its
+    /// code loads none of them), and then only the query values are checked.
+    #[inline(always)]
+    fn enter(
+        &self,
+        storage: &mut Storage,
+        queries: &[f32],
+        this: f32,
+        host: *mut HostRef<'static>,
+        budget: u64,
+    ) -> Ended {
+        // The bounds the generated code relies on (see the module's safety invariants).
+        assert!(queries.len() >= self.queries, "query values too short");
         let mut frame = Frame {
-            vars: v.nums.as_mut_ptr(),
-            vars_set: v.tags.as_mut_ptr(),
-            vars_bits: v.bits.as_mut_ptr(),
-            temps: t.nums.as_mut_ptr(),
-            temps_set: t.tags.as_mut_ptr(),
-            temps_bits: t.bits.as_mut_ptr(),
-            ctx: c.nums.as_ptr(),
-            ctx_set: c.tags.as_ptr(),
-            ctx_bits: c.bits.as_ptr(),
+            vars: std::ptr::null_mut(),
+            vars_set: std::ptr::null_mut(),
+            vars_bits: std::ptr::null_mut(),
+            temps: std::ptr::null_mut(),
+            temps_set: std::ptr::null_mut(),
+            temps_bits: std::ptr::null_mut(),
+            ctx: std::ptr::null(),
+            ctx_set: std::ptr::null(),
+            ctx_bits: std::ptr::null(),
             queries: queries.as_ptr(),
-            // The reference only lives for this call; the erased lifetime never escapes.
-            host: (&mut host_ref as *mut HostRef<'_>).cast(),
+            host,
             iterations: 0,
             budget,
             this,
@@ -389,6 +406,24 @@ impl JitProgram {
             result_bits: 0,
             list_data: std::ptr::null(),
         };
+        if self.needs.slots {
+            assert!(
+                storage.vars.len() >= self.vars,
+                "variable storage too small"
+            );
+            assert!(storage.temps.len() >= self.temps, "temp storage too small");
+            assert!(storage.ctx.len() >= self.ctx, "context storage too small");
+            let (v, t, c) = (&mut storage.vars, &mut storage.temps, &storage.ctx);
+            frame.vars = v.nums.as_mut_ptr();
+            frame.vars_set = v.tags.as_mut_ptr();
+            frame.vars_bits = v.bits.as_mut_ptr();
+            frame.temps = t.nums.as_mut_ptr();
+            frame.temps_set = t.tags.as_mut_ptr();
+            frame.temps_bits = t.bits.as_mut_ptr();
+            frame.ctx = c.nums.as_ptr();
+            frame.ctx_set = c.tags.as_ptr();
+            frame.ctx_bits = c.bits.as_ptr();
+        }
         let status = (self.func)(&mut frame);
         Ended {
             status,

@@ -47,7 +47,7 @@
 //! The only `unsafe` code of the crate lives here (in `abi.rs` and `module.rs`):
 //! - The generated code reads and writes the storage arrays of `vars`, `temps` and `ctx`
 //!   ([`crate::interp::Storage`]) at `slot * 4` (numbers), `slot` (tags) and `slot * 8`
-//!   (payloads), and `queries` at `slot * 4`. `JitProgram::call` checks before every call
+//!   (payloads), and `queries` at `slot * 4`. `JitProgram::enter` checks before every call
 //!   that each array is at least as long as the name table the program was checked with, and
 //!   the checker only emits slots from those tables.
 //! - The function pointer is valid while the owning `JITModule` lives; [`JitProgram`] owns the
@@ -60,6 +60,11 @@
 //! - Slot offsets are `i32` immediates (`slot * 8` at most): every slot is a name written in
 //!   the source, and `grammar::MAX_SOURCE_LEN` (4 MiB) bounds the source, so no offset
 //!   overflows.
+//! - A program that makes no callback taking the frame (the only ones that reach the host)
+//!   gets a null [`Frame`] `host` from `run`/`run_keep_temps`, and one that reads and writes
+//!   no slot (`used_storage` finds no scope) gets null storage pointers, and only its query
+//!   values are checked: its code loads none of them (`lower::Needs`, recorded at
+//!   translation; `lean_entry_gives_what_the_full_entry_gives`).
 //! - The frame and the [`HostRef`] live on `call`'s stack for the whole native call; neither
 //!   the generated code nor the callbacks keep a pointer past it. The storage arrays are
 //!   borrowed `&mut` by `call`, so nothing else can touch them meanwhile; `ctx` and `queries`

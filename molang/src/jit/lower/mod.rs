@@ -185,6 +185,8 @@ struct Translator<'a> {
     /// Per node: a `math.sin` or `math.cos` lowered as one call for both
     /// (`builtins::sin_cos_pairs`).
     sin_cos_paired: Vec<bool>,
+    /// Whether a callback that may reach the host was emitted (see [`Needs`]).
+    uses_host: bool,
     /// Constant-pool values made so far (each use gets its own, see `in_register`).
     pooled_uses: u32,
     ptr: types::Type,
@@ -192,6 +194,14 @@ struct Translator<'a> {
     options: &'a EvalOptions,
     loops: Vec<LoopTarget>,
     call_conv: cranelift_codegen::isa::CallConv,
+}
+
+/// What the code of a program needs from [`JitProgram::call`](super::JitProgram): the
+/// slot storage arrays (variables, temps, contexts) and the host behind [`Frame::host`].
+#[derive(Clone, Copy)]
+pub(super) struct Needs {
+    pub(super) slots: bool,
+    pub(super) host: bool,
 }
 
 /// Emits the body of the program's function into `b` (signature: frame pointer -> status).
@@ -202,7 +212,7 @@ pub(super) fn translate(
     ptr: types::Type,
     call_conv: CallConv,
     frontend_config: TargetFrontendConfig,
-) {
+) -> Needs {
     let mut b = b;
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -257,6 +267,7 @@ pub(super) fn translate(
         pooled_uses: 0,
         int_load: false,
         sin_cos_paired: builtins::sin_cos_pairs(program),
+        uses_host: false,
     };
     t.declare_ssa_slots();
     let guarded = guarded_variables(program);
@@ -283,7 +294,12 @@ pub(super) fn translate(
         t.finish_node(program.root());
     }
     t.b.seal_all_blocks();
+    let host = t.uses_host;
     t.b.finalize(frontend_config);
+    Needs {
+        slots: temps || vars || ctx,
+        host,
+    }
 }
 
 impl Translator<'_> {
