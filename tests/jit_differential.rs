@@ -1066,7 +1066,7 @@ fn constants_on_either_side_keep_the_bits() {
         "-math.sqrt(-1)",
         "3e38",
     ];
-    let shapes: [&dyn Fn(&str) -> String; 12] = [
+    let shapes: [&dyn Fn(&str) -> String; 15] = [
         &|c| format!("return {c} + v.a;"),
         &|c| format!("return v.a + {c};"),
         &|c| format!("return {c} * v.a;"),
@@ -1079,6 +1079,14 @@ fn constants_on_either_side_keep_the_bits() {
         &|c| format!("return math.clamp(v.a, {c}, v.b) + (v.a < v.b);"),
         &|c| format!("return math.hermite_blend(v.a) * {c};"),
         &|c| format!("return ({c} + {c}) * v.a - {c} / 4;"),
+        // Comparisons with the constant in a register on either side, and `|x|`'s mask.
+        &|c| format!("return (v.a < {c}) + (v.a <= {c}) * 2 + (v.a > {c}) * 4 + (v.a >= {c}) * 8;"),
+        &|c| format!("return ({c} < v.a) + ({c} <= v.a) * 2 + ({c} > v.a) * 4 + ({c} >= v.a) * 8;"),
+        &|c| {
+            format!(
+                "return math.abs(v.a) + math.abs({c}) * v.b + (math.abs(v.a) < {c}) + v.a / v.b;"
+            )
+        },
     ];
     let mut runs = 0;
     let mut failures = Vec::new();
@@ -1196,4 +1204,181 @@ fn tier_switch_at_any_frame_keeps_the_interpreters_bits() {
     }
     let (frames, interpreted) = run(0, false);
     println!("compile left to its thread: {interpreted} of {frames} frames interpreted");
+}
+
+/// `math.sin` and `math.cos` of arguments written alike are one call for both
+/// (`sin_cos_pairs`, `jit/lower/builtins.rs`), whose results are shared by value: each half
+/// must be its own function's bits (NaN payloads, infinities, huge angles), and the partner
+/// must not be shared where the argument's value changed or where the call did not run (a
+/// branch arm).
+#[test]
+fn sin_and_cos_of_one_argument_share_one_call() {
+    const VALUES: &[u32] = &[
+        0x7fc0_0001, // NaN
+        0xffc0_0002, // -NaN, another payload
+        0x8000_0000, // -0
+        0x7f80_0000, // inf
+        0x41f0_0000, // 30
+        0x42b4_0000, // 90
+        0x4974_2400, // 1e6
+        0x7149_f2ca, // 1e30
+    ];
+    let programs = [
+        "return math.sin(v.a) + math.cos(v.a);",
+        "return math.cos(v.a) * 2 - math.sin(v.a);",
+        "t.s = math.sin(v.a); t.c = math.cos(v.a); return t.c - t.s * 4;",
+        "return math.sin(v.a * 2 + v.b) - math.cos(v.a * 2 + v.b);",
+        "return math.cos(math.max(v.a, v.b)) / math.sin(math.max(v.a, v.b));",
+        // The argument's value changes between the two.
+        "t.c = math.cos(v.a); v.a = v.b; return math.sin(v.a) + t.c;",
+        "t.c = math.cos(v.a); v.a = v.a + 1; return math.sin(v.a) - t.c + math.cos(v.a);",
+        // The first of the pair runs in one arm only.
+        "v.b > 0 ? { t.s = math.sin(v.a); }; return math.cos(v.a) + (t.s ?? 0);",
+        "t.x = v.b > 0 ? math.cos(v.a) : 1; return math.sin(v.a) * t.x;",
+        // Three of one function, one of the other, and a loop.
+        "return math.sin(v.a) + math.sin(v.b) + math.cos(v.b) + math.sin(v.a + 0);",
+        "t.s = 0; loop(3, { t.s = t.s + math.sin(v.a) * math.cos(v.a); v.a = v.a + v.b; }); return t.s;",
+    ];
+    agree_on_values_of_a_and_b(&programs, VALUES);
+}
+
+/// A program that reads at least 8 variables has a second body that assumes each of them
+/// holds a number (no unset test at its reads, no tag store at its numeric assignments),
+/// entered only when a guard at entry finds every one of their tags to be a number's
+/// (`guard`, `jit/lower/mod.rs`). Eleven variables (guard loads of 8, 2 and 1 tags), each in
+/// turn unset, a string, an entity, a NaN, -0 or a number, the others numbers: both back ends
+/// give the same value, end and variables, kinds and NaN payloads included; the program
+/// also stores a string in a guarded variable and reads it back in the guarded body.
+#[test]
+fn guarded_body_runs_only_when_every_variable_read_is_a_number() {
+    let names: Vec<String> = (0..11).map(|i| format!("v.x{i}")).collect();
+    let src = "t.s = v.x0 + v.x1 * v.x2 - v.x3 + v.x4 + v.x5 * v.x6 + v.x7 - v.x8; \
+               v.x4 = 'abc'; v.x5 = v.x5 + 1; v.x6 = v.x9 > 0 ? v.x6 : 3; \
+               return t.s + (v.x4 == 'abc') + (v.x10 ? 2 : 3) + (v.x3 == v.x2) + v.x5 + v.x6 + v.x9;";
+    let (expr, native, options) = both_back_ends(src);
+    let kinds = [
+        None,
+        Some(Value::Str(0x1234_5678_9abc)),
+        Some(Value::Entity(3)),
+        Some(Value::Num(f32::from_bits(0x7fc0_0005))),
+        Some(Value::Num(-0.0)),
+        Some(Value::Num(2.5)),
+    ];
+    let bits = |v: &Value| match v {
+        Value::Num(x) => format!("{:#010x}", x.to_bits()),
+        other => format!("{other:?}"),
+    };
+    let observe = |r: &EvalResult| -> String {
+        let vars: Vec<String> = r
+            .variables
+            .iter()
+            .map(|(n, v)| format!("{n}={}", bits(v)))
+            .collect();
+        format!("{} {:?} {}", bits(&r.value), r.abort, vars.join(" "))
+    };
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for i in 0..names.len() {
+        for kind in &kinds {
+            let inputs: Vec<(String, Value)> = names
+                .iter()
+                .enumerate()
+                .filter_map(|(j, n)| {
+                    let v = if i == j {
+                        (*kind)?
+                    } else {
+                        Value::Num(j as f32 + 0.5)
+                    };
+                    Some((n.clone(), v))
+                })
+                .collect();
+            let a = observe(&expr.eval(&inputs, 7, &options));
+            let b = observe(&expr.eval_native(&native, &inputs, 7, &options));
+            runs += 1;
+            if a != b {
+                failures.push(format!(
+                    "{} as {kind:?}:\n  interp {a}\n  jit    {b}",
+                    names[i]
+                ));
+            }
+        }
+    }
+    println!("{runs} runs: {} disagreements", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A `?:` whose arms are numbers where they start (a read of a slot known to hold a number
+/// counts: `numeric_now`, `jit/lower/values.rs`) merges the number alone; an arm reading a
+/// slot of another kind, or one whose kind is not known, keeps the kind. Strings, a slot
+/// made a number or a string earlier, both arm orders and a missing `else`.
+#[test]
+fn conditional_of_numeric_reads_merges_the_number_alone() {
+    const VALUES: &[u32] = &[0x7fc0_0001, 0xffc0_0002, 0x3fc0_0000, 0x8000_0000];
+    let programs = [
+        "v.x = 'abc'; t.y = v.a > 0 ? v.x : v.b; return (t.y == 'abc') + t.y;",
+        "v.x = 'abc'; t.y = v.a > 0 ? v.b : v.x; return (t.y == 'abc') * 2 + t.y;",
+        "v.x = v.a * 2; t.y = v.b > 0 ? v.x : v.a; return t.y + (t.y == v.a);",
+        "v.x = 1; v.x = v.b > 0 ? 'q' : v.x; t.y = v.a > 0 ? v.x : v.a; return (t.y == 'q') + t.y;",
+        "t.y = v.a > 0 ? v.b : v.a; return t.y * 3;",
+        "v.x = v.a; t.y = v.b > 0 ? v.x; return t.y - 1;",
+        "v.x = 'abc'; t.y = v.b > 0 ? v.x; return (t.y == 'abc') + t.y;",
+    ];
+    agree_on_values_of_a_and_b(&programs, VALUES);
+}
+
+/// `JitProgram::run` gives programs that make no callback reaching the host no host (a null
+/// pointer), and programs that touch no slot no storage pointers (`enter`, `jit/abi.rs`):
+/// each program here, with or without host calls (random draws, die rolls, queries with
+/// arguments) and slots, gives through `run` what the full entry (`eval_native`, which always
+/// passes a host and the storage) gives with the same generator, bit for bit. A program whose
+/// needs were misjudged would read through a null pointer.
+#[test]
+fn lean_entry_gives_what_the_full_entry_gives() {
+    use molang::builtins::math::DefaultRng;
+    use molang::jit::{JitOutcome, JitStorage};
+    let programs = [
+        "1 + 2",
+        "q.a * 2 - q.b",
+        "math.clamp(q.a / 80 * 1.5, 0, 1.5)",
+        "math.random(1, 2) + q.a",
+        "math.die_roll(3, 1, 6)",
+        "math.random_integer(0, 100) * q.b",
+        "v.x = q.a; return v.x * 2 + (v.y ?? 4);",
+        "t.y = 3; return t.y + q.a;",
+        "t.y = math.random(0, 1); v.z = t.y * q.b; return v.z;",
+    ];
+    let inputs = vec![
+        ("q.a".to_string(), Value::Num(12.5)),
+        ("q.b".to_string(), Value::Num(-3.0)),
+    ];
+    for src in programs {
+        let (expr, native, options) = both_back_ends(src);
+        let full = expr.eval_native(&native, &inputs, 11, &options);
+        let names = expr.names();
+        let mut storage = JitStorage::for_names(names);
+        let queries: Vec<f32> = (0..names.queries.len())
+            .map(|i| match names.queries.name(molang::ir::Slot(i as u32)) {
+                "a" => 12.5,
+                "b" => -3.0,
+                _ => 0.0,
+            })
+            .collect();
+        let mut rng = DefaultRng::new(11);
+        let lean = native.run(
+            &mut storage,
+            &queries,
+            0.0,
+            &mut rng,
+            options.iteration_budget,
+        );
+        let JitOutcome::Value(v) = lean else {
+            panic!("{src}: {lean:?}");
+        };
+        assert_eq!(
+            v.to_bits(),
+            full.value.as_num().to_bits(),
+            "{src}: run {v} against eval_native {:?}",
+            full.value
+        );
+    }
 }

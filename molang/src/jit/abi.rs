@@ -92,6 +92,17 @@ pub(super) extern "C" fn jit_random(frame: *mut Frame, func: u32, a: f32, b: f32
     math::eval_random(f, &args[..f.arity()], host.host.rng())
 }
 
+/// `math.sin(x)` and `math.cos(x)` of the same `x` in one call, for the JIT's pairs
+/// (`lower/builtins.rs`, `sin_cos_pairs`): sine's bits in the low half, cosine's in the high
+/// half (an integer return, so every calling convention passes it in one register). Each half
+/// is what the builtin alone returns: the same `f32` product, the same `f64` function of it
+/// (LLVM makes the two one libm `sincos`, which gives the same bits as `sin` and `cos`;
+/// `sin_cos_gives_the_bits_of_sin_and_of_cos` checks that).
+pub(super) extern "C" fn jit_sin_cos(x: f32) -> u64 {
+    let (s, c) = (math::molang_sin(x), math::molang_cos(x));
+    u64::from(s.to_bits()) | (u64::from(c.to_bits()) << 32)
+}
+
 /// Decodes the `n` values at `args` and hands them to `f`.
 ///
 /// SAFETY (caller): `args` points at `n` values in the generated code's stack slot.
@@ -292,6 +303,12 @@ impl JitProgram {
         rng: &mut dyn MolangRng,
         budget: u64,
     ) -> JitOutcome {
+        if !self.needs.host {
+            // No callback reads the host: none is built (`enter`'s safety comment).
+            return self
+                .enter(storage, queries, this, std::ptr::null_mut(), budget)
+                .outcome();
+        }
         let mut host = ArrayHost { queries, rng, this };
         self.call(storage, queries, this, &mut host, budget)
             .outcome()
@@ -346,29 +363,40 @@ impl JitProgram {
         host: &mut dyn Host,
         budget: u64,
     ) -> Ended {
-        // The bounds the generated code relies on (see the module's safety invariants).
-        assert!(
-            storage.vars.len() >= self.vars,
-            "variable storage too small"
-        );
-        assert!(storage.temps.len() >= self.temps, "temp storage too small");
-        assert!(storage.ctx.len() >= self.ctx, "context storage too small");
-        assert!(queries.len() >= self.queries, "query values too short");
         let mut host_ref = HostRef { host, lists: None };
-        let (v, t, c) = (&mut storage.vars, &mut storage.temps, &storage.ctx);
+        // The reference only lives for this call; the erased lifetime never escapes.
+        let host = (&mut host_ref as *mut HostRef<'_>).cast();
+        self.enter(storage, queries, this, host, budget)
+    }
+
+    /// Builds the frame and runs the code. `host` points at a `HostRef` that lives for the
+    /// whole call, or is null for a program that makes no callback reaching the host
+    /// (`needs.host` false: no such call was emitted, so the code never reads it). The
+    /// storage pointers are null for a program that touches no slot (`needs.slots` false: its
+    /// code loads none of them), and then only the query values are checked.
+    #[inline(always)]
+    fn enter(
+        &self,
+        storage: &mut Storage,
+        queries: &[f32],
+        this: f32,
+        host: *mut HostRef<'static>,
+        budget: u64,
+    ) -> Ended {
+        // The bounds the generated code relies on (see the module's safety invariants).
+        assert!(queries.len() >= self.queries, "query values too short");
         let mut frame = Frame {
-            vars: v.nums.as_mut_ptr(),
-            vars_set: v.tags.as_mut_ptr(),
-            vars_bits: v.bits.as_mut_ptr(),
-            temps: t.nums.as_mut_ptr(),
-            temps_set: t.tags.as_mut_ptr(),
-            temps_bits: t.bits.as_mut_ptr(),
-            ctx: c.nums.as_ptr(),
-            ctx_set: c.tags.as_ptr(),
-            ctx_bits: c.bits.as_ptr(),
+            vars: std::ptr::null_mut(),
+            vars_set: std::ptr::null_mut(),
+            vars_bits: std::ptr::null_mut(),
+            temps: std::ptr::null_mut(),
+            temps_set: std::ptr::null_mut(),
+            temps_bits: std::ptr::null_mut(),
+            ctx: std::ptr::null(),
+            ctx_set: std::ptr::null(),
+            ctx_bits: std::ptr::null(),
             queries: queries.as_ptr(),
-            // The reference only lives for this call; the erased lifetime never escapes.
-            host: (&mut host_ref as *mut HostRef<'_>).cast(),
+            host,
             iterations: 0,
             budget,
             this,
@@ -378,6 +406,24 @@ impl JitProgram {
             result_bits: 0,
             list_data: std::ptr::null(),
         };
+        if self.needs.slots {
+            assert!(
+                storage.vars.len() >= self.vars,
+                "variable storage too small"
+            );
+            assert!(storage.temps.len() >= self.temps, "temp storage too small");
+            assert!(storage.ctx.len() >= self.ctx, "context storage too small");
+            let (v, t, c) = (&mut storage.vars, &mut storage.temps, &storage.ctx);
+            frame.vars = v.nums.as_mut_ptr();
+            frame.vars_set = v.tags.as_mut_ptr();
+            frame.vars_bits = v.bits.as_mut_ptr();
+            frame.temps = t.nums.as_mut_ptr();
+            frame.temps_set = t.tags.as_mut_ptr();
+            frame.temps_bits = t.bits.as_mut_ptr();
+            frame.ctx = c.nums.as_ptr();
+            frame.ctx_set = c.tags.as_ptr();
+            frame.ctx_bits = c.bits.as_ptr();
+        }
         let status = (self.func)(&mut frame);
         Ended {
             status,
@@ -386,5 +432,48 @@ impl JitProgram {
             result_tag: frame.result_tag,
             result_bits: frame.result_bits,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::jit_sin_cos;
+    use crate::builtins::math::{molang_cos, molang_sin};
+
+    /// The JIT's one call for a `sin`/`cos` pair gives each builtin's own bits: every 4096th
+    /// `f32` (both signs, NaN payloads, infinities, subnormals) and the angles near the
+    /// multiples of 90° where the two functions reduce their argument differently.
+    #[test]
+    fn sin_cos_gives_the_bits_of_sin_and_of_cos() {
+        let mut inputs: Vec<f32> = (0..=u32::MAX >> 12)
+            .map(|i| f32::from_bits(i << 12 | i & 0xfff))
+            .collect();
+        for k in -64i32..=64 {
+            let x = k as f32 * 90.0;
+            inputs.extend([
+                x,
+                f32::from_bits(x.to_bits() + 1),
+                f32::from_bits(x.to_bits().wrapping_sub(1)),
+            ]);
+        }
+        let mut compared = 0;
+        for x in inputs {
+            let both = jit_sin_cos(x);
+            let (s, c) = (both as u32, (both >> 32) as u32);
+            assert_eq!(
+                s,
+                molang_sin(x).to_bits(),
+                "sin of {x:e} (bits {:#010x})",
+                x.to_bits()
+            );
+            assert_eq!(
+                c,
+                molang_cos(x).to_bits(),
+                "cos of {x:e} (bits {:#010x})",
+                x.to_bits()
+            );
+            compared += 1;
+        }
+        assert!(compared > 1 << 20);
     }
 }

@@ -35,11 +35,19 @@
 //! runs only in the non-tiny arm (`lower/ops.rs`, `divide`;
 //! `division_shared_by_value_keeps_the_tiny_divisor_rule`).
 //!
+//! A program that reads at least 8 variables has two bodies. A guard at entry compares the
+//! tag bytes of every variable the program reads with the number tag (8, 4, 2 or 1 tags per
+//! load); when all match, the first body runs, which knows each of them to be set and a
+//! number: no unset test at its reads, no tag store at its numeric assignments, numeric `==`
+//! and truth. Otherwise the general body runs (`lower/mod.rs`, `guard`;
+//! `guarded_body_runs_only_when_every_variable_read_is_a_number`). Flags only go from unset
+//! to set during a run, and a store of another kind drops the number fact as it does anywhere.
+//!
 //! # Safety invariants
 //! The only `unsafe` code of the crate lives here (in `abi.rs` and `module.rs`):
 //! - The generated code reads and writes the storage arrays of `vars`, `temps` and `ctx`
 //!   ([`crate::interp::Storage`]) at `slot * 4` (numbers), `slot` (tags) and `slot * 8`
-//!   (payloads), and `queries` at `slot * 4`. `JitProgram::call` checks before every call
+//!   (payloads), and `queries` at `slot * 4`. `JitProgram::enter` checks before every call
 //!   that each array is at least as long as the name table the program was checked with, and
 //!   the checker only emits slots from those tables.
 //! - The function pointer is valid while the owning `JITModule` lives; [`JitProgram`] owns the
@@ -52,6 +60,11 @@
 //! - Slot offsets are `i32` immediates (`slot * 8` at most): every slot is a name written in
 //!   the source, and `grammar::MAX_SOURCE_LEN` (4 MiB) bounds the source, so no offset
 //!   overflows.
+//! - A program that makes no callback taking the frame (the only ones that reach the host)
+//!   gets a null [`Frame`] `host` from `run`/`run_keep_temps`, and one that reads and writes
+//!   no slot (`used_storage` finds no scope) gets null storage pointers, and only its query
+//!   values are checked: its code loads none of them (`lower::Needs`, recorded at
+//!   translation; `lean_entry_gives_what_the_full_entry_gives`).
 //! - The frame and the [`HostRef`] live on `call`'s stack for the whole native call; neither
 //!   the generated code nor the callbacks keep a pointer past it. The storage arrays are
 //!   borrowed `&mut` by `call`, so nothing else can touch them meanwhile; `ctx` and `queries`

@@ -53,6 +53,8 @@ pub struct JitProgram {
     pub(super) vars: usize,
     pub(super) ctx: usize,
     pub(super) queries: usize,
+    /// What the code touches: a program without slots or host calls gets a leaner entry.
+    pub(super) needs: lower::Needs,
 }
 
 /// The module that owns the machine code, kept only to free it when the program drops.
@@ -167,7 +169,7 @@ fn compile_with(
     *translating = true;
     ctx.func.signature.params.push(AbiParam::new(ptr));
     ctx.func.signature.returns.push(AbiParam::new(types::I32));
-    lower::translate(
+    let needs = lower::translate(
         FunctionBuilder::new(&mut ctx.func, fctx),
         program,
         options,
@@ -197,5 +199,6 @@ fn compile_with(
         vars: names.variables.len(),
         ctx: names.contexts.len(),
         queries: names.queries.len(),
+        needs,
     })
 }

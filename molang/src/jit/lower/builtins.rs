@@ -2,13 +2,78 @@
 //! queries computed from their arguments (`query.all`, `any`, `in_range`, `approx_eq`, `count`).
 
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{types, InstBuilder, Value as CValue};
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value as CValue};
 
 use super::{MemoKey, Translator};
 use crate::builtins::math::{Lowering, MathFn};
-use crate::ir::{Node, NodeId, PureQuery};
+use crate::ir::{Node, NodeId, Program, PureQuery};
 
-use super::super::abi::jit_count;
+use super::super::abi::{jit_count, jit_sin_cos};
+
+/// The `math.sin` and `math.cos` nodes whose argument is written the same way as the
+/// argument of a node of the other function (`same_value`): each of them makes one
+/// [`jit_sin_cos`] call, and the first of a pair to run shares both results by value
+/// (`MemoKey::Call`), so the other costs nothing where it is dominated. One libm `sincos` costs
+/// about 83 instructions against 52–75 for each of `sin` and `cos`. A pair whose second half
+/// does not run (another branch, another value) pays the difference, hence the pairing.
+pub(super) fn sin_cos_pairs(program: &Program) -> Vec<bool> {
+    let mut paired = vec![false; program.len()];
+    let trig = |f: MathFn| -> Vec<(usize, NodeId)> {
+        (0..program.len())
+            .filter_map(|i| match program.node(NodeId(i as u32)) {
+                Node::Math { func, args } if *func == f => Some((i, args[0])),
+                _ => None,
+            })
+            .collect()
+    };
+    let (sines, cosines) = (trig(MathFn::Sin), trig(MathFn::Cos));
+    for &(s, a) in &sines {
+        for &(c, b) in &cosines {
+            if same_value(program, a, b, 0) {
+                paired[s] = true;
+                paired[c] = true;
+            }
+        }
+    }
+    paired
+}
+
+/// Whether `a` and `b` are written the same way from constants, reads, plain queries,
+/// arithmetic and pure builtins (only a guess that they give the same value: sharing is by
+/// value, so a wrong guess costs time, never bits).
+fn same_value(program: &Program, a: NodeId, b: NodeId, depth: u32) -> bool {
+    if a == b {
+        return true;
+    }
+    if depth > 8 {
+        return false;
+    }
+    let same = |x: NodeId, y: NodeId| same_value(program, x, y, depth + 1);
+    match (program.node(a), program.node(b)) {
+        (Node::Const(x), Node::Const(y)) => x.to_bits() == y.to_bits(),
+        (Node::This, Node::This) => true,
+        (Node::Read { scope: s, slot: l }, Node::Read { scope: t, slot: m }) => s == t && l == m,
+        (Node::Query { query: q, args: x }, Node::Query { query: r, args: y }) => {
+            q == r && x.is_empty() && y.is_empty()
+        }
+        (Node::Neg(x), Node::Neg(y)) => same(*x, *y),
+        (
+            Node::Arith { op, lhs, rhs },
+            Node::Arith {
+                op: op2,
+                lhs: lhs2,
+                rhs: rhs2,
+            },
+        ) => op == op2 && same(*lhs, *lhs2) && same(*rhs, *rhs2),
+        (Node::Math { func, args }, Node::Math { func: f2, args: a2 }) => {
+            func == f2
+                && !func.is_random()
+                && args.len() == a2.len()
+                && args.iter().zip(a2.iter()).all(|(x, y)| same(*x, *y))
+        }
+        _ => false,
+    }
+}
 
 impl Translator<'_> {
     pub(super) fn math(&mut self, id: NodeId, func: MathFn, args: &[NodeId]) -> CValue {
@@ -32,12 +97,36 @@ impl Translator<'_> {
             self.b.ins().fmul(vals[0], vals[0])
         } else if let Some(v) = self.inline_math(func, &vals) {
             v
+        } else if self.sin_cos_paired[id.0 as usize] {
+            let (sin, cos) = self.sin_cos(vals[0]);
+            let other = if func == MathFn::Sin {
+                MathFn::Cos
+            } else {
+                MathFn::Sin
+            };
+            self.remember(
+                MemoKey::Call(other, vec![self.canon(vals[0])]),
+                sin_or(func, cos, sin),
+            );
+            sin_or(func, sin, cos)
         } else {
             let native = func.native().expect("non-random builtins are native");
             self.call_native(native, &vals)
         };
         self.remember(key, v);
         v
+    }
+
+    /// `(sin x, cos x)` from one [`jit_sin_cos`] call: the low and high halves of its result.
+    fn sin_cos(&mut self, x: CValue) -> (CValue, CValue) {
+        let bits = self.call_extern(jit_sin_cos as *const (), &[types::F32], &[x], types::I64);
+        let raw = MemFlagsData::new();
+        let lo = self.b.ins().ireduce(types::I32, bits);
+        let sin = self.b.ins().bitcast(types::F32, raw, lo);
+        let hi = self.b.ins().ushr_imm_u(bits, 32);
+        let hi = self.b.ins().ireduce(types::I32, hi);
+        let cos = self.b.ins().bitcast(types::F32, raw, hi);
+        (sin, cos)
     }
 
     /// The builtins whose table row ([`Lowering`]) says they are a few instructions, emitted
@@ -47,7 +136,7 @@ impl Translator<'_> {
             // `f32::floor` rounds toward -inf exactly and keeps -0; a NaN comes back quiet with
             // its payload from both (roundss, libm floorf).
             Lowering::Call if f == MathFn::Floor => self.b.ins().floor(v[0]),
-            Lowering::Abs => self.b.ins().fabs(v[0]),
+            Lowering::Abs => self.fabs(v[0]),
             Lowering::Sqrt => self.b.ins().sqrt(v[0]),
             // `a > b ? a : b` and `a < b ? a : b`, as `max_raw` / `min_raw`.
             // The compares take a constant as a memory operand; the selects need it in a
@@ -180,5 +269,14 @@ impl Translator<'_> {
                 self.b.block_params(done)[0]
             }
         }
+    }
+}
+
+/// `a` for `math.sin`, `b` for `math.cos`.
+fn sin_or(func: MathFn, a: CValue, b: CValue) -> CValue {
+    if func == MathFn::Sin {
+        a
+    } else {
+        b
     }
 }

@@ -48,6 +48,11 @@ impl Translator<'_> {
         let callee = self.b.ins().iconst(self.ptr, addr as i64);
         // SSA slot values read after this point are loaded again (`SlotState::epoch`).
         self.calls += 1;
+        // Every callback that reaches the host takes the frame first; pure builtins take
+        // numbers only.
+        if args.first() == Some(&self.frame) {
+            self.uses_host = true;
+        }
         self.b.ins().call_indirect(sigref, callee, args)
     }
 

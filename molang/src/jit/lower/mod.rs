@@ -12,7 +12,7 @@ mod values;
 
 use std::mem::offset_of;
 
-use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     types, Block, InstBuilder, InstructionData, MemFlagsData, Value as CValue, ValueDef,
 };
@@ -50,6 +50,31 @@ fn used_storage(program: &Program) -> [bool; 4] {
         }
     }
     used
+}
+
+/// Below this many variables read, a program has one body (see [`guarded_variables`]): the
+/// guarded body saves a few instructions per variable and run, and costs a second body's
+/// compile.
+const MIN_GUARDED: usize = 8;
+
+/// The variables the program reads (by slot, ascending), when there are at least
+/// [`MIN_GUARDED`]: the entry guard tests that each holds a number (`Translator::guard`).
+fn guarded_variables(program: &Program) -> Vec<Slot> {
+    let mut slots: Vec<Slot> = (0..program.len())
+        .filter_map(|i| match program.node(NodeId(i as u32)) {
+            Node::Read {
+                scope: Scope::Variable,
+                slot,
+            } => Some(*slot),
+            _ => None,
+        })
+        .collect();
+    slots.sort_unstable_by_key(|s| s.index());
+    slots.dedup();
+    if slots.len() < MIN_GUARDED {
+        slots.clear();
+    }
+    slots
 }
 
 /// What a shared value stands for (see `Translator::memo`). Every key is a pure function of
@@ -157,6 +182,11 @@ struct Translator<'a> {
     /// Set by `arith` while it reads a slot as the left operand of `+` or `*`: a load made for
     /// it is an `i32` load and a bitcast (see `load_value`).
     int_load: bool,
+    /// Per node: a `math.sin` or `math.cos` lowered as one call for both
+    /// (`builtins::sin_cos_pairs`).
+    sin_cos_paired: Vec<bool>,
+    /// Whether a callback that may reach the host was emitted (see [`Needs`]).
+    uses_host: bool,
     /// Constant-pool values made so far (each use gets its own, see `in_register`).
     pooled_uses: u32,
     ptr: types::Type,
@@ -164,6 +194,14 @@ struct Translator<'a> {
     options: &'a EvalOptions,
     loops: Vec<LoopTarget>,
     call_conv: cranelift_codegen::isa::CallConv,
+}
+
+/// What the code of a program needs from [`JitProgram::call`](super::JitProgram): the
+/// slot storage arrays (variables, temps, contexts) and the host behind [`Frame::host`].
+#[derive(Clone, Copy)]
+pub(super) struct Needs {
+    pub(super) slots: bool,
+    pub(super) host: bool,
 }
 
 /// Emits the body of the program's function into `b` (signature: frame pointer -> status).
@@ -174,7 +212,7 @@ pub(super) fn translate(
     ptr: types::Type,
     call_conv: CallConv,
     frontend_config: TargetFrontendConfig,
-) {
+) -> Needs {
     let mut b = b;
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -228,11 +266,40 @@ pub(super) fn translate(
         reloaded: std::collections::HashMap::new(),
         pooled_uses: 0,
         int_load: false,
+        sin_cos_paired: builtins::sin_cos_pairs(program),
+        uses_host: false,
     };
     t.declare_ssa_slots();
-    t.finish_node(program.root());
+    let guarded = guarded_variables(program);
+    if guarded.is_empty() {
+        t.finish_node(program.root());
+    } else {
+        // Two bodies: one that knows every variable it reads to be set and a number at entry
+        // (no unset test at its reads, no tag store at its numeric assignments), entered when
+        // the guard finds it so, and the general one.
+        let fast = t.b.create_block();
+        let slow = t.b.create_block();
+        t.guard(&guarded, fast, slow);
+        t.b.switch_to_block(fast);
+        t.b.seal_block(fast);
+        let mark = t.region();
+        for &slot in &guarded {
+            t.mark_known(Scope::Variable, slot);
+            t.mark_num(Scope::Variable, slot);
+        }
+        t.finish_node(program.root());
+        t.forget_since(mark);
+        t.b.switch_to_block(slow);
+        t.b.seal_block(slow);
+        t.finish_node(program.root());
+    }
     t.b.seal_all_blocks();
+    let host = t.uses_host;
     t.b.finalize(frontend_config);
+    Needs {
+        slots: temps || vars || ctx,
+        host,
+    }
 }
 
 impl Translator<'_> {
@@ -247,6 +314,58 @@ impl Translator<'_> {
     /// commutative `fadd`/`fmul`, which changes which NaN wins against the interpreter.
     fn entry_flags() -> MemFlagsData {
         MemFlagsData::trusted().with_readonly().with_can_move()
+    }
+
+    /// Branches to `fast` when every variable of `slots` (ascending) holds a number, else to
+    /// `slow`: their tag bytes are compared with [`tag::NUM`](crate::interp::value::tag::NUM)
+    /// (set and a number at once), eight, four, two or one adjacent tags per load. Tags of
+    /// variables the program does not read are never tested (they may be unset).
+    fn guard(&mut self, slots: &[Slot], fast: Block, slow: Block) {
+        let mut pieces = Vec::new();
+        let mut i = 0;
+        while i < slots.len() {
+            let start = slots[i].index();
+            let mut end = start + 1;
+            while i + 1 < slots.len() && slots[i + 1].index() == end {
+                i += 1;
+                end += 1;
+            }
+            i += 1;
+            let mut at = start;
+            while at < end {
+                let width = [8, 4, 2, 1]
+                    .into_iter()
+                    .find(|w| end - at >= *w)
+                    .expect("a run of at least one slot");
+                pieces.push((at, width));
+                at += width;
+            }
+        }
+        let tags = self.bases.vars_set;
+        let num = u64::from(crate::interp::value::tag::NUM);
+        for (k, &(at, width)) in pieces.iter().enumerate() {
+            let ty = match width {
+                8 => types::I64,
+                4 => types::I32,
+                2 => types::I16,
+                _ => types::I8,
+            };
+            // Offsets fit in i32 (see `load_flag`).
+            let word = self.b.ins().load(ty, Self::flags(), tags, at as i32);
+            let expect = (0..width).fold(0u64, |e, _| e << 8 | num);
+            let expect = self.b.ins().iconst(ty, expect as i64);
+            let ok = self.b.ins().icmp(IntCC::Equal, word, expect);
+            let next = if k + 1 == pieces.len() {
+                fast
+            } else {
+                self.b.create_block()
+            };
+            self.b.ins().brif(ok, next, &[], slow, &[]);
+            if next != fast {
+                self.b.switch_to_block(next);
+                self.b.seal_block(next);
+            }
+        }
     }
 
     fn field(&mut self, offset: usize, ty: types::Type) -> CValue {

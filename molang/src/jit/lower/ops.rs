@@ -165,9 +165,18 @@ impl Translator<'_> {
         if let Some(a) = self.shared(&key) {
             return a;
         }
-        let a = self.b.ins().fabs(v);
+        let a = self.fabs(v);
         self.remember(key, a);
         a
+    }
+
+    /// `fabs`, as x86 lowering does it (the sign bit cleared by `andps`) but with the mask
+    /// one load from the constant pool (`in_register`) instead of a `mov` and a `movd`. The
+    /// same bits for every input, NaN payloads included.
+    pub(super) fn fabs(&mut self, v: CValue) -> CValue {
+        let mask = self.f32c(f32::from_bits(0x7fff_ffff));
+        let mask = self.in_register(mask);
+        self.b.ins().band(v, mask)
     }
 
     /// `v` as the first operand of a commutative `fadd`/`fmul`, kept first. x86 lowering folds
@@ -202,8 +211,16 @@ impl Translator<'_> {
 
     /// The condition of a comparison (an `i8`).
     pub(super) fn compare_cond(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> CValue {
-        let l = self.node(lhs);
-        let r = self.node(rhs);
+        let mut l = self.node(lhs);
+        let mut r = self.node(rhs);
+        // x86 lowering compares `a < b` as `b > a`: the right operand of `<` and `<=` (the
+        // left of `>` and `>=`) must be in a register, which for a constant is one load from
+        // the constant pool (`in_register`) instead of a `mov` and a `movd`. A comparison's
+        // result does not depend on where its operands come from.
+        match op {
+            CmpOp::Lt | CmpOp::Le => r = self.in_register(r),
+            CmpOp::Gt | CmpOp::Ge => l = self.in_register(l),
+        }
         let cc = match op {
             CmpOp::Lt => FloatCC::LessThan,
             CmpOp::Le => FloatCC::LessThanOrEqual,

@@ -27,6 +27,15 @@ impl Translator<'_> {
         numeric(self.program, id)
     }
 
+    /// Whether `id`, emitted at this point, gives a number: [`numeric`](Self::numeric), or a
+    /// read of a slot known to hold one here.
+    fn numeric_now(&self, id: NodeId) -> bool {
+        match self.program.node(id) {
+            Node::Read { scope, slot } => self.is_known_num(*scope, *slot),
+            _ => self.numeric(id),
+        }
+    }
+
     fn tag_const(&mut self, t: u8) -> CValue {
         self.b.ins().iconst(types::I32, t as i64)
     }
@@ -65,6 +74,20 @@ impl Translator<'_> {
             } => {
                 let c = self.truth(*cond);
                 let (then, otherwise) = (*then, *otherwise);
+                // Arms that are numbers where they start (a read of a slot known to hold a
+                // number counts) merge the number alone: the tag and payload block parameters
+                // would be set on every path and never read.
+                if self.numeric_now(then) && otherwise.is_none_or(|o| self.numeric_now(o)) {
+                    let v = self.branch(
+                        c,
+                        |t| t.node(then),
+                        |t| match otherwise {
+                            Some(o) => t.node(o),
+                            None => t.f32c(0.0),
+                        },
+                    );
+                    return self.as_tagged(v);
+                }
                 self.branch_tagged(
                     c,
                     |t| t.value(then),
