@@ -55,7 +55,10 @@ impl Backend {
 /// Compiled Molang rig (one entity type).
 pub struct MolangRig {
     pub scripts: EntityScripts,
-    slots: OutputSlots,
+    /// The output slots in [`OutputSlots::flat`] order, read in one pass a frame.
+    reads: [Slot; OUT],
+    /// Which legs' joint slots exist (`OutputSlots::legs`).
+    legs: [[bool; 4]; 4],
     /// Slots of the per-frame queries, in [`QUERIES`] order (`None`: the rig never reads it).
     queries: [Option<Slot>; 9],
 }
@@ -88,6 +91,9 @@ pub fn query_values(i: &Inputs) -> [f32; 9] {
     ]
 }
 
+/// The number of output slots a frame reads.
+const OUT: usize = 48;
+
 struct OutputSlots {
     body: [Slot; 5],
     legs: [[Option<Slot>; 4]; 4],
@@ -102,6 +108,36 @@ struct OutputSlots {
     epose: [Slot; 5],
     dt: Slot,
     spd: Slot,
+}
+
+impl OutputSlots {
+    /// Every slot at a fixed place: body 0..5, gait, omega, settle, dt, spd, dyaw 5..11, ph,
+    /// sw, rem, ry 11..27, epose 27..32, legs 32..48 (a missing leg joint reads `body[0]` there,
+    /// and [`MolangRig::frame`] does not use it).
+    fn flat(&self) -> [Slot; OUT] {
+        let mut f = [self.body[0]; OUT];
+        f[..5].copy_from_slice(&self.body);
+        f[5..11].copy_from_slice(&[
+            self.gait,
+            self.omega,
+            self.settle,
+            self.dt,
+            self.spd,
+            self.dyaw,
+        ]);
+        for (k, a) in [self.ph, self.sw, self.rem, self.ry].iter().enumerate() {
+            f[11 + 4 * k..15 + 4 * k].copy_from_slice(a);
+        }
+        f[27..32].copy_from_slice(&self.epose);
+        for i in 0..4 {
+            for j in 0..4 {
+                if let Some(s) = self.legs[i][j] {
+                    f[32 + 4 * i + j] = s;
+                }
+            }
+        }
+        f
+    }
 }
 
 impl MolangRig {
@@ -174,7 +210,8 @@ impl MolangRig {
         let queries = QUERIES.map(|q| scripts.query_slot(q));
         Ok(MolangRig {
             scripts,
-            slots,
+            reads: slots.flat(),
+            legs: slots.legs.map(|l| l.map(|s| s.is_some())),
             queries,
         })
     }
@@ -200,35 +237,36 @@ impl MolangRig {
                 format!("frame {}: {}", a.frame, a.message),
             ));
         }
-        let rd = |slot: Slot| e.number_by_slot(slot).unwrap_or(f32::NAN);
-        let sl = &self.slots;
+        // One pass over the 48 slots (`OutputSlots::flat`), then fixed places: no bounds check
+        // or `Option` per output.
+        let mut v = [f32::NAN; OUT];
+        e.numbers_by_slots(&self.reads, &mut v, f32::NAN);
+        let four = |at: usize| [v[at], v[at + 1], v[at + 2], v[at + 3]];
         let mut o = Outputs {
-            body_p: rd(sl.body[0]),
-            body_roll: rd(sl.body[1]),
-            body_dy: rd(sl.body[2]),
-            neck_x: rd(sl.body[3]),
-            head_x: rd(sl.body[4]),
-            gait: rd(sl.gait),
-            omega: rd(sl.omega),
-            settle: rd(sl.settle),
-            dt: rd(sl.dt),
-            speed: rd(sl.spd),
-            dyaw: rd(sl.dyaw),
+            body_p: v[0],
+            body_roll: v[1],
+            body_dy: v[2],
+            neck_x: v[3],
+            head_x: v[4],
+            gait: v[5],
+            omega: v[6],
+            settle: v[7],
+            dt: v[8],
+            speed: v[9],
+            dyaw: v[10],
+            ph: four(11),
+            sw: four(15),
+            rem: four(19),
+            ry: four(23),
+            epose: [v[27], v[28], v[29], v[30], v[31]],
             ..Outputs::default()
         };
         for i in 0..4 {
             for j in 0..4 {
-                if let Some(slot) = sl.legs[i][j] {
-                    o.legs[i][j] = rd(slot);
+                if self.legs[i][j] {
+                    o.legs[i][j] = v[32 + 4 * i + j];
                 }
             }
-            o.ph[i] = rd(sl.ph[i]);
-            o.sw[i] = rd(sl.sw[i]);
-            o.rem[i] = rd(sl.rem[i]);
-            o.ry[i] = rd(sl.ry[i]);
-        }
-        for k in 0..5 {
-            o.epose[k] = rd(sl.epose[k]);
         }
         Ok(o)
     }

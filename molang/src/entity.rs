@@ -582,6 +582,13 @@ impl EntityInstance {
         self.storage.vars.number(slot)
     }
 
+    /// [`EntityInstance::number_by_slot`] of each of `slots` into `out` (`unset` for `None`),
+    /// in one pass: the rig runner reads its 48 outputs a frame this way.
+    #[inline]
+    pub fn numbers_by_slots(&self, slots: &[Slot], out: &mut [f32], unset: f32) {
+        self.storage.vars.numbers(slots, out, unset)
+    }
+
     pub fn frame(&self) -> u64 {
         self.frame
     }
