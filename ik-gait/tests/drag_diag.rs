@@ -165,15 +165,27 @@ fn short_swings_after_a_restart_do_not_drag_with_lift_cross() {
 fn relifted_paws_leave_the_floor_with_relift_cross() {
     for (pn, seed) in [("hound", 30), ("terrier", 6), ("mastiff", 103)] {
         let p = ik_gait::presets::preset(pn).unwrap();
-        let m = soak_run(&p, seed, true);
-        assert_eq!(m.drag_frames, 0, "{pn} {seed}: {:?}", m.drag);
         let off = RigParams {
             relift_cross: 0.0,
             ..p.clone()
         };
-        let m = soak_run(&off, seed, true);
-        assert!(m.drag_frames > 0, "{pn} {seed}: {:?}", m.drag);
+        drags_only_with_the_rule_off(&p, &off, pn, seed);
     }
+}
+
+/// The soak run of `seed` with yaw has no check 14 frame with `p`, and has some with `off`
+/// (`p` with one rule switched off). Returns the run with `p`.
+fn drags_only_with_the_rule_off(
+    p: &RigParams,
+    off: &RigParams,
+    pn: &str,
+    seed: u64,
+) -> ik_gait::checks::Metrics {
+    let m = soak_run(p, seed, true);
+    assert_eq!(m.drag_frames, 0, "{pn} {seed}: {:?}", m.drag);
+    let m_off = soak_run(off, seed, true);
+    assert!(m_off.drag_frames > 0, "{pn} {seed}: {:?}", m_off.drag);
+    m
 }
 
 /// Check 14, kind (e): a held paw that the front-reach clamp pulled back along the floor as
@@ -184,15 +196,12 @@ fn relifted_paws_leave_the_floor_with_relift_cross() {
 fn held_paws_are_not_pulled_along_the_floor_with_held_pull() {
     let p = ik_gait::presets::preset("terrier").unwrap();
     for seed in [23, 70, 120] {
-        let m = soak_run(&p, seed, true);
-        assert_eq!(m.drag_frames, 0, "terrier {seed}: {:?}", m.drag);
-        assert_eq!(m.stance_reach_violations, 0, "terrier {seed}: check 10");
         let off = RigParams {
             held_pull: 1e9,
             ..p.clone()
         };
-        let m = soak_run(&off, seed, true);
-        assert!(m.drag_frames > 0, "terrier {seed}: {:?}", m.drag);
+        let m = drags_only_with_the_rule_off(&p, &off, "terrier", seed);
+        assert_eq!(m.stance_reach_violations, 0, "terrier {seed}: check 10");
     }
 }
 
@@ -204,13 +213,10 @@ fn held_paws_are_not_pulled_along_the_floor_with_held_pull() {
 fn crawling_swings_leave_the_floor_with_td_rise() {
     for (pn, seed) in [("hound", 48), ("mastiff", 37)] {
         let p = ik_gait::presets::preset(pn).unwrap();
-        let m = soak_run(&p, seed, true);
-        assert_eq!(m.drag_frames, 0, "{pn} {seed}: {:?}", m.drag);
         let off = RigParams {
             td_rise: 0.0,
             ..p.clone()
         };
-        let m = soak_run(&off, seed, true);
-        assert!(m.drag_frames > 0, "{pn} {seed}: {:?}", m.drag);
+        drags_only_with_the_rule_off(&p, &off, pn, seed);
     }
 }
