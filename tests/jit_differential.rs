@@ -1088,18 +1088,12 @@ fn constants_on_either_side_keep_the_bits() {
             )
         },
     ];
-    let mut runs = 0;
-    let mut failures = Vec::new();
-    for c in constants {
-        for shape in shapes.iter() {
-            let src = shape(c);
-            let (n, failure) = sweep_bits_over(&src, &["v.a", "v.b"], VALUES);
-            runs += n;
-            failures.extend(failure);
-        }
-    }
-    println!("{runs} runs: {} disagreements", failures.len());
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let programs: Vec<String> = constants
+        .iter()
+        .flat_map(|c| shapes.iter().map(move |shape| shape(c)))
+        .collect();
+    let programs: Vec<&str> = programs.iter().map(String::as_str).collect();
+    agree_on_values_of_a_and_b(&programs, VALUES);
 }
 
 /// `x = c ? a : x` as a statement stores only on the arm that changes `x`

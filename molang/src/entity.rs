@@ -575,8 +575,7 @@ impl EntityInstance {
 
     /// A variable's number by slot, as `variable_by_slot(..).map(Value::as_num)` gives it
     /// (0 for a string or reference, `None` when unset) without building the [`Value`]:
-    /// a rig reads dozens of outputs a frame. `#[inline]` so that the other crate's loop
-    /// reads the arrays in place (a call each cost 16 instructions).
+    /// for a caller that reads a few numbers (many at once: [`EntityInstance::numbers_by_slots`]).
     #[inline]
     pub fn number_by_slot(&self, slot: Slot) -> Option<f32> {
         self.storage.vars.number(slot)
