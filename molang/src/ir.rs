@@ -216,20 +216,35 @@ impl Names {
 #[derive(Clone, Debug, Default)]
 pub struct Interner {
     names: Vec<Box<str>>,
+    /// Empty while there are at most `SCAN_LEN` names (a scan of a few is cheaper than
+    /// hashing one, and one program rarely has more); then every name.
     index: HashMap<Box<str>, u32>,
 }
 
+/// Most names an [`Interner`] looks up by scanning.
+const SCAN_LEN: usize = 8;
+
 impl Interner {
     pub fn intern(&mut self, name: &str) -> Slot {
-        if let Some(&i) = self.index.get(name) {
-            return Slot(i);
+        if let Some(slot) = self.get(name) {
+            return slot;
         }
         let i = self.names.len() as u32;
         self.names.push(name.into());
-        self.index.insert(name.into(), i);
+        if self.names.len() > SCAN_LEN {
+            if self.index.is_empty() {
+                self.index = self.iter().map(|(s, n)| (n.into(), s.0)).collect();
+            } else {
+                self.index.insert(name.into(), i);
+            }
+        }
         Slot(i)
     }
     pub fn get(&self, name: &str) -> Option<Slot> {
+        if self.names.len() <= SCAN_LEN {
+            let i = self.names.iter().position(|n| **n == *name)?;
+            return Some(Slot(i as u32));
+        }
         self.index.get(name).map(|&i| Slot(i))
     }
     pub fn name(&self, slot: Slot) -> &str {

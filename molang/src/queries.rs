@@ -569,10 +569,20 @@ fn cmp_ci(a: &str, b: &str) -> Ordering {
 /// Look a query up by name (without `query.` / `q.`). The comparison ignores
 /// ASCII case, so callers may pass the name as written. O(log n), no allocation.
 pub fn lookup(name: &str) -> Option<&'static QueryInfo> {
-    QUERIES
-        .binary_search_by(|q| cmp_ci(q.name, name))
-        .ok()
-        .map(|i| &QUERIES[i])
+    find_ci(QUERIES, |q| q.name, name).map(|i| &QUERIES[i])
+}
+
+/// Where `name` is in `table` (lower-case names sorted by bytes), ignoring ASCII case. Names
+/// from the lexer are already lower case, and for those the byte order is the folded order:
+/// a plain comparison answers, and only a name with an upper-case letter pays for folding.
+fn find_ci<T>(table: &[T], key: impl Fn(&T) -> &str, name: &str) -> Option<usize> {
+    if let Ok(i) = table.binary_search_by(|t| key(t).cmp(name)) {
+        return Some(i);
+    }
+    if !name.bytes().any(|c| c.is_ascii_uppercase()) {
+        return None;
+    }
+    table.binary_search_by(|t| cmp_ci(key(t), name)).ok()
 }
 
 /// All known queries, sorted by name.
@@ -625,9 +635,7 @@ pub fn engine_variables() -> &'static [&'static str] {
 /// Whether `name` (without `variable.` / `v.`, any ASCII case) is an
 /// engine-provided variable.
 pub fn is_engine_variable(name: &str) -> bool {
-    ENGINE_VARIABLES
-        .binary_search_by(|v| cmp_ci(v, name))
-        .is_ok()
+    find_ci(ENGINE_VARIABLES, |v| *v, name).is_some()
 }
 
 #[cfg(test)]

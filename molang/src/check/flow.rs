@@ -3,22 +3,49 @@
 //! each point. The game ends the whole program at a read of an unset name, so a read
 //! that no path can have set is an error; one that only some paths set is a warning.
 
-use std::collections::HashSet;
-
 use crate::check::CheckOptions;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{Names, Node, NodeId, Program, PureQuery, Scope, Slot};
 use crate::queries;
 use grammar::Span;
 
+/// A set of names of one program: a flag per slot of each scope. Slots are dense indexes
+/// into the program's `Names`, so this is cheaper than hashing them.
+#[derive(Debug)]
+struct SlotSet([Vec<bool>; 3]);
+
+impl SlotSet {
+    /// The empty set over every slot `names` has.
+    fn new(names: &Names) -> SlotSet {
+        SlotSet([
+            vec![false; names.temps.len()],
+            vec![false; names.variables.len()],
+            vec![false; names.contexts.len()],
+        ])
+    }
+    fn flag(&mut self, (scope, slot): (Scope, Slot)) -> &mut bool {
+        &mut self.0[scope as usize][slot.index()]
+    }
+    /// Adds `key`; whether it was new.
+    fn insert(&mut self, key: (Scope, Slot)) -> bool {
+        !std::mem::replace(self.flag(key), true)
+    }
+    fn remove(&mut self, key: (Scope, Slot)) {
+        *self.flag(key) = false;
+    }
+    fn contains(&self, (scope, slot): (Scope, Slot)) -> bool {
+        self.0[scope as usize][slot.index()]
+    }
+}
+
 /// What is set at one point of the walk. Branches only ever add names, so instead of
 /// copying the whole state at every fork (quadratic over 20,000 statements with a `?:`
 /// each), additions are logged in `trail` and undone to the fork's mark: a fork costs what
 /// its branches set, not what is live.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct State {
-    definite: HashSet<(Scope, Slot)>,
-    maybe: HashSet<(Scope, Slot)>,
+    definite: SlotSet,
+    maybe: SlotSet,
     /// No path reaches this point (after `return`, `break`, `continue`).
     dead: bool,
     /// Insertions in order: `true` for `definite`, `false` for `maybe`.
@@ -51,10 +78,10 @@ impl State {
         let mut added: Added = (Vec::new(), Vec::new());
         for (definite, key) in self.trail.drain(mark..) {
             if definite {
-                self.definite.remove(&key);
+                self.definite.remove(key);
                 added.0.push(key);
             } else {
-                self.maybe.remove(&key);
+                self.maybe.remove(key);
                 added.1.push(key);
             }
         }
@@ -66,14 +93,31 @@ struct Flow<'a> {
     program: &'a Program,
     names: &'a Names,
     options: &'a CheckOptions,
-    later: HashSet<(Scope, Slot)>,
-    reported: HashSet<(Scope, Slot)>,
+    later: SlotSet,
+    reported: SlotSet,
+    /// Scratch for `fork`: what the first branch set, cleared after each use.
+    scratch: SlotSet,
     diagnostics: Vec<Diagnostic>,
 }
 
 /// Runs the analysis over a checked program.
 pub fn analyse(program: &Program, names: &Names, options: &CheckOptions) -> Vec<Diagnostic> {
-    let mut start = State::default();
+    // Only a read of a judged name can be reported. Most programs read no temp (and, outside
+    // an entity, variables are not judged): one scan of the nodes spares them the start
+    // state and the walk, which hash every name they set.
+    let judged_read = program.nodes.iter().any(|n| match n {
+        Node::Read { scope, .. } => judged(*scope, options),
+        _ => false,
+    });
+    if !judged_read {
+        return Vec::new();
+    }
+    let mut start = State {
+        definite: SlotSet::new(names),
+        maybe: SlotSet::new(names),
+        dead: false,
+        trail: Vec::new(),
+    };
     for (slot, name) in names.variables.iter() {
         let root = name.split('.').next().unwrap_or(name);
         let preset = options
@@ -81,40 +125,46 @@ pub fn analyse(program: &Program, names: &Names, options: &CheckOptions) -> Vec<
             .iter()
             .any(|p| p == name || p == root)
             || queries::is_engine_variable(name)
-            || queries::is_engine_variable(root);
+            || (root.len() < name.len() && queries::is_engine_variable(root));
         if preset {
             start.set((Scope::Variable, slot));
         }
     }
-    let later = names
-        .variables
-        .iter()
-        .filter(|(_, n)| options.later_variables.iter().any(|l| l == n))
-        .map(|(s, _)| (Scope::Variable, s))
-        .collect();
+    let mut later = SlotSet::new(names);
+    for (s, n) in names.variables.iter() {
+        if options.later_variables.iter().any(|l| l == n) {
+            later.insert((Scope::Variable, s));
+        }
+    }
     let mut flow = Flow {
         program,
         names,
         options,
         later,
-        reported: HashSet::new(),
+        reported: SlotSet::new(names),
+        scratch: SlotSet::new(names),
         diagnostics: Vec::new(),
     };
     flow.walk(program.root(), &mut start, None);
     flow.diagnostics
 }
 
+/// Whether reads of `scope` are judged (set before they are read).
+fn judged(scope: Scope, options: &CheckOptions) -> bool {
+    match scope {
+        Scope::Temp => true,
+        Scope::Variable => options.judge_variables,
+        Scope::Context => false,
+    }
+}
+
 impl Flow<'_> {
     fn judged(&self, scope: Scope) -> bool {
-        match scope {
-            Scope::Temp => true,
-            Scope::Variable => self.options.judge_variables,
-            Scope::Context => false,
-        }
+        judged(scope, self.options)
     }
 
-    fn is_set(&self, state: &HashSet<(Scope, Slot)>, scope: Scope, slot: Slot) -> bool {
-        if state.contains(&(scope, slot)) {
+    fn is_set(&self, state: &SlotSet, scope: Scope, slot: Slot) -> bool {
+        if state.contains((scope, slot)) {
             return true;
         }
         // A struct member is set when its struct was assigned whole, and a struct is set
@@ -123,7 +173,7 @@ impl Flow<'_> {
         let mut rest = name;
         while let Some((head, _)) = rest.rsplit_once('.') {
             if let Some(s) = self.names.table(scope).get(head) {
-                if state.contains(&(scope, s)) {
+                if state.contains((scope, s)) {
                     return true;
                 }
             }
@@ -133,7 +183,7 @@ impl Flow<'_> {
     }
 
     fn read(&mut self, scope: Scope, slot: Slot, span: Span, state: &State) {
-        if state.dead || !self.judged(scope) || self.reported.contains(&(scope, slot)) {
+        if state.dead || !self.judged(scope) || self.reported.contains((scope, slot)) {
             return;
         }
         if self.is_set(&state.definite, scope, slot) {
@@ -147,7 +197,7 @@ impl Flow<'_> {
                 .with_help(format!(
                     "when it is unset the game ends the whole expression here; guard it with `{full} ?? 0` or set it first"
                 ))
-        } else if self.later.contains(&(scope, slot)) {
+        } else if self.later.contains((scope, slot)) {
             Diagnostic::new(
                 Code::ReadBeforeSetFirstFrame,
                 span,
@@ -202,11 +252,16 @@ impl Flow<'_> {
             }
             (false, false) => {
                 let (def_b, maybe_b) = state.undo(mark);
-                let def_a: HashSet<_> = def_a.into_iter().collect();
+                for &k in &def_a {
+                    self.scratch.insert(k);
+                }
                 for k in def_b {
-                    if def_a.contains(&k) {
+                    if self.scratch.contains(k) {
                         state.add_definite(k);
                     }
+                }
+                for &k in &def_a {
+                    self.scratch.remove(k);
                 }
                 for k in maybe_a.into_iter().chain(maybe_b) {
                     state.add_maybe(k);

@@ -133,8 +133,9 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
         ast: &parsed.ast,
         options,
         names,
-        nodes: Vec::new(),
-        spans: Vec::new(),
+        // About one node per expression, plus the root block: no regrowth while lowering.
+        nodes: Vec::with_capacity(parsed.ast.len() + 1),
+        spans: Vec::with_capacity(parsed.ast.len() + 1),
         diagnostics: Vec::new(),
         too_deep_reported: false,
         pending_copies: Vec::new(),
@@ -297,8 +298,9 @@ enum Name<'s> {
 }
 
 fn resolve(path: &str) -> Name<'_> {
-    let (ns, rest) = match path.split_once('.') {
-        Some((ns, rest)) => (ns, rest),
+    // Namespaces are short: a byte loop finds the dot sooner than `split_once`'s search.
+    let (ns, rest) = match path.bytes().position(|b| b == b'.') {
+        Some(dot) => (&path[..dot], &path[dot + 1..]),
         None => {
             // The game accepts any prefix of `true`/`false` as a name (`t`, `fa`).
             if !path.is_empty() && "true".starts_with(path) {
@@ -1015,7 +1017,10 @@ impl<'a> Lower<'a> {
                 let mut ids = Vec::with_capacity(args.len());
                 for &a in args {
                     let (id, ty) = self.expr(a, inner);
-                    self.operand_kind(ty, a, &format!("math.{name}"), inner);
+                    // Numbers and unknowns pass: only name the operator when it can be reported.
+                    if !matches!(ty, Ty::Num | Ty::Unknown) {
+                        self.operand_kind(ty, a, &format!("math.{name}"), inner);
+                    }
                     ids.push(id);
                 }
                 (
