@@ -239,19 +239,20 @@ pub fn check_site(
     let mut diagnostics = checked.diagnostics;
     if script_owner.is_none() && !owners.is_empty() {
         if let Some(p) = &checked.program {
-            let known: BTreeSet<&str> = owners
-                .iter()
-                .flat_map(|&o| facts.entity_sets[o].iter().map(String::as_str))
-                .collect();
-            let public: BTreeSet<String> = owners
-                .iter()
-                .flat_map(|&o| pack.entities[o].public_variables.iter().cloned())
-                .collect();
+            // Asked of each owner per variable read, rather than merged into one set per
+            // site: most sites read no variable, and merging every owner's sets cost more
+            // than checking the expression.
+            let known = |n: &str| owners.iter().any(|&o| facts.entity_sets[o].contains(n));
+            let public = |n: &str| {
+                owners
+                    .iter()
+                    .any(|&o| pack.entities[o].public_variables.iter().any(|v| v == n))
+            };
             diagnostics.extend(never_set(
                 p,
                 &names,
-                &known,
-                &public,
+                known,
+                public,
                 owners.iter().map(|&o| pack.entities[o].identifier.as_str()),
             ));
         }
@@ -368,8 +369,8 @@ pub fn assigned_variables(p: &Program, names: &Names) -> BTreeSet<String> {
 fn never_set<'e>(
     p: &Program,
     names: &Names,
-    known: &BTreeSet<&str>,
-    public: &BTreeSet<String>,
+    known: impl Fn(&str) -> bool,
+    public: impl Fn(&str) -> bool,
     owners: impl Iterator<Item = &'e str>,
 ) -> Vec<Diagnostic> {
     let owners: Vec<&str> = owners.collect();
@@ -396,14 +397,14 @@ fn never_set<'e>(
         };
         let name = names.variables.name(*slot);
         let root = name.split('.').next().unwrap_or(name);
-        if known.contains(name) || known.contains(root) || guarded.contains(slot) {
+        if known(name) || known(root) || guarded.contains(slot) {
             continue;
         }
         let engine_sets =
             |o: &&str| crate::engine_vars::for_entity(o).any(|v| v.name == name || v.name == root);
         if queries::is_engine_variable(name)
             || queries::is_engine_variable(root)
-            || public.contains(root)
+            || public(root)
             || owners.iter().any(engine_sets)
         {
             continue;
