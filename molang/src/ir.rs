@@ -222,7 +222,7 @@ pub struct Interner {
 }
 
 /// Most names an [`Interner`] looks up by scanning.
-const SCAN_LEN: usize = 8;
+const SCAN_LEN: usize = 16;
 
 impl Interner {
     pub fn intern(&mut self, name: &str) -> Slot {
@@ -312,5 +312,23 @@ mod tests {
         assert_eq!(super::fnv1_64(b"a"), 12638153115695167422);
         assert_eq!(super::fnv1_64(b"ABC"), 15595941425208037995);
         assert_eq!(super::fnv1_64(b"abc"), 15626587013303479755);
+    }
+
+    /// Small tables are scanned and larger ones hashed: every name keeps its first slot
+    /// across the switch, and lookups agree before and after it.
+    #[test]
+    fn interner_slots_survive_the_switch_to_hashing() {
+        let mut t = super::Interner::default();
+        let names: Vec<String> = (0..3 * super::SCAN_LEN).map(|i| format!("n{i}")).collect();
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(t.intern(n).index(), i, "{n}");
+            for (j, m) in names[..=i].iter().enumerate() {
+                assert_eq!(t.get(m).map(|s| s.index()), Some(j), "{m} after {i} names");
+                assert_eq!(t.intern(m).index(), j, "{m} again after {i} names");
+            }
+            assert_eq!(t.get("absent"), None);
+            assert_eq!(t.len(), i + 1);
+        }
+        assert_eq!(t.name(super::Slot(5)), "n5");
     }
 }

@@ -529,6 +529,25 @@ mod tests {
         clean("t.x = 1; t.x ?? {t.y = 1;}; return t.x;");
     }
 
+    /// Inside an entity's script a variable read alone (no temp in the program) is judged;
+    /// outside one it is not.
+    #[test]
+    fn variables_are_judged_only_when_asked() {
+        let judge = CheckOptions {
+            judge_variables: true,
+            ..CheckOptions::default()
+        };
+        let codes = |options: &CheckOptions| -> Vec<Code> {
+            check("v.a = v.b; return v.a;", options, &mut Names::default())
+                .diagnostics
+                .into_iter()
+                .map(|d| d.code)
+                .collect()
+        };
+        assert_eq!(codes(&judge), vec![Code::ReadBeforeSet]);
+        assert_eq!(codes(&CheckOptions::default()), vec![]);
+    }
+
     #[test]
     fn reported_once_per_name() {
         error("return t.x + t.x;", "t.x");
