@@ -11,7 +11,9 @@
 //! callgrind_annotate --inclusive=yes cg.out | grep -E 'check::check|grammar::parse::parse'
 //! ```
 //!
-//! Divide by `passes` (default 1) × the string count the program prints. Results:
+//! Divide by `passes` (default 1) × the string count the program prints. With the argument
+//! `nolana` it parses the same strings with nolana instead (its `Parser::parse` count).
+//! Results:
 //! BENCHMARKS.md, "Session 14".
 
 mod common;
@@ -25,6 +27,23 @@ fn main() {
         .find_map(|a| a.parse().ok())
         .unwrap_or(1);
     let strings = common::corpus();
+    // `nolana`: the published parser on the same strings, for the ratio (read the inclusive
+    // count of `nolana::parser::Parser::parse`).
+    if std::env::args().any(|a| a == "nolana") {
+        // Reused and reset once per pass, as in `parse_check`.
+        let mut allocator = nolana::allocator::Allocator::default();
+        for _ in 0..passes {
+            for s in &strings {
+                black_box(nolana::parser::Parser::new(&allocator, black_box(s)).parse());
+            }
+            allocator.reset();
+        }
+        println!(
+            "check_cost: nolana, {} strings x {passes} passes",
+            strings.len()
+        );
+        return;
+    }
     let mut diagnostics = 0usize;
     for _ in 0..passes {
         for s in &strings {
