@@ -1236,6 +1236,56 @@ fn sin_and_cos_of_one_argument_share_one_call() {
     agree_on_values_of_a_and_b(&programs, VALUES);
 }
 
+/// Where the C math library is glibc, the JIT calls `sin`, `cos`, `sincos`, `atan`, `atan2`,
+/// `exp`, `log` and `pow` itself and does the builtin wrapper's work around the call inline
+/// (`Libm`, `jit/abi.rs`): the `f32` product with `DEG_TO_RAD` before `sin` and `cos`, with
+/// `RAD_TO_DEG` after `atan` and `atan2`, the widening to `f64` and the narrowing back. Each
+/// gives the wrapper's bits: one-argument builtins over 4,096 spread `f32`s (both signs, NaN
+/// payloads, infinities, subnormals) and the angles next to each multiple of 90° in ±5760°,
+/// a sin/cos pair (one `sincos` call, both halves kept in temps), and the two-argument ones
+/// over a 64 × 64 grid.
+#[test]
+fn c_math_calls_give_the_builtins_bits() {
+    let mut one: Vec<u32> = (0..4096u32)
+        .map(|i| i << 20 | i * 0x101 & 0xf_ffff)
+        .collect();
+    for k in -64i32..=64 {
+        let x = (k as f32 * 90.0).to_bits();
+        one.extend([x, x + 1, x.wrapping_sub(1)]);
+    }
+    let two: Vec<u32> = (0..64u32)
+        .map(|i| i << 26 | i * 0x3_0507 & 0x3ff_ffff)
+        .collect();
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for (src, names, values) in [
+        ("return math.sin(v.a);", &["v.a"][..], &one),
+        ("return math.cos(v.a);", &["v.a"][..], &one),
+        ("return math.atan(v.a);", &["v.a"][..], &one),
+        ("return math.exp(v.a);", &["v.a"][..], &one),
+        ("return math.ln(v.a);", &["v.a"][..], &one),
+        (
+            "t.c = math.cos(v.a); return math.sin(v.a);",
+            &["v.a"][..],
+            &one,
+        ),
+        (
+            "t.s = math.sin(v.a); return math.cos(v.a);",
+            &["v.a"][..],
+            &one,
+        ),
+        ("return math.atan2(v.a, v.b);", &["v.a", "v.b"][..], &two),
+        ("return math.pow(v.a, v.b);", &["v.a", "v.b"][..], &two),
+    ] {
+        let (n, failure) = sweep_bits_over(src, names, values);
+        runs += n;
+        failures.extend(failure);
+    }
+    println!("{runs} runs: {} disagreements", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(runs > 9 * 4096, "{runs}");
+}
+
 /// A program that reads at least 8 variables has a second body that assumes each of them
 /// holds a number (no unset test at its reads, no tag store at its numeric assignments),
 /// entered only when a guard at entry finds every one of their tags to be a number's

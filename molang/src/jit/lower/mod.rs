@@ -185,6 +185,8 @@ struct Translator<'a> {
     /// Per node: a `math.sin` or `math.cos` lowered as one call for both
     /// (`builtins::sin_cos_pairs`).
     sin_cos_paired: Vec<bool>,
+    /// The stack slot `sincos` writes its two results to, made at its first call.
+    sincos_slot: Option<cranelift_codegen::ir::StackSlot>,
     /// Whether a callback that may reach the host was emitted (see [`Needs`]).
     uses_host: bool,
     /// Constant-pool values made so far (each use gets its own, see `in_register`).
@@ -268,6 +270,7 @@ pub(super) fn translate(
         int_load: false,
         sin_cos_paired: builtins::sin_cos_pairs(program),
         uses_host: false,
+        sincos_slot: None,
     };
     t.declare_ssa_slots();
     let guarded = guarded_variables(program);
