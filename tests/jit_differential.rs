@@ -1286,6 +1286,51 @@ fn c_math_calls_give_the_builtins_bits() {
     assert!(runs > 9 * 4096, "{runs}");
 }
 
+/// A load on the left of `+` or `*` is kept out of the instruction's memory operand (which
+/// would swap the operands and, with two NaNs, the payload that wins) by an integer round trip
+/// (`not_a_load`), dropped again where the load also feeds a store, a call or a branch
+/// (`drop_needless_round_trips`, `jit/lower/ops.rs`): such a load has several uses and is never
+/// folded. Both sides with NaN payloads, the load used once (the round trip must stay) or also
+/// stored, passed to a call or carried out of a branch arm.
+#[test]
+fn a_load_used_elsewhere_keeps_its_operand_place() {
+    const VALUES: &[u32] = &[
+        0x7fc0_0001,
+        0xffc0_0002,
+        0x7fa0_0003,
+        0x3fc0_0000,
+        0x8000_0000,
+    ];
+    // `v.b - 1` on the right: a computed value, not a load that lowering would fold first.
+    let programs = [
+        "return q.a + (v.b - 1);",
+        "return q.a * (v.b - 1);",
+        "return this + (v.b - 1);",
+        "return c.a * (v.b - 1);",
+        "t.k = q.a; return q.a + (v.b - 1);",
+        "t.k = q.a; return q.a * (v.b - 1);",
+        "t.k = q.a; t.m = q.a * (v.b - 1); return t.m + q.a;",
+        "t.k = math.cos(q.a); return q.a + (v.b - 1) + t.k;",
+        "t.k = v.b > 0 ? q.a : 2; return q.a * (v.b - 1) + t.k;",
+        "t.k = this; return this + (v.b - 1);",
+        "t.k = c.a; return c.a * (v.b - 1);",
+    ];
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for src in programs {
+        let mut names: Vec<&str> = ["q.a", "v.b", "c.a", "this"]
+            .into_iter()
+            .filter(|n| src.contains(n))
+            .collect();
+        names.dedup();
+        let (n, failure) = sweep_bits_over(src, &names, VALUES);
+        runs += n;
+        failures.extend(failure);
+    }
+    println!("{runs} runs: {} disagreements", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A program that reads at least 8 variables has a second body that assumes each of them
 /// holds a number (no unset test at its reads, no tag store at its numeric assignments),
 /// entered only when a guard at entry finds every one of their tags to be a number's

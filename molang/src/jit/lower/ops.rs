@@ -201,7 +201,58 @@ impl Translator<'_> {
             return v;
         }
         let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
-        self.b.ins().bitcast(types::F32, MemFlagsData::new(), bits)
+        let kept = self.b.ins().bitcast(types::F32, MemFlagsData::new(), bits);
+        self.round_trips.push((v, kept));
+        kept
+    }
+
+    /// Undoes [`not_a_load`](Self::not_a_load) where it was not needed: a load that a store, a
+    /// call or a branch also uses has several uses, and x86 lowering folds only a load with a
+    /// single use into the instruction that uses it. Such a load is in a register anyway, so
+    /// the integer round trip was two `movd`s for nothing (about 47 a rig frame). Only those
+    /// uses count because no pass removes them or merges them with another (an unused or
+    /// duplicate arithmetic use could disappear and leave the load single again); if a pass
+    /// replaces the load by an earlier value, they use that value instead, which then has
+    /// several uses too.
+    pub(super) fn drop_needless_round_trips(&mut self) {
+        if self.round_trips.is_empty() {
+            return;
+        }
+        let func = &mut *self.b.func;
+        let mut kept_uses = std::collections::HashMap::<CValue, u32>::new();
+        for (load, _) in &self.round_trips {
+            kept_uses.insert(func.dfg.resolve_aliases(*load), 0);
+        }
+        let blocks: Vec<_> = func.layout.blocks().collect();
+        let mut insts = Vec::new();
+        for &block in &blocks {
+            for inst in func.layout.block_insts(block) {
+                insts.push(inst);
+                let op = func.dfg.insts[inst].opcode();
+                if !(op.can_store() || op.is_call() || op.is_terminator()) {
+                    continue;
+                }
+                for v in func.dfg.inst_values(inst) {
+                    if let Some(n) = kept_uses.get_mut(&func.dfg.resolve_aliases(v)) {
+                        *n += 1;
+                    }
+                }
+            }
+        }
+        let mut replace = std::collections::HashMap::new();
+        for &(load, kept) in &self.round_trips {
+            let load = func.dfg.resolve_aliases(load);
+            if kept_uses[&load] > 0 {
+                replace.insert(kept, load);
+            }
+        }
+        if replace.is_empty() {
+            return;
+        }
+        for inst in insts {
+            func.dfg
+                .map_inst_values(inst, |v| replace.get(&v).copied().unwrap_or(v));
+        }
     }
 
     pub(super) fn compare(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> CValue {
