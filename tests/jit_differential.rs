@@ -1247,14 +1247,14 @@ fn sin_and_cos_of_one_argument_share_one_call() {
 #[test]
 fn c_math_calls_give_the_builtins_bits() {
     let mut one: Vec<u32> = (0..4096u32)
-        .map(|i| i << 20 | i * 0x101 & 0xf_ffff)
+        .map(|i| (i << 20) | ((i * 0x101) & 0xf_ffff))
         .collect();
     for k in -64i32..=64 {
         let x = (k as f32 * 90.0).to_bits();
         one.extend([x, x + 1, x.wrapping_sub(1)]);
     }
     let two: Vec<u32> = (0..64u32)
-        .map(|i| i << 26 | i * 0x3_0507 & 0x3ff_ffff)
+        .map(|i| (i << 26) | ((i * 0x3_0507) & 0x3ff_ffff))
         .collect();
     let mut runs = 0;
     let mut failures = Vec::new();
