@@ -111,6 +111,7 @@ pub(super) extern "C" fn jit_sin_cos(x: f32) -> u64 {
 /// after ([`RAD_TO_DEG`](math::RAD_TO_DEG)). Only where the wrappers are known to call these
 /// very symbols (glibc: `f64::cos` is a call to `cos`, and so on); elsewhere the wrappers stay.
 #[derive(Clone, Copy)]
+#[cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]
 pub(super) struct Libm {
     pub(super) addr: *const (),
     pub(super) arity: usize,
