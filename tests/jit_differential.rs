@@ -1236,6 +1236,101 @@ fn sin_and_cos_of_one_argument_share_one_call() {
     agree_on_values_of_a_and_b(&programs, VALUES);
 }
 
+/// Where the C math library is glibc, the JIT calls `sin`, `cos`, `sincos`, `atan`, `atan2`,
+/// `exp`, `log` and `pow` itself and does the builtin wrapper's work around the call inline
+/// (`Libm`, `jit/abi.rs`): the `f32` product with `DEG_TO_RAD` before `sin` and `cos`, with
+/// `RAD_TO_DEG` after `atan` and `atan2`, the widening to `f64` and the narrowing back. Each
+/// gives the wrapper's bits: one-argument builtins over 4,096 spread `f32`s (both signs, NaN
+/// payloads, infinities, subnormals) and the angles next to each multiple of 90° in ±5760°,
+/// a sin/cos pair (one `sincos` call, both halves kept in temps), and the two-argument ones
+/// over a 64 × 64 grid.
+#[test]
+fn c_math_calls_give_the_builtins_bits() {
+    let mut one: Vec<u32> = (0..4096u32)
+        .map(|i| (i << 20) | ((i * 0x101) & 0xf_ffff))
+        .collect();
+    for k in -64i32..=64 {
+        let x = (k as f32 * 90.0).to_bits();
+        one.extend([x, x + 1, x.wrapping_sub(1)]);
+    }
+    let two: Vec<u32> = (0..64u32)
+        .map(|i| (i << 26) | ((i * 0x3_0507) & 0x3ff_ffff))
+        .collect();
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for (src, names, values) in [
+        ("return math.sin(v.a);", &["v.a"][..], &one),
+        ("return math.cos(v.a);", &["v.a"][..], &one),
+        ("return math.atan(v.a);", &["v.a"][..], &one),
+        ("return math.exp(v.a);", &["v.a"][..], &one),
+        ("return math.ln(v.a);", &["v.a"][..], &one),
+        (
+            "t.c = math.cos(v.a); return math.sin(v.a);",
+            &["v.a"][..],
+            &one,
+        ),
+        (
+            "t.s = math.sin(v.a); return math.cos(v.a);",
+            &["v.a"][..],
+            &one,
+        ),
+        ("return math.atan2(v.a, v.b);", &["v.a", "v.b"][..], &two),
+        ("return math.pow(v.a, v.b);", &["v.a", "v.b"][..], &two),
+    ] {
+        let (n, failure) = sweep_bits_over(src, names, values);
+        runs += n;
+        failures.extend(failure);
+    }
+    println!("{runs} runs: {} disagreements", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(runs > 9 * 4096, "{runs}");
+}
+
+/// A load on the left of `+` or `*` is kept out of the instruction's memory operand (which
+/// would swap the operands and, with two NaNs, the payload that wins) by an integer round trip
+/// (`not_a_load`), dropped again where the load also feeds a store, a call or a branch
+/// (`drop_needless_round_trips`, `jit/lower/ops.rs`): such a load has several uses and is never
+/// folded. Both sides with NaN payloads, the load used once (the round trip must stay) or also
+/// stored, passed to a call or carried out of a branch arm.
+#[test]
+fn a_load_used_elsewhere_keeps_its_operand_place() {
+    const VALUES: &[u32] = &[
+        0x7fc0_0001,
+        0xffc0_0002,
+        0x7fa0_0003,
+        0x3fc0_0000,
+        0x8000_0000,
+    ];
+    // `v.b - 1` on the right: a computed value, not a load that lowering would fold first.
+    let programs = [
+        "return q.a + (v.b - 1);",
+        "return q.a * (v.b - 1);",
+        "return this + (v.b - 1);",
+        "return c.a * (v.b - 1);",
+        "t.k = q.a; return q.a + (v.b - 1);",
+        "t.k = q.a; return q.a * (v.b - 1);",
+        "t.k = q.a; t.m = q.a * (v.b - 1); return t.m + q.a;",
+        "t.k = math.cos(q.a); return q.a + (v.b - 1) + t.k;",
+        "t.k = v.b > 0 ? q.a : 2; return q.a * (v.b - 1) + t.k;",
+        "t.k = this; return this + (v.b - 1);",
+        "t.k = c.a; return c.a * (v.b - 1);",
+    ];
+    let mut runs = 0;
+    let mut failures = Vec::new();
+    for src in programs {
+        let mut names: Vec<&str> = ["q.a", "v.b", "c.a", "this"]
+            .into_iter()
+            .filter(|n| src.contains(n))
+            .collect();
+        names.dedup();
+        let (n, failure) = sweep_bits_over(src, &names, VALUES);
+        runs += n;
+        failures.extend(failure);
+    }
+    println!("{runs} runs: {} disagreements", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A program that reads at least 8 variables has a second body that assumes each of them
 /// holds a number (no unset test at its reads, no tag store at its numeric assignments),
 /// entered only when a guard at entry finds every one of their tags to be a number's

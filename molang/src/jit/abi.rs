@@ -103,6 +103,78 @@ pub(super) extern "C" fn jit_sin_cos(x: f32) -> u64 {
     u64::from(s.to_bits()) | (u64::from(c.to_bits()) << 32)
 }
 
+/// A C math library function that generated code calls itself, in `f64`, instead of through
+/// the builtin's `extern "C"` wrapper (the wrapper's call, return and stack adjustment were 4
+/// of its instructions, on 34 calls a rig frame). The code around the call is the wrapper's:
+/// the `f32` arguments widened (`fpromote` is `f64::from`), the result narrowed (`fdemote` is
+/// `as f32`), with the wrapper's `f32` product before ([`DEG_TO_RAD`](math::DEG_TO_RAD)) or
+/// after ([`RAD_TO_DEG`](math::RAD_TO_DEG)). Only where the wrappers are known to call these
+/// very symbols (glibc: `f64::cos` is a call to `cos`, and so on); elsewhere the wrappers stay.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]
+pub(super) struct Libm {
+    pub(super) addr: *const (),
+    pub(super) arity: usize,
+    /// The argument is in degrees: multiplied by `DEG_TO_RAD` in `f32` first.
+    pub(super) degrees_in: bool,
+    /// The result is in radians: multiplied by `RAD_TO_DEG` in `f32` after narrowing.
+    pub(super) degrees_out: bool,
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod c_math {
+    extern "C" {
+        pub(super) fn sin(x: f64) -> f64;
+        pub(super) fn cos(x: f64) -> f64;
+        pub(super) fn sincos(x: f64, sin: *mut f64, cos: *mut f64);
+        pub(super) fn atan(x: f64) -> f64;
+        pub(super) fn atan2(y: f64, x: f64) -> f64;
+        pub(super) fn exp(x: f64) -> f64;
+        pub(super) fn log(x: f64) -> f64;
+        pub(super) fn pow(x: f64, y: f64) -> f64;
+    }
+}
+
+/// The C function `f`'s wrapper calls, for the builtins whose wrapper is exactly the shape
+/// [`Libm`] describes (their bodies in `builtins/math.rs`; `libm_calls_give_the_wrappers_bits`
+/// holds each to it).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(super) fn libm(f: MathFn) -> Option<Libm> {
+    let (addr, arity, degrees_in, degrees_out) = match f {
+        MathFn::Sin => (c_math::sin as *const (), 1, true, false),
+        MathFn::Cos => (c_math::cos as *const (), 1, true, false),
+        MathFn::Atan => (c_math::atan as *const (), 1, false, true),
+        MathFn::Atan2 => (c_math::atan2 as *const (), 2, false, true),
+        MathFn::Exp => (c_math::exp as *const (), 1, false, false),
+        MathFn::Ln => (c_math::log as *const (), 1, false, false),
+        MathFn::Pow => (c_math::pow as *const (), 2, false, false),
+        _ => return None,
+    };
+    Some(Libm {
+        addr,
+        arity,
+        degrees_in,
+        degrees_out,
+    })
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub(super) fn libm(_: MathFn) -> Option<Libm> {
+    None
+}
+
+/// glibc's `sincos(x, &sin, &cos)`, which [`jit_sin_cos`] calls (LLVM makes its two calls one):
+/// generated code calls it itself, with its two results in a stack slot.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(super) fn libm_sincos() -> Option<*const ()> {
+    Some(c_math::sincos as *const ())
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub(super) fn libm_sincos() -> Option<*const ()> {
+    None
+}
+
 /// Decodes the `n` values at `args` and hands them to `f`.
 ///
 /// SAFETY (caller): `args` points at `n` values in the generated code's stack slot.

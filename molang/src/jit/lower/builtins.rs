@@ -2,17 +2,20 @@
 //! queries computed from their arguments (`query.all`, `any`, `in_range`, `approx_eq`, `count`).
 
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value as CValue};
+use cranelift_codegen::ir::{
+    types, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value as CValue,
+};
 
 use super::{MemoKey, Translator};
 use crate::builtins::math::{Lowering, MathFn};
 use crate::ir::{Node, NodeId, Program, PureQuery};
 
-use super::super::abi::{jit_count, jit_sin_cos};
+use super::super::abi::{jit_count, jit_sin_cos, libm, libm_sincos, Libm};
+use crate::builtins::math::{DEG_TO_RAD, RAD_TO_DEG};
 
 /// The `math.sin` and `math.cos` nodes whose argument is written the same way as the
-/// argument of a node of the other function (`same_value`): each of them makes one
-/// [`jit_sin_cos`] call, and the first of a pair to run shares both results by value
+/// argument of a node of the other function (`same_value`): each of them makes one `sincos`
+/// call (`Translator::sin_cos`), and the first of a pair to run shares both results by value
 /// (`MemoKey::Call`), so the other costs nothing where it is dominated. One libm `sincos` costs
 /// about 83 instructions against 52–75 for each of `sin` and `cos`. A pair whose second half
 /// does not run (another branch, another value) pays the difference, hence the pairing.
@@ -109,6 +112,8 @@ impl Translator<'_> {
                 sin_or(func, cos, sin),
             );
             sin_or(func, sin, cos)
+        } else if let Some(c) = libm(func) {
+            self.call_libm(c, &vals)
         } else {
             let native = func.native().expect("non-random builtins are native");
             self.call_native(native, &vals)
@@ -117,8 +122,60 @@ impl Translator<'_> {
         v
     }
 
-    /// `(sin x, cos x)` from one [`jit_sin_cos`] call: the low and high halves of its result.
+    /// The builtin's wrapper inlined around a direct call of its C function ([`Libm`]): the
+    /// same `f32` product before or after, the same widening and narrowing.
+    fn call_libm(&mut self, c: Libm, vals: &[CValue]) -> CValue {
+        debug_assert_eq!(c.arity, vals.len());
+        let wide: Vec<CValue> = vals
+            .iter()
+            .map(|&v| {
+                let v = if c.degrees_in {
+                    let k = self.f32c(DEG_TO_RAD);
+                    self.b.ins().fmul(v, k)
+                } else {
+                    v
+                };
+                self.b.ins().fpromote(types::F64, v)
+            })
+            .collect();
+        let params = vec![types::F64; wide.len()];
+        let r = self.call_extern(c.addr, &params, &wide, types::F64);
+        let r = self.b.ins().fdemote(types::F32, r);
+        if c.degrees_out {
+            let k = self.f32c(RAD_TO_DEG);
+            self.b.ins().fmul(r, k)
+        } else {
+            r
+        }
+    }
+
+    /// `(sin x, cos x)` from one call: C's `sincos` where [`libm_sincos`] has it (the results
+    /// in a stack slot, narrowed as the wrappers narrow), else [`jit_sin_cos`].
     fn sin_cos(&mut self, x: CValue) -> (CValue, CValue) {
+        if let Some(addr) = libm_sincos() {
+            let slot = *self.sincos_slot.get_or_insert_with(|| {
+                self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    16,
+                    3,
+                ))
+            });
+            let k = self.f32c(DEG_TO_RAD);
+            let r = self.b.ins().fmul(x, k);
+            let r = self.b.ins().fpromote(types::F64, r);
+            let sin_at = self.b.ins().stack_addr(self.ptr, slot, 0);
+            let cos_at = self.b.ins().stack_addr(self.ptr, slot, 8);
+            self.call_extern_void(
+                addr,
+                &[types::F64, self.ptr, self.ptr],
+                &[r, sin_at, cos_at],
+            );
+            let sin = self.b.ins().stack_load(self.ptr, types::F64, slot, 0);
+            let cos = self.b.ins().stack_load(self.ptr, types::F64, slot, 8);
+            let sin = self.b.ins().fdemote(types::F32, sin);
+            let cos = self.b.ins().fdemote(types::F32, cos);
+            return (sin, cos);
+        }
         let bits = self.call_extern(jit_sin_cos as *const (), &[types::F32], &[x], types::I64);
         let raw = MemFlagsData::new();
         let lo = self.b.ins().ireduce(types::I32, bits);

@@ -185,6 +185,10 @@ struct Translator<'a> {
     /// Per node: a `math.sin` or `math.cos` lowered as one call for both
     /// (`builtins::sin_cos_pairs`).
     sin_cos_paired: Vec<bool>,
+    /// Each [`not_a_load`](Self::not_a_load) made: the load and the value it gave instead.
+    round_trips: Vec<(CValue, CValue)>,
+    /// The stack slot `sincos` writes its two results to, made at its first call.
+    sincos_slot: Option<cranelift_codegen::ir::StackSlot>,
     /// Whether a callback that may reach the host was emitted (see [`Needs`]).
     uses_host: bool,
     /// Constant-pool values made so far (each use gets its own, see `in_register`).
@@ -268,6 +272,8 @@ pub(super) fn translate(
         int_load: false,
         sin_cos_paired: builtins::sin_cos_pairs(program),
         uses_host: false,
+        sincos_slot: None,
+        round_trips: Vec::new(),
     };
     t.declare_ssa_slots();
     let guarded = guarded_variables(program);
@@ -294,6 +300,7 @@ pub(super) fn translate(
         t.finish_node(program.root());
     }
     t.b.seal_all_blocks();
+    t.drop_needless_round_trips();
     let host = t.uses_host;
     t.b.finalize(frontend_config);
     Needs {

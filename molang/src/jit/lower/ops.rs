@@ -11,22 +11,24 @@ use crate::ir::{ArithOp, CmpOp, Node, NodeId};
 
 impl Translator<'_> {
     pub(super) fn neg(&mut self, e: NodeId) -> CValue {
-        // The sign bit flipped as integer bits, which is what `fneg` does, but out of the
-        // optimiser's sight: Cranelift rewrites `fneg(a) * fneg(b)` to `a * b`, and with a NaN
-        // factor that flips the sign of the NaN the product carries (visible through
-        // `math.copy_sign`). The interpreter negates, then multiplies.
+        // The sign bit flipped by `xorps` with the sign mask (one load from the constant pool,
+        // `in_register`), which is what `fneg` does, but out of the optimiser's sight:
+        // Cranelift rewrites `fneg(a) * fneg(b)` to `a * b`, and with a NaN factor that flips
+        // the sign of the NaN the product carries (visible through `math.copy_sign`). The
+        // interpreter negates, then multiplies. (The integer route, `bitcast` + `bxor`, cost
+        // two `movd`s more.) A constant is negated here, as Rust's `-` does: the sign bit
+        // alone, a NaN's payload kept.
+        if let Node::Const(c) = self.program.node(e) {
+            return self.f32c(-*c);
+        }
         let v = self.node(e);
         let key = MemoKey::Neg(self.canon(v));
         if let Some(n) = self.shared(&key) {
             return n;
         }
-        let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
-        let sign = self.b.ins().iconst(types::I32, 0x8000_0000);
-        let flipped = self.b.ins().bxor(bits, sign);
-        let n = self
-            .b
-            .ins()
-            .bitcast(types::F32, MemFlagsData::new(), flipped);
+        let sign = self.f32c(f32::from_bits(0x8000_0000));
+        let sign = self.in_register(sign);
+        let n = self.b.ins().bxor(v, sign);
         self.remember(key, n);
         n
     }
@@ -201,7 +203,58 @@ impl Translator<'_> {
             return v;
         }
         let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
-        self.b.ins().bitcast(types::F32, MemFlagsData::new(), bits)
+        let kept = self.b.ins().bitcast(types::F32, MemFlagsData::new(), bits);
+        self.round_trips.push((v, kept));
+        kept
+    }
+
+    /// Undoes [`not_a_load`](Self::not_a_load) where it was not needed: a load that a store, a
+    /// call or a branch also uses has several uses, and x86 lowering folds only a load with a
+    /// single use into the instruction that uses it. Such a load is in a register anyway, so
+    /// the integer round trip was two `movd`s for nothing (about 47 a rig frame). Only those
+    /// uses count because no pass removes them or merges them with another (an unused or
+    /// duplicate arithmetic use could disappear and leave the load single again); if a pass
+    /// replaces the load by an earlier value, they use that value instead, which then has
+    /// several uses too.
+    pub(super) fn drop_needless_round_trips(&mut self) {
+        if self.round_trips.is_empty() {
+            return;
+        }
+        let func = &mut *self.b.func;
+        let mut kept_uses = std::collections::HashMap::<CValue, u32>::new();
+        for (load, _) in &self.round_trips {
+            kept_uses.insert(func.dfg.resolve_aliases(*load), 0);
+        }
+        let blocks: Vec<_> = func.layout.blocks().collect();
+        let mut insts = Vec::new();
+        for &block in &blocks {
+            for inst in func.layout.block_insts(block) {
+                insts.push(inst);
+                let op = func.dfg.insts[inst].opcode();
+                if !(op.can_store() || op.is_call() || op.is_terminator()) {
+                    continue;
+                }
+                for v in func.dfg.inst_values(inst) {
+                    if let Some(n) = kept_uses.get_mut(&func.dfg.resolve_aliases(v)) {
+                        *n += 1;
+                    }
+                }
+            }
+        }
+        let mut replace = std::collections::HashMap::new();
+        for &(load, kept) in &self.round_trips {
+            let load = func.dfg.resolve_aliases(load);
+            if kept_uses[&load] > 0 {
+                replace.insert(kept, load);
+            }
+        }
+        if replace.is_empty() {
+            return;
+        }
+        for inst in insts {
+            func.dfg
+                .map_inst_values(inst, |v| replace.get(&v).copied().unwrap_or(v));
+        }
     }
 
     pub(super) fn compare(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> CValue {
