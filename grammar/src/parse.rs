@@ -7,10 +7,14 @@ use crate::ast::{Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
 use crate::lexer::{lex, Token, TokenKind};
 use crate::span::Span;
 
-// Two parsers generated from the one grammar (see build.rs).
+// Three parsers generated from the one grammar (see build.rs).
 lalrpop_util::lalrpop_mod!(
     #[allow(clippy::all, unused_parens, dead_code, unused_imports)]
     ascent
+);
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, unused_parens, dead_code, unused_imports)]
+    plain
 );
 lalrpop_util::lalrpop_mod!(
     #[allow(clippy::all, unused_parens, dead_code, unused_imports)]
@@ -29,7 +33,9 @@ pub const MAX_ASCENT_NESTERS: usize = 64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
     /// Recursive ascent when the program is shallow enough ([`MAX_ASCENT_NESTERS`]), else
-    /// table-driven: what [`parse`] does.
+    /// table-driven: what [`parse`] does. A program the fast recursive-ascent parser rejects
+    /// is read again by one without its inlining, so that errors are reported from the
+    /// grammar's own states.
     Auto,
     /// Always table-driven: the reference the tests compare [`Engine::Auto`] with.
     TableDriven,
@@ -182,7 +188,7 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
         };
     }
 
-    let builder = Builder {
+    let new_builder = || Builder {
         src,
         version,
         // A node per token is an upper bound for nearly every program (groups and calls fold
@@ -193,18 +199,28 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
             chain: Vec::new(),
         }),
     };
-    let stream = tokens
-        .iter()
-        .map(|t| Ok::<_, ()>((t.span.start as usize, t.kind, t.span.end as usize)));
+    let stream = || {
+        tokens
+            .iter()
+            .map(|t| Ok::<_, ()>((t.span.start as usize, t.kind, t.span.end as usize)))
+    };
     let ascent = match engine {
         Engine::Auto => nesting.max_open <= MAX_ASCENT_NESTERS,
         Engine::TableDriven => false,
     };
-    let result = if ascent {
-        ascent::ProgramParser::new().parse(&builder, stream)
+    let mut builder = new_builder();
+    let mut result = if ascent {
+        ascent::ProgramParser::new().parse(&builder, stream())
     } else {
-        table::ProgramParser::new().parse(&builder, stream)
+        table::ProgramParser::new().parse(&builder, stream())
     };
+    if ascent && result.is_err() {
+        // The fast parser inlines some nonterminals (see build.rs), which changes where it
+        // notices an error and what it expects there: read the program again with the
+        // grammar's own states, so the diagnostic (and the partial tree) is the same as ever.
+        builder = new_builder();
+        result = plain::ProgramParser::new().parse(&builder, stream());
+    }
     let inner = builder.inner.into_inner();
     diagnostics.extend(inner.diagnostics);
     let root = match result {
