@@ -28,6 +28,8 @@ lalrpop_util::lalrpop_mod!(
 /// thread's stack. Anything deeper goes to the table-driven parser, whose stack is on the
 /// heap. Nearly every vanilla string holds fewer than ten open.
 pub const MAX_ASCENT_NESTERS: usize = 64;
+// `parse_with` skips the nesting scan for programs with at most MAX_ASCENT_NESTERS tokens.
+const _: () = assert!(MAX_ASCENT_NESTERS < MAX_BRACKET_NESTING);
 
 /// Which generated parser reads a program (both come from the same grammar and actions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,7 +175,16 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
             span: Span::new(0, src.len()),
         });
     }
-    let nesting = scan_nesting(&tokens);
+    // Fewer tokens than the limit cannot hold more levels open, nor nest past
+    // MAX_BRACKET_NESTING: nearly every real program skips the scan.
+    let nesting = if tokens.len() <= MAX_ASCENT_NESTERS {
+        Nesting {
+            too_deep: None,
+            max_open: tokens.len(),
+        }
+    } else {
+        scan_nesting(&tokens)
+    };
     if let Some(span) = nesting.too_deep {
         diagnostics.push(ParseDiagnostic {
             kind: ParseErrorKind::TooDeep,
