@@ -7,6 +7,7 @@
 //!   is the grammar's and does not depend on what was inlined;
 //! - `table`: table-driven, without that inlining (its LR stack on the heap) for anything
 //!   that nests too deeply for the call stack.
+//!
 //! Same grammar, same actions, same trees.
 
 use std::path::PathBuf;

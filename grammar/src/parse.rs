@@ -298,15 +298,13 @@ fn scan_nesting(tokens: &[Token]) -> Nesting {
                 outer += 1 + questions + prefixes;
                 (questions, prefixes) = (0, 0);
             }
-            RParen | RBrace | RBracket => {
-                // A stray closing bracket is a syntax error where the parser meets it.
-                if depth > 0 {
-                    depth -= 1;
-                    // The bracket was an operand: the prefixes before it stay open.
-                    if depth < CAP {
-                        let (o, q, p) = saved[depth];
-                        (outer, questions, prefixes) = (o as usize, q as usize, p as usize);
-                    }
+            // A stray closing bracket is a syntax error where the parser meets it.
+            RParen | RBrace | RBracket if depth > 0 => {
+                depth -= 1;
+                // The bracket was an operand: the prefixes before it stay open.
+                if depth < CAP {
+                    let (o, q, p) = saved[depth];
+                    (outer, questions, prefixes) = (o as usize, q as usize, p as usize);
                 }
             }
             _ if max_open >= CAP => {}
@@ -327,10 +325,7 @@ fn scan_nesting(tokens: &[Token]) -> Nesting {
         max_open = max_open.max((outer + questions + prefixes).min(CAP));
         prev = Some(t.kind);
     }
-    Nesting {
-        too_deep,
-        max_open,
-    }
+    Nesting { too_deep, max_open }
 }
 
 fn convert_error(
@@ -909,7 +904,16 @@ mod tests {
             let zeros = (seed >> 4) as usize % 8;
             texts.push(format!("0.{}{}", "0".repeat(zeros), &digits[..point]));
         }
-        texts.extend(["16777215", "16777216", "0.1677721", "1.6777215", "0.0000000001"].map(String::from));
+        texts.extend(
+            [
+                "16777215",
+                "16777216",
+                "0.1677721",
+                "1.6777215",
+                "0.0000000001",
+            ]
+            .map(String::from),
+        );
         let mut fast = 0;
         for text in &texts {
             let tokens = lex(text);

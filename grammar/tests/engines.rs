@@ -136,7 +136,10 @@ fn the_recursive_ascent_parser_fits_a_small_stack_at_its_limit() {
         "(return v.a = v.b ?? v.c ? !".repeat(n / 3) + "1" + &")".repeat(n / 3),
     ];
     for p in &programs {
-        assert!(grammar::max_open_nesting(&grammar::lexer::lex(p)) <= n, "{p}");
+        assert!(
+            grammar::max_open_nesting(&grammar::lexer::lex(p)) <= n,
+            "{p}"
+        );
     }
     let parsed = std::thread::Builder::new()
         .stack_size(512 * 1024)
