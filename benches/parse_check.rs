@@ -10,12 +10,24 @@
 //!
 //! Run: `cargo bench --bench parse_check -- --warm-up-time 1 --measurement-time 5`.
 //! Results and the machine they came from: BENCHMARKS.md.
+//!
+//! Instruction counts (what a loaded machine cannot spoil): `PARSE_CHECK_COUNT=ours` (or
+//! `nolana`) makes the binary parse the corpus `PARSE_CHECK_PASSES` times (default 3) with
+//! that parser alone and exit before criterion, for `valgrind --tool=callgrind`; the inclusive
+//! cost of `grammar::parse` (or nolana's `Parser::parse`) divided by passes × strings is the
+//! cost per string. Built with `--features bench-mimalloc`, the binary uses mimalloc as its
+//! global allocator (as the `molang` command does) instead of the system's. The exact
+//! commands are in BENCHMARKS.md.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use nolana::{allocator::Allocator, parser::Parser, semantic::SemanticChecker};
+
+#[cfg(feature = "bench-mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
@@ -209,8 +221,49 @@ fn report_interleaved(strings: &[String]) {
         min[0] / min[2], min[1] / min[2], min[1] / min[3]);
 }
 
+/// The parse passes alone, for an instruction count under callgrind: `PARSE_CHECK_COUNT` names
+/// the parser (`ours` or `nolana`), `PARSE_CHECK_PASSES` how many passes (default 3). Returns
+/// whether it ran (then criterion is skipped).
+fn count_mode(strings: &[String]) -> bool {
+    let Some(which) = std::env::var_os("PARSE_CHECK_COUNT") else {
+        return false;
+    };
+    let passes: usize = std::env::var("PARSE_CHECK_PASSES")
+        .ok()
+        .map(|p| p.parse().expect("PARSE_CHECK_PASSES is a number"))
+        .unwrap_or(3);
+    match which.to_str() {
+        Some("ours") => {
+            for _ in 0..passes {
+                for s in strings {
+                    black_box(ours_parse(black_box(s)));
+                }
+            }
+        }
+        Some("nolana") => {
+            let mut allocator = Allocator::default();
+            for _ in 0..passes {
+                for s in strings {
+                    black_box(Parser::new(&allocator, black_box(s)).parse());
+                }
+                allocator.reset();
+            }
+        }
+        _ => panic!("PARSE_CHECK_COUNT is `ours` or `nolana`"),
+    }
+    eprintln!(
+        "parsed {} strings {passes} times with {}",
+        strings.len(),
+        which.to_string_lossy()
+    );
+    true
+}
+
 fn bench(c: &mut Criterion) {
     let strings = corpus();
+    if count_mode(&strings) {
+        return;
+    }
     report_acceptance(&strings);
     report_interleaved(&strings);
     let n = strings.len() as u64;

@@ -28,7 +28,7 @@ pub mod span;
 pub use ast::{Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
 pub use lexer::{Token, TokenKind};
 pub use parse::{
-    parse, parse_with, Engine, ParseDiagnostic, ParseErrorKind, ParseOptions, Parsed,
-    LATEST_VERSION, MAX_ASCENT_NESTERS, MAX_BRACKET_NESTING, MAX_SOURCE_LEN,
+    max_open_nesting, parse, parse_with, Engine, ParseDiagnostic, ParseErrorKind, ParseOptions,
+    Parsed, LATEST_VERSION, MAX_ASCENT_NESTERS, MAX_BRACKET_NESTING, MAX_SOURCE_LEN,
 };
 pub use span::Span;

@@ -7,28 +7,37 @@ use crate::ast::{Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
 use crate::lexer::{lex, Token, TokenKind};
 use crate::span::Span;
 
-// Two parsers generated from the one grammar (see build.rs).
+// Three parsers generated from the one grammar (see build.rs).
 lalrpop_util::lalrpop_mod!(
     #[allow(clippy::all, unused_parens, dead_code, unused_imports)]
     ascent
 );
 lalrpop_util::lalrpop_mod!(
     #[allow(clippy::all, unused_parens, dead_code, unused_imports)]
+    plain
+);
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, unused_parens, dead_code, unused_imports)]
     table
 );
 
-/// Programs with at most this many tokens that can open a nesting level (`!`, `-`, `?`,
-/// brackets) go to the recursive-ascent parser, whose LR stack is the call stack: at most
-/// about 1.6 KB per level in a release build, so this bound keeps it far inside any thread's
-/// stack. Anything with more goes to the table-driven parser, whose stack is on the heap.
-/// Nearly every vanilla string has fewer than ten.
+/// Programs that never hold more than this many nesting levels open at once (brackets, and
+/// within each bracket the prefix operators and `?`s not yet closed, see
+/// [`max_open_nesting`]) go to the recursive-ascent parser, whose LR stack is the call stack:
+/// at most about 1.6 KB per level in a release build, so this bound keeps it far inside any
+/// thread's stack. Anything deeper goes to the table-driven parser, whose stack is on the
+/// heap. Nearly every vanilla string holds fewer than ten open.
 pub const MAX_ASCENT_NESTERS: usize = 64;
+// `parse_with` skips the nesting scan for programs with at most MAX_ASCENT_NESTERS tokens.
+const _: () = assert!(MAX_ASCENT_NESTERS < MAX_BRACKET_NESTING);
 
 /// Which generated parser reads a program (both come from the same grammar and actions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
     /// Recursive ascent when the program is shallow enough ([`MAX_ASCENT_NESTERS`]), else
-    /// table-driven: what [`parse`] does.
+    /// table-driven: what [`parse`] does. A program the fast recursive-ascent parser rejects
+    /// is read again by one without its inlining, so that errors are reported from the
+    /// grammar's own states.
     Auto,
     /// Always table-driven: the reference the tests compare [`Engine::Auto`] with.
     TableDriven,
@@ -166,7 +175,17 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
             span: Span::new(0, src.len()),
         });
     }
-    if let Some(span) = too_deep(&tokens) {
+    // Fewer tokens than the limit cannot hold more levels open, nor nest past
+    // MAX_BRACKET_NESTING: nearly every real program skips the scan.
+    let nesting = if tokens.len() <= MAX_ASCENT_NESTERS {
+        Nesting {
+            too_deep: None,
+            max_open: tokens.len(),
+        }
+    } else {
+        scan_nesting(&tokens)
+    };
+    if let Some(span) = nesting.too_deep {
         diagnostics.push(ParseDiagnostic {
             kind: ParseErrorKind::TooDeep,
             span,
@@ -180,7 +199,7 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
         };
     }
 
-    let builder = Builder {
+    let new_builder = || Builder {
         src,
         version,
         // A node per token is an upper bound for nearly every program (groups and calls fold
@@ -191,25 +210,28 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
             chain: Vec::new(),
         }),
     };
-    let stream = tokens
-        .iter()
-        .map(|t| Ok::<_, ()>((t.span.start as usize, t.kind, t.span.end as usize)));
+    let stream = || {
+        tokens
+            .iter()
+            .map(|t| Ok::<_, ()>((t.span.start as usize, t.kind, t.span.end as usize)))
+    };
     let ascent = match engine {
-        Engine::Auto => {
-            tokens
-                .iter()
-                .filter(|t| t.kind.opens_nesting())
-                .take(MAX_ASCENT_NESTERS + 1)
-                .count()
-                <= MAX_ASCENT_NESTERS
-        }
+        Engine::Auto => nesting.max_open <= MAX_ASCENT_NESTERS,
         Engine::TableDriven => false,
     };
-    let result = if ascent {
-        ascent::ProgramParser::new().parse(&builder, stream)
+    let mut builder = new_builder();
+    let mut result = if ascent {
+        ascent::ProgramParser::new().parse(&builder, stream())
     } else {
-        table::ProgramParser::new().parse(&builder, stream)
+        table::ProgramParser::new().parse(&builder, stream())
     };
+    if ascent && result.is_err() {
+        // The fast parser inlines some nonterminals (see build.rs), which changes where it
+        // notices an error and what it expects there: read the program again with the
+        // grammar's own states, so the diagnostic (and the partial tree) is the same as ever.
+        builder = new_builder();
+        result = plain::ProgramParser::new().parse(&builder, stream());
+    }
     let inner = builder.inner.into_inner();
     diagnostics.extend(inner.diagnostics);
     let root = match result {
@@ -226,23 +248,84 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
     }
 }
 
-fn too_deep(tokens: &[Token]) -> Option<Span> {
+/// What one pass over the tokens says about nesting.
+struct Nesting {
+    /// The first bracket past [`MAX_BRACKET_NESTING`].
+    too_deep: Option<Span>,
+    /// [`max_open_nesting`].
+    max_open: usize,
+}
+
+/// The most nesting levels `tokens` hold open at once as the parser reads them, counted up
+/// to one past [`MAX_ASCENT_NESTERS`] (what decides the engine): each unclosed bracket, and in
+/// each bracket the prefix operators (`!`, a `-` that does not follow an operand) and `?`s not
+/// yet closed. This bounds the parser's stack depth: every other rule of the grammar is
+/// left-recursive or of fixed length, so it adds at most a constant per bracket. It may
+/// overestimate (a `?` counts until the statement, argument, `??` or `=` that ends its
+/// conditional; a prefix until the next operator), never underestimate, which is what makes
+/// it safe for choosing the recursive-ascent parser.
+pub fn max_open_nesting(tokens: &[Token]) -> usize {
+    scan_nesting(tokens).max_open
+}
+
+/// One pass for [`MAX_BRACKET_NESTING`] and [`max_open_nesting`].
+fn scan_nesting(tokens: &[Token]) -> Nesting {
+    use TokenKind::*;
+    const CAP: usize = MAX_ASCENT_NESTERS + 1;
     let mut depth = 0usize;
+    let mut too_deep = None;
+    // Once the count reaches CAP the engine is decided; only brackets are counted after that.
+    let mut max_open = 0usize;
+    // For each enclosing bracket (innermost last, while fewer than CAP are open, which is all
+    // that can matter before the count reaches CAP): the levels held open outside it, and its
+    // own open `?`s and prefixes.
+    let mut saved = [(0u32, 0u32, 0u32); CAP];
+    let mut outer = 0usize;
+    let (mut questions, mut prefixes) = (0usize, 0usize);
+    let mut prev: Option<TokenKind> = None;
     for t in tokens {
         match t.kind {
-            TokenKind::LParen | TokenKind::LBrace | TokenKind::LBracket => {
+            LParen | LBrace | LBracket => {
+                if depth == MAX_BRACKET_NESTING {
+                    // Not parsed at all; nothing past here matters.
+                    too_deep = Some(t.span);
+                    break;
+                }
+                if depth < CAP {
+                    saved[depth] = (outer as u32, questions as u32, prefixes as u32);
+                }
                 depth += 1;
-                if depth > MAX_BRACKET_NESTING {
-                    return Some(t.span);
+                outer += 1 + questions + prefixes;
+                (questions, prefixes) = (0, 0);
+            }
+            // A stray closing bracket is a syntax error where the parser meets it.
+            RParen | RBrace | RBracket if depth > 0 => {
+                depth -= 1;
+                // The bracket was an operand: the prefixes before it stay open.
+                if depth < CAP {
+                    let (o, q, p) = saved[depth];
+                    (outer, questions, prefixes) = (o as usize, q as usize, p as usize);
                 }
             }
-            TokenKind::RParen | TokenKind::RBrace | TokenKind::RBracket => {
-                depth = depth.saturating_sub(1)
+            _ if max_open >= CAP => {}
+            Bang => prefixes += 1,
+            Minus if !prev.is_some_and(TokenKind::ends_operand) => prefixes += 1,
+            // The condition before `?` is complete; the conditional stays open.
+            Question => {
+                questions += 1;
+                prefixes = 0;
             }
+            // These end every conditional and operand of the statement or argument.
+            Semicolon | Comma | Coalesce | Assign => (questions, prefixes) = (0, 0),
+            // A binary operator (or `:`) ends the unary operands before it.
+            OrOr | AndAnd | EqEq | NotEq | Lt | LtEq | Gt | GtEq | Plus | Minus | Star | Slash
+            | Colon => prefixes = 0,
             _ => {}
         }
+        max_open = max_open.max((outer + questions + prefixes).min(CAP));
+        prev = Some(t.kind);
     }
-    None
+    Nesting { too_deep, max_open }
 }
 
 fn convert_error(
@@ -630,6 +713,14 @@ fn reduce_top(inner: &mut Inner) {
 /// Number text as the game reads it: optional `f` suffix ignored; an exponent with no
 /// digits reads as 0 (with a logged error) unless a sign follows the `e`.
 pub(crate) fn number_value(text: &str) -> (f32, bool) {
+    match short_decimal(text) {
+        Some(value) => (value, false),
+        None => any_number_value(text),
+    }
+}
+
+/// [`number_value`] for every number token.
+fn any_number_value(text: &str) -> (f32, bool) {
     let t = text.trim_end_matches(['f', 'F']);
     if let Some(pos) = t.find(['e', 'E']) {
         let (mantissa, exp) = (&t[..pos], &t[pos + 1..]);
@@ -646,6 +737,43 @@ pub(crate) fn number_value(text: &str) -> (f32, bool) {
         t.parse::<f32>().unwrap_or_else(|_| parse_mantissa(t)),
         false,
     )
+}
+
+/// The value of a number token with no exponent whose digits, read as one integer, are exact
+/// in an `f32` (below 2^24) with at most 10 of them after the point: nearly every number in
+/// real Molang. Then the integer and the power of ten are both exact, so one division rounds
+/// once, to the same value `str::parse` gives, without its general algorithm.
+fn short_decimal(text: &str) -> Option<f32> {
+    // Powers of ten exact in an f32 (5^10 < 2^24).
+    const POW10: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+    let bytes = text.as_bytes();
+    let bytes = match bytes.last() {
+        Some(b'f' | b'F') => &bytes[..bytes.len() - 1],
+        _ => bytes,
+    };
+    let mut mantissa: u32 = 0;
+    let mut after_point: Option<usize> = None;
+    for &b in bytes {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u32::from(b - b'0');
+                if mantissa >= 1 << 24 {
+                    return None;
+                }
+                if let Some(n) = &mut after_point {
+                    *n += 1;
+                }
+            }
+            b'.' if after_point.is_none() => after_point = Some(0),
+            _ => return None,
+        }
+    }
+    let value = mantissa as f32;
+    match after_point.unwrap_or(0) {
+        0 => Some(value),
+        n if n < POW10.len() => Some(value / POW10[n]),
+        _ => None,
+    }
 }
 
 fn parse_mantissa(m: &str) -> f32 {
@@ -746,6 +874,64 @@ mod tests {
             kinds(&chain(300), LATEST_VERSION).is_empty(),
             "right-grouped chains are the checker's business"
         );
+    }
+
+    #[test]
+    fn short_decimals_read_as_the_standard_library_reads_them() {
+        // Every shape the fast path takes, against `str::parse` (correctly rounded), bit for
+        // bit: all numbers of up to 5 characters, and random ones up to 2^24 and 10 decimals.
+        let mut texts = Vec::new();
+        let alphabet = ["0", "1", "5", "9", "."];
+        let mut shorter = vec![String::new()];
+        for _ in 0..5 {
+            let mut next = Vec::new();
+            for s in &shorter {
+                for c in alphabet {
+                    next.push(format!("{s}{c}"));
+                }
+            }
+            texts.extend(next.iter().cloned());
+            shorter = next;
+        }
+        let mut seed = 1u64;
+        for _ in 0..20_000 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let digits = format!("{}", (seed >> 20) % 40_000_000);
+            let point = (seed >> 8) as usize % (digits.len() + 1);
+            texts.push(format!("{}.{}", &digits[..point], &digits[point..]));
+            texts.push(format!("{}.{}f", &digits[..point], &digits[point..]));
+            // Up to 10 decimals, through leading zeros.
+            let zeros = (seed >> 4) as usize % 8;
+            texts.push(format!("0.{}{}", "0".repeat(zeros), &digits[..point]));
+        }
+        texts.extend(
+            [
+                "16777215",
+                "16777216",
+                "0.1677721",
+                "1.6777215",
+                "0.0000000001",
+            ]
+            .map(String::from),
+        );
+        let mut fast = 0;
+        for text in &texts {
+            let tokens = lex(text);
+            if tokens.len() != 1 || tokens[0].kind != TokenKind::Number {
+                continue;
+            }
+            let Some(value) = short_decimal(text) else {
+                continue;
+            };
+            fast += 1;
+            let (expected, warning) = any_number_value(text);
+            assert!(!warning);
+            assert_eq!(value.to_bits(), expected.to_bits(), "{text}");
+        }
+        assert!(fast > 10_000, "the fast path took only {fast} numbers");
+        assert_eq!(short_decimal("16777216"), None);
+        assert_eq!(short_decimal("1e3"), None);
+        assert_eq!(short_decimal("0.00000000001"), None);
     }
 
     #[test]

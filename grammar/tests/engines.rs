@@ -2,7 +2,7 @@
 //! table-driven for deep ones, see build.rs) must build the same tree and the same
 //! diagnostics for every program. Reads the vanilla corpus from `../shared/corpus`.
 
-use grammar::{parse, parse_with, Engine, ParseOptions, MAX_ASCENT_NESTERS};
+use grammar::{parse, parse_with, Engine, ParseErrorKind, ParseOptions, MAX_ASCENT_NESTERS};
 
 fn same(src: &str, version: i16) {
     let options = ParseOptions { version };
@@ -83,11 +83,8 @@ fn both_engines_agree_on_the_vanilla_corpus_at_every_version() {
         for version in [-1, 4, 5, 6, grammar::LATEST_VERSION] {
             same(src, version);
         }
-        let nesters = grammar::lexer::lex(src)
-            .iter()
-            .filter(|t| t.kind.opens_nesting())
-            .count();
-        deep += usize::from(nesters > MAX_ASCENT_NESTERS);
+        let open = grammar::max_open_nesting(&grammar::lexer::lex(src));
+        deep += usize::from(open > MAX_ASCENT_NESTERS);
     }
     println!(
         "{} vanilla strings, both engines agree; {deep} go to the table-driven parser",
@@ -134,7 +131,16 @@ fn the_recursive_ascent_parser_fits_a_small_stack_at_its_limit() {
         "v.a ? 1 : ".repeat(n) + "0",
         "v.a ? ".repeat(n) + "1",
         "(".repeat(n) + "1" + &")".repeat(n),
+        // Levels as fat as the grammar makes them: each bracket holding a `return`, an
+        // assignment, a coalesce, a conditional and a prefix open (three levels counted).
+        "(return v.a = v.b ?? v.c ? !".repeat(n / 3) + "1" + &")".repeat(n / 3),
     ];
+    for p in &programs {
+        assert!(
+            grammar::max_open_nesting(&grammar::lexer::lex(p)) <= n,
+            "{p}"
+        );
+    }
     let parsed = std::thread::Builder::new()
         .stack_size(512 * 1024)
         .spawn(move || {
@@ -146,7 +152,26 @@ fn the_recursive_ascent_parser_fits_a_small_stack_at_its_limit() {
         .unwrap()
         .join()
         .expect("parsing the deepest shallow programs overflowed a 512 KiB stack");
-    assert_eq!(parsed, vec![false; 5]);
+    assert_eq!(parsed, vec![false; 6]);
+}
+
+#[test]
+fn open_nesting_counts_what_is_open_at_once() {
+    let open = |src: &str| grammar::max_open_nesting(&grammar::lexer::lex(src));
+    assert_eq!(open("1"), 0);
+    // Closed brackets and finished operands give their levels back.
+    assert_eq!(open(&"(1) + !v.a - -1 + ".repeat(1000)), 1);
+    assert_eq!(open(&"v.a ? 1 : 2; ".repeat(1000)), 1);
+    assert_eq!(open(&"f(!1, -2) * ".repeat(1000)), 2);
+    // What stays open adds up: prefixes, `?`s (else-if chains), brackets.
+    assert_eq!(open("!-!1"), 3);
+    assert_eq!(open("!(!(1))"), 4);
+    assert_eq!(open("v.a ? 1 : v.b ? 2 : v.c ? 3 : 4"), 3);
+    assert_eq!(open("v.a ? (v.b ? [-1] : 2) : 3"), 5);
+    // A minus after an operand is binary.
+    assert_eq!(open("1 - 2 - 3 - -4"), 1);
+    // Counted up to one past the limit, which decides the engine.
+    assert_eq!(open(&"!".repeat(1000)), MAX_ASCENT_NESTERS + 1);
 }
 
 #[test]
@@ -176,4 +201,21 @@ fn deep_programs_parse_on_a_small_stack() {
         .join()
         .expect("a deep program overflowed the stack");
     assert!(parsed.iter().all(|&n| n >= 100_000), "{parsed:?}");
+}
+
+#[test]
+fn errors_quote_the_grammars_own_states() {
+    // The fast parser inlines nonterminals, which moves where it notices an error and what it
+    // lists as expected (for `1 ,` it would add `=`); every error is read again without that
+    // inlining, so the list is the grammar's, as it was before the inlining.
+    let expected = |src: &str| match &parse(src, ParseOptions::default()).diagnostics[..] {
+        [d] => match &d.kind {
+            ParseErrorKind::UnexpectedToken { expected, .. }
+            | ParseErrorKind::UnexpectedEnd { expected } => expected.clone(),
+            other => panic!("{src}: {other:?}"),
+        },
+        other => panic!("{src}: {other:?}"),
+    };
+    assert_eq!(expected("1 ,"), [")", "}", "]", ";"]);
+    assert_eq!(expected("q.f( 1"), [")", ","]);
 }
