@@ -237,6 +237,20 @@ impl Machine<'_> {
         self.abort(AbortKind::UnsetRead { scope, slot }, node)
     }
 
+    /// `num(id)` with constants and slot reads answered in place: most operands are leaves,
+    /// and a call of the whole walk for one costs more than the leaf itself.
+    #[inline(always)]
+    fn operand(&mut self, id: NodeId) -> N {
+        match self.program.node(id) {
+            Node::Const(c) => Ok(*c),
+            Node::Read { scope, slot } => match self.storage.slots(*scope).number(*slot) {
+                Some(x) => Ok(x),
+                None => Err(self.unset(*scope, *slot, id)),
+            },
+            _ => self.num(id),
+        }
+    }
+
     fn num(&mut self, id: NodeId) -> N {
         let program = self.program;
         match program.node(id) {
@@ -317,10 +331,11 @@ impl Machine<'_> {
         }
     }
 
-    #[inline]
+    // Inlined into the walks: one call per operator node, not two.
+    #[inline(always)]
     fn arith(&mut self, op: ArithOp, lhs: NodeId, rhs: NodeId) -> N {
         if op == ArithOp::Div {
-            let d = self.num(rhs)?;
+            let d = self.operand(rhs)?;
             let d = if self.options.version < 7 && !folds_to_constant(self.program, rhs) {
                 d.abs()
             } else {
@@ -329,11 +344,11 @@ impl Machine<'_> {
             if d.abs() < DIVISION_EPSILON {
                 return Ok(0.0);
             }
-            let n = self.num(lhs)?;
+            let n = self.operand(lhs)?;
             return Ok(n / d);
         }
-        let l = self.num(lhs)?;
-        let r = self.num(rhs)?;
+        let l = self.operand(lhs)?;
+        let r = self.operand(rhs)?;
         Ok(match op {
             ArithOp::Add => l + r,
             ArithOp::Sub => l - r,
@@ -341,10 +356,11 @@ impl Machine<'_> {
         })
     }
 
-    #[inline]
+    // Inlined into the walks: one call per operator node, not two.
+    #[inline(always)]
     fn compare(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> Result<bool, Stop> {
-        let l = self.num(lhs)?;
-        let r = self.num(rhs)?;
+        let l = self.operand(lhs)?;
+        let r = self.operand(rhs)?;
         Ok(match op {
             CmpOp::Lt => l < r,
             CmpOp::Le => l <= r,
@@ -361,14 +377,35 @@ impl Machine<'_> {
     }
 
     /// A host query; its arguments are evaluated left to right first.
+    #[inline]
     fn query(&mut self, query: Slot, args: &[NodeId]) -> R {
         if args.is_empty() {
             return Ok(self.host.query(query, &[]));
         }
+        self.query_args(query, args)
+    }
+
+    /// `eval(id)` with a constant answered in place (query arguments are mostly literals).
+    #[inline(always)]
+    fn arg(&mut self, id: NodeId) -> R {
+        match self.program.node(id) {
+            Node::Const(c) => Ok(Value::Num(*c)),
+            _ => self.eval(id),
+        }
+    }
+
+    #[inline(never)]
+    fn query_args(&mut self, query: Slot, args: &[NodeId]) -> R {
+        // One argument (`position_delta(n)`, `is_name_any(...)`-style calls aside) is the
+        // common case: no array to fill and no loop.
+        if let [a] = *args {
+            let v = self.arg(a)?;
+            return Ok(self.host.query(query, &[v]));
+        }
         if args.len() <= INLINE_ARGS {
             let mut vals = [Value::Num(0.0); INLINE_ARGS];
             for (v, &a) in vals.iter_mut().zip(args) {
-                *v = self.eval(a)?;
+                *v = self.arg(a)?;
             }
             return Ok(self.host.query(query, &vals[..args.len()]));
         }
@@ -382,7 +419,7 @@ impl Machine<'_> {
     fn math(&mut self, id: NodeId, func: MathFn, args: &[NodeId]) -> N {
         let mut vals = [0.0f32; 3];
         for (v, &a) in vals.iter_mut().zip(args) {
-            *v = self.num(a)?;
+            *v = self.operand(a)?;
         }
         let vals = &vals[..args.len()];
         Ok(match func {
