@@ -689,3 +689,97 @@ impl Machine<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtins::math::DefaultRng;
+    use crate::{compile, CheckOptions};
+
+    /// Answers every query with the sum of its numeric arguments and keeps what it was given.
+    struct Recorder {
+        calls: Vec<(Slot, Vec<Value>)>,
+        rng: DefaultRng,
+    }
+
+    impl Host for Recorder {
+        fn query(&mut self, query: Slot, args: &[Value]) -> Value {
+            self.calls.push((query, args.to_vec()));
+            Value::Num(args.iter().map(|a| a.as_num()).sum())
+        }
+        fn rng(&mut self) -> &mut dyn MolangRng {
+            &mut self.rng
+        }
+    }
+
+    fn run_text(text: &str, storage: &mut Storage) -> (Outcome, Vec<(Slot, Vec<Value>)>) {
+        let check = CheckOptions {
+            warn_unknown_queries: false,
+            ..CheckOptions::default()
+        };
+        let e = compile(text, &check).expect("compiles");
+        storage.fit(e.names());
+        let mut host = Recorder {
+            calls: Vec::new(),
+            rng: DefaultRng::new(0),
+        };
+        let out = run_keep_temps(e.program(), storage, &mut host, &EvalOptions::default());
+        (out, host.calls)
+    }
+
+    /// Queries with one, two and five arguments (the three paths of `query_args`) get every
+    /// argument, in order, whether literal, computed, a slot or a string.
+    #[test]
+    fn query_arguments_reach_the_host_in_order() {
+        let mut storage = Storage::default();
+        let (out, calls) = run_text(
+            "t.a = 4; return q.f(t.a) + q.f(2) * q.g(t.a * 2, 'x') + q.h(1, t.a, 3, 0.5, -1);",
+            &mut storage,
+        );
+        assert_eq!(out.abort, None);
+        assert_eq!(out.value, Value::Num(4.0 + 2.0 * 8.0 + 7.5));
+        let args: Vec<Vec<Value>> = calls.into_iter().map(|(_, a)| a).collect();
+        let s = Value::Str(crate::ir::fnv1_64(b"x"));
+        assert_eq!(
+            args,
+            vec![
+                vec![Value::Num(4.0)],
+                vec![Value::Num(2.0)],
+                vec![Value::Num(8.0), s],
+                [1.0, 4.0, 3.0, 0.5, -1.0].map(Value::Num).to_vec(),
+            ]
+        );
+    }
+
+    /// An unset slot read as a direct operand (of arithmetic, a comparison, a math call, a
+    /// query argument) still ends the run at that read, with value 0 and no later host call.
+    #[test]
+    fn unset_operands_end_the_run_at_the_read() {
+        for text in [
+            "return 1 + t.u + q.f(1);",
+            "return (t.u < 2) + q.f(1);",
+            "return math.abs(t.u) + q.f(1);",
+            "return q.f(t.u) + q.f(1);",
+            "return q.f(1, t.u) + q.f(1);",
+        ] {
+            let mut storage = Storage::default();
+            let (out, calls) = run_text(text, &mut storage);
+            assert_eq!(out.value, Value::Num(0.0), "{text}");
+            assert!(
+                matches!(
+                    out.abort,
+                    Some(Abort {
+                        kind: AbortKind::UnsetRead {
+                            scope: Scope::Temp,
+                            ..
+                        },
+                        ..
+                    })
+                ),
+                "{text}: {:?}",
+                out.abort
+            );
+            assert!(calls.is_empty(), "{text}: {calls:?}");
+        }
+    }
+}
