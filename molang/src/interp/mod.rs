@@ -417,9 +417,19 @@ impl Machine<'_> {
     }
 
     fn math(&mut self, id: NodeId, func: MathFn, args: &[NodeId]) -> N {
+        // By arity, so the arguments go straight into registers (no array filled by a loop).
         let mut vals = [0.0f32; 3];
-        for (v, &a) in vals.iter_mut().zip(args) {
-            *v = self.operand(a)?;
+        match *args {
+            [a] => vals[0] = self.operand(a)?,
+            [a, b] => {
+                vals[0] = self.operand(a)?;
+                vals[1] = self.operand(b)?;
+            }
+            _ => {
+                for (v, &a) in vals.iter_mut().zip(args) {
+                    *v = self.operand(a)?;
+                }
+            }
         }
         let vals = &vals[..args.len()];
         Ok(match func {
