@@ -237,6 +237,20 @@ impl Machine<'_> {
         self.abort(AbortKind::UnsetRead { scope, slot }, node)
     }
 
+    /// `num(id)` with constants and slot reads answered in place: most operands are leaves,
+    /// and a call of the whole walk for one costs more than the leaf itself.
+    #[inline(always)]
+    fn operand(&mut self, id: NodeId) -> N {
+        match self.program.node(id) {
+            Node::Const(c) => Ok(*c),
+            Node::Read { scope, slot } => match self.storage.slots(*scope).number(*slot) {
+                Some(x) => Ok(x),
+                None => Err(self.unset(*scope, *slot, id)),
+            },
+            _ => self.num(id),
+        }
+    }
+
     fn num(&mut self, id: NodeId) -> N {
         let program = self.program;
         match program.node(id) {
@@ -317,10 +331,11 @@ impl Machine<'_> {
         }
     }
 
-    #[inline]
+    // Inlined into the walks: one call per operator node, not two.
+    #[inline(always)]
     fn arith(&mut self, op: ArithOp, lhs: NodeId, rhs: NodeId) -> N {
         if op == ArithOp::Div {
-            let d = self.num(rhs)?;
+            let d = self.operand(rhs)?;
             let d = if self.options.version < 7 && !folds_to_constant(self.program, rhs) {
                 d.abs()
             } else {
@@ -329,11 +344,11 @@ impl Machine<'_> {
             if d.abs() < DIVISION_EPSILON {
                 return Ok(0.0);
             }
-            let n = self.num(lhs)?;
+            let n = self.operand(lhs)?;
             return Ok(n / d);
         }
-        let l = self.num(lhs)?;
-        let r = self.num(rhs)?;
+        let l = self.operand(lhs)?;
+        let r = self.operand(rhs)?;
         Ok(match op {
             ArithOp::Add => l + r,
             ArithOp::Sub => l - r,
@@ -341,10 +356,11 @@ impl Machine<'_> {
         })
     }
 
-    #[inline]
+    // Inlined into the walks: one call per operator node, not two.
+    #[inline(always)]
     fn compare(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> Result<bool, Stop> {
-        let l = self.num(lhs)?;
-        let r = self.num(rhs)?;
+        let l = self.operand(lhs)?;
+        let r = self.operand(rhs)?;
         Ok(match op {
             CmpOp::Lt => l < r,
             CmpOp::Le => l <= r,
@@ -361,14 +377,35 @@ impl Machine<'_> {
     }
 
     /// A host query; its arguments are evaluated left to right first.
+    #[inline]
     fn query(&mut self, query: Slot, args: &[NodeId]) -> R {
         if args.is_empty() {
             return Ok(self.host.query(query, &[]));
         }
+        self.query_args(query, args)
+    }
+
+    /// `eval(id)` with a constant answered in place (query arguments are mostly literals).
+    #[inline(always)]
+    fn arg(&mut self, id: NodeId) -> R {
+        match self.program.node(id) {
+            Node::Const(c) => Ok(Value::Num(*c)),
+            _ => self.eval(id),
+        }
+    }
+
+    #[inline(never)]
+    fn query_args(&mut self, query: Slot, args: &[NodeId]) -> R {
+        // One argument (`position_delta(n)`, `is_name_any(...)`-style calls aside) is the
+        // common case: no array to fill and no loop.
+        if let [a] = *args {
+            let v = self.arg(a)?;
+            return Ok(self.host.query(query, &[v]));
+        }
         if args.len() <= INLINE_ARGS {
             let mut vals = [Value::Num(0.0); INLINE_ARGS];
             for (v, &a) in vals.iter_mut().zip(args) {
-                *v = self.eval(a)?;
+                *v = self.arg(a)?;
             }
             return Ok(self.host.query(query, &vals[..args.len()]));
         }
@@ -380,9 +417,19 @@ impl Machine<'_> {
     }
 
     fn math(&mut self, id: NodeId, func: MathFn, args: &[NodeId]) -> N {
+        // By arity, so the arguments go straight into registers (no array filled by a loop).
         let mut vals = [0.0f32; 3];
-        for (v, &a) in vals.iter_mut().zip(args) {
-            *v = self.num(a)?;
+        match *args {
+            [a] => vals[0] = self.operand(a)?,
+            [a, b] => {
+                vals[0] = self.operand(a)?;
+                vals[1] = self.operand(b)?;
+            }
+            _ => {
+                for (v, &a) in vals.iter_mut().zip(args) {
+                    *v = self.operand(a)?;
+                }
+            }
         }
         let vals = &vals[..args.len()];
         Ok(match func {
@@ -650,5 +697,99 @@ impl Machine<'_> {
             return Err(self.abort(AbortKind::Budget, node));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtins::math::DefaultRng;
+    use crate::{compile, CheckOptions};
+
+    /// Answers every query with the sum of its numeric arguments and keeps what it was given.
+    struct Recorder {
+        calls: Vec<(Slot, Vec<Value>)>,
+        rng: DefaultRng,
+    }
+
+    impl Host for Recorder {
+        fn query(&mut self, query: Slot, args: &[Value]) -> Value {
+            self.calls.push((query, args.to_vec()));
+            Value::Num(args.iter().map(|a| a.as_num()).sum())
+        }
+        fn rng(&mut self) -> &mut dyn MolangRng {
+            &mut self.rng
+        }
+    }
+
+    fn run_text(text: &str, storage: &mut Storage) -> (Outcome, Vec<(Slot, Vec<Value>)>) {
+        let check = CheckOptions {
+            warn_unknown_queries: false,
+            ..CheckOptions::default()
+        };
+        let e = compile(text, &check).expect("compiles");
+        storage.fit(e.names());
+        let mut host = Recorder {
+            calls: Vec::new(),
+            rng: DefaultRng::new(0),
+        };
+        let out = run_keep_temps(e.program(), storage, &mut host, &EvalOptions::default());
+        (out, host.calls)
+    }
+
+    /// Queries with one, two and five arguments (the three paths of `query_args`) get every
+    /// argument, in order, whether literal, computed, a slot or a string.
+    #[test]
+    fn query_arguments_reach_the_host_in_order() {
+        let mut storage = Storage::default();
+        let (out, calls) = run_text(
+            "t.a = 4; return q.f(t.a) + q.f(2) * q.g(t.a * 2, 'x') + q.h(1, t.a, 3, 0.5, -1);",
+            &mut storage,
+        );
+        assert_eq!(out.abort, None);
+        assert_eq!(out.value, Value::Num(4.0 + 2.0 * 8.0 + 7.5));
+        let args: Vec<Vec<Value>> = calls.into_iter().map(|(_, a)| a).collect();
+        let s = Value::Str(crate::ir::fnv1_64(b"x"));
+        assert_eq!(
+            args,
+            vec![
+                vec![Value::Num(4.0)],
+                vec![Value::Num(2.0)],
+                vec![Value::Num(8.0), s],
+                [1.0, 4.0, 3.0, 0.5, -1.0].map(Value::Num).to_vec(),
+            ]
+        );
+    }
+
+    /// An unset slot read as a direct operand (of arithmetic, a comparison, a math call, a
+    /// query argument) still ends the run at that read, with value 0 and no later host call.
+    #[test]
+    fn unset_operands_end_the_run_at_the_read() {
+        for text in [
+            "return 1 + t.u + q.f(1);",
+            "return (t.u < 2) + q.f(1);",
+            "return math.abs(t.u) + q.f(1);",
+            "return q.f(t.u) + q.f(1);",
+            "return q.f(1, t.u) + q.f(1);",
+        ] {
+            let mut storage = Storage::default();
+            let (out, calls) = run_text(text, &mut storage);
+            assert_eq!(out.value, Value::Num(0.0), "{text}");
+            assert!(
+                matches!(
+                    out.abort,
+                    Some(Abort {
+                        kind: AbortKind::UnsetRead {
+                            scope: Scope::Temp,
+                            ..
+                        },
+                        ..
+                    })
+                ),
+                "{text}: {:?}",
+                out.abort
+            );
+            assert!(calls.is_empty(), "{text}: {calls:?}");
+        }
     }
 }
