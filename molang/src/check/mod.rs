@@ -722,7 +722,7 @@ impl<'a> Lower<'a> {
                 };
                 let (v, ty) = self.expr(*operand, ctx);
                 let sym = if *op == UnaryOp::Neg { "-" } else { "!" };
-                self.operand_kind(ty, *operand, sym, ctx);
+                self.operand_kind(ty, *operand, &sym, ctx);
                 let node = if *op == UnaryOp::Neg {
                     Node::Neg(v)
                 } else {
@@ -748,8 +748,8 @@ impl<'a> Lower<'a> {
                         rhs: r,
                     },
                     _ => {
-                        self.operand_kind(lt, *lhs, op.symbol(), ctx);
-                        self.operand_kind(rt, *rhs, op.symbol(), ctx);
+                        self.operand_kind(lt, *lhs, &op.symbol(), ctx);
+                        self.operand_kind(rt, *rhs, &op.symbol(), ctx);
                         let arith = |op| Node::Arith { op, lhs: l, rhs: r };
                         let compare = |op| Node::Compare { op, lhs: l, rhs: r };
                         match op {
@@ -840,7 +840,8 @@ impl<'a> Lower<'a> {
         self.expr(e, ctx)
     }
 
-    fn operand_kind(&mut self, ty: Ty, e: ExprId, op: &str, ctx: Ctx) {
+    /// `op` is only formatted when there is something to report (most operands are numbers).
+    fn operand_kind(&mut self, ty: Ty, e: ExprId, op: &dyn std::fmt::Display, ctx: Ctx) {
         let what = match ty {
             Ty::Str => "a string",
             Ty::Resource => "a resource (geometry, material or texture)",
@@ -1017,10 +1018,7 @@ impl<'a> Lower<'a> {
                 let mut ids = Vec::with_capacity(args.len());
                 for &a in args {
                     let (id, ty) = self.expr(a, inner);
-                    // Numbers and unknowns pass: only name the operator when it can be reported.
-                    if !matches!(ty, Ty::Num | Ty::Unknown) {
-                        self.operand_kind(ty, a, &format!("math.{name}"), inner);
-                    }
+                    self.operand_kind(ty, a, &format_args!("math.{name}"), inner);
                     ids.push(id);
                 }
                 (
