@@ -37,7 +37,18 @@ pub struct Frame {
     pub(super) result_bits: u64,
     /// The elements of the entity list [`jit_list_push`] fetched last.
     pub(super) list_data: *const u32,
+    /// The program's constant table (see `lower::consts`), `CONST_BIAS` bytes in.
+    pub(super) consts: *const u8,
 }
+
+/// How far into its array each storage pointer the code indexes (numbers, tags, query values)
+/// points, as [`CONST_BIAS`] for the constants: the first 64 numbers and 256 tags are a
+/// one-byte displacement away. The `*_bits` arrays, read on slow paths only, are not biased.
+pub(super) const SLOT_BIAS: usize = 128;
+
+/// How far into the constant table [`Frame::consts`] points: x86 reaches the bytes from
+/// `-128` to `127` around a base register with a one-byte displacement.
+pub(super) const CONST_BIAS: usize = 128;
 
 /// A value as native code passes it to and from callbacks (the storage form of
 /// [`Value::encode`]).
@@ -467,7 +478,8 @@ impl JitProgram {
             ctx: std::ptr::null(),
             ctx_set: std::ptr::null(),
             ctx_bits: std::ptr::null(),
-            queries: queries.as_ptr(),
+            // Offsets in the code start at `-SLOT_BIAS`, as for every array below.
+            queries: queries.as_ptr().wrapping_byte_add(SLOT_BIAS),
             host,
             iterations: 0,
             budget,
@@ -477,6 +489,8 @@ impl JitProgram {
             result_tag: tag::NUM as u32,
             result_bits: 0,
             list_data: std::ptr::null(),
+            // Never read below the table: the code's offsets start at `-CONST_BIAS`.
+            consts: self.consts.as_ptr().cast::<u8>().wrapping_add(CONST_BIAS),
         };
         if self.needs.slots {
             assert!(
@@ -486,14 +500,14 @@ impl JitProgram {
             assert!(storage.temps.len() >= self.temps, "temp storage too small");
             assert!(storage.ctx.len() >= self.ctx, "context storage too small");
             let (v, t, c) = (&mut storage.vars, &mut storage.temps, &storage.ctx);
-            frame.vars = v.nums.as_mut_ptr();
-            frame.vars_set = v.tags.as_mut_ptr();
+            frame.vars = v.nums.as_mut_ptr().wrapping_byte_add(SLOT_BIAS);
+            frame.vars_set = v.tags.as_mut_ptr().wrapping_byte_add(SLOT_BIAS);
             frame.vars_bits = v.bits.as_mut_ptr();
-            frame.temps = t.nums.as_mut_ptr();
-            frame.temps_set = t.tags.as_mut_ptr();
+            frame.temps = t.nums.as_mut_ptr().wrapping_byte_add(SLOT_BIAS);
+            frame.temps_set = t.tags.as_mut_ptr().wrapping_byte_add(SLOT_BIAS);
             frame.temps_bits = t.bits.as_mut_ptr();
-            frame.ctx = c.nums.as_ptr();
-            frame.ctx_set = c.tags.as_ptr();
+            frame.ctx = c.nums.as_ptr().wrapping_byte_add(SLOT_BIAS);
+            frame.ctx_set = c.tags.as_ptr().wrapping_byte_add(SLOT_BIAS);
             frame.ctx_bits = c.bits.as_ptr();
         }
         let status = (self.func)(&mut frame);

@@ -55,6 +55,8 @@ pub struct JitProgram {
     pub(super) queries: usize,
     /// What the code touches: a program without slots or host calls gets a leaner entry.
     pub(super) needs: lower::Needs,
+    /// The constants the code reads through [`Frame::consts`](super::abi::Frame).
+    pub(super) consts: Box<[u32]>,
 }
 
 /// The module that owns the machine code, kept only to free it when the program drops.
@@ -169,7 +171,7 @@ fn compile_with(
     *translating = true;
     ctx.func.signature.params.push(AbiParam::new(ptr));
     ctx.func.signature.returns.push(AbiParam::new(types::I32));
-    let needs = lower::translate(
+    let (needs, consts) = lower::translate(
         FunctionBuilder::new(&mut ctx.func, fctx),
         program,
         options,
@@ -200,5 +202,6 @@ fn compile_with(
         ctx: names.contexts.len(),
         queries: names.queries.len(),
         needs,
+        consts: consts.into_boxed_slice(),
     })
 }

@@ -195,24 +195,21 @@ impl Translator<'_> {
             Lowering::Call if f == MathFn::Floor => self.b.ins().floor(v[0]),
             Lowering::Abs => self.fabs(v[0]),
             Lowering::Sqrt => self.b.ins().sqrt(v[0]),
-            // `a > b ? a : b` and `a < b ? a : b`, as `max_raw` / `min_raw`.
-            // The compares take a constant as a memory operand; the selects need it in a
-            // register (`in_register`).
-            Lowering::Max => {
-                let c = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[1]);
-                let b = self.in_register(v[1]);
-                self.b.ins().select(c, v[0], b)
-            }
-            Lowering::Min => {
-                let c = self.b.ins().fcmp(FloatCC::LessThan, v[0], v[1]);
-                let b = self.in_register(v[1]);
-                self.b.ins().select(c, v[0], b)
-            }
+            // `a > b ? a : b` and `a < b ? a : b`, as `max_raw` / `min_raw`: exactly x86's
+            // `maxss a, b` and `minss a, b` (the second operand when either is NaN or they
+            // are equal), which Cranelift emits for these very shapes (a `select` of an `fcmp
+            // lt` of the same two values), instead of a compare, a branch and a move.
+            Lowering::Max => self.max_raw(v[0], v[1]),
+            Lowering::Min => self.min_raw(v[0], v[1]),
             // `v > hi ? hi : max_raw(v, lo)`.
             Lowering::Clamp => {
-                let gt_lo = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[1]);
-                let lo = self.in_register(v[1]);
-                let m = self.b.ins().select(gt_lo, v[0], lo);
+                let m = self.max_raw(v[0], v[1]);
+                if self.ordered_bounds(v[1], v[2]) {
+                    // Equal to `min_raw(m, hi)` when `lo < hi` and `hi` is not zero: above `hi`,
+                    // `m` is `v`; otherwise `m` is at most `hi` and equal to it only with the
+                    // same bits; and a NaN `v` gives `m = lo`, below `hi`.
+                    return Some(self.min_raw(m, v[2]));
+                }
                 let gt_hi = self.b.ins().fcmp(FloatCC::GreaterThan, v[0], v[2]);
                 let hi = self.in_register(v[2]);
                 self.b.ins().select(gt_hi, hi, m)
@@ -231,6 +228,26 @@ impl Translator<'_> {
             }
             _ => return None,
         })
+    }
+
+    /// `a > b ? a : b` in the shape Cranelift makes a `maxss` of.
+    fn max_raw(&mut self, a: CValue, b: CValue) -> CValue {
+        let c = self.b.ins().fcmp(FloatCC::LessThan, b, a);
+        self.b.ins().select(c, a, b)
+    }
+
+    /// `a < b ? a : b` in the shape Cranelift makes a `minss` of.
+    fn min_raw(&mut self, a: CValue, b: CValue) -> CValue {
+        let c = self.b.ins().fcmp(FloatCC::LessThan, a, b);
+        self.b.ins().select(c, a, b)
+    }
+
+    /// Whether `lo` and `hi` are constants with `lo < hi` and `hi` not zero.
+    fn ordered_bounds(&self, lo: CValue, hi: CValue) -> bool {
+        match (self.const_value(lo), self.const_value(hi)) {
+            (Some(lo), Some(hi)) => lo < hi && hi != 0.0,
+            _ => false,
+        }
     }
 
     /// `query.all` / `any` / `in_range` / `approx_eq` / `count` in place, in the interpreter's

@@ -5,6 +5,7 @@
 
 mod builtins;
 mod calls;
+mod consts;
 mod control;
 mod ops;
 mod storage;
@@ -12,14 +13,14 @@ mod values;
 
 use std::mem::offset_of;
 
-use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, Block, InstBuilder, InstructionData, MemFlagsData, Value as CValue, ValueDef,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, Variable};
 
-use super::abi::Frame;
+use super::abi::{Frame, SLOT_BIAS};
 use crate::builtins::math::MathFn;
 use crate::interp::EvalOptions;
 use crate::ir::{ArithOp, Node, NodeId, Program, Scope, Slot};
@@ -193,6 +194,9 @@ struct Translator<'a> {
     uses_host: bool,
     /// Constant-pool values made so far (each use gets its own, see `in_register`).
     pooled_uses: u32,
+    /// A large program: its register operands come from the constant table (see [`consts`]),
+    /// so `in_register` leaves constants as they are.
+    tabled: bool,
     ptr: types::Type,
     program: &'a Program,
     options: &'a EvalOptions,
@@ -216,7 +220,7 @@ pub(super) fn translate(
     ptr: types::Type,
     call_conv: CallConv,
     frontend_config: TargetFrontendConfig,
-) -> Needs {
+) -> (Needs, Vec<u32>) {
     let mut b = b;
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -269,6 +273,7 @@ pub(super) fn translate(
         assigned_log: Vec::new(),
         reloaded: std::collections::HashMap::new(),
         pooled_uses: 0,
+        tabled: consts::tabled(program),
         int_load: false,
         sin_cos_paired: builtins::sin_cos_pairs(program),
         uses_host: false,
@@ -301,12 +306,18 @@ pub(super) fn translate(
     }
     t.b.seal_all_blocks();
     t.drop_needless_round_trips();
+    let table = if t.tabled {
+        t.table_constants()
+    } else {
+        Vec::new()
+    };
     let host = t.uses_host;
     t.b.finalize(frontend_config);
-    Needs {
+    let needs = Needs {
         slots: temps || vars || ctx,
         host,
-    }
+    };
+    (needs, table)
 }
 
 impl Translator<'_> {
@@ -357,8 +368,11 @@ impl Translator<'_> {
                 2 => types::I16,
                 _ => types::I8,
             };
-            // Offsets fit in i32 (see `load_flag`).
-            let word = self.b.ins().load(ty, Self::flags(), tags, at as i32);
+            // Offsets fit in i32 (see `num_at`).
+            let word = self
+                .b
+                .ins()
+                .load(ty, Self::flags(), tags, at as i32 - SLOT_BIAS as i32);
             let expect = (0..width).fold(0u64, |e, _| e << 8 | num);
             let expect = self.b.ins().iconst(ty, expect as i64);
             let ok = self.b.ins().icmp(IntCC::Equal, word, expect);
@@ -406,7 +420,7 @@ impl Translator<'_> {
             },
             _ => return v,
         };
-        if bits == 0 {
+        if bits == 0 || self.tabled {
             return v;
         }
         // Lane 1 numbers the use, so that value numbering cannot merge two of them into one
@@ -426,13 +440,18 @@ impl Translator<'_> {
     /// Whether `v` is a constant that is not a NaN (so the operand order of `+` and `*` with
     /// it cannot change a result's bits).
     fn non_nan_const(&self, v: CValue) -> bool {
+        self.const_value(v).is_some_and(|x| !x.is_nan())
+    }
+
+    /// The number `v` is when it is a constant.
+    fn const_value(&self, v: CValue) -> Option<f32> {
         let dfg = &self.b.func.dfg;
         match dfg.value_def(self.canon(v)) {
             ValueDef::Result(inst, _) => match dfg.insts[inst] {
-                InstructionData::UnaryIeee32 { imm, .. } => !f32::from_bits(imm.bits()).is_nan(),
-                _ => false,
+                InstructionData::UnaryIeee32 { imm, .. } => Some(f32::from_bits(imm.bits())),
+                _ => None,
             },
-            _ => false,
+            _ => None,
         }
     }
 
@@ -462,10 +481,14 @@ impl Translator<'_> {
         self.b.ins().select(c, one, zero)
     }
 
-    /// NaN is true; only ±0 is false.
+    /// NaN is true; only ±0 is false: the bits without the sign are not zero. Tested on the
+    /// integer bits, as x86 needs two branches (`jp`, `jne`) for a float `!= 0` and this one
+    /// (and no constant-pool operand): the rig has hundreds of these tests, and its frame is
+    /// bound by fetching its code.
     fn truthy(&mut self, v: CValue) -> CValue {
-        let zero = self.f32c(0.0);
-        self.b.ins().fcmp(FloatCC::NotEqual, v, zero)
+        let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
+        let magnitude = self.b.ins().ishl_imm_u(bits, 1);
+        self.b.ins().icmp_imm_s(IntCC::NotEqual, magnitude, 0)
     }
 
     /// Where the current region's facts start (see [`forget_since`](Self::forget_since)).

@@ -293,7 +293,7 @@ impl Translator<'_> {
         let c = if self.numeric(lhs) && self.numeric(rhs) {
             let l = self.node(lhs);
             let r = self.node(rhs);
-            self.b.ins().fcmp(FloatCC::Equal, l, r)
+            self.num_equal(l, r)
         } else {
             let l = self.value(lhs);
             let r = self.value(rhs);

@@ -8,7 +8,18 @@ use super::{MemoKey, SlotState, Tagged, Translator};
 
 use crate::ir::{Node, NodeId, Scope, Slot};
 
-use super::super::abi::STATUS_UNSET;
+use super::super::abi::{SLOT_BIAS, STATUS_UNSET};
+
+/// Where `slot`'s number is from its (biased, see [`SLOT_BIAS`]) array pointer. Offsets fit in
+/// i32: slots index name tables far smaller than 2^29 entries.
+pub(super) fn num_at(slot: Slot) -> i32 {
+    slot.index() as i32 * 4 - SLOT_BIAS as i32
+}
+
+/// Where `slot`'s tag byte is from its (biased) tag array pointer.
+pub(super) fn tag_at(slot: Slot) -> i32 {
+    slot.index() as i32 - SLOT_BIAS as i32
+}
 
 impl Translator<'_> {
     pub(super) fn query(&mut self, query: Slot, args: &[NodeId]) -> CValue {
@@ -23,7 +34,7 @@ impl Translator<'_> {
         let v = self
             .b
             .ins()
-            .load(types::F32, Self::flags(), base, query.index() as i32 * 4);
+            .load(types::F32, Self::flags(), base, num_at(query));
         self.remember(key, v);
         v
     }
@@ -210,10 +221,9 @@ impl Translator<'_> {
 
     pub(super) fn load_flag(&mut self, scope: Scope, slot: Slot) -> CValue {
         let (_, set) = self.arrays(scope);
-        // Offsets fit in i32: slots index name tables far smaller than 2^29 entries.
         self.b
             .ins()
-            .uload8(types::I32, Self::flags(), set, slot.index() as i32)
+            .uload8(types::I32, Self::flags(), set, tag_at(slot))
     }
 
     pub(super) fn ssa_var(&self, scope: Scope, slot: Slot) -> Option<Variable> {
@@ -289,7 +299,7 @@ impl Translator<'_> {
     /// operands, and `not_a_load` would then pay two `movd`; an `i32` load and one `movd`
     /// give the same bits in a register for one instruction less.
     fn slot_load(&mut self, vals: CValue, slot: Slot) -> CValue {
-        let off = slot.index() as i32 * 4;
+        let off = num_at(slot);
         if std::mem::take(&mut self.int_load) {
             let i = self.b.ins().load(types::I32, Self::flags(), vals, off);
             return self
@@ -327,16 +337,12 @@ impl Translator<'_> {
 
     pub(super) fn store(&mut self, scope: Scope, slot: Slot, v: CValue) {
         let (vals, set) = self.arrays(scope);
-        self.b
-            .ins()
-            .store(Self::flags(), v, vals, slot.index() as i32 * 4);
+        self.b.ins().store(Self::flags(), v, vals, num_at(slot));
         // A slot known to hold a number had the number tag stored by a numeric assignment
         // that dominates this one (and nothing of another kind since): memory already has it.
         if !self.is_known_num(scope, slot) {
             let one = self.b.ins().iconst(types::I8, 1);
-            self.b
-                .ins()
-                .store(Self::flags(), one, set, slot.index() as i32);
+            self.b.ins().store(Self::flags(), one, set, tag_at(slot));
         }
         if let Some(var) = self.ssa_var(scope, slot) {
             self.b.def_var(var, v);

@@ -233,10 +233,28 @@ impl Translator<'_> {
         self.b.ins().bor(nz, other)
     }
 
+    /// `l == r` for numbers. Against a constant that is neither zero nor NaN, f32 `==` holds
+    /// exactly when the bits are equal (only ±0 and NaN break that): one integer compare
+    /// and one branch, where x86 needs `ucomiss` and two branches (`jp`, `je`).
+    pub(super) fn num_equal(&mut self, l: CValue, r: CValue) -> CValue {
+        let (x, c) = match (self.const_value(l), self.const_value(r)) {
+            (_, Some(c)) => (l, c),
+            (Some(c), None) => (r, c),
+            (None, None) => return self.b.ins().fcmp(FloatCC::Equal, l, r),
+        };
+        if c == 0.0 || c.is_nan() {
+            return self.b.ins().fcmp(FloatCC::Equal, l, r);
+        }
+        let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), x);
+        self.b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, bits, i64::from(c.to_bits() as i32))
+    }
+
     /// `Value::equals`: numbers by f32 `==`, everything else by kind and payload.
     pub(super) fn equal_tagged(&mut self, l: Tagged, r: Tagged) -> CValue {
         if l.is_num && r.is_num {
-            return self.b.ins().fcmp(FloatCC::Equal, l.num, r.num);
+            return self.num_equal(l.num, r.num);
         }
         let same_kind = self.b.ins().icmp(IntCC::Equal, l.tag, r.tag);
         let is_num = self
@@ -331,9 +349,12 @@ impl Translator<'_> {
         }
         let (_, set) = self.arrays(scope);
         let t8 = self.b.ins().ireduce(types::I8, v.tag);
-        self.b
-            .ins()
-            .store(MemFlagsData::trusted(), t8, set, slot.index() as i32);
+        self.b.ins().store(
+            MemFlagsData::trusted(),
+            t8,
+            set,
+            super::storage::tag_at(slot),
+        );
         let base = self.bits_base(scope);
         self.b.ins().store(
             MemFlagsData::trusted(),
