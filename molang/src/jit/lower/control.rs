@@ -8,13 +8,22 @@ use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value as CValue};
 
 use super::{LoopTarget, Tagged, Translator};
 use crate::interp::value::tag;
-use crate::ir::{NodeId, Scope, Slot};
+use crate::ir::{Node, NodeId, Scope, Slot};
 
 use super::super::abi::{jit_list_pop, jit_list_push, Frame, STATUS_BUDGET, STATUS_OK};
 
 impl Translator<'_> {
     pub(super) fn cond(&mut self, cond: NodeId, then: NodeId, otherwise: Option<NodeId>) -> CValue {
         let ct = self.truth(cond);
+        if let Some(otherwise) = otherwise {
+            if self.is_leaf(then) && self.is_leaf(otherwise) {
+                // Both arms are ready values: a `select` (x86: one branch over a move)
+                // instead of two blocks joined by a jump. Evaluating both cannot be seen.
+                let a = self.node(then);
+                let b = self.node(otherwise);
+                return self.b.ins().select(ct, a, b);
+            }
+        }
         // An arm's value goes to the merge in a register: a constant one as its own
         // constant-pool load (`in_register`).
         self.branch(
@@ -31,6 +40,18 @@ impl Translator<'_> {
                 None => t.f32c(0.0),
             },
         )
+    }
+
+    /// A constant, or a number slot known to be set here: a value with nothing to compute,
+    /// whose evaluation can neither abort nor be seen.
+    fn is_leaf(&self, id: NodeId) -> bool {
+        match self.program.node(id) {
+            Node::Const(_) => true,
+            Node::Read { scope, slot } => {
+                self.is_known(*scope, *slot) && self.is_known_num(*scope, *slot)
+            }
+            _ => false,
+        }
     }
 
     pub(super) fn block(&mut self, stmts: &[NodeId], simple: bool) -> CValue {
