@@ -28,7 +28,7 @@ use crate::ir::{Node, NodeId, Program};
 const MIN_TABLED: usize = 16;
 
 /// Which operand of `inst` x86 reads from memory (`usize::MAX` for none): the second of
-/// arithmetic, and of compares but those it lowers with the operands swapped.
+/// arithmetic and of compares, the first of the compares it lowers with swapped operands.
 fn mem_operand(inst: &InstructionData) -> usize {
     match *inst {
         InstructionData::Binary {
@@ -58,8 +58,8 @@ impl Translator<'_> {
     /// Replaces each use of an `f32const` that x86 needs in a register by a load from the
     /// table placed just before it, and returns the table (bit patterns, commonest first).
     /// A constant stored to memory becomes an integer store of its bits (one instruction, no
-    /// register); `+0.0` stays where it is not compared (x86 makes it with one `xorps`), and
-    /// so do the operands of `minss`/`maxss` shapes and the memory operands.
+    /// register). `+0.0` stays (x86 makes it with one `xorps`), and so do the memory
+    /// operands and the operands of `minss`/`maxss` shapes.
     pub(super) fn table_constants(&mut self) -> Vec<u32> {
         let func = &mut *self.b.func;
         let mut uses = Vec::new();

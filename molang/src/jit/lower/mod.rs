@@ -482,9 +482,9 @@ impl Translator<'_> {
     }
 
     /// NaN is true; only ±0 is false: the bits without the sign are not zero. Tested on the
-    /// integer bits, as x86 needs two branches (`jp`, `jne`) for a float `!= 0` and this one
-    /// (and no constant-pool operand): the rig has hundreds of these tests, and its frame is
-    /// bound by fetching its code.
+    /// integer bits: x86 needs two branches (`jp`, `jne`) and a constant-pool operand for a
+    /// float `!= 0`, this needs one branch. The rig runs hundreds of these tests a frame, and
+    /// its frame is bound by fetching its code.
     fn truthy(&mut self, v: CValue) -> CValue {
         let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
         let magnitude = self.b.ins().ishl_imm_u(bits, 1);
