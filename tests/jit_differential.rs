@@ -1540,3 +1540,28 @@ fn lowered_shapes_and_tabled_constants_agree_bit_for_bit() {
     let programs: Vec<&str> = programs.iter().map(String::as_str).collect();
     agree_on_values_of_a_and_b(&programs, EDGES);
 }
+
+/// Programs naming 100 variables and 100 temps, the last ten of one array far more often
+/// than the rest: the code addresses each array from a pointer biased towards the slots the
+/// program names most (a one-byte displacement for 64 of them), and every slot, near that
+/// window or far from it, reads back what was stored, as in the interpreter. The inputs are
+/// read through the other array, so that they do not draw its window to themselves.
+#[test]
+fn slots_far_from_the_biased_window_read_what_was_stored() {
+    let program = |hot: &str, cold: &str| {
+        let mut src = format!("{cold}.a = v.a; {cold}.b = v.b; ");
+        for i in 0..100 {
+            src.push_str(&format!("{hot}.x{i} = {cold}.a * {i}.5 + {cold}.b; "));
+        }
+        for k in 0..8 {
+            for i in 90..100 {
+                src.push_str(&format!("{hot}.x{i} = {hot}.x{i} * 0.{k}5 + 1; "));
+            }
+        }
+        let all: Vec<String> = (0..100).map(|i| format!("{hot}.x{i} * {i}")).collect();
+        src.push_str(&format!("return {};", all.join(" + ")));
+        src
+    };
+    let (vars, temps) = (program("v", "t"), program("t", "v"));
+    agree_on_values_of_a_and_b(&[vars.as_str(), temps.as_str()], EDGES);
+}

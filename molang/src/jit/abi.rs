@@ -41,9 +41,10 @@ pub struct Frame {
     pub(super) consts: *const u8,
 }
 
-/// How far into its array each storage pointer the code indexes (numbers, tags, query values)
-/// points, as [`CONST_BIAS`] for the constants: the first 64 numbers and 256 tags are a
-/// one-byte displacement away. The `*_bits` arrays, read on slow paths only, are not biased.
+/// How far into its array each tag pointer points, as [`CONST_BIAS`] for the constants: the
+/// first 256 tags are a one-byte displacement away. The number arrays and the query values
+/// are biased by at least this, towards the 64 slots the program names most (see
+/// `lower::Needs::biases`); the `*_bits` arrays, read on slow paths only, are not biased.
 pub(super) const SLOT_BIAS: usize = 128;
 
 /// How far into the constant table [`Frame::consts`] points: x86 reaches the bytes from
@@ -478,8 +479,8 @@ impl JitProgram {
             ctx: std::ptr::null(),
             ctx_set: std::ptr::null(),
             ctx_bits: std::ptr::null(),
-            // Offsets in the code start at `-SLOT_BIAS`, as for every array below.
-            queries: queries.as_ptr().wrapping_byte_add(SLOT_BIAS),
+            // The code's offsets are from these biased pointers, as for every array below.
+            queries: queries.as_ptr().wrapping_byte_add(self.needs.biases[3]),
             host,
             iterations: 0,
             budget,
@@ -500,13 +501,15 @@ impl JitProgram {
             assert!(storage.temps.len() >= self.temps, "temp storage too small");
             assert!(storage.ctx.len() >= self.ctx, "context storage too small");
             let (v, t, c) = (&mut storage.vars, &mut storage.temps, &storage.ctx);
-            frame.vars = v.nums.as_mut_ptr().wrapping_byte_add(SLOT_BIAS);
+            // Indexed by `Scope` (temps, variables, contexts), then the query values.
+            let [bt, bv, bc, _] = self.needs.biases;
+            frame.vars = v.nums.as_mut_ptr().wrapping_byte_add(bv);
             frame.vars_set = v.tags.as_mut_ptr().wrapping_byte_add(SLOT_BIAS);
             frame.vars_bits = v.bits.as_mut_ptr();
-            frame.temps = t.nums.as_mut_ptr().wrapping_byte_add(SLOT_BIAS);
+            frame.temps = t.nums.as_mut_ptr().wrapping_byte_add(bt);
             frame.temps_set = t.tags.as_mut_ptr().wrapping_byte_add(SLOT_BIAS);
             frame.temps_bits = t.bits.as_mut_ptr();
-            frame.ctx = c.nums.as_ptr().wrapping_byte_add(SLOT_BIAS);
+            frame.ctx = c.nums.as_ptr().wrapping_byte_add(bc);
             frame.ctx_set = c.tags.as_ptr().wrapping_byte_add(SLOT_BIAS);
             frame.ctx_bits = c.bits.as_ptr();
         }

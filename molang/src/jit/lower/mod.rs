@@ -194,6 +194,8 @@ struct Translator<'a> {
     uses_host: bool,
     /// Constant-pool values made so far (each use gets its own, see `in_register`).
     pooled_uses: u32,
+    /// See [`Needs::biases`].
+    biases: [usize; 4],
     /// A large program: its register operands come from the constant table (see [`consts`]),
     /// so `in_register` leaves constants as they are.
     tabled: bool,
@@ -210,6 +212,51 @@ struct Translator<'a> {
 pub(super) struct Needs {
     pub(super) slots: bool,
     pub(super) host: bool,
+    /// How far into the number arrays of temps, variables and contexts (indexed by `Scope`)
+    /// and of the query values the frame's pointers point (see [`window_biases`]).
+    pub(super) biases: [usize; 4],
+}
+
+/// The index of the query values in [`Needs::biases`] (after the three scopes).
+const QUERIES: usize = 3;
+
+/// Slots within this many of a biased pointer are a one-byte displacement away (x86 reaches
+/// -128 to 127 bytes).
+const WINDOW: usize = 64;
+
+/// For each number array, a bias that puts the 64 slots the program names most often (in
+/// its IR: reads, assignments, queries) within a one-byte displacement of the pointer.
+fn window_biases(program: &Program) -> [usize; 4] {
+    let mut counts: [Vec<u32>; 4] = Default::default();
+    let mut count = |k: usize, slot: Slot| {
+        let c = &mut counts[k];
+        if c.len() <= slot.index() {
+            c.resize(slot.index() + 1, 0);
+        }
+        c[slot.index()] += 1;
+    };
+    for i in 0..program.len() {
+        match program.node(NodeId(i as u32)) {
+            Node::Read { scope, slot } | Node::Assign { scope, slot, .. } => {
+                count(*scope as usize, *slot)
+            }
+            Node::Query { query, args } if args.is_empty() => count(QUERIES, *query),
+            _ => {}
+        }
+    }
+    counts.map(|c| {
+        let mut best = (0, 0);
+        let mut sum: u32 = c.iter().take(WINDOW).sum();
+        for start in 0..c.len().saturating_sub(WINDOW) + 1 {
+            if start > 0 {
+                sum = sum - c[start - 1] + c.get(start + WINDOW - 1).copied().unwrap_or(0);
+            }
+            if sum > best.1 {
+                best = (start, sum);
+            }
+        }
+        best.0 * 4 + SLOT_BIAS
+    })
 }
 
 /// Emits the body of the program's function into `b` (signature: frame pointer -> status).
@@ -273,6 +320,7 @@ pub(super) fn translate(
         assigned_log: Vec::new(),
         reloaded: std::collections::HashMap::new(),
         pooled_uses: 0,
+        biases: window_biases(program),
         tabled: consts::tabled(program),
         int_load: false,
         sin_cos_paired: builtins::sin_cos_pairs(program),
@@ -316,6 +364,7 @@ pub(super) fn translate(
     let needs = Needs {
         slots: temps || vars || ctx,
         host,
+        biases: t.biases,
     };
     (needs, table)
 }
@@ -368,7 +417,7 @@ impl Translator<'_> {
                 2 => types::I16,
                 _ => types::I8,
             };
-            // Offsets fit in i32 (see `num_at`).
+            // Offsets fit in i32 (see `tag_at`).
             let word = self
                 .b
                 .ins()
@@ -453,6 +502,12 @@ impl Translator<'_> {
             },
             _ => None,
         }
+    }
+
+    /// Where slot `slot` of number array `k` (a scope, or [`QUERIES`]) is from its biased
+    /// pointer. Offsets fit in i32: slots index name tables far smaller than 2^29 entries.
+    fn num_at(&self, k: usize, slot: Slot) -> i32 {
+        slot.index() as i32 * 4 - self.biases[k] as i32
     }
 
     /// The value already emitted for `key` where the current region's facts hold.

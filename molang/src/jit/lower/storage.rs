@@ -10,12 +10,6 @@ use crate::ir::{Node, NodeId, Scope, Slot};
 
 use super::super::abi::{SLOT_BIAS, STATUS_UNSET};
 
-/// Where `slot`'s number is from its (biased, see [`SLOT_BIAS`]) array pointer. Offsets fit in
-/// i32: slots index name tables far smaller than 2^29 entries.
-pub(super) fn num_at(slot: Slot) -> i32 {
-    slot.index() as i32 * 4 - SLOT_BIAS as i32
-}
-
 /// Where `slot`'s tag byte is from its (biased) tag array pointer.
 pub(super) fn tag_at(slot: Slot) -> i32 {
     slot.index() as i32 - SLOT_BIAS as i32
@@ -31,10 +25,8 @@ impl Translator<'_> {
             return v;
         }
         let base = self.bases.queries;
-        let v = self
-            .b
-            .ins()
-            .load(types::F32, Self::flags(), base, num_at(query));
+        let at = self.num_at(super::QUERIES, query);
+        let v = self.b.ins().load(types::F32, Self::flags(), base, at);
         self.remember(key, v);
         v
     }
@@ -267,7 +259,7 @@ impl Translator<'_> {
     pub(super) fn load_value(&mut self, scope: Scope, slot: Slot) -> CValue {
         let (vals, _) = self.arrays(scope);
         let Some(var) = self.ssa_var(scope, slot) else {
-            return self.slot_load(vals, slot);
+            return self.slot_load(scope, vals, slot);
         };
         let st = self.fresh_state(scope, slot);
         if st.epoch == Some(self.calls) {
@@ -281,7 +273,7 @@ impl Translator<'_> {
         // A call since the SSA value was made (or none on this path): load the slot again
         // rather than keep the value live across the call, and name it by the value it
         // repeats in memo keys.
-        let r = self.slot_load(vals, slot);
+        let r = self.slot_load(scope, vals, slot);
         self.b.def_var(var, r);
         if let Some(c) = st.canon {
             self.reloaded.insert(r, c);
@@ -298,8 +290,8 @@ impl Translator<'_> {
     /// plain load would be folded into the instruction as its memory operand by swapping the
     /// operands, and `not_a_load` would then pay two `movd`; an `i32` load and one `movd`
     /// give the same bits in a register for one instruction less.
-    fn slot_load(&mut self, vals: CValue, slot: Slot) -> CValue {
-        let off = num_at(slot);
+    fn slot_load(&mut self, scope: Scope, vals: CValue, slot: Slot) -> CValue {
+        let off = self.num_at(scope as usize, slot);
         if std::mem::take(&mut self.int_load) {
             let i = self.b.ins().load(types::I32, Self::flags(), vals, off);
             return self
@@ -337,7 +329,8 @@ impl Translator<'_> {
 
     pub(super) fn store(&mut self, scope: Scope, slot: Slot, v: CValue) {
         let (vals, set) = self.arrays(scope);
-        self.b.ins().store(Self::flags(), v, vals, num_at(slot));
+        let at = self.num_at(scope as usize, slot);
+        self.b.ins().store(Self::flags(), v, vals, at);
         // A slot known to hold a number had the number tag stored by a numeric assignment
         // that dominates this one (and nothing of another kind since): memory already has it.
         if !self.is_known_num(scope, slot) {
