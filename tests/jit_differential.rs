@@ -830,10 +830,16 @@ fn sweep_bits_over(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<
 /// Every program agrees bit for bit on both back ends for each pair of `values` (f32 bits) in
 /// `v.a` and `v.b`; prints the run count.
 fn agree_on_values_of_a_and_b(programs: &[&str], values: &[u32]) {
+    agree_on_values(programs, |_| vec!["v.a", "v.b"], values);
+}
+
+/// Every program agrees bit for bit on both back ends for each combination of `values` (f32
+/// bits) in the inputs `inputs` names for it; prints the run count.
+fn agree_on_values(programs: &[&str], inputs: impl Fn(&str) -> Vec<&'static str>, values: &[u32]) {
     let mut runs = 0;
     let mut failures = Vec::new();
     for src in programs {
-        let (n, failure) = sweep_bits_over(src, &["v.a", "v.b"], values);
+        let (n, failure) = sweep_bits_over(src, &inputs(src), values);
         runs += n;
         failures.extend(failure);
     }
@@ -977,24 +983,14 @@ fn division_shared_by_value_keeps_the_tiny_divisor_rule() {
         // An assignment in the numerator (a nested block) runs only then too.
         "t.r = ({ v.k = v.a; v.k; }) / v.b; return v.k ?? 7;",
     ];
-    let mut runs = 0;
-    let mut failures = Vec::new();
-    for src in programs {
-        let names: &[&str] = if src.contains("q.a") {
-            &["q.a", "v.b"]
+    let inputs = |src: &str| {
+        if src.contains("q.a") {
+            vec!["q.a", "v.b"]
         } else {
-            &["v.a", "v.b"]
-        };
-        let (n, failure) = sweep_bits_over(src, names, DIVISORS);
-        runs += n;
-        failures.extend(failure);
-    }
-    println!(
-        "{} programs, {runs} runs with tiny and NaN divisors: {} disagreements",
-        programs.len(),
-        failures.len()
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+            vec!["v.a", "v.b"]
+        }
+    };
+    agree_on_values(&programs, inputs, DIVISORS);
 }
 
 /// A slot read after a call is loaded again from storage instead of kept live across the
@@ -1315,20 +1311,13 @@ fn a_load_used_elsewhere_keeps_its_operand_place() {
         "t.k = this; return this + (v.b - 1);",
         "t.k = c.a; return c.a * (v.b - 1);",
     ];
-    let mut runs = 0;
-    let mut failures = Vec::new();
-    for src in programs {
-        let mut names: Vec<&str> = ["q.a", "v.b", "c.a", "this"]
+    let inputs = |src: &str| {
+        ["q.a", "v.b", "c.a", "this"]
             .into_iter()
             .filter(|n| src.contains(n))
-            .collect();
-        names.dedup();
-        let (n, failure) = sweep_bits_over(src, &names, VALUES);
-        runs += n;
-        failures.extend(failure);
-    }
-    println!("{runs} runs: {} disagreements", failures.len());
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+            .collect()
+    };
+    agree_on_values(&programs, inputs, VALUES);
 }
 
 /// A program that reads at least 8 variables has a second body that assumes each of them

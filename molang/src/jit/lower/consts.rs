@@ -167,7 +167,7 @@ fn min_max_shapes(func: &Function) -> HashSet<Inst> {
 }
 
 /// The bits of `v` when an `f32const` defines it.
-fn const_bits(func: &Function, v: CValue) -> Option<u32> {
+pub(super) fn const_bits(func: &Function, v: CValue) -> Option<u32> {
     let v = func.dfg.resolve_aliases(v);
     let inst = func.dfg.value_def(v).inst()?;
     match func.dfg.insts[inst] {

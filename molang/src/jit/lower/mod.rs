@@ -494,14 +494,7 @@ impl Translator<'_> {
 
     /// The number `v` is when it is a constant.
     fn const_value(&self, v: CValue) -> Option<f32> {
-        let dfg = &self.b.func.dfg;
-        match dfg.value_def(self.canon(v)) {
-            ValueDef::Result(inst, _) => match dfg.insts[inst] {
-                InstructionData::UnaryIeee32 { imm, .. } => Some(f32::from_bits(imm.bits())),
-                _ => None,
-            },
-            _ => None,
-        }
+        consts::const_bits(self.b.func, self.canon(v)).map(f32::from_bits)
     }
 
     /// Where slot `slot` of number array `k` (a scope, or [`QUERIES`]) is from its biased
