@@ -1,5 +1,7 @@
-//! The AST: a flat arena of expressions addressed by [`ExprId`], with a parallel vector of
-//! spans. Flat storage means dropping or walking a 100,000-node chain never recurses.
+//! The AST: a flat arena of expressions addressed by [`ExprId`], each with its span. Flat
+//! storage means dropping or walking a 100,000-node chain never recurses. Names, string
+//! texts and the lists of statements and arguments live in two more arenas of the [`Ast`]
+//! ([`Name`], [`List`]): a parse allocates a handful of vectors, not one per name or list.
 //!
 //! The tree keeps what the game's loader looks at: parentheses, braces and brackets stay as
 //! [`Expr::Group`] nodes (`(v.x) = 1;` does not load while `v.x = 1;` does), statement lists
@@ -15,6 +17,29 @@ pub struct ExprId(pub u32);
 impl ExprId {
     pub fn index(self) -> usize {
         self.0 as usize
+    }
+}
+
+/// A name or string text of an [`Ast`], read with [`Ast::name`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Name {
+    start: u32,
+    end: u32,
+}
+
+/// A list of expressions of an [`Ast`] (statements or arguments), read with [`Ast::list`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct List {
+    start: u32,
+    len: u32,
+}
+
+impl List {
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(self) -> bool {
+        self.len == 0
     }
 }
 
@@ -71,10 +96,10 @@ pub enum GroupKind {
 }
 
 /// A `;`-separated statement list: the whole program, or the inside of a group.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Block {
     /// Non-empty statements in order (empty statements from `;;` are dropped).
-    pub statements: Vec<ExprId>,
+    pub statements: List,
     /// Number of `;` tokens directly in this list.
     pub semicolons: u32,
     /// The list ends with `;`.
@@ -91,13 +116,13 @@ impl Block {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Expr {
     Number(f32),
     /// String literal contents between the quotes, case kept, exactly as written.
-    String(Box<str>),
+    String(Name),
     /// A dotted name, folded to lower case: `variable.x`, `q.is_baby`, `math.pi`, `array.skins`.
-    Path(Box<str>),
+    Path(Name),
     True,
     False,
     This,
@@ -105,23 +130,25 @@ pub enum Expr {
     Continue,
     /// `name(args)`: a math function or a query with arguments.
     Call {
-        callee: Box<str>,
+        /// Folded to lower case.
+        callee: Name,
         callee_span: Span,
-        args: Vec<ExprId>,
+        args: List,
     },
     /// `array.name[index]`.
     Index {
-        array: Box<str>,
+        /// Folded to lower case.
+        array: Name,
         array_span: Span,
         index: ExprId,
     },
     /// `loop(args)`; the checker wants exactly a count and a `{}` body.
     Loop {
-        args: Vec<ExprId>,
+        args: List,
     },
     /// `for_each(args)`; the checker wants a variable, an array and a `{}` body.
     ForEach {
-        args: Vec<ExprId>,
+        args: List,
     },
     Unary {
         op: UnaryOp,
@@ -168,13 +195,63 @@ pub enum Expr {
 pub struct Ast {
     /// Each expression with its span, in one vector: one allocation per parse, not two.
     nodes: Vec<(Expr, Span)>,
+    /// The source text with every name folded to lower case in place; a [`Name`] is a
+    /// range of it.
+    text: String,
+    /// The items of every [`List`], one list after another.
+    lists: Vec<ExprId>,
     /// The top-level statement list; `None` when parsing failed.
     pub root: Option<Block>,
 }
 
+/// The arenas of an [`Ast`] as the parser fills them.
+#[derive(Default)]
+pub(crate) struct Arenas {
+    pub nodes: Vec<(Expr, Span)>,
+    /// The source text, names folded to lower case in place: a name is its span.
+    pub text: String,
+    pub lists: Vec<ExprId>,
+}
+
+impl Arenas {
+    /// Names the text at `span` of the source, folded to lower case first when `fold` is set.
+    pub fn name(&mut self, span: Span, fold: bool) -> Name {
+        if fold {
+            self.text[span.range()].make_ascii_lowercase();
+        }
+        Name {
+            start: span.start,
+            end: span.end,
+        }
+    }
+    /// Stores `items` as one list.
+    pub fn list(&mut self, items: impl IntoIterator<Item = ExprId>) -> List {
+        let start = self.lists.len();
+        self.lists.extend(items);
+        List {
+            start: start as u32,
+            len: (self.lists.len() - start) as u32,
+        }
+    }
+}
+
 impl Ast {
-    pub(crate) fn from_parts(nodes: Vec<(Expr, Span)>, root: Option<Block>) -> Ast {
-        Ast { nodes, root }
+    pub(crate) fn from_parts(arenas: Arenas, root: Option<Block>) -> Ast {
+        let Arenas { nodes, text, lists } = arenas;
+        Ast {
+            nodes,
+            text,
+            lists,
+            root,
+        }
+    }
+    /// The text of a name of this tree.
+    pub fn name(&self, name: Name) -> &str {
+        &self.text[name.start as usize..name.end as usize]
+    }
+    /// The expressions of a list of this tree.
+    pub fn list(&self, list: List) -> &[ExprId] {
+        &self.lists[list.start as usize..(list.start + list.len) as usize]
     }
     pub fn expr(&self, id: ExprId) -> &Expr {
         &self.nodes[id.index()].0
@@ -196,7 +273,7 @@ impl Ast {
         } = self.expr(id)
         {
             if body.statements.len() == 1 && body.semicolons == 0 {
-                id = body.statements[0];
+                id = self.list(body.statements)[0];
             } else {
                 break;
             }

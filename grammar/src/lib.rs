@@ -25,7 +25,7 @@ mod parse;
 pub mod print;
 pub mod span;
 
-pub use ast::{Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
+pub use ast::{Ast, BinaryOp, Block, Expr, ExprId, GroupKind, List, Name, UnaryOp};
 pub use lexer::{Token, TokenKind};
 pub use parse::{
     max_open_nesting, parse, parse_with, Engine, ParseDiagnostic, ParseErrorKind, ParseOptions,

@@ -3,7 +3,9 @@
 
 use std::cell::RefCell;
 
-use crate::ast::{Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
+use smallvec::SmallVec;
+
+use crate::ast::{Arenas, Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
 use crate::lexer::{lex, Token, TokenKind};
 use crate::span::Span;
 
@@ -153,8 +155,16 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
     let tokens = lex(src);
     let mut diagnostics = Vec::new();
 
+    // No program has more list items (statements and arguments) than separators and
+    // brackets, plus the top-level statement: the list arena is allocated once.
+    let mut list_items = 1;
     for t in &tokens {
         match t.kind {
+            TokenKind::Comma
+            | TokenKind::Semicolon
+            | TokenKind::LParen
+            | TokenKind::LBrace
+            | TokenKind::LBracket => list_items += 1,
             TokenKind::Unknown => {
                 let c = src[t.span.range()].chars().next().unwrap_or('?');
                 diagnostics.push(ParseDiagnostic {
@@ -205,15 +215,19 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
         // A node per token is an upper bound for nearly every program (groups and calls fold
         // several tokens into one node); reserving it avoids regrowing the arena while parsing.
         inner: RefCell::new(Inner {
-            nodes: Vec::with_capacity(tokens.len()),
+            arenas: Arenas {
+                nodes: Vec::with_capacity(tokens.len()),
+                text: src.to_owned(),
+                lists: Vec::with_capacity(list_items),
+            },
             diagnostics: Vec::new(),
-            chain: Vec::new(),
+            stack: SmallVec::new(),
         }),
     };
     let stream = || {
         tokens
             .iter()
-            .map(|t| Ok::<_, ()>((t.span.start as usize, t.kind, t.span.end as usize)))
+            .map(|t| Ok::<_, ()>((t.span.start, t.kind, t.span.end)))
     };
     let ascent = match engine {
         Engine::Auto => nesting.max_open <= MAX_ASCENT_NESTERS,
@@ -242,7 +256,7 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
         }
     };
     Parsed {
-        ast: Ast::from_parts(inner.nodes, root),
+        ast: Ast::from_parts(inner.arenas, root),
         diagnostics,
         tokens,
     }
@@ -329,7 +343,7 @@ fn scan_nesting(tokens: &[Token]) -> Nesting {
 }
 
 fn convert_error(
-    err: lalrpop_util::ParseError<usize, TokenKind, ()>,
+    err: lalrpop_util::ParseError<u32, TokenKind, ()>,
     tokens: &[Token],
     len: usize,
 ) -> ParseDiagnostic {
@@ -345,12 +359,12 @@ fn convert_error(
             token: (l, found, r),
             expected,
         } => {
-            let idx = tokens.iter().position(|t| t.span.start as usize == l);
+            let idx = tokens.iter().position(|t| t.span.start == l);
             let prev = idx.and_then(|i| i.checked_sub(1)).map(|i| tokens[i].kind);
             if found.starts_operand() && prev.is_some_and(|p| p.ends_operand()) {
                 ParseDiagnostic {
                     kind: ParseErrorKind::MissingOperator,
-                    span: Span::new(l, r),
+                    span: sp(l, r),
                 }
             } else {
                 ParseDiagnostic {
@@ -358,7 +372,7 @@ fn convert_error(
                         found,
                         expected: clean(expected),
                     },
-                    span: Span::new(l, r),
+                    span: sp(l, r),
                 }
             }
         }
@@ -375,11 +389,11 @@ fn convert_error(
                 found,
                 expected: Vec::new(),
             },
-            span: Span::new(l, r),
+            span: sp(l, r),
         },
         InvalidToken { location } => ParseDiagnostic {
             kind: ParseErrorKind::UnknownCharacter('?'),
-            span: Span::new(location, location + 1),
+            span: sp(location, location + 1),
         },
         User { .. } => ParseDiagnostic {
             kind: ParseErrorKind::Empty,
@@ -390,24 +404,44 @@ fn convert_error(
 
 #[derive(Default)]
 struct Inner {
-    nodes: Vec<(Expr, Span)>,
+    arenas: Arenas,
     diagnostics: Vec<ParseDiagnostic>,
-    /// The shunting-yard stack shared by every operator chain being read: each operand with
-    /// the operator before it (a chain's first operand has none, its operator is unused). A
-    /// chain nested in an operand (inside brackets or call arguments) starts and ends above
-    /// the chain around it, so one stack serves them all without allocating per chain.
-    chain: Vec<(BinaryOp, ExprId)>,
+    /// One stack for every operator chain and every list being read. A chain's entries are
+    /// its operands with the operator before each (the first operand's is unused), the
+    /// shunting-yard stack; a list's are its items so far (the operator unused). A chain or
+    /// list nested in an operand or an item (inside brackets or call arguments) starts and
+    /// ends above the one around it, so one stack serves them all without allocating per
+    /// chain or list; a finished list moves to the tree's list arena. Inline for the short
+    /// programs that are nearly all real Molang; a long script spills it to the heap once.
+    stack: SmallVec<[(BinaryOp, ExprId); 32]>,
 }
 
-/// An operator chain being read: the height of the shared stack where it begins.
+/// A span from the parser's locations.
+pub(crate) fn sp(l: u32, r: u32) -> Span {
+    Span { start: l, end: r }
+}
+
+/// An operator chain being read. Most operands stand alone: a chain goes on the shared
+/// stack only when its first operator arrives.
 #[derive(Clone, Copy)]
-pub struct Chain {
+pub enum Chain {
+    One(ExprId),
+    /// The height of the shared stack where the chain begins.
+    Many {
+        base: u32,
+    },
+}
+
+/// An argument list being read: the height of the shared stack where it begins.
+#[derive(Clone, Copy)]
+pub struct Pending {
     base: u32,
 }
 
-/// The `;`-terminated statements of a list read so far.
+/// The `;`-terminated statements of a list read so far (on the shared stack from `base`).
+#[derive(Clone, Copy)]
 pub struct SeqItems {
-    statements: Vec<ExprId>,
+    base: u32,
     semicolons: u32,
     leading_semicolon: bool,
     /// From the first token of the list to the last `;` so far.
@@ -425,15 +459,41 @@ pub struct Builder<'s> {
 impl Builder<'_> {
     fn push(&self, e: Expr, span: Span) -> ExprId {
         let mut inner = self.inner.borrow_mut();
-        let id = ExprId(inner.nodes.len() as u32);
-        inner.nodes.push((e, span));
+        let nodes = &mut inner.arenas.nodes;
+        let id = ExprId(nodes.len() as u32);
+        nodes.push((e, span));
         id
     }
     fn span(&self, id: ExprId) -> Span {
-        self.inner.borrow().nodes[id.index()].1
+        self.inner.borrow().arenas.nodes[id.index()].1
     }
     fn get(&self, id: ExprId) -> Expr {
-        self.inner.borrow().nodes[id.index()].0.clone()
+        self.inner.borrow().arenas.nodes[id.index()].0
+    }
+
+    /// An empty argument list, at the top of the shared stack.
+    pub(crate) fn list_start(&self) -> Pending {
+        Pending {
+            base: self.inner.borrow().stack.len() as u32,
+        }
+    }
+    /// An argument list and its first argument.
+    pub(crate) fn list_first(&self, item: ExprId) -> Pending {
+        let mut inner = self.inner.borrow_mut();
+        let base = inner.stack.len() as u32;
+        inner.stack.push((BinaryOp::Or, item));
+        Pending { base }
+    }
+    pub(crate) fn list_push(&self, list: Pending, item: ExprId) -> Pending {
+        self.inner.borrow_mut().stack.push((BinaryOp::Or, item));
+        list
+    }
+    /// Moves the list from `base` up off the shared stack into the tree.
+    fn finish_list(inner: &mut Inner, base: u32) -> crate::ast::List {
+        let Inner { arenas, stack, .. } = inner;
+        let list = arenas.list(stack[base as usize..].iter().map(|&(_, e)| e));
+        stack.truncate(base as usize);
+        list
     }
 
     pub(crate) fn items(
@@ -442,14 +502,17 @@ impl Builder<'_> {
         statement: Option<ExprId>,
         semicolon: Span,
     ) -> SeqItems {
+        let mut inner = self.inner.borrow_mut();
         let mut items = items.unwrap_or_else(|| SeqItems {
-            statements: Vec::new(),
+            base: inner.stack.len() as u32,
             semicolons: 0,
             leading_semicolon: statement.is_none(),
-            span: statement.map_or(semicolon, |s| self.span(s)),
+            span: statement.map_or(semicolon, |s| inner.arenas.nodes[s.index()].1),
         });
         items.semicolons += 1;
-        items.statements.extend(statement);
+        if let Some(s) = statement {
+            inner.stack.push((BinaryOp::Or, s));
+        }
         items.span = items.span.to(semicolon);
         items
     }
@@ -457,10 +520,11 @@ impl Builder<'_> {
     /// A statement list; its span covers its tokens (an empty list is placed by
     /// [`Builder::group`]).
     pub(crate) fn block(&self, items: Option<SeqItems>, last: Option<ExprId>) -> Block {
-        let last_span = last.map(|l| self.span(l));
+        let mut inner = self.inner.borrow_mut();
+        let last_span = last.map(|l| inner.arenas.nodes[l.index()].1);
         let Some(items) = items else {
             return Block {
-                statements: last.into_iter().collect(),
+                statements: inner.arenas.list(last),
                 semicolons: 0,
                 trailing_semicolon: false,
                 leading_semicolon: false,
@@ -468,12 +532,15 @@ impl Builder<'_> {
             };
         };
         let SeqItems {
-            mut statements,
+            base,
             semicolons,
             leading_semicolon,
             span,
         } = items;
-        statements.extend(last);
+        if let Some(last) = last {
+            inner.stack.push((BinaryOp::Or, last));
+        }
+        let statements = Self::finish_list(&mut inner, base);
         Block {
             statements,
             semicolons,
@@ -483,26 +550,19 @@ impl Builder<'_> {
         }
     }
 
-    pub(crate) fn ret(&self, value: Option<ExprId>, l: usize, r: usize) -> ExprId {
-        self.push(Expr::Return { value }, Span::new(l, r))
+    pub(crate) fn ret(&self, value: Option<ExprId>, l: u32, r: u32) -> ExprId {
+        self.push(Expr::Return { value }, sp(l, r))
     }
 
-    pub(crate) fn assign(&self, target: ExprId, value: ExprId, l: usize, r: usize) -> ExprId {
-        self.push(Expr::Assign { target, value }, Span::new(l, r))
+    pub(crate) fn assign(&self, target: ExprId, value: ExprId, l: u32, r: u32) -> ExprId {
+        self.push(Expr::Assign { target, value }, sp(l, r))
     }
 
-    pub(crate) fn coalesce(&self, lhs: ExprId, rhs: ExprId, l: usize, r: usize) -> ExprId {
-        self.push(Expr::Coalesce { lhs, rhs }, Span::new(l, r))
+    pub(crate) fn coalesce(&self, lhs: ExprId, rhs: ExprId, l: u32, r: u32) -> ExprId {
+        self.push(Expr::Coalesce { lhs, rhs }, sp(l, r))
     }
 
-    pub(crate) fn cond(
-        &self,
-        c: ExprId,
-        t: ExprId,
-        e: Option<ExprId>,
-        l: usize,
-        r: usize,
-    ) -> ExprId {
+    pub(crate) fn cond(&self, c: ExprId, t: ExprId, e: Option<ExprId>, l: u32, r: u32) -> ExprId {
         let plain = |otherwise| {
             self.push(
                 Expr::Conditional {
@@ -510,7 +570,7 @@ impl Builder<'_> {
                     then: t,
                     otherwise,
                 },
-                Span::new(l, r),
+                sp(l, r),
             )
         };
         if self.version >= 5 {
@@ -549,7 +609,7 @@ impl Builder<'_> {
                 {
                     let d = ParseDiagnostic {
                         kind: ParseErrorKind::ConditionalChainTooDeep,
-                        span: Span::new(l, r),
+                        span: sp(l, r),
                     };
                     inner.diagnostics.push(d);
                 }
@@ -560,7 +620,7 @@ impl Builder<'_> {
                         then: t,
                         otherwise: Some(e),
                     },
-                    Span::new(l, r),
+                    sp(l, r),
                 );
             }
             let Expr::Conditional { cond, .. } = self.get(node) else {
@@ -575,10 +635,12 @@ impl Builder<'_> {
                         then: t,
                         otherwise: Some(cond),
                     },
-                    Span::new(l, self.span(cond).end as usize),
+                    sp(l, self.span(cond).end),
                 );
                 let mut inner = self.inner.borrow_mut();
-                if let Expr::Conditional { cond: slot, .. } = &mut inner.nodes[node.index()].0 {
+                if let Expr::Conditional { cond: slot, .. } =
+                    &mut inner.arenas.nodes[node.index()].0
+                {
                     *slot = new_cond;
                 }
                 break;
@@ -588,9 +650,9 @@ impl Builder<'_> {
         let mut node = e;
         loop {
             let mut inner = self.inner.borrow_mut();
-            let s = inner.nodes[node.index()].1;
-            inner.nodes[node.index()].1 = Span::new(l, s.end as usize);
-            let Expr::Conditional { cond, .. } = inner.nodes[node.index()].0.clone() else {
+            let s = inner.arenas.nodes[node.index()].1;
+            inner.arenas.nodes[node.index()].1 = sp(l, s.end);
+            let Expr::Conditional { cond, .. } = inner.arenas.nodes[node.index()].0 else {
                 break;
             };
             drop(inner);
@@ -630,84 +692,95 @@ impl Builder<'_> {
     }
 
     pub(crate) fn chain_start(&self, first: ExprId) -> Chain {
-        let mut inner = self.inner.borrow_mut();
-        let chain = Chain {
-            base: inner.chain.len() as u32,
-        };
-        inner.chain.push((BinaryOp::Or, first));
-        chain
+        Chain::One(first)
     }
 
     pub(crate) fn chain_push(&self, chain: Chain, op: BinaryOp, operand: ExprId) -> Chain {
         let level = self.precedence(op);
         let mut inner = self.inner.borrow_mut();
-        while inner.chain.len() > chain.base as usize + 1
-            && self.precedence(inner.chain.last().unwrap().0) >= level
-        {
-            reduce_top(&mut inner);
-        }
-        inner.chain.push((op, operand));
-        chain
+        let base = match chain {
+            Chain::One(first) => {
+                let base = inner.stack.len() as u32;
+                inner.stack.push((BinaryOp::Or, first));
+                base
+            }
+            Chain::Many { base } => {
+                while inner.stack.len() > base as usize + 1
+                    && self.precedence(inner.stack.last().unwrap().0) >= level
+                {
+                    reduce_top(&mut inner);
+                }
+                base
+            }
+        };
+        inner.stack.push((op, operand));
+        Chain::Many { base }
     }
 
     pub(crate) fn chain_end(&self, chain: Chain) -> ExprId {
+        let base = match chain {
+            Chain::One(only) => return only,
+            Chain::Many { base } => base as usize,
+        };
         let mut inner = self.inner.borrow_mut();
-        while inner.chain.len() > chain.base as usize + 1 {
+        while inner.stack.len() > base + 1 {
             reduce_top(&mut inner);
         }
-        debug_assert_eq!(inner.chain.len(), chain.base as usize + 1);
-        inner.chain.pop().unwrap().1
+        debug_assert_eq!(inner.stack.len(), base + 1);
+        inner.stack.pop().unwrap().1
     }
 
-    pub(crate) fn neg(&self, e: ExprId, l: usize, r: usize) -> ExprId {
+    pub(crate) fn neg(&self, e: ExprId, l: u32, r: u32) -> ExprId {
         self.push(
             Expr::Unary {
                 op: UnaryOp::Neg,
                 operand: e,
             },
-            Span::new(l, r),
+            sp(l, r),
         )
     }
-    pub(crate) fn not(&self, e: ExprId, l: usize, r: usize) -> ExprId {
+    pub(crate) fn not(&self, e: ExprId, l: u32, r: u32) -> ExprId {
         self.push(
             Expr::Unary {
                 op: UnaryOp::Not,
                 operand: e,
             },
-            Span::new(l, r),
+            sp(l, r),
         )
     }
-    pub(crate) fn arrow(&self, lhs: ExprId, rhs: ExprId, l: usize, r: usize) -> ExprId {
-        self.push(Expr::Arrow { lhs, rhs }, Span::new(l, r))
+    pub(crate) fn arrow(&self, lhs: ExprId, rhs: ExprId, l: u32, r: u32) -> ExprId {
+        self.push(Expr::Arrow { lhs, rhs }, sp(l, r))
     }
-    pub(crate) fn leaf(&self, e: Expr, l: usize, r: usize) -> ExprId {
-        self.push(e, Span::new(l, r))
+    pub(crate) fn leaf(&self, e: Expr, l: u32, r: u32) -> ExprId {
+        self.push(e, sp(l, r))
     }
-    pub(crate) fn group(&self, kind: GroupKind, mut body: Block, l: usize, r: usize) -> ExprId {
+    pub(crate) fn group(&self, kind: GroupKind, mut body: Block, l: u32, r: u32) -> ExprId {
         // An empty list sits at its closing bracket.
         if body.statements.is_empty() && body.semicolons == 0 {
-            body.span = Span::new(r - 1, r - 1);
+            body.span = sp(r - 1, r - 1);
         }
-        self.push(Expr::Group { kind, body }, Span::new(l, r))
+        self.push(Expr::Group { kind, body }, sp(l, r))
     }
-    pub(crate) fn looping(&self, for_each: bool, args: Vec<ExprId>, l: usize, r: usize) -> ExprId {
+    pub(crate) fn looping(&self, for_each: bool, args: Pending, l: u32, r: u32) -> ExprId {
+        let args = Self::finish_list(&mut self.inner.borrow_mut(), args.base);
         let e = if for_each {
             Expr::ForEach { args }
         } else {
             Expr::Loop { args }
         };
-        self.push(e, Span::new(l, r))
+        self.push(e, sp(l, r))
     }
 }
 
 /// Joins the top two operands of the chain stack with the operator between them.
 fn reduce_top(inner: &mut Inner) {
-    let (op, rhs) = inner.chain.pop().unwrap();
-    let (_, lhs) = *inner.chain.last().unwrap();
-    let span = inner.nodes[lhs.index()].1.to(inner.nodes[rhs.index()].1);
-    let id = ExprId(inner.nodes.len() as u32);
-    inner.nodes.push((Expr::Binary { op, lhs, rhs }, span));
-    inner.chain.last_mut().unwrap().1 = id;
+    let (op, rhs) = inner.stack.pop().unwrap();
+    let (_, lhs) = *inner.stack.last().unwrap();
+    let nodes = &mut inner.arenas.nodes;
+    let span = nodes[lhs.index()].1.to(nodes[rhs.index()].1);
+    let id = ExprId(nodes.len() as u32);
+    nodes.push((Expr::Binary { op, lhs, rhs }, span));
+    inner.stack.last_mut().unwrap().1 = id;
 }
 
 /// Number text as the game reads it: optional `f` suffix ignored; an exponent with no
@@ -785,46 +858,49 @@ fn parse_mantissa(m: &str) -> f32 {
 }
 
 impl Builder<'_> {
-    pub(crate) fn number(&self, l: usize, r: usize) -> ExprId {
-        let (value, exponent_warning) = number_value(&self.src[l..r]);
+    pub(crate) fn number(&self, l: u32, r: u32) -> ExprId {
+        let (value, exponent_warning) = number_value(&self.src[l as usize..r as usize]);
         if exponent_warning {
             self.inner.borrow_mut().diagnostics.push(ParseDiagnostic {
                 kind: ParseErrorKind::ExponentWithoutDigits,
-                span: Span::new(l, r),
+                span: sp(l, r),
             });
         }
-        self.push(Expr::Number(value), Span::new(l, r))
+        self.push(Expr::Number(value), sp(l, r))
     }
-    pub(crate) fn string(&self, l: usize, r: usize) -> ExprId {
-        let text = &self.src[l + 1..r - 1];
-        self.push(Expr::String(text.into()), Span::new(l, r))
+    pub(crate) fn string(&self, l: u32, r: u32) -> ExprId {
+        let text = self.inner.borrow_mut().arenas.name(sp(l + 1, r - 1), false);
+        self.push(Expr::String(text), sp(l, r))
     }
-    pub(crate) fn path(&self, l: usize, r: usize) -> ExprId {
-        self.push(
-            Expr::Path(self.src[l..r].to_ascii_lowercase().into()),
-            Span::new(l, r),
-        )
+    /// The name `src[l..r]`, folded to lower case.
+    fn name(&self, l: u32, r: u32) -> crate::ast::Name {
+        self.inner.borrow_mut().arenas.name(sp(l, r), true)
     }
-    pub(crate) fn call(&self, l: usize, pr: usize, args: Vec<ExprId>, r: usize) -> ExprId {
-        let callee = self.src[l..pr].to_ascii_lowercase().into();
+    pub(crate) fn path(&self, l: u32, r: u32) -> ExprId {
+        let name = self.name(l, r);
+        self.push(Expr::Path(name), sp(l, r))
+    }
+    pub(crate) fn call(&self, l: u32, pr: u32, args: Pending, r: u32) -> ExprId {
+        let callee = self.name(l, pr);
+        let args = Self::finish_list(&mut self.inner.borrow_mut(), args.base);
         self.push(
             Expr::Call {
                 callee,
-                callee_span: Span::new(l, pr),
+                callee_span: sp(l, pr),
                 args,
             },
-            Span::new(l, r),
+            sp(l, r),
         )
     }
-    pub(crate) fn index(&self, l: usize, pr: usize, index: ExprId, r: usize) -> ExprId {
-        let array = self.src[l..pr].to_ascii_lowercase().into();
+    pub(crate) fn index(&self, l: u32, pr: u32, index: ExprId, r: u32) -> ExprId {
+        let array = self.name(l, pr);
         self.push(
             Expr::Index {
                 array,
-                array_span: Span::new(l, pr),
+                array_span: sp(l, pr),
                 index,
             },
-            Span::new(l, r),
+            sp(l, r),
         )
     }
 }
@@ -845,14 +921,14 @@ mod tests {
     fn legacy_conditional_chains_group_left() {
         // `a ? b : c ? d : e` before version 5 is `(a ? b : c) ? d : e`.
         let parsed = parse("1 ? 2 : 3 ? 4 : 5", ParseOptions { version: 4 });
-        let root = parsed.ast.root.as_ref().unwrap().statements[0];
+        let root = parsed.ast.list(parsed.ast.root.unwrap().statements)[0];
         let Expr::Conditional { cond, .. } = parsed.ast.expr(root) else {
             panic!()
         };
         assert!(matches!(parsed.ast.expr(*cond), Expr::Conditional { .. }));
         assert_eq!(parsed.ast.span(*cond), Span::new(0, 9));
         let parsed = parse("1 ? 2 : 3 ? 4 : 5", ParseOptions::default());
-        let root = parsed.ast.root.as_ref().unwrap().statements[0];
+        let root = parsed.ast.list(parsed.ast.root.unwrap().statements)[0];
         let Expr::Conditional {
             otherwise: Some(o), ..
         } = parsed.ast.expr(root)

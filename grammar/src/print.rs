@@ -17,7 +17,7 @@
 //! assert!(grammar::print::same_tree(&parsed.ast, &again.ast));
 //! ```
 
-use crate::ast::{Ast, Block, Expr, ExprId, GroupKind, UnaryOp};
+use crate::ast::{Ast, Block, Expr, ExprId, GroupKind, List, UnaryOp};
 
 enum Work<'a> {
     Expr(ExprId),
@@ -63,7 +63,7 @@ fn run(ast: &Ast, start: Work<'_>) -> String {
         match work {
             Work::Text(t) => out.push_str(t),
             Work::Owned(s) => out.push_str(&s),
-            Work::Block(b) => block_pieces(b, &mut pieces),
+            Work::Block(b) => block_pieces(ast, b, &mut pieces),
             Work::Expr(id) => expr_pieces(ast, id, &mut pieces),
         }
         stack.extend(pieces.drain(..).rev());
@@ -71,7 +71,7 @@ fn run(ast: &Ast, start: Work<'_>) -> String {
     out
 }
 
-fn block_pieces<'a>(b: &'a Block, out: &mut Vec<Work<'a>>) {
+fn block_pieces<'a>(ast: &'a Ast, b: &'a Block, out: &mut Vec<Work<'a>>) {
     let n = b.statements.len();
     // `;` that end a statement; the others come from empty statements, whose positions the
     // tree does not keep (only their count), so they go first (a leading `;`) or last.
@@ -85,7 +85,7 @@ fn block_pieces<'a>(b: &'a Block, out: &mut Vec<Work<'a>>) {
         out.push(Work::Text("; "));
         extra -= 1;
     }
-    for (i, &s) in b.statements.iter().enumerate() {
+    for (i, &s) in ast.list(b.statements).iter().enumerate() {
         let last = i + 1 == n;
         if last && !b.trailing_semicolon {
             for _ in 0..extra {
@@ -122,31 +122,31 @@ fn list<'a>(args: &[ExprId], out: &mut Vec<Work<'a>>) {
 fn expr_pieces<'a>(ast: &'a Ast, id: ExprId, out: &mut Vec<Work<'a>>) {
     match ast.expr(id) {
         Expr::Number(x) => out.push(Work::Owned(number(*x))),
-        Expr::String(s) => out.push(Work::Owned(format!("'{s}'"))),
-        Expr::Path(p) => out.push(Work::Owned(p.to_string())),
+        Expr::String(s) => out.push(Work::Owned(format!("'{}'", ast.name(*s)))),
+        Expr::Path(p) => out.push(Work::Owned(ast.name(*p).to_owned())),
         Expr::True => out.push(Work::Text("true")),
         Expr::False => out.push(Work::Text("false")),
         Expr::This => out.push(Work::Text("this")),
         Expr::Break => out.push(Work::Text("break")),
         Expr::Continue => out.push(Work::Text("continue")),
         Expr::Call { callee, args, .. } => {
-            out.push(Work::Owned(format!("{callee}(")));
-            list(args, out);
+            out.push(Work::Owned(format!("{}(", ast.name(*callee))));
+            list(ast.list(*args), out);
             out.push(Work::Text(")"));
         }
         Expr::Index { array, index, .. } => {
-            out.push(Work::Owned(format!("{array}[")));
+            out.push(Work::Owned(format!("{}[", ast.name(*array))));
             out.push(Work::Expr(*index));
             out.push(Work::Text("]"));
         }
         Expr::Loop { args } => {
             out.push(Work::Text("loop("));
-            list(args, out);
+            list(ast.list(*args), out);
             out.push(Work::Text(")"));
         }
         Expr::ForEach { args } => {
             out.push(Work::Text("for_each("));
-            list(args, out);
+            list(ast.list(*args), out);
             out.push(Work::Text(")"));
         }
         Expr::Unary { op, operand } => {
@@ -226,13 +226,14 @@ fn compare<'a>(a: &'a Ast, b: &'a Ast, start: Pair<'a>) -> bool {
                 {
                     return false;
                 }
-                let pairs = x.statements.iter().zip(&y.statements);
+                let pairs = a.list(x.statements).iter().zip(b.list(y.statements));
                 stack.extend(pairs.map(|(&p, &q)| Pair::Expr(p, q)));
                 continue;
             }
             Pair::Expr(x, y) => (a.expr(x), b.expr(y)),
         };
-        let lists = |p: &[ExprId], q: &[ExprId], stack: &mut Vec<Pair<'a>>| {
+        let lists = |p: &List, q: &List, stack: &mut Vec<Pair<'a>>| {
+            let (p, q) = (a.list(*p), b.list(*q));
             if p.len() != q.len() {
                 return false;
             }
@@ -241,7 +242,9 @@ fn compare<'a>(a: &'a Ast, b: &'a Ast, start: Pair<'a>) -> bool {
         };
         let ok = match (x, y) {
             (Expr::Number(p), Expr::Number(q)) => p.to_bits() == q.to_bits(),
-            (Expr::String(p), Expr::String(q)) | (Expr::Path(p), Expr::Path(q)) => p == q,
+            (Expr::String(p), Expr::String(q)) | (Expr::Path(p), Expr::Path(q)) => {
+                a.name(*p) == b.name(*q)
+            }
             (Expr::True, Expr::True)
             | (Expr::False, Expr::False)
             | (Expr::This, Expr::This)
@@ -258,7 +261,7 @@ fn compare<'a>(a: &'a Ast, b: &'a Ast, start: Pair<'a>) -> bool {
                     args: a2,
                     ..
                 },
-            ) => c1 == c2 && lists(a1, a2, &mut stack),
+            ) => a.name(*c1) == b.name(*c2) && lists(a1, a2, &mut stack),
             (
                 Expr::Index {
                     array: n1,
@@ -272,7 +275,7 @@ fn compare<'a>(a: &'a Ast, b: &'a Ast, start: Pair<'a>) -> bool {
                 },
             ) => {
                 stack.push(Pair::Expr(*i1, *i2));
-                n1 == n2
+                a.name(*n1) == b.name(*n2)
             }
             (Expr::Loop { args: a1 }, Expr::Loop { args: a2 })
             | (Expr::ForEach { args: a1 }, Expr::ForEach { args: a2 }) => lists(a1, a2, &mut stack),

@@ -406,6 +406,7 @@ impl<'a> Lower<'a> {
         top: bool,
         group_span: Span,
     ) -> (NodeId, Ty) {
+        let statements = self.ast.list(block.statements);
         let statement_level =
             kind != GroupKind::Paren && kind != GroupKind::Bracket || block.semicolons > 0;
         if !top && block.statements.is_empty() {
@@ -417,7 +418,7 @@ impl<'a> Lower<'a> {
         }
         if kind == GroupKind::Brace && !top && block.semicolons == 0 {
             let nested_block = block.statements.len() == 1
-                && matches!(self.ast.expr(block.statements[0]), Expr::Group { kind: GroupKind::Brace, body } if body.semicolons > 0);
+                && matches!(self.ast.expr(statements[0]), Expr::Group { kind: GroupKind::Brace, body } if body.semicolons > 0);
             if !nested_block {
                 let mut d = Diagnostic::new(
                     Code::BraceWithoutSemicolon,
@@ -425,7 +426,7 @@ impl<'a> Lower<'a> {
                     "a `{}` block must contain `;`-terminated statements, even when it holds one",
                 )
                 .with_help("add `;` after the statement");
-                if let Some(&last) = block.statements.last() {
+                if let Some(&last) = statements.last() {
                     let end = self.ast.span(last).end as usize;
                     d = d.with_label(Span::new(end, end), "`;` missing here");
                 }
@@ -435,7 +436,7 @@ impl<'a> Lower<'a> {
         if kind == GroupKind::Brace && !top && block.semicolons > 0 && !block.trailing_semicolon {
             // `{v.a = 1; v.b = 2}` loads, but the last statement is easy to lose when the
             // block grows; every other statement in a block ends with `;`.
-            if let Some(&last) = block.statements.last() {
+            if let Some(&last) = statements.last() {
                 let span = self.ast.span(last);
                 self.report(
                     Diagnostic::new(
@@ -454,7 +455,7 @@ impl<'a> Lower<'a> {
         let mut stmts = Vec::with_capacity(block.statements.len());
         let mut ended_by: Option<(ExprId, bool)> = None;
         let mut unreachable_reported = false;
-        for &s in &block.statements {
+        for &s in statements {
             if let Some((end, is_return)) = ended_by {
                 if !unreachable_reported {
                     unreachable_reported = true;
@@ -486,7 +487,7 @@ impl<'a> Lower<'a> {
         let simple = block.semicolons == 0;
         if simple && stmts.len() == 1 && !top {
             // `(x)` is just `x`.
-            let ty = self.ty_of_simple(block.statements[0]);
+            let ty = self.ty_of_simple(statements[0]);
             return (stmts[0], ty);
         }
         let id = self.push(
@@ -497,7 +498,7 @@ impl<'a> Lower<'a> {
             block.span,
         );
         let ty = if simple {
-            self.ty_of_simple(block.statements[0])
+            self.ty_of_simple(statements[0])
         } else {
             Ty::Unknown
         };
@@ -571,7 +572,10 @@ impl<'a> Lower<'a> {
             Expr::Number(v) => (self.push(Node::Const(*v), span), Ty::Num),
             Expr::True => (self.push(Node::Const(1.0), span), Ty::Num),
             Expr::False => (self.push(Node::Const(0.0), span), Ty::Num),
-            Expr::String(s) => (self.push(Node::Str(fnv1_64(s.as_bytes())), span), Ty::Str),
+            Expr::String(s) => {
+                let hash = fnv1_64(self.ast.name(*s).as_bytes());
+                (self.push(Node::Str(hash), span), Ty::Str)
+            }
             Expr::This => (self.push(Node::This, span), Ty::Num),
             Expr::Break | Expr::Continue => {
                 let is_break = matches!(self.ast.expr(e), Expr::Break);
@@ -609,7 +613,7 @@ impl<'a> Lower<'a> {
                     Ty::Unknown,
                 )
             }
-            Expr::Path(path) => self.path(path, span),
+            Expr::Path(path) => self.path(self.ast.name(*path), span),
             Expr::Call {
                 callee,
                 callee_span,
@@ -618,6 +622,7 @@ impl<'a> Lower<'a> {
                 let Some(ctx) = self.enter(ctx, 2, span) else {
                     return self.dummy(span);
                 };
+                let (callee, args) = (self.ast.name(*callee), self.ast.list(*args));
                 self.call(callee, *callee_span, args, span, ctx)
             }
             Expr::Index {
@@ -628,6 +633,7 @@ impl<'a> Lower<'a> {
                 let Some(ctx) = self.enter(ctx, 1, span) else {
                     return self.dummy(span);
                 };
+                let array = self.ast.name(*array);
                 let Name::Array(name) = resolve(array) else {
                     self.report(
                         Diagnostic::new(
@@ -649,6 +655,7 @@ impl<'a> Lower<'a> {
                 )
             }
             Expr::Loop { args } => {
+                let args = self.ast.list(*args);
                 let Some(ctx) = self.enter_form(ctx, span, args, Code::LoopArguments) else {
                     return self.dummy(span);
                 };
@@ -669,11 +676,12 @@ impl<'a> Lower<'a> {
                 (self.push(Node::Loop { count, body }, span), Ty::Loop)
             }
             Expr::ForEach { args } => {
+                let args = self.ast.list(*args);
                 let Some(ctx) = self.enter_form(ctx, span, args, Code::ForEachArguments) else {
                     return self.dummy(span);
                 };
                 let var = match self.ast.expr(args[0]) {
-                    Expr::Path(p) => match resolve(p) {
+                    Expr::Path(p) => match resolve(self.ast.name(*p)) {
                         Name::Var(scope @ (Scope::Temp | Scope::Variable), name)
                             if !name.contains('.') =>
                         {
@@ -1212,7 +1220,7 @@ impl<'a> Lower<'a> {
         };
         let tspan = self.ast.span(target_id);
         match self.ast.expr(target_id) {
-            Expr::Path(p) => match resolve(p) {
+            Expr::Path(p) => match resolve(self.ast.name(*p)) {
                 Name::Var(scope @ (Scope::Temp | Scope::Variable), name) => {
                     if scope == Scope::Temp && name.contains('.') {
                         self.report(
@@ -1228,7 +1236,7 @@ impl<'a> Lower<'a> {
                 }
                 Name::Var(Scope::Context, name) if strict && !name.contains('.') => {
                     self.report(
-                        Diagnostic::new(Code::BadAssignTarget, tspan, format!("`{p}` is read-only"))
+                        Diagnostic::new(Code::BadAssignTarget, tspan, format!("`{}` is read-only", self.ast.name(*p)))
                             .with_help("context values come from the game; assign to a `variable.` or `temp.` instead"),
                     );
                     return self.dummy(span);
@@ -1238,7 +1246,10 @@ impl<'a> Lower<'a> {
                         Diagnostic::new(
                             Code::IneffectiveAssign,
                             tspan,
-                            format!("`{p}` is read-only; this assignment does nothing"),
+                            format!(
+                                "`{}` is read-only; this assignment does nothing",
+                                self.ast.name(*p)
+                            ),
                         )
                         .with_help("assign to a `variable.` or `temp.` instead"),
                     );
@@ -1314,7 +1325,7 @@ impl<'a> Lower<'a> {
         );
         // A whole-variable value may be a struct: copy its members once all names are known.
         if let Expr::Path(p) = self.ast.expr(self.ast.unparen(value)) {
-            if let Name::Var(src_scope, src_name) = resolve(p) {
+            if let Name::Var(src_scope, src_name) = resolve(self.ast.name(*p)) {
                 self.pending_copies.push((
                     id,
                     scope,
@@ -1426,7 +1437,7 @@ impl<'a> Lower<'a> {
             e = self.ast.unparen(e);
             match self.ast.expr(e) {
                 Expr::Path(p) => {
-                    return match resolve(p) {
+                    return match resolve(self.ast.name(*p)) {
                         Name::Var(scope, name) if !name.contains('.') => {
                             Some((scope, name.to_string()))
                         }
@@ -1463,7 +1474,7 @@ impl<'a> Lower<'a> {
         let e = self.ast.unparen(e);
         match self.ast.expr(e) {
             Expr::Number(_) | Expr::True | Expr::False => true,
-            Expr::Path(p) => &**p == "math.pi",
+            Expr::Path(p) => self.ast.name(*p) == "math.pi",
             Expr::Unary { operand, .. } => self.is_const(*operand, depth + 1),
             Expr::Binary { lhs, rhs, .. } => {
                 self.is_const(*lhs, depth + 1) && self.is_const(*rhs, depth + 1)
@@ -1483,7 +1494,7 @@ impl<'a> Lower<'a> {
         }
         let r = self.ast.unparen(rhs);
         let remote = match self.ast.expr(r) {
-            Expr::Path(p) => match resolve(p) {
+            Expr::Path(p) => match resolve(self.ast.name(*p)) {
                 Name::Var(Scope::Variable, name) if !name.contains('.') => {
                     Some(Remote::Variable(self.names.symbols.intern(name)))
                 }
@@ -1493,11 +1504,11 @@ impl<'a> Lower<'a> {
                 }),
                 _ => None,
             },
-            Expr::Call { callee, args, .. } => match resolve(callee) {
+            Expr::Call { callee, args, .. } => match resolve(self.ast.name(*callee)) {
                 Name::Query(name) => {
                     let slot = self.names.queries.intern(name);
                     let mut ids = Vec::new();
-                    for &a in args {
+                    for &a in self.ast.list(*args) {
                         ids.push(self.expr(a, ctx).0);
                     }
                     Some(Remote::Query {

@@ -150,8 +150,8 @@ fn fix(
             let Expr::Call { callee, args, .. } = parsed.ast.expr(id) else {
                 return None;
             };
-            let lower = callee.to_ascii_lowercase();
-            if !matches!(lower.as_str(), "math.min" | "math.max") || args.len() < 3 {
+            let (callee, args) = (parsed.ast.name(*callee), parsed.ast.list(*args));
+            if !matches!(callee, "math.min" | "math.max") || args.len() < 3 {
                 return None;
             }
             let arg = |a: &ExprId| {

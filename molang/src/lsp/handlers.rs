@@ -275,7 +275,7 @@ fn is_constant(ast: &grammar::Ast, id: ExprId) -> bool {
     while let Some(id) = stack.pop() {
         match ast.expr(id) {
             Expr::Number(_) => {}
-            Expr::Path(p) if p.as_ref() == "math.pi" => {}
+            Expr::Path(p) if ast.name(*p) == "math.pi" => {}
             Expr::Unary { operand, .. } => stack.push(*operand),
             Expr::Binary { lhs, rhs, .. } => stack.extend([*lhs, *rhs]),
             Expr::Conditional {
@@ -290,13 +290,13 @@ fn is_constant(ast: &grammar::Ast, id: ExprId) -> bool {
                 if *kind != grammar::GroupKind::Paren || body.semicolons > 0 {
                     return false;
                 }
-                stack.extend(body.statements.iter().copied());
+                stack.extend(ast.list(body.statements));
             }
             Expr::Call { callee, args, .. } => {
-                let name = callee.strip_prefix("math.");
+                let name = ast.name(*callee).strip_prefix("math.");
                 match name.and_then(MathFn::from_name) {
                     Some(f) if !f.is_random() && f.arity() == args.len() => {
-                        stack.extend(args.iter().copied())
+                        stack.extend(ast.list(*args))
                     }
                     _ => return false,
                 }
