@@ -939,6 +939,55 @@ mod tests {
     }
 
     #[test]
+    fn names_strings_and_lists_come_from_the_tree_arenas() {
+        // Nested lists finish inside the list around them; names are folded, strings not.
+        let src = "Math.Max(V.A, q.f('MiXed', {T.x = 1; t.y;}), 3); Array.B[V.I]; loop(2, {})";
+        let parsed = parse(src, ParseOptions::default());
+        assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
+        let ast = &parsed.ast;
+        let root = ast.list(ast.root.unwrap().statements);
+        assert_eq!(root.len(), 3);
+        let Expr::Call { callee, args, .. } = ast.expr(root[0]) else {
+            panic!("{:?}", ast.expr(root[0]))
+        };
+        assert_eq!(ast.name(*callee), "math.max");
+        let args = ast.list(*args);
+        assert_eq!(args.len(), 3);
+        assert!(matches!(ast.expr(args[0]), Expr::Path(p) if ast.name(*p) == "v.a"));
+        assert!(matches!(ast.expr(args[2]), Expr::Number(n) if *n == 3.0));
+        let Expr::Call { callee, args, .. } = ast.expr(args[1]) else {
+            panic!()
+        };
+        assert_eq!(ast.name(*callee), "q.f");
+        let inner = ast.list(*args);
+        assert!(matches!(ast.expr(inner[0]), Expr::String(s) if ast.name(*s) == "MiXed"));
+        let Expr::Group { body, .. } = ast.expr(inner[1]) else {
+            panic!()
+        };
+        let block = ast.list(body.statements);
+        assert_eq!(block.len(), 2);
+        assert_eq!(crate::print::print_expr(ast, block[0]), "t.x = 1");
+        let Expr::Index { array, .. } = ast.expr(root[1]) else {
+            panic!()
+        };
+        assert_eq!(ast.name(*array), "array.b");
+        let Expr::Loop { args } = ast.expr(root[2]) else {
+            panic!()
+        };
+        let Expr::Group { body, .. } = ast.expr(ast.list(*args)[1]) else {
+            panic!()
+        };
+        assert!(body.statements.is_empty() && ast.list(body.statements).is_empty());
+        // A lone operand, a chain, and a call with no arguments.
+        let parsed = parse("q.f()", ParseOptions::default());
+        let ast = &parsed.ast;
+        let Expr::Call { args, .. } = ast.expr(ast.list(ast.root.unwrap().statements)[0]) else {
+            panic!()
+        };
+        assert!(args.is_empty());
+    }
+
+    #[test]
     fn long_legacy_chain_stops_at_the_limit() {
         let chain = |n: usize| format!("{}0", "v.a ? 1 : ".repeat(n));
         assert!(kinds(&chain(200), 4).is_empty());
