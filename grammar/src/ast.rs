@@ -20,7 +20,9 @@ impl ExprId {
     }
 }
 
-/// A name or string text of an [`Ast`], read with [`Ast::name`].
+/// A name or string text of an [`Ast`], read with [`Ast::name`]. Equality compares where
+/// the text sits, not the text: compare what [`Ast::name`] returns (as
+/// [`crate::print::same_tree`] does).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Name {
     start: u32,
@@ -28,6 +30,7 @@ pub struct Name {
 }
 
 /// A list of expressions of an [`Ast`] (statements or arguments), read with [`Ast::list`].
+/// Like [`Name`], it is a place in its tree: equality compares places.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct List {
     start: u32,
