@@ -1,8 +1,6 @@
 //! Entry point: text → tokens → AST, never failing. Problems come back as
 //! [`ParseDiagnostic`]s next to whatever tree could be built.
 
-use std::cell::RefCell;
-
 use smallvec::SmallVec;
 
 use crate::ast::{Arenas, Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
@@ -214,7 +212,7 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
         version,
         // A node per token is an upper bound for nearly every program (groups and calls fold
         // several tokens into one node); reserving it avoids regrowing the arena while parsing.
-        inner: RefCell::new(Inner {
+        inner: Inner {
             arenas: Arenas {
                 nodes: Vec::with_capacity(tokens.len()),
                 text: src.to_owned(),
@@ -222,7 +220,7 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
             },
             diagnostics: Vec::new(),
             stack: SmallVec::new(),
-        }),
+        },
     };
     let stream = || {
         tokens
@@ -235,18 +233,18 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
     };
     let mut builder = new_builder();
     let mut result = if ascent {
-        ascent::ProgramParser::new().parse(&builder, stream())
+        ascent::ProgramParser::new().parse(&mut builder, stream())
     } else {
-        table::ProgramParser::new().parse(&builder, stream())
+        table::ProgramParser::new().parse(&mut builder, stream())
     };
     if ascent && result.is_err() {
         // The fast parser inlines some nonterminals (see build.rs), which changes where it
         // notices an error and what it expects there: read the program again with the
         // grammar's own states, so the diagnostic (and the partial tree) is the same as ever.
         builder = new_builder();
-        result = plain::ProgramParser::new().parse(&builder, stream());
+        result = plain::ProgramParser::new().parse(&mut builder, stream());
     }
-    let inner = builder.inner.into_inner();
+    let inner = builder.inner;
     diagnostics.extend(inner.diagnostics);
     let root = match result {
         Ok(block) => Some(block),
@@ -448,44 +446,43 @@ pub struct SeqItems {
     span: Span,
 }
 
-/// Builds the arena from the grammar's actions. Shared by reference with the generated
-/// parser, hence the `RefCell`.
+/// Builds the arena from the grammar's actions (the generated parser's one `&mut` parameter).
 pub struct Builder<'s> {
     src: &'s str,
     version: i16,
-    inner: RefCell<Inner>,
+    inner: Inner,
 }
 
 impl Builder<'_> {
-    fn push(&self, e: Expr, span: Span) -> ExprId {
-        let mut inner = self.inner.borrow_mut();
+    fn push(&mut self, e: Expr, span: Span) -> ExprId {
+        let inner = &mut self.inner;
         let nodes = &mut inner.arenas.nodes;
         let id = ExprId(nodes.len() as u32);
         nodes.push((e, span));
         id
     }
     fn span(&self, id: ExprId) -> Span {
-        self.inner.borrow().arenas.nodes[id.index()].1
+        self.inner.arenas.nodes[id.index()].1
     }
     fn get(&self, id: ExprId) -> Expr {
-        self.inner.borrow().arenas.nodes[id.index()].0
+        self.inner.arenas.nodes[id.index()].0
     }
 
     /// An empty argument list, at the top of the shared stack.
-    pub(crate) fn list_start(&self) -> Pending {
+    pub(crate) fn list_start(&mut self) -> Pending {
         Pending {
-            base: self.inner.borrow().stack.len() as u32,
+            base: self.inner.stack.len() as u32,
         }
     }
     /// An argument list and its first argument.
-    pub(crate) fn list_first(&self, item: ExprId) -> Pending {
-        let mut inner = self.inner.borrow_mut();
+    pub(crate) fn list_first(&mut self, item: ExprId) -> Pending {
+        let inner = &mut self.inner;
         let base = inner.stack.len() as u32;
         inner.stack.push((BinaryOp::Or, item));
         Pending { base }
     }
-    pub(crate) fn list_push(&self, list: Pending, item: ExprId) -> Pending {
-        self.inner.borrow_mut().stack.push((BinaryOp::Or, item));
+    pub(crate) fn list_push(&mut self, list: Pending, item: ExprId) -> Pending {
+        self.inner.stack.push((BinaryOp::Or, item));
         list
     }
     /// Moves the list from `base` up off the shared stack into the tree.
@@ -497,12 +494,12 @@ impl Builder<'_> {
     }
 
     pub(crate) fn items(
-        &self,
+        &mut self,
         items: Option<SeqItems>,
         statement: Option<ExprId>,
         semicolon: Span,
     ) -> SeqItems {
-        let mut inner = self.inner.borrow_mut();
+        let inner = &mut self.inner;
         let mut items = items.unwrap_or_else(|| SeqItems {
             base: inner.stack.len() as u32,
             semicolons: 0,
@@ -519,8 +516,8 @@ impl Builder<'_> {
 
     /// A statement list; its span covers its tokens (an empty list is placed by
     /// [`Builder::group`]).
-    pub(crate) fn block(&self, items: Option<SeqItems>, last: Option<ExprId>) -> Block {
-        let mut inner = self.inner.borrow_mut();
+    pub(crate) fn block(&mut self, items: Option<SeqItems>, last: Option<ExprId>) -> Block {
+        let inner = &mut self.inner;
         let last_span = last.map(|l| inner.arenas.nodes[l.index()].1);
         let Some(items) = items else {
             return Block {
@@ -540,7 +537,7 @@ impl Builder<'_> {
         if let Some(last) = last {
             inner.stack.push((BinaryOp::Or, last));
         }
-        let statements = Self::finish_list(&mut inner, base);
+        let statements = Self::finish_list(inner, base);
         Block {
             statements,
             semicolons,
@@ -550,21 +547,28 @@ impl Builder<'_> {
         }
     }
 
-    pub(crate) fn ret(&self, value: Option<ExprId>, l: u32, r: u32) -> ExprId {
+    pub(crate) fn ret(&mut self, value: Option<ExprId>, l: u32, r: u32) -> ExprId {
         self.push(Expr::Return { value }, sp(l, r))
     }
 
-    pub(crate) fn assign(&self, target: ExprId, value: ExprId, l: u32, r: u32) -> ExprId {
+    pub(crate) fn assign(&mut self, target: ExprId, value: ExprId, l: u32, r: u32) -> ExprId {
         self.push(Expr::Assign { target, value }, sp(l, r))
     }
 
-    pub(crate) fn coalesce(&self, lhs: ExprId, rhs: ExprId, l: u32, r: u32) -> ExprId {
+    pub(crate) fn coalesce(&mut self, lhs: ExprId, rhs: ExprId, l: u32, r: u32) -> ExprId {
         self.push(Expr::Coalesce { lhs, rhs }, sp(l, r))
     }
 
-    pub(crate) fn cond(&self, c: ExprId, t: ExprId, e: Option<ExprId>, l: u32, r: u32) -> ExprId {
-        let plain = |otherwise| {
-            self.push(
+    pub(crate) fn cond(
+        &mut self,
+        c: ExprId,
+        t: ExprId,
+        e: Option<ExprId>,
+        l: u32,
+        r: u32,
+    ) -> ExprId {
+        let plain = |b: &mut Self, otherwise| {
+            b.push(
                 Expr::Conditional {
                     cond: c,
                     then: t,
@@ -574,21 +578,21 @@ impl Builder<'_> {
             )
         };
         if self.version >= 5 {
-            return plain(e);
+            return plain(self, e);
         }
         // Before version 5 the conditional groups to the left.
         if matches!(self.get(t), Expr::Conditional { .. }) {
             let span = self.span(t);
-            self.inner.borrow_mut().diagnostics.push(ParseDiagnostic {
+            self.inner.diagnostics.push(ParseDiagnostic {
                 kind: ParseErrorKind::NestedConditionalInThen,
                 span,
             });
         }
         let Some(e) = e else {
-            return plain(None);
+            return plain(self, None);
         };
         if !matches!(self.get(e), Expr::Conditional { .. }) {
-            return plain(Some(e));
+            return plain(self, Some(e));
         }
         // `c ? t : (x ? y : z)` parsed right-grouped: rotate so that `c ? t : x` becomes the
         // condition of the leftmost conditional in the else chain.
@@ -601,7 +605,7 @@ impl Builder<'_> {
         loop {
             steps += 1;
             if steps > MAX_BRACKET_NESTING {
-                let mut inner = self.inner.borrow_mut();
+                let inner = &mut self.inner;
                 if !inner
                     .diagnostics
                     .iter()
@@ -613,7 +617,6 @@ impl Builder<'_> {
                     };
                     inner.diagnostics.push(d);
                 }
-                drop(inner);
                 return self.push(
                     Expr::Conditional {
                         cond: c,
@@ -637,7 +640,7 @@ impl Builder<'_> {
                     },
                     sp(l, self.span(cond).end),
                 );
-                let mut inner = self.inner.borrow_mut();
+                let inner = &mut self.inner;
                 if let Expr::Conditional { cond: slot, .. } =
                     &mut inner.arenas.nodes[node.index()].0
                 {
@@ -649,13 +652,12 @@ impl Builder<'_> {
         // Widen the spans along the rotated chain.
         let mut node = e;
         loop {
-            let mut inner = self.inner.borrow_mut();
+            let inner = &mut self.inner;
             let s = inner.arenas.nodes[node.index()].1;
             inner.arenas.nodes[node.index()].1 = sp(l, s.end);
             let Expr::Conditional { cond, .. } = inner.arenas.nodes[node.index()].0 else {
                 break;
             };
-            drop(inner);
             if cond == node || !matches!(self.get(cond), Expr::Conditional { .. }) {
                 break;
             }
@@ -665,7 +667,7 @@ impl Builder<'_> {
     }
 
     /// How tightly an operator binds (higher first); equal levels group to the left.
-    fn precedence(&self, op: BinaryOp) -> u8 {
+    fn precedence(version: i16, op: BinaryOp) -> u8 {
         use BinaryOp::*;
         match op {
             // The game groups division in a pass before multiplication:
@@ -673,7 +675,7 @@ impl Builder<'_> {
             Div => 12,
             Mul => 11,
             Add | Sub => 10,
-            _ if self.version >= 6 => match op {
+            _ if version >= 6 => match op {
                 Lt | Le | Gt | Ge => 4,
                 Eq | Ne => 3,
                 And => 2,
@@ -691,13 +693,14 @@ impl Builder<'_> {
         }
     }
 
-    pub(crate) fn chain_start(&self, first: ExprId) -> Chain {
+    pub(crate) fn chain_start(&mut self, first: ExprId) -> Chain {
         Chain::One(first)
     }
 
-    pub(crate) fn chain_push(&self, chain: Chain, op: BinaryOp, operand: ExprId) -> Chain {
-        let level = self.precedence(op);
-        let mut inner = self.inner.borrow_mut();
+    pub(crate) fn chain_push(&mut self, chain: Chain, op: BinaryOp, operand: ExprId) -> Chain {
+        let version = self.version;
+        let level = Self::precedence(version, op);
+        let inner = &mut self.inner;
         let base = match chain {
             Chain::One(first) => {
                 let base = inner.stack.len() as u32;
@@ -706,9 +709,9 @@ impl Builder<'_> {
             }
             Chain::Many { base } => {
                 while inner.stack.len() > base as usize + 1
-                    && self.precedence(inner.stack.last().unwrap().0) >= level
+                    && Self::precedence(version, inner.stack.last().unwrap().0) >= level
                 {
-                    reduce_top(&mut inner);
+                    reduce_top(inner);
                 }
                 base
             }
@@ -717,20 +720,20 @@ impl Builder<'_> {
         Chain::Many { base }
     }
 
-    pub(crate) fn chain_end(&self, chain: Chain) -> ExprId {
+    pub(crate) fn chain_end(&mut self, chain: Chain) -> ExprId {
         let base = match chain {
             Chain::One(only) => return only,
             Chain::Many { base } => base as usize,
         };
-        let mut inner = self.inner.borrow_mut();
+        let inner = &mut self.inner;
         while inner.stack.len() > base + 1 {
-            reduce_top(&mut inner);
+            reduce_top(inner);
         }
         debug_assert_eq!(inner.stack.len(), base + 1);
         inner.stack.pop().unwrap().1
     }
 
-    pub(crate) fn neg(&self, e: ExprId, l: u32, r: u32) -> ExprId {
+    pub(crate) fn neg(&mut self, e: ExprId, l: u32, r: u32) -> ExprId {
         self.push(
             Expr::Unary {
                 op: UnaryOp::Neg,
@@ -739,7 +742,7 @@ impl Builder<'_> {
             sp(l, r),
         )
     }
-    pub(crate) fn not(&self, e: ExprId, l: u32, r: u32) -> ExprId {
+    pub(crate) fn not(&mut self, e: ExprId, l: u32, r: u32) -> ExprId {
         self.push(
             Expr::Unary {
                 op: UnaryOp::Not,
@@ -748,21 +751,21 @@ impl Builder<'_> {
             sp(l, r),
         )
     }
-    pub(crate) fn arrow(&self, lhs: ExprId, rhs: ExprId, l: u32, r: u32) -> ExprId {
+    pub(crate) fn arrow(&mut self, lhs: ExprId, rhs: ExprId, l: u32, r: u32) -> ExprId {
         self.push(Expr::Arrow { lhs, rhs }, sp(l, r))
     }
-    pub(crate) fn leaf(&self, e: Expr, l: u32, r: u32) -> ExprId {
+    pub(crate) fn leaf(&mut self, e: Expr, l: u32, r: u32) -> ExprId {
         self.push(e, sp(l, r))
     }
-    pub(crate) fn group(&self, kind: GroupKind, mut body: Block, l: u32, r: u32) -> ExprId {
+    pub(crate) fn group(&mut self, kind: GroupKind, mut body: Block, l: u32, r: u32) -> ExprId {
         // An empty list sits at its closing bracket.
         if body.statements.is_empty() && body.semicolons == 0 {
             body.span = sp(r - 1, r - 1);
         }
         self.push(Expr::Group { kind, body }, sp(l, r))
     }
-    pub(crate) fn looping(&self, for_each: bool, args: Pending, l: u32, r: u32) -> ExprId {
-        let args = Self::finish_list(&mut self.inner.borrow_mut(), args.base);
+    pub(crate) fn looping(&mut self, for_each: bool, args: Pending, l: u32, r: u32) -> ExprId {
+        let args = Self::finish_list(&mut self.inner, args.base);
         let e = if for_each {
             Expr::ForEach { args }
         } else {
@@ -858,31 +861,31 @@ fn parse_mantissa(m: &str) -> f32 {
 }
 
 impl Builder<'_> {
-    pub(crate) fn number(&self, l: u32, r: u32) -> ExprId {
+    pub(crate) fn number(&mut self, l: u32, r: u32) -> ExprId {
         let (value, exponent_warning) = number_value(&self.src[l as usize..r as usize]);
         if exponent_warning {
-            self.inner.borrow_mut().diagnostics.push(ParseDiagnostic {
+            self.inner.diagnostics.push(ParseDiagnostic {
                 kind: ParseErrorKind::ExponentWithoutDigits,
                 span: sp(l, r),
             });
         }
         self.push(Expr::Number(value), sp(l, r))
     }
-    pub(crate) fn string(&self, l: u32, r: u32) -> ExprId {
-        let text = self.inner.borrow_mut().arenas.name(sp(l + 1, r - 1), false);
+    pub(crate) fn string(&mut self, l: u32, r: u32) -> ExprId {
+        let text = self.inner.arenas.name(sp(l + 1, r - 1), false);
         self.push(Expr::String(text), sp(l, r))
     }
     /// The name `src[l..r]`, folded to lower case.
-    fn name(&self, l: u32, r: u32) -> crate::ast::Name {
-        self.inner.borrow_mut().arenas.name(sp(l, r), true)
+    fn name(&mut self, l: u32, r: u32) -> crate::ast::Name {
+        self.inner.arenas.name(sp(l, r), true)
     }
-    pub(crate) fn path(&self, l: u32, r: u32) -> ExprId {
+    pub(crate) fn path(&mut self, l: u32, r: u32) -> ExprId {
         let name = self.name(l, r);
         self.push(Expr::Path(name), sp(l, r))
     }
-    pub(crate) fn call(&self, l: u32, pr: u32, args: Pending, r: u32) -> ExprId {
+    pub(crate) fn call(&mut self, l: u32, pr: u32, args: Pending, r: u32) -> ExprId {
         let callee = self.name(l, pr);
-        let args = Self::finish_list(&mut self.inner.borrow_mut(), args.base);
+        let args = Self::finish_list(&mut self.inner, args.base);
         self.push(
             Expr::Call {
                 callee,
@@ -892,7 +895,7 @@ impl Builder<'_> {
             sp(l, r),
         )
     }
-    pub(crate) fn index(&self, l: u32, pr: u32, index: ExprId, r: u32) -> ExprId {
+    pub(crate) fn index(&mut self, l: u32, pr: u32, index: ExprId, r: u32) -> ExprId {
         let array = self.name(l, pr);
         self.push(
             Expr::Index {
