@@ -198,7 +198,7 @@ pub enum Expr {
 pub struct Ast {
     /// Each expression with its span, in one vector: one allocation per parse, not two.
     nodes: Vec<(Expr, Span)>,
-    /// The source text with every name folded to lower case in place; a [`Name`] is a
+    /// The source text folded to lower case except inside string literals; a [`Name`] is a
     /// range of it.
     text: String,
     /// The items of every [`List`], one list after another.
@@ -211,16 +211,19 @@ pub struct Ast {
 #[derive(Default)]
 pub(crate) struct Arenas {
     pub nodes: Vec<(Expr, Span)>,
-    /// The source text, names folded to lower case in place: a name is its span.
+    /// The source text folded to lower case except inside string literals: a name is its
+    /// span.
     pub text: String,
     pub lists: Vec<ExprId>,
 }
 
 impl Arenas {
-    /// Names the text at `span` of the source, folded to lower case first when `fold` is set.
-    pub fn name(&mut self, span: Span, fold: bool) -> Name {
-        if fold {
-            self.text[span.range()].make_ascii_lowercase();
+    /// Names the text at `span`. The text starts as the source folded to lower case (one pass
+    /// over the whole source is cheaper than one per name); `keep_case` puts the source's own
+    /// bytes back first, for a string literal.
+    pub fn name(&mut self, span: Span, src: &str, keep_case: bool) -> Name {
+        if keep_case {
+            self.text.replace_range(span.range(), &src[span.range()]);
         }
         Name {
             start: span.start,

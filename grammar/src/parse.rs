@@ -215,7 +215,7 @@ pub fn parse_with(src: &str, options: ParseOptions, engine: Engine) -> Parsed {
         inner: Inner {
             arenas: Arenas {
                 nodes: Vec::with_capacity(tokens.len()),
-                text: src.to_owned(),
+                text: src.to_ascii_lowercase(),
                 lists: Vec::with_capacity(list_items),
             },
             diagnostics: Vec::new(),
@@ -872,12 +872,12 @@ impl Builder<'_> {
         self.push(Expr::Number(value), sp(l, r))
     }
     pub(crate) fn string(&mut self, l: u32, r: u32) -> ExprId {
-        let text = self.inner.arenas.name(sp(l + 1, r - 1), false);
+        let text = self.inner.arenas.name(sp(l + 1, r - 1), self.src, true);
         self.push(Expr::String(text), sp(l, r))
     }
     /// The name `src[l..r]`, folded to lower case.
     fn name(&mut self, l: u32, r: u32) -> crate::ast::Name {
-        self.inner.arenas.name(sp(l, r), true)
+        self.inner.arenas.name(sp(l, r), self.src, false)
     }
     pub(crate) fn path(&mut self, l: u32, r: u32) -> ExprId {
         let name = self.name(l, r);
