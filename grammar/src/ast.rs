@@ -29,6 +29,16 @@ pub struct Name {
     end: u32,
 }
 
+impl Name {
+    /// The text at `span` of the tree's text.
+    pub(crate) fn at(span: Span) -> Name {
+        Name {
+            start: span.start,
+            end: span.end,
+        }
+    }
+}
+
 /// A list of expressions of an [`Ast`] (statements or arguments), read with [`Ast::list`].
 /// Like [`Name`], it is a place in its tree: equality compares places.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -196,40 +206,24 @@ pub enum Expr {
 /// A parsed program.
 #[derive(Clone, Debug, Default)]
 pub struct Ast {
-    /// Each expression with its span, in one vector: one allocation per parse, not two.
-    nodes: Vec<(Expr, Span)>,
-    /// The source text folded to lower case except inside string literals; a [`Name`] is a
-    /// range of it.
-    text: String,
-    /// The items of every [`List`], one list after another.
-    lists: Vec<ExprId>,
+    arenas: Arenas,
     /// The top-level statement list; `None` when parsing failed.
     pub root: Option<Block>,
 }
 
-/// The arenas of an [`Ast`] as the parser fills them.
-#[derive(Default)]
+/// The storage of an [`Ast`], which the parser fills.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Arenas {
+    /// Each expression with its span, in one vector: one allocation per parse, not two.
     pub nodes: Vec<(Expr, Span)>,
-    /// The source text folded to lower case except inside string literals: a name is its
-    /// span.
+    /// The source text folded to lower case except inside string literals; a [`Name`] is a
+    /// range of it.
     pub text: String,
+    /// The items of every [`List`], one list after another.
     pub lists: Vec<ExprId>,
 }
 
 impl Arenas {
-    /// Names the text at `span`. The text starts as the source folded to lower case (one pass
-    /// over the whole source is cheaper than one per name); `keep_case` puts the source's own
-    /// bytes back first, for a string literal.
-    pub fn name(&mut self, span: Span, src: &str, keep_case: bool) -> Name {
-        if keep_case {
-            self.text.replace_range(span.range(), &src[span.range()]);
-        }
-        Name {
-            start: span.start,
-            end: span.end,
-        }
-    }
     /// Stores `items` as one list.
     pub fn list(&mut self, items: impl IntoIterator<Item = ExprId>) -> List {
         let start = self.lists.len();
@@ -243,33 +237,27 @@ impl Arenas {
 
 impl Ast {
     pub(crate) fn from_parts(arenas: Arenas, root: Option<Block>) -> Ast {
-        let Arenas { nodes, text, lists } = arenas;
-        Ast {
-            nodes,
-            text,
-            lists,
-            root,
-        }
+        Ast { arenas, root }
     }
     /// The text of a name of this tree.
     pub fn name(&self, name: Name) -> &str {
-        &self.text[name.start as usize..name.end as usize]
+        &self.arenas.text[name.start as usize..name.end as usize]
     }
     /// The expressions of a list of this tree.
     pub fn list(&self, list: List) -> &[ExprId] {
-        &self.lists[list.start as usize..(list.start + list.len) as usize]
+        &self.arenas.lists[list.start as usize..(list.start + list.len) as usize]
     }
     pub fn expr(&self, id: ExprId) -> &Expr {
-        &self.nodes[id.index()].0
+        &self.arenas.nodes[id.index()].0
     }
     pub fn span(&self, id: ExprId) -> Span {
-        self.nodes[id.index()].1
+        self.arenas.nodes[id.index()].1
     }
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.arenas.nodes.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.arenas.nodes.is_empty()
     }
     /// Looks through any number of `( )` groups that hold a single expression with no `;`.
     pub fn unparen(&self, mut id: ExprId) -> ExprId {

@@ -3,7 +3,7 @@
 
 use smallvec::SmallVec;
 
-use crate::ast::{Arenas, Ast, BinaryOp, Block, Expr, ExprId, GroupKind, UnaryOp};
+use crate::ast::{Arenas, Ast, BinaryOp, Block, Expr, ExprId, GroupKind, Name, UnaryOp};
 use crate::lexer::{lex, Token, TokenKind};
 use crate::span::Span;
 
@@ -455,8 +455,7 @@ pub struct Builder<'s> {
 
 impl Builder<'_> {
     fn push(&mut self, e: Expr, span: Span) -> ExprId {
-        let inner = &mut self.inner;
-        let nodes = &mut inner.arenas.nodes;
+        let nodes = &mut self.inner.arenas.nodes;
         let id = ExprId(nodes.len() as u32);
         nodes.push((e, span));
         id
@@ -476,10 +475,8 @@ impl Builder<'_> {
     }
     /// An argument list and its first argument.
     pub(crate) fn list_first(&mut self, item: ExprId) -> Pending {
-        let inner = &mut self.inner;
-        let base = inner.stack.len() as u32;
-        inner.stack.push((BinaryOp::Or, item));
-        Pending { base }
+        let list = self.list_start();
+        self.list_push(list, item)
     }
     pub(crate) fn list_push(&mut self, list: Pending, item: ExprId) -> Pending {
         self.inner.stack.push((BinaryOp::Or, item));
@@ -872,19 +869,18 @@ impl Builder<'_> {
         self.push(Expr::Number(value), sp(l, r))
     }
     pub(crate) fn string(&mut self, l: u32, r: u32) -> ExprId {
-        let text = self.inner.arenas.name(sp(l + 1, r - 1), self.src, true);
-        self.push(Expr::String(text), sp(l, r))
-    }
-    /// The name `src[l..r]`, folded to lower case.
-    fn name(&mut self, l: u32, r: u32) -> crate::ast::Name {
-        self.inner.arenas.name(sp(l, r), self.src, false)
+        // The tree's text starts as the whole source folded to lower case (one pass is
+        // cheaper than one per name); a string literal gets its own bytes back.
+        let inside = sp(l + 1, r - 1);
+        let text = &mut self.inner.arenas.text;
+        text.replace_range(inside.range(), &self.src[inside.range()]);
+        self.push(Expr::String(Name::at(inside)), sp(l, r))
     }
     pub(crate) fn path(&mut self, l: u32, r: u32) -> ExprId {
-        let name = self.name(l, r);
-        self.push(Expr::Path(name), sp(l, r))
+        self.push(Expr::Path(Name::at(sp(l, r))), sp(l, r))
     }
     pub(crate) fn call(&mut self, l: u32, pr: u32, args: Pending, r: u32) -> ExprId {
-        let callee = self.name(l, pr);
+        let callee = Name::at(sp(l, pr));
         let args = Self::finish_list(&mut self.inner, args.base);
         self.push(
             Expr::Call {
@@ -896,7 +892,7 @@ impl Builder<'_> {
         )
     }
     pub(crate) fn index(&mut self, l: u32, pr: u32, index: ExprId, r: u32) -> ExprId {
-        let array = self.name(l, pr);
+        let array = Name::at(sp(l, pr));
         self.push(
             Expr::Index {
                 array,
