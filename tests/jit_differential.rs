@@ -188,6 +188,8 @@ fn run_random(seed: u64, cases: u32) {
             version,
             loop_cap: cap,
             iteration_budget: 2_000,
+            // Half the cases as entity scripts compile (`agree` compares no temps).
+            private_temps: rng_seed % 2 == 1,
         };
         agree(&src, &ins, rng_seed, &options)
             .map(|_| ())
@@ -1553,4 +1555,49 @@ fn slots_far_from_the_biased_window_read_what_was_stored() {
     };
     let (vars, temps) = (program("v", "t"), program("t", "v"));
     agree_on_values_of_a_and_b(&[vars.as_str(), temps.as_str()], EDGES);
+}
+
+/// With `private_temps` (entity scripts), the JIT leaves out the stores of temps that the run
+/// never reads back from storage: the value and the variables stay the interpreter's, bit for
+/// bit, and only those temps' storage differs after the run. A loop body reads `t.a` (and
+/// `??` its tag) from storage, so its stores stay; `t.b` and `t.c` are only read through
+/// their SSA values, so theirs go. Without the option every temp is stored.
+#[test]
+fn private_temps_drop_only_the_stores_nothing_reads_back() {
+    let src = "t.a = v.x * 2; loop(2, { t.a = (t.a ?? 0) + 1; }); t.b = math.sin(t.a); \
+               v.y = t.a + t.b; t.c = v.y - 1; v.z = t.c * t.c; return t.b;";
+    let expr = molang::compile(src, &CheckOptions::default()).unwrap();
+    let inputs = [("v.x".to_string(), Value::Num(0.75))];
+    let interp = expr.eval(&inputs, 0, &EvalOptions::default());
+    let temps =
+        |r: &EvalResult| -> Vec<String> { r.temps.iter().map(|(n, _)| n.clone()).collect() };
+    assert_eq!(temps(&interp), ["a", "b", "c"]);
+    for private in [false, true] {
+        let options = EvalOptions {
+            private_temps: private,
+            ..EvalOptions::default()
+        };
+        let native = expr.compile_native(&options).unwrap();
+        let jit = expr.eval_native(&native, &inputs, 0, &options);
+        assert!(same(&jit.value, &interp.value), "private {private}: value");
+        assert_eq!(jit.abort, interp.abort);
+        assert_eq!(
+            jit.variables.len(),
+            3,
+            "private {private}: {:?}",
+            jit.variables
+        );
+        for ((n1, v1), (n2, v2)) in interp.variables.iter().zip(&jit.variables) {
+            assert!(
+                n1 == n2 && same(v1, v2),
+                "private {private}: {n1} {v1:?} / {n2} {v2:?}"
+            );
+        }
+        let expected: &[&str] = if private { &["a"] } else { &["a", "b", "c"] };
+        assert_eq!(
+            temps(&jit),
+            expected,
+            "private {private}: the temps left in storage"
+        );
+    }
 }

@@ -346,6 +346,7 @@ fuzz_target!(|data: &[u8]| {
         version,
         loop_cap: cap.map(|c| c as u32 % 4),
         iteration_budget: 2_000,
+        private_temps: false,
     };
     // The JIT compiles every program that loads.
     let native = match expr.compile_native(&options) {

@@ -227,6 +227,9 @@ impl EntityScripts {
     fn eval_options(&self) -> EvalOptions {
         EvalOptions {
             version: self.version,
+            // Every run of an entity's scripts starts with cleared temps, and the instance
+            // exposes variables only.
+            private_temps: true,
             ..EvalOptions::default()
         }
     }

@@ -30,6 +30,13 @@ pub struct EvalOptions {
     pub loop_cap: Option<u32>,
     /// Total loop iterations one run may make, so untrusted input always terminates.
     pub iteration_budget: u64,
+    /// Nothing reads a run's temps after it (the caller clears them before the next run and
+    /// never looks at them): native code may then leave out the stores of temps that the run
+    /// itself never reads back from storage (see `jit/lower`, `drop_dead_temp_stores`), so
+    /// those temps' storage is stale after the run. The interpreter ignores it. Entity
+    /// scripts set it; off by default, where a caller may read temps after a run
+    /// ([`crate::EvalResult::temp`]).
+    pub private_temps: bool,
 }
 
 impl Default for EvalOptions {
@@ -38,6 +45,7 @@ impl Default for EvalOptions {
             version: grammar::LATEST_VERSION,
             loop_cap: None,
             iteration_budget: 10_000_000,
+            private_temps: false,
         }
     }
 }

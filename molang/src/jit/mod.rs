@@ -43,6 +43,12 @@
 //! `guarded_body_runs_only_when_every_variable_read_is_a_number`). Flags only go from unset
 //! to set during a run, and a store of another kind drops the number fact as it does anywhere.
 //!
+//! With [`EvalOptions::private_temps`](crate::interp::EvalOptions) (entity scripts: temps
+//! cleared before each run, never read after it), the stores of a temp's number or tag that
+//! no code of the function loads back are removed after translation
+//! (`drop_dead_temp_stores`; `private_temps_drop_only_the_stores_nothing_reads_back`): the
+//! results stay the interpreter's, only those temps' storage is stale after the run.
+//!
 //! # Safety invariants
 //! The only `unsafe` code of the crate lives here (in `abi.rs` and `module.rs`):
 //! - The generated code reads and writes the storage arrays of `vars`, `temps` and `ctx`

@@ -15,7 +15,7 @@ use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, Block, InstBuilder, InstructionData, MemFlagsData, Value as CValue, ValueDef,
+    types, Block, Inst, InstBuilder, InstructionData, MemFlagsData, Value as CValue, ValueDef,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, Variable};
@@ -196,6 +196,12 @@ struct Translator<'a> {
     pooled_uses: u32,
     /// See [`Needs::biases`].
     biases: [usize; 4],
+    /// With [`EvalOptions::private_temps`]: every store to a temp's number or tag (the
+    /// store, the slot, whether it is the tag), and per temp slot what of it the code reads
+    /// back from storage ([`storage::TEMP_NUM`] and the like), for
+    /// `drop_dead_temp_stores`.
+    temp_stores: Vec<(Inst, usize, bool)>,
+    temp_reads: Vec<u8>,
     /// A large program: its register operands come from the constant table (see [`consts`]),
     /// so `in_register` leaves constants as they are.
     tabled: bool,
@@ -321,6 +327,8 @@ pub(super) fn translate(
         reloaded: std::collections::HashMap::new(),
         pooled_uses: 0,
         biases: window_biases(program),
+        temp_stores: Vec::new(),
+        temp_reads: Vec::new(),
         tabled: consts::tabled(program),
         int_load: false,
         sin_cos_paired: builtins::sin_cos_pairs(program),
@@ -354,6 +362,7 @@ pub(super) fn translate(
     }
     t.b.seal_all_blocks();
     t.drop_needless_round_trips();
+    t.drop_dead_temp_stores();
     let table = if t.tabled {
         t.table_constants()
     } else {

@@ -324,6 +324,7 @@ impl Translator<'_> {
 
     /// The number and payload of a slot whose tag is `tag`.
     pub(super) fn load_tagged(&mut self, scope: Scope, slot: Slot, tag: CValue) -> Tagged {
+        self.note_temp_read(scope, slot, super::storage::TEMP_PINNED);
         let num = self.load_value(scope, slot);
         let base = self.bits_base(scope);
         let bits = self.b.ins().load(
@@ -347,6 +348,7 @@ impl Translator<'_> {
             // `store` wrote the number tag; a number's payload is never read.
             return;
         }
+        self.note_temp_read(scope, slot, super::storage::TEMP_PINNED);
         let (_, set) = self.arrays(scope);
         let t8 = self.b.ins().ireduce(types::I8, v.tag);
         self.b.ins().store(
