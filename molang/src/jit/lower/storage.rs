@@ -407,7 +407,7 @@ impl Translator<'_> {
     }
 
     pub(super) fn note_temp_read(&mut self, scope: Scope, slot: Slot, what: u8) {
-        if scope != Scope::Temp {
+        if scope != Scope::Temp || !self.options.private_temps {
             return;
         }
         let r = &mut self.temp_reads;
