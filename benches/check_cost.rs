@@ -13,8 +13,7 @@
 //!
 //! Divide by `passes` (default 1) × the string count the program prints. With the argument
 //! `nolana` it parses the same strings with nolana instead (its `Parser::parse` count).
-//! Results:
-//! BENCHMARKS.md, "Session 14".
+//! Results: BENCHMARKS.md, "Parse and check, next to `nolana`".
 
 mod common;
 

@@ -4,7 +4,7 @@
 //! rule change can be judged by the frames it removes or adds.
 //!
 //! `no_soak_frame_drags` runs, by default, the 21 soak runs (all with yaw) that had check 14
-//! frames before session 13's rules (`relift_cross`, `held_pull`, `td_rise`; README,
+//! frames before the rules (`relift_cross`, `held_pull`, `td_rise`; README,
 //! Deviations): 0.6 s under `cargo test` (the workspace's test profile, opt-level 1). The
 //! full sweep, every seed 1–120 with and without yaw for the three presets (720 runs: 5 s in
 //! release, 12.5 s under the test profile), is
@@ -23,7 +23,7 @@ use ik_gait::reference::{step, RigState};
 use ik_gait::scenarios::soak_frames;
 use ik_gait::RigParams;
 
-/// The soak runs (seed, with yaw) that had check 14 frames before session 13, per preset:
+/// The soak runs (seed, with yaw) that had check 14 frames before the rules `relift_cross`, `held_pull` and `td_rise`, per preset:
 /// kind (b) relifts, (d) crawling swings at the floor, (e) held paws pulled back.
 const FAILED: [(&str, &[u64]); 3] = [
     ("hound", &[30, 40, 48, 103]),

