@@ -77,3 +77,81 @@ fn doggoyle_readme_finds_and_mends_a_stale_table() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), want);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The number a README sentence gives before `word`, as digits or as an English word.
+fn count_before(text: &str, word: &str) -> usize {
+    const WORDS: [&str; 16] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve", "thirteen", "fourteen", "fifteen",
+    ];
+    let at = text
+        .find(word)
+        .unwrap_or_else(|| panic!("the README says nothing before `{word}`"));
+    let n = text[..at].split_whitespace().last().unwrap();
+    n.parse()
+        .ok()
+        .or_else(|| WORDS.iter().position(|w| w == &n))
+        .unwrap_or_else(|| panic!("`{n} {word}` is not a count"))
+}
+
+/// ik-gait/README.md's Plots section names every file `doggoyle plot` writes, and counts them
+/// right (the text once said four while the program wrote five).
+#[test]
+fn the_plots_section_lists_what_plot_writes() {
+    let (_, text) = readme();
+    let dir = common::tmp("plots");
+    let out = dir.to_str().unwrap();
+    let (code, _, err) = doggoyle(&["plot", "--scenario", "trot-2.5", "--out", out]);
+    assert_eq!(code, Some(0), "{err}");
+    let mut written: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    let section = &text[text.find("## Plots").unwrap()..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    assert_eq!(
+        count_before(section, "SVG files"),
+        written.len(),
+        "the Plots section's count of files; `doggoyle plot` wrote {written:?}"
+    );
+    for f in &written {
+        assert!(
+            section.contains(&format!("`{f}`")),
+            "the Plots section does not describe `{f}`"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The top-level README says how many checks `doggoyle check` prints and that they all pass;
+/// one named scenario shows both.
+#[test]
+fn the_top_readme_counts_the_checks_doggoyle_prints() {
+    let top = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let text = std::fs::read_to_string(top).unwrap();
+    let said = count_before(&text, "checks (planted-paw slip");
+    let (code, out, err) = doggoyle(&["check", "--scenario", "trot-2.5", "--backend", "interp"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    // Check 4 has three rows (4a, 4b, 4c): count the checks by number.
+    let mut numbers: Vec<&str> = rows
+        .iter()
+        .map(|r| r.split_whitespace().next().unwrap())
+        .map(|n| n.trim_end_matches(|c: char| c.is_ascii_alphabetic()))
+        .collect();
+    numbers.dedup();
+    assert_eq!(
+        said,
+        numbers.len(),
+        "README.md's count of checks; rows:\n{out}"
+    );
+    assert!(
+        text.contains(&format!("all {said} pass")),
+        "README.md says whether all {said} checks pass"
+    );
+    assert!(rows.iter().all(|r| r.trim_end().ends_with("PASS")), "{out}");
+}
