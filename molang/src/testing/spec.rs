@@ -359,9 +359,11 @@ fn parse_inputs(cx: &Ctx<'_>, v: &Value<'_>, dir: &Path) -> Result<Inputs, FileE
         // Inline columns: a number is a constant; arrays give the value at each of "t".
         Value::Object(o) => {
             let mut t: Option<Vec<f32>> = None;
-            let mut cols: Vec<(String, usize, Vec<f32>)> = Vec::new();
+            // (name, position, values, given as an array)
+            let mut cols: Vec<(String, usize, Vec<f32>, bool)> = Vec::new();
             for p in &o.properties {
                 let key = prop_name(&p.name);
+                let array = matches!(p.value, Value::Array(_));
                 let vals = match &p.value {
                     Value::Array(a) => a
                         .elements
@@ -382,13 +384,15 @@ fn parse_inputs(cx: &Ctx<'_>, v: &Value<'_>, dir: &Path) -> Result<Inputs, FileE
                     if let Err(e) = crate::runtime::inputs::column_of(&key) {
                         return Err(cx.err(prop_start(&p.name), format!("inputs: `{key}`: {e}")));
                     }
-                    cols.push((key, prop_start(&p.name), vals));
+                    cols.push((key, prop_start(&p.name), vals, array));
                 }
             }
             let times = t.unwrap_or_else(|| vec![0.0]);
             let mut csv = String::from("t");
-            for (k, at, vals) in &cols {
-                if vals.len() != 1 && vals.len() != times.len() {
+            for (k, at, vals, array) in &cols {
+                // A number is a constant; an array gives a value at each time, all of them
+                // (an array of one against three times was taken as a constant, silently).
+                if (*array || vals.len() != 1) && vals.len() != times.len() {
                     return Err(cx.err(
                         *at,
                         format!(
@@ -404,7 +408,7 @@ fn parse_inputs(cx: &Ctx<'_>, v: &Value<'_>, dir: &Path) -> Result<Inputs, FileE
             csv.push('\n');
             for (i, t) in times.iter().enumerate() {
                 csv.push_str(&crate::interp::value::format_f32(*t));
-                for (_, _, vals) in &cols {
+                for (_, _, vals, _) in &cols {
                     let x = if vals.len() == 1 { vals[0] } else { vals[i] };
                     csv.push(',');
                     csv.push_str(&crate::interp::value::format_f32(x));

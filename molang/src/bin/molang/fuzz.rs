@@ -36,7 +36,7 @@ pub struct Args {
     pub backend: BackendArg,
     /// Frames per second: the runtime's `q.delta_time` and frame times, and the replay
     /// command's `--fps` (in scripts-only mode `q.delta_time` is fuzzed like any query).
-    #[arg(long, default_value_t = 20.0)]
+    #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
     pub fps: f32,
     /// Folder for the reproducer CSV files, created (only its last component) when something
     /// is found; never inside the pack.

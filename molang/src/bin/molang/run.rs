@@ -41,10 +41,10 @@ pub struct Args {
     #[arg(long)]
     pub inputs: Option<PathBuf>,
     /// Frames per second.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, allow_negative_numbers = true)]
     pub fps: f32,
     /// Seconds to run: frames 0 .. round(seconds × fps) − 1, frame n at t = n / fps.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, allow_negative_numbers = true)]
     pub seconds: f32,
     #[arg(long, value_enum, default_value = "jit")]
     pub backend: BackendArg,
@@ -255,8 +255,18 @@ fn run(args: &Args) -> Result<(), Failure> {
         },
     );
     let out_err = |e: std::io::Error| Failure::Output(format!("writing the trace: {e}"));
+    // A trace shown on a terminal is human output: names from the pack escaped there only
+    // (a file or a pipe gets the names as they are).
+    let on_terminal = args.out.is_none() && std::io::stdout().is_terminal();
+    fn shown(on_terminal: bool, s: &str) -> std::borrow::Cow<'_, str> {
+        if on_terminal {
+            terminal_safe(s)
+        } else {
+            std::borrow::Cow::Borrowed(s)
+        }
+    }
     if let Some(header) = tracer.header() {
-        sink.write_all(header.as_bytes()).map_err(out_err)?;
+        sink.write_all(shown(on_terminal, &header).as_bytes()).map_err(out_err)?;
     }
     let progress = (std::io::stderr().is_terminal() && n >= 600).then(|| {
         let bar = indicatif::ProgressBar::new(n);
@@ -279,7 +289,7 @@ fn run(args: &Args) -> Result<(), Failure> {
         }
         rows.clear();
         tracer.frame(&rt, frame, t, &mut rows);
-        sink.write_all(rows.as_bytes()).map_err(out_err)?;
+        sink.write_all(shown(on_terminal, &rows).as_bytes()).map_err(out_err)?;
         if let Some(plan) = &plot {
             let pose = rt.pose();
             for (k, &(b, c)) in plan.iter().enumerate() {
