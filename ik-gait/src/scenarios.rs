@@ -152,9 +152,9 @@ impl Scenario {
             let mut r = [0.0f32, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
             for (i, ix) in idx.iter().enumerate() {
                 if let Some(ix) = ix {
-                    let (at, c) = cells.get(*ix).ok_or_else(|| {
-                        format!("line {line}: missing column {}", CSV_COLUMNS[i])
-                    })?;
+                    let (at, c) = cells
+                        .get(*ix)
+                        .ok_or_else(|| format!("line {line}: missing column {}", CSV_COLUMNS[i]))?;
                     let c = c.trim();
                     let where_ = format!("line {line}, column {} ({})", at + 1, CSV_COLUMNS[i]);
                     let x: f32 = c

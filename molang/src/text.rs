@@ -44,11 +44,7 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
 pub fn excerpt(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         None => one_line(s).into_owned(),
-        Some((cut, _)) => format!(
-            "{}… ({} more bytes)",
-            one_line(&s[..cut]),
-            s.len() - cut
-        ),
+        Some((cut, _)) => format!("{}… ({} more bytes)", one_line(&s[..cut]), s.len() - cut),
     }
 }
 
@@ -282,7 +278,9 @@ mod tests {
         assert_eq!(e, "4097 fields; a CSV line holds at most 4096");
         let long = "x".repeat(MAX_CSV_LINE + 10);
         let e = csv_lines(&long).next().unwrap().unwrap_err();
-        assert!(e.message.starts_with("the line is longer than 1048576 bytes"));
+        assert!(e
+            .message
+            .starts_with("the line is longer than 1048576 bytes"));
         let e = csv_split("\"a\"b").unwrap_err();
         assert!(e.contains("after the closing quote"), "{e:?}");
     }

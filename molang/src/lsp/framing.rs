@@ -188,7 +188,8 @@ fn peek_id(head: &[u8]) -> Option<RequestId> {
                     let rest = &head[i + 1..];
                     let rest = rest.trim_ascii_start().strip_prefix(b":")?;
                     let rest = rest.trim_ascii_start();
-                    let mut de = serde_json::Deserializer::from_slice(rest).into_iter::<serde_json::Value>();
+                    let mut de =
+                        serde_json::Deserializer::from_slice(rest).into_iter::<serde_json::Value>();
                     return match de.next()? {
                         Ok(v @ (serde_json::Value::Number(_) | serde_json::Value::String(_))) => {
                             serde_json::from_value(v).ok()
@@ -305,7 +306,11 @@ mod tests {
 
     #[test]
     fn huge_lengths_are_refused_unread_and_the_next_message_is_found() {
-        for n in ["18446744073709551615", "1000000000000", "99999999999999999999999"] {
+        for n in [
+            "18446744073709551615",
+            "1000000000000",
+            "99999999999999999999999",
+        ] {
             let input = format!(
                 "Content-Length: {n}\r\n\r\n{{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"x\"}}{}",
                 framed(PING)
@@ -350,7 +355,10 @@ mod tests {
     fn a_header_pattern_inside_a_body_does_not_confuse_the_reader() {
         let body = r#"{"jsonrpc":"2.0","method":"n","params":{"text":"Content-Length: 5\r\n"}}"#;
         let f = frames(format!("{}{}", framed(body), framed(PING)).as_bytes());
-        assert!(matches!(&f[0], Frame::Message(Message::Notification(_))), "{f:?}");
+        assert!(
+            matches!(&f[0], Frame::Message(Message::Notification(_))),
+            "{f:?}"
+        );
         assert!(is_ping(&f[1]));
     }
 }

@@ -99,7 +99,10 @@ impl Ending {
     /// The process exit code the protocol asks for: 0 only after `shutdown`.
     pub fn exit_code(self) -> u8 {
         match self {
-            Ending::Exit | Ending::Closed { after_shutdown: true } => 0,
+            Ending::Exit
+            | Ending::Closed {
+                after_shutdown: true,
+            } => 0,
             _ => 1,
         }
     }
@@ -125,7 +128,9 @@ pub fn run_stdio() -> Result<Ending, crate::Error> {
     // Not joined: it may be blocked reading a stdin nobody closes; the process ends anyway.
     std::thread::spawn(move || framing::read_stdin(|m| to_server.send(m).is_ok()));
     let ending = session(server_side)?;
-    writer.join().map_err(|_| protocol("the writer thread failed"))?;
+    writer
+        .join()
+        .map_err(|_| protocol("the writer thread failed"))?;
     Ok(ending)
 }
 
@@ -157,11 +162,13 @@ pub fn session(connection: Connection) -> Result<Ending, crate::Error> {
     let mut shut_down = false;
     for msg in &connection.receiver {
         match msg {
-            Message::Request(req) if shut_down => server.send(Message::Response(Response::new_err(
-                req.id,
-                ErrorCode::InvalidRequest as i32,
-                "the server is shutting down: only `exit` is accepted after `shutdown`".into(),
-            ))),
+            Message::Request(req) if shut_down => {
+                server.send(Message::Response(Response::new_err(
+                    req.id,
+                    ErrorCode::InvalidRequest as i32,
+                    "the server is shutting down: only `exit` is accepted after `shutdown`".into(),
+                )))
+            }
             Message::Request(req) if req.method == "shutdown" => {
                 shut_down = true;
                 server.send(Message::Response(Response::new_ok(req.id, ())));

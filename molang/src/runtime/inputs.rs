@@ -219,8 +219,9 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
                 .map_err(|e| format!("{file}:{}:1: {}", e.line, e.message))
         })
         .filter(|r| {
-            r.as_ref()
-                .map_or(true, |(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            r.as_ref().map_or(true, |(_, l)| {
+                !l.trim().is_empty() && !l.trim_start().starts_with('#')
+            })
         });
     let Some((hline, header)) = lines.next().transpose()? else {
         return Err(format!(

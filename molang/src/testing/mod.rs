@@ -235,8 +235,9 @@ fn timeline(test: &TestCase) -> Result<Timeline, Error> {
         Inputs::None => Ok(Timeline::default()),
         Inputs::Csv(p) => {
             // Checked when the test file was read; again now, in case a link moved since.
-            spec::stays_inside(&spec::inputs_root(test_dir(test)), p)
-                .map_err(|why| Error::new(ErrorKind::Inputs, format!("inputs {} {why}", p.display())))?;
+            spec::stays_inside(&spec::inputs_root(test_dir(test)), p).map_err(|why| {
+                Error::new(ErrorKind::Inputs, format!("inputs {} {why}", p.display()))
+            })?;
             let text = crate::pack::read_text_file(p)
                 .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", p.display())))?;
             inputs::parse(&text, &p.display().to_string())

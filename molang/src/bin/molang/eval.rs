@@ -166,14 +166,21 @@ pub const MAX_BATCH_LINE: usize = 16 << 20;
 
 /// One line of a batch, without its line break: its bytes, or `None` at the end. A line past
 /// `MAX_BATCH_LINE` is read through but not kept (`Err` with its length so far).
-fn batch_line(r: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<Result<(), usize>>> {
+fn batch_line(
+    r: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<Result<(), usize>>> {
     buf.clear();
     let mut seen = 0usize;
     let mut any = false;
     loop {
         let chunk = r.fill_buf()?;
         if chunk.is_empty() {
-            return Ok(any.then_some(if seen > MAX_BATCH_LINE { Err(seen) } else { Ok(()) }));
+            return Ok(any.then_some(if seen > MAX_BATCH_LINE {
+                Err(seen)
+            } else {
+                Ok(())
+            }));
         }
         any = true;
         let (take, done) = match memchr::memchr(b'\n', chunk) {
@@ -191,7 +198,11 @@ fn batch_line(r: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<
             if buf.last() == Some(&b'\r') {
                 buf.pop();
             }
-            return Ok(Some(if seen > MAX_BATCH_LINE { Err(seen) } else { Ok(()) }));
+            return Ok(Some(if seen > MAX_BATCH_LINE {
+                Err(seen)
+            } else {
+                Ok(())
+            }));
         }
     }
 }

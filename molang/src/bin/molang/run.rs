@@ -266,7 +266,8 @@ fn run(args: &Args) -> Result<(), Failure> {
         }
     }
     if let Some(header) = tracer.header() {
-        sink.write_all(shown(on_terminal, &header).as_bytes()).map_err(out_err)?;
+        sink.write_all(shown(on_terminal, &header).as_bytes())
+            .map_err(out_err)?;
     }
     let progress = (std::io::stderr().is_terminal() && n >= 600).then(|| {
         let bar = indicatif::ProgressBar::new(n);
@@ -289,7 +290,8 @@ fn run(args: &Args) -> Result<(), Failure> {
         }
         rows.clear();
         tracer.frame(&rt, frame, t, &mut rows);
-        sink.write_all(shown(on_terminal, &rows).as_bytes()).map_err(out_err)?;
+        sink.write_all(shown(on_terminal, &rows).as_bytes())
+            .map_err(out_err)?;
         if let Some(plan) = &plot {
             let pose = rt.pose();
             for (k, &(b, c)) in plan.iter().enumerate() {
