@@ -12,7 +12,10 @@ pub const USED: [&str; 8] = crate::scenarios::CSV_COLUMNS;
 /// One warning per header cell the rig does not use, saying why or what was probably meant.
 pub fn unused_columns(header: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for (i, raw) in header.split(',').enumerate() {
+    let header = header.strip_prefix('\u{feff}').unwrap_or(header);
+    // Bounded and quote-aware like the reader ([`Scenario::from_csv`] refused the rest).
+    let cells = molang::text::csv_split(header).unwrap_or_default();
+    for (i, (_, raw)) in cells.iter().enumerate() {
         let h = raw.trim().to_ascii_lowercase().replace("query.", "q.");
         if USED.contains(&h.as_str()) {
             continue;
@@ -38,7 +41,7 @@ pub fn unused_columns(header: &str) -> Vec<String> {
         out.push(format!(
             "warning: column {} `{}` is not used ({why})",
             i + 1,
-            raw.trim()
+            molang::text::excerpt(raw.trim(), 60)
         ));
     }
     out
@@ -48,11 +51,14 @@ pub fn unused_columns(header: &str) -> Vec<String> {
 /// end) and the unused-column warnings. The error (of kind [`Inputs`](crate::ErrorKind::Inputs)) does
 /// not name the file: the front end that read it does.
 pub fn parse(name: &'static str, text: &str) -> Result<(Scenario, Vec<String>), Error> {
-    let header = text
-        .lines()
+    // The scenario first: it refuses lines and rows past the CSV limits before the header
+    // is split for the warnings.
+    let sc = Scenario::from_csv(name, text)?;
+    let header = molang::text::csv_lines(text)
+        .filter_map(Result::ok)
+        .map(|(_, l)| l)
         .find(|l| !l.trim().is_empty())
         .unwrap_or_default();
     let warnings = unused_columns(header);
-    let sc = Scenario::from_csv(name, text)?;
     Ok((sc, warnings))
 }

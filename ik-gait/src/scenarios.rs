@@ -125,12 +125,18 @@ impl Scenario {
     }
 
     fn from_csv_text(name: &'static str, text: &str) -> Result<Scenario, String> {
-        let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-        let header: Vec<String> = lines
-            .next()
-            .ok_or("empty CSV")?
-            .split(',')
-            .map(|h| h.trim().to_ascii_lowercase().replace("query.", "q."))
+        use molang::text::{csv_lines, csv_split, excerpt};
+        // A byte-order mark (spreadsheets write one) is not part of the first column's name.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        // Records (quoted fields may hold line breaks), each line and cell length bounded.
+        let mut lines = csv_lines(text)
+            .map(|r| r.map_err(|e| format!("line {}: {}", e.line, e.message)))
+            .filter(|r| r.as_ref().map_or(true, |(_, l)| !l.trim().is_empty()));
+        let (_, head) = lines.next().transpose()?.ok_or("empty CSV")?;
+        let header: Vec<String> = csv_split(head)
+            .map_err(|e| format!("line 1: {e}"))?
+            .into_iter()
+            .map(|(_, h)| h.trim().to_ascii_lowercase().replace("query.", "q."))
             .collect();
         let idx: Vec<Option<usize>> = CSV_COLUMNS
             .iter()
@@ -140,17 +146,28 @@ impl Scenario {
             return Err("CSV needs a `t` column".into());
         }
         let mut rows = Vec::new();
-        for (n, line) in lines.enumerate() {
-            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        for r in lines {
+            let (line, raw) = r?;
+            let cells = csv_split(raw).map_err(|e| format!("line {line}: {e}"))?;
             let mut r = [0.0f32, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0];
             for (i, ix) in idx.iter().enumerate() {
                 if let Some(ix) = ix {
-                    let c = cells.get(*ix).ok_or_else(|| {
-                        format!("row {}: missing column {}", n + 2, CSV_COLUMNS[i])
-                    })?;
-                    r[i] = c
+                    let (at, c) = cells
+                        .get(*ix)
+                        .ok_or_else(|| format!("line {line}: missing column {}", CSV_COLUMNS[i]))?;
+                    let c = c.trim();
+                    let where_ = format!("line {line}, column {} ({})", at + 1, CSV_COLUMNS[i]);
+                    let x: f32 = c
                         .parse()
-                        .map_err(|_| format!("row {}: `{c}` is not a number", n + 2))?;
+                        .map_err(|_| format!("{where_}: `{}` is not a number", excerpt(c, 60)))?;
+                    // NaN or an infinity would drive the rig with nonsense, silently.
+                    if !x.is_finite() {
+                        return Err(format!(
+                            "{where_}: `{}` is not a finite number",
+                            excerpt(c, 60)
+                        ));
+                    }
+                    r[i] = x;
                 }
             }
             rows.push(r);

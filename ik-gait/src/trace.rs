@@ -33,7 +33,11 @@ pub fn header(p: &RigParams) -> String {
         }
     }
     head.extend(["chin_x", "chin_y", "chin_z"].map(String::from));
-    head.join(",")
+    // Leg names come from the params file: quoted when they hold a comma, quote or line break.
+    head.iter()
+        .map(|h| molang::text::csv_field(h).into_owned())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// One frame's row (without the newline): frame `k` at time `t` (its start, k / fps: the

@@ -51,6 +51,8 @@ pub mod queries;
 pub mod runtime;
 #[forbid(unsafe_code)]
 pub mod testing;
+#[forbid(unsafe_code)]
+pub mod text;
 
 pub use check::{check, CheckOptions, Checked};
 pub use diagnostics::{Code, Diagnostic, Severity};

@@ -2,7 +2,23 @@
 //! diagnostic for editors. Only the CLI calls these; the core never prints.
 
 use super::{Diagnostic, Severity};
+use crate::text::{one_line, terminal_safe};
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+
+/// Source text as a report shows it: a control character a terminal would act on (a pack
+/// can hold a raw ESC in a string) becomes a printable one of the same UTF-8 length, so
+/// every offset, line and column of the report stays right: `?` for C0 and DEL, `¿` for C1.
+/// Tabs and line breaks stay (they are the layout).
+fn same_width(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\t' | '\n' | '\r' => c,
+            '\0'..='\x1f' | '\x7f' => '?',
+            '\u{80}'..='\u{9f}' => '¿',
+            _ => c,
+        })
+        .collect()
+}
 
 /// Where an expression's text sits: in its own right (`--expr`), or inside a file whose
 /// offsets differ from the expression's (a JSON string with escapes, joined script arrays).
@@ -81,13 +97,16 @@ pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> Strin
         spans[0].clone(),
     )];
     for ((_, text), span) in d.labels.iter().zip(&spans[1..]) {
-        labels.push(LabeledSpan::new_with_span(Some(text.clone()), span.clone()));
+        labels.push(LabeledSpan::new_with_span(
+            Some(one_line(text).into_owned()),
+            span.clone(),
+        ));
     }
     let help = match &d.help {
-        Some(h) => format!("{h}\n{}", d.consequence()),
+        Some(h) => format!("{}\n{}", terminal_safe(h), d.consequence()),
         None => d.consequence().to_string(),
     };
-    let md = MietteDiagnostic::new(d.message.clone())
+    let md = MietteDiagnostic::new(terminal_safe(&d.message).into_owned())
         .with_code(d.code.as_str())
         .with_severity(match d.severity {
             Severity::Error => miette::Severity::Error,
@@ -99,7 +118,7 @@ pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> Strin
     let hi = spans.iter().map(|r| r.end).max().unwrap_or(start);
     let report = WithSource {
         diagnostic: md,
-        source: NamedSource::new(src.name, Snippet::around(src.text, lo, hi)),
+        source: NamedSource::new(one_line(src.name), Snippet::around(src.text, lo, hi)),
     };
     let mut out = String::new();
     if handler(color).render_report(&mut out, &report).is_err() {
@@ -107,7 +126,7 @@ pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> Strin
             "{}[{}]: {}\n",
             d.severity.as_str(),
             d.code.as_str(),
-            d.message
+            terminal_safe(&d.message)
         );
     }
     out
@@ -224,7 +243,7 @@ impl Snippet {
         let start = floor_char_boundary(text, start);
         let end = floor_char_boundary(text, end);
         Snippet {
-            text: text[start..end].to_string(),
+            text: same_width(&text[start..end]),
             offset: start,
             line: line_breaks(&bytes[..start]),
         }
@@ -297,16 +316,16 @@ fn render_window(
     let offset = lead.chars().count() + text[back..start].chars().count();
     let width = text[start..label_end].chars().count().max(1);
     let help = match &d.help {
-        Some(h) => format!("{h}\n{}", d.consequence()),
+        Some(h) => format!("{}\n{}", terminal_safe(h), d.consequence()),
         None => d.consequence().to_string(),
     };
     let mut out = format!(
         "{}[{}]: {}\n{pad} --> {}:{line}:{column}\n{pad} |\n{gutter} | {lead}{}{tail}\n{pad} | {}{} {}\n",
         d.severity.as_str(),
         d.code.as_str(),
-        d.message,
-        src.name,
-        text[back..fwd].replace(['\t', '\r'], " "),
+        terminal_safe(&d.message),
+        one_line(src.name),
+        same_width(&text[back..fwd].replace(['\t', '\r'], " ")),
         " ".repeat(offset),
         "^".repeat(width),
         d.code.title(),

@@ -363,7 +363,7 @@ pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Error
     if !(args.fps.is_finite() && args.fps > 0.0 && args.fps <= 10_000.0) {
         return Err(Error::new(
             ErrorKind::Config,
-            format!("--fps must be a positive number, got {}", args.fps),
+            format!("--fps must be above 0 and at most 10000, got {}", args.fps),
         ));
     }
     if !args.pack.exists() {
@@ -1054,7 +1054,8 @@ impl Fuzzer {
         let mut out = String::from("t");
         for &q in &cols {
             out.push(',');
-            out.push_str(&self.inputs[q].label());
+            // `q.armor_color_slot(1, 0)` holds a comma: quoted, as `molang run` reads it.
+            out.push_str(&crate::text::csv_field(&self.inputs[q].label()));
         }
         out.push('\n');
         for (n, frame) in case.frames.iter().enumerate() {

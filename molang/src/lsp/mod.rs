@@ -13,6 +13,7 @@
 //! each save, and cleared when a file has none left.
 
 pub mod actions;
+pub mod framing;
 pub mod handlers;
 pub mod state;
 pub mod text;
@@ -83,17 +84,73 @@ fn protocol(e: impl std::fmt::Display) -> crate::Error {
     )
 }
 
-/// Runs the server on stdin/stdout until the client says `exit`.
-pub fn run_stdio() -> Result<(), crate::Error> {
-    let (connection, io) = Connection::stdio();
-    serve(connection)?;
-    io.join().map_err(protocol)
+/// How a session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// `exit` after `shutdown` (exit code 0).
+    Exit,
+    /// `exit` without `shutdown` (exit code 1, as the protocol says).
+    ExitWithoutShutdown,
+    /// The client closed the connection; `true` after a `shutdown`.
+    Closed { after_shutdown: bool },
 }
 
-/// Runs the server on `connection` (stdio, or an in-memory pair in tests).
+impl Ending {
+    /// The process exit code the protocol asks for: 0 only after `shutdown`.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Ending::Exit
+            | Ending::Closed {
+                after_shutdown: true,
+            } => 0,
+            _ => 1,
+        }
+    }
+}
+
+/// Runs the server on stdin/stdout until the client says `exit` or closes stdin. Frames are
+/// read by [`framing`] (bounded, and a malformed message never ends the session); writes are
+/// whole messages on stdout.
+pub fn run_stdio() -> Result<Ending, crate::Error> {
+    let (server_side, client_side) = Connection::memory();
+    let Connection {
+        sender: to_server,
+        receiver: from_server,
+    } = client_side;
+    let writer = std::thread::spawn(move || {
+        for msg in from_server {
+            if framing::write_stdout(&msg).is_err() {
+                // The client is gone; the server ends when stdin does.
+                break;
+            }
+        }
+    });
+    // Not joined: it may be blocked reading a stdin nobody closes; the process ends anyway.
+    std::thread::spawn(move || framing::read_stdin(|m| to_server.send(m).is_ok()));
+    let ending = session(server_side)?;
+    writer
+        .join()
+        .map_err(|_| protocol("the writer thread failed"))?;
+    Ok(ending)
+}
+
+/// Runs the server on `connection` (stdio, or an in-memory pair in tests); `Ok` whichever
+/// way the session ended.
 pub fn serve(connection: Connection) -> Result<(), crate::Error> {
+    session(connection).map(|_| ())
+}
+
+/// Runs the server on `connection` and says how the session ended. After `shutdown` every
+/// request is refused (`InvalidRequest`) until `exit`.
+pub fn session(connection: Connection) -> Result<Ending, crate::Error> {
     let caps = serde_json::to_value(capabilities()).map_err(protocol)?;
-    let params = connection.initialize(caps).map_err(protocol)?;
+    // Initialised by hand: `Connection::initialize` ends the session when anything but
+    // `initialized` follows the answer.
+    let (id, params) = connection.initialize_start().map_err(protocol)?;
+    let _ = connection.sender.send(Message::Response(Response::new_ok(
+        id,
+        serde_json::json!({ "capabilities": caps }),
+    )));
     let params: InitializeParams = serde_json::from_value(params).map_err(protocol)?;
     let roots = workspace_roots(&params);
     let mut server = Server {
@@ -102,19 +159,36 @@ pub fn serve(connection: Connection) -> Result<(), crate::Error> {
         connection: &connection,
     };
     server.publish();
+    let mut shut_down = false;
     for msg in &connection.receiver {
         match msg {
-            Message::Request(req) => {
-                if connection.handle_shutdown(&req).map_err(protocol)? {
-                    return Ok(());
-                }
-                server.request(req);
+            Message::Request(req) if shut_down => {
+                server.send(Message::Response(Response::new_err(
+                    req.id,
+                    ErrorCode::InvalidRequest as i32,
+                    "the server is shutting down: only `exit` is accepted after `shutdown`".into(),
+                )))
             }
+            Message::Request(req) if req.method == "shutdown" => {
+                shut_down = true;
+                server.send(Message::Response(Response::new_ok(req.id, ())));
+            }
+            Message::Request(req) => server.request(req),
+            Message::Notification(n) if n.method == "exit" => {
+                return Ok(if shut_down {
+                    Ending::Exit
+                } else {
+                    Ending::ExitWithoutShutdown
+                });
+            }
+            Message::Notification(_) if shut_down => {}
             Message::Notification(n) => server.notification(n),
             Message::Response(_) => {}
         }
     }
-    Ok(())
+    Ok(Ending::Closed {
+        after_shutdown: shut_down,
+    })
 }
 
 /// The workspace folders (or the root URI) as absolute paths.

@@ -211,16 +211,25 @@ pub fn parse(text: &str, file: &str) -> Result<Timeline, Error> {
 }
 
 fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-    let Some((hline, header)) = lines.next() else {
+    // Records, not lines: a quoted field may hold a line break. Line numbers are 0-based
+    // here, as `lines().enumerate()` gave them.
+    let mut lines = crate::text::csv_lines(text)
+        .map(|r| {
+            r.map(|(n, l)| (n - 1, l))
+                .map_err(|e| format!("{file}:{}:1: {}", e.line, e.message))
+        })
+        .filter(|r| {
+            r.as_ref().map_or(true, |(_, l)| {
+                !l.trim().is_empty() && !l.trim_start().starts_with('#')
+            })
+        });
+    let Some((hline, header)) = lines.next().transpose()? else {
         return Err(format!(
             "{file}: empty input timeline (expected a header with `t`)"
         ));
     };
     let header = header.trim_start_matches('\u{feff}');
+    crate::text::check_fields(header).map_err(|e| format!("{file}:{}:1: {e}", hline + 1))?;
     let cols = split_header(header);
     let mut t_col = None;
     let mut out = Timeline::default();
@@ -237,8 +246,13 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
             t_col = Some(i);
             col_of.push(None);
         } else {
-            let (kind, q, args) = column_text(c)
-                .map_err(|why| format!("{file}:{}:{col_start}: column `{c}` {why}", hline + 1))?;
+            let (kind, q, args) = column_text(c).map_err(|why| {
+                format!(
+                    "{file}:{}:{col_start}: column `{}` {why}",
+                    hline + 1,
+                    crate::text::excerpt(c, 60)
+                )
+            })?;
             let same_args = |a: &[Value]| {
                 a.len() == args.len() && a.iter().zip(args.iter()).all(|(x, y)| x.equals(*y))
             };
@@ -246,8 +260,9 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
                 .any(|((n, k), a)| *n == q && *k == kind && same_args(a))
             {
                 return Err(format!(
-                    "{file}:{}:{col_start}: `{c}` appears twice",
-                    hline + 1
+                    "{file}:{}:{col_start}: `{}` appears twice",
+                    hline + 1,
+                    crate::text::excerpt(c, 60)
                 ));
             }
             col_of.push(Some(out.queries.len()));
@@ -262,8 +277,10 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
             hline + 1
         ));
     };
-    for (ln, line) in lines {
-        let fields: Vec<&str> = line.split(',').collect();
+    for r in lines {
+        let (ln, line) = r?;
+        let fields: Vec<(usize, std::borrow::Cow<'_, str>)> =
+            crate::text::csv_split(line).map_err(|e| format!("{file}:{}:1: {e}", ln + 1))?;
         if fields.len() != cols.len() {
             return Err(format!(
                 "{file}:{}:1: {} fields, the header has {}",
@@ -274,9 +291,11 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
         }
         let mut row = vec![0.0; out.queries.len()];
         let mut t = 0.0;
-        let mut col = 1;
-        for (i, f) in fields.iter().enumerate() {
+        for (i, (at, f)) in fields.iter().enumerate() {
+            let col = at + 1;
             let s = f.trim();
+            // What a message echoes of the cell: a 1 GB bad cell is not printed whole.
+            let shown = crate::text::excerpt(s, 60);
             let first_row = out.times.is_empty();
             if let Some(j) = col_of[i] {
                 let quoted = s.starts_with('\'');
@@ -286,9 +305,9 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
                 if first_row && quoted {
                     if out.kinds[j] != Kind::Query || out.args[j].is_empty() {
                         return Err(format!(
-                            "{file}:{}:{col}: `{s}` is a string; only a query column with arguments takes strings, like `q.property('ns:name')` (column `{}`)",
+                            "{file}:{}:{col}: `{shown}` is a string; only a query column with arguments takes strings, like `q.property('ns:name')` (column `{}`)",
                             ln + 1,
-                            cols[i].1
+                            crate::text::excerpt(&cols[i].1, 60)
                         ));
                     }
                     out.strings[j] = Some(Vec::new());
@@ -300,21 +319,20 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
                         .filter(|r| !r.contains('\''));
                     let Some(inner) = inner else {
                         return Err(format!(
-                            "{file}:{}:{col}: `{s}` is not a 'string' (column `{}` holds strings from its first row on)",
+                            "{file}:{}:{col}: `{shown}` is not a 'string' (column `{}` holds strings from its first row on)",
                             ln + 1,
-                            cols[i].1
+                            crate::text::excerpt(&cols[i].1, 60)
                         ));
                     };
                     // Strings are the game's hash of their bytes, case kept (spec §1.2).
                     list.push(crate::ir::fnv1_64(inner.as_bytes()));
-                    col += f.len() + 1;
                     continue;
                 }
                 if quoted {
                     return Err(format!(
-                        "{file}:{}:{col}: `{s}` is a string, but column `{}` holds numbers from its first row on",
+                        "{file}:{}:{col}: `{shown}` is a string, but column `{}` holds numbers from its first row on",
                         ln + 1,
-                        cols[i].1
+                        crate::text::excerpt(&cols[i].1, 60)
                     ));
                 }
             }
@@ -327,9 +345,9 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
                     .filter(|v| v.is_finite())
                     .ok_or_else(|| {
                         format!(
-                            "{file}:{}:{col}: `{s}` is not a number (column `{}`)",
+                            "{file}:{}:{col}: `{shown}` is not a number (column `{}`)",
                             ln + 1,
-                            cols[i].1
+                            crate::text::excerpt(&cols[i].1, 60)
                         )
                     })?,
             };
@@ -337,7 +355,6 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
                 Some(j) => row[j] = v,
                 None => t = v,
             }
-            col += f.len() + 1;
         }
         if let Some(&prev) = out.times.last() {
             if t < prev {

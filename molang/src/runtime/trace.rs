@@ -1,9 +1,12 @@
 //! The pose trace `molang run` writes (CSV with a header, or JSON lines): one row per bone
 //! per frame in geometry order, then one per locator; numbers as Rust prints f32 (shortest
-//! round trip), NaN and the infinities as `NaN`, `inf`, `-inf` (strings in JSON).
+//! round trip), NaN and the infinities as `NaN`, `inf`, `-inf` (strings in JSON). CSV fields
+//! holding a comma, a quote or a line break are quoted per RFC 4180.
 
 use super::play::{Pose, Runtime};
 use crate::ir::Slot;
+// Names come from the pack: a bone named `b\ntouch x #` must stay one field of one row.
+use crate::text::csv_field;
 
 /// Trace layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,8 +85,8 @@ impl Trace {
             header.push_str(",wx,wy,wz");
         }
         for (_, v) in &self.vars {
-            header.push_str(",v.");
-            header.push_str(v);
+            header.push(',');
+            header.push_str(&csv_field(&format!("v.{v}")));
         }
         if self.columns.render {
             header.push_str(",visible,geometry,textures");
@@ -197,7 +200,7 @@ fn row(
     }
     match format {
         Format::Csv => {
-            let _ = write!(out, "{frame},{t},{bone}");
+            let _ = write!(out, "{frame},{t},{}", csv_field(bone));
             for v in vals {
                 let _ = write!(out, ",{v}");
             }
@@ -213,20 +216,12 @@ fn row(
                 }
             }
             if let Some(r) = &render {
-                // Resource names never hold commas or quotes in practice; quote to be safe.
-                let field = |s: &str| {
-                    if s.contains([',', '"', '\n']) {
-                        format!("\"{}\"", s.replace('"', "\"\""))
-                    } else {
-                        s.to_string()
-                    }
-                };
                 let vis = r.visible.map_or("", |v| if v { "1" } else { "0" });
                 let _ = write!(
                     out,
                     ",{vis},{},{}",
-                    field(r.frame.geometry.as_deref().unwrap_or("")),
-                    field(&r.frame.textures.join("|"))
+                    csv_field(r.frame.geometry.as_deref().unwrap_or("")),
+                    csv_field(&r.frame.textures.join("|"))
                 );
             }
             out.push('\n');

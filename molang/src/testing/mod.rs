@@ -234,12 +234,21 @@ fn timeline(test: &TestCase) -> Result<Timeline, Error> {
     match &test.inputs {
         Inputs::None => Ok(Timeline::default()),
         Inputs::Csv(p) => {
+            // Checked when the test file was read; again now, in case a link moved since.
+            spec::stays_inside(&spec::inputs_root(test_dir(test)), p).map_err(|why| {
+                Error::new(ErrorKind::Inputs, format!("inputs {} {why}", p.display()))
+            })?;
             let text = crate::pack::read_text_file(p)
                 .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", p.display())))?;
             inputs::parse(&text, &p.display().to_string())
         }
         Inputs::Inline(csv) => inputs::parse(csv, &format!("{} (inputs)", test.file.display())),
     }
+}
+
+/// The folder a test's own files live in.
+fn test_dir(test: &TestCase) -> &std::path::Path {
+    test.file.parent().unwrap_or(std::path::Path::new("."))
 }
 
 fn frame_count(test: &TestCase) -> u64 {
@@ -371,14 +380,15 @@ impl Recording {
     /// The trace as `molang run --world --vars` writes it (CSV).
     fn csv(&self, fps: f32) -> String {
         use crate::interp::value::format_f32;
+        use crate::text::csv_field;
         let mut s = String::from("frame,t,bone");
         for c in CHANNELS {
             s.push(',');
             s.push_str(c);
         }
         for v in &self.variables {
-            s.push_str(",v.");
-            s.push_str(v);
+            s.push(',');
+            s.push_str(&csv_field(&format!("v.{v}")));
         }
         s.push('\n');
         let cell = |x: Option<f32>| x.map_or(String::new(), format_f32);
@@ -392,7 +402,7 @@ impl Recording {
                 s.push_str(&format!("{f},{t},{}{vars}\n", ",".repeat(11)));
             }
             for (b, name) in self.bones.iter().enumerate() {
-                s.push_str(&format!("{f},{t},{name}"));
+                s.push_str(&format!("{f},{t},{}", csv_field(name)));
                 for c in 0..12 {
                     s.push(',');
                     s.push_str(&format_f32(row[b * 12 + c]));
@@ -621,6 +631,10 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
             }
             ExpectKind::Snapshot { file, tolerance } => {
                 let trace = rec.csv(test.fps);
+                if let Err(why) = spec::stays_inside(test_dir(test), file) {
+                    fail(format!("snapshot {}", file.display()), None, why);
+                    continue;
+                }
                 if bless {
                     match crate::pack::write_text_file(file, &trace) {
                         Ok(()) => outcome.blessed.push(file.clone()),
@@ -658,21 +672,46 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
     outcome
 }
 
+/// A trace's rows, fields unquoted (names may hold commas, quotes, line breaks).
+fn csv_rows(s: &str) -> Result<Vec<Vec<String>>, String> {
+    crate::text::csv_lines(s)
+        .map(|r| {
+            let (line, raw) = r.map_err(|e| format!("line {}: {}", e.line, e.message))?;
+            crate::text::csv_split(raw)
+                .map(|f| f.into_iter().map(|(_, c)| c.into_owned()).collect())
+                .map_err(|e| format!("line {line}: {e}"))
+        })
+        .collect()
+}
+
+/// A header row as a message shows it: fields quoted as written, cut when long.
+fn show_header(row: Option<&Vec<String>>) -> String {
+    let joined = row.map_or(String::new(), |r| {
+        r.iter()
+            .map(|f| crate::text::csv_field(f).into_owned())
+            .collect::<Vec<_>>()
+            .join(",")
+    });
+    crate::text::excerpt(&joined, 300)
+}
+
 /// The first cell where two traces differ, with a few rows of that bone and column around it.
 fn compare_snapshot(stored: &str, now: &str, tol: f32) -> Option<(Option<u64>, String)> {
-    let split = |s: &str| -> Vec<Vec<String>> {
-        s.lines()
-            .map(|l| l.split(',').map(str::to_string).collect())
-            .collect()
+    let a = match csv_rows(stored) {
+        Ok(a) => a,
+        Err(e) => return Some((None, format!("the snapshot is not a trace: {e}"))),
     };
-    let (a, b) = (split(stored), split(now));
+    let b = match csv_rows(now) {
+        Ok(b) => b,
+        Err(e) => return Some((None, format!("the trace cannot be compared: {e}"))),
+    };
     if a.first() != b.first() {
         return Some((
             None,
             format!(
                 "the columns differ: snapshot `{}`, now `{}`",
-                a.first().map(|r| r.join(",")).unwrap_or_default(),
-                b.first().map(|r| r.join(",")).unwrap_or_default()
+                show_header(a.first()),
+                show_header(b.first())
             ),
         ));
     }
@@ -689,9 +728,14 @@ fn compare_snapshot(stored: &str, now: &str, tol: f32) -> Option<(Option<u64>, S
             if c < 3 && x != y || !same(x, y) {
                 let frame = rb.first().and_then(|f| f.parse::<u64>().ok());
                 let bone = rb.get(2).cloned().unwrap_or_default();
+                let cut = |s: &str| crate::text::excerpt(s, 40);
                 let mut table = format!(
-                    "first difference: frame {}, bone `{bone}`, {}: snapshot {x}, now {y}\n      frame  snapshot  now",
-                    rb[0], header[c]
+                    "first difference: frame {}, bone `{}`, {}: snapshot {}, now {}\n      frame  snapshot  now",
+                    cut(&rb[0]),
+                    cut(&bone),
+                    cut(&header[c]),
+                    cut(x),
+                    cut(y)
                 );
                 let rows: Vec<usize> = (1..b.len().min(a.len()))
                     .filter(|&i| b[i].get(2) == Some(&bone))
@@ -700,9 +744,9 @@ fn compare_snapshot(stored: &str, now: &str, tol: f32) -> Option<(Option<u64>, S
                 for &i in &rows[at.saturating_sub(2)..(at + 3).min(rows.len())] {
                     table.push_str(&format!(
                         "\n      {:>5}  {}  {}{}",
-                        b[i][0],
-                        a[i].get(c).map_or("", |s| s.as_str()),
-                        b[i].get(c).map_or("", |s| s.as_str()),
+                        cut(&b[i][0]),
+                        cut(a[i].get(c).map_or("", |s| s.as_str())),
+                        cut(b[i].get(c).map_or("", |s| s.as_str())),
                         if i == r { "   <-" } else { "" }
                     ));
                 }

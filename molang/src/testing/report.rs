@@ -10,11 +10,13 @@ fn failure_text(f: &Failure) -> String {
         }
         _ => String::new(),
     };
+    // Names in these come from packs and test files: no control character reaches the
+    // terminal (line breaks in the detail are its own layout).
     format!(
         "  {}: expected {}{when}\n    {}\n",
-        f.location,
-        f.what,
-        f.detail.replace('\n', "\n    ")
+        crate::text::one_line(&f.location),
+        crate::text::one_line(&f.what),
+        crate::text::terminal_safe(&f.detail).replace('\n', "\n    ")
     )
 }
 
@@ -23,7 +25,7 @@ pub fn line(o: &Outcome) -> String {
     format!(
         "{} {} ({:.0} ms){}",
         if o.passed() { "ok    " } else { "FAILED" },
-        o.name,
+        crate::text::one_line(&o.name),
         o.seconds * 1e3,
         if o.blessed.is_empty() {
             String::new()
@@ -44,7 +46,11 @@ pub fn line(o: &Outcome) -> String {
 pub fn human_tail(outcomes: &[Outcome]) -> String {
     let mut s = String::new();
     for o in outcomes.iter().filter(|o| !o.passed()) {
-        s.push_str(&format!("\n--- {} ({})\n", o.name, o.file.display()));
+        s.push_str(&format!(
+            "\n--- {} ({})\n",
+            crate::text::one_line(&o.name),
+            crate::text::one_line(&o.file.display().to_string())
+        ));
         for f in &o.failures {
             s.push_str(&failure_text(f));
         }

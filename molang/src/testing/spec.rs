@@ -266,15 +266,104 @@ fn parse_test(
     })
 }
 
+/// Where a test file's `"inputs"` may be read from: its folder, or the pack it sits in (the
+/// folder above, when that holds `manifest.json`: `PACK/tests/walk.test.json` reads
+/// `../inputs/walk.csv`). Snapshots, which `--bless` writes, stay in the test file's folder.
+pub fn inputs_root(dir: &Path) -> PathBuf {
+    let up = dir.join("..");
+    if up.join("manifest.json").is_file() {
+        up
+    } else {
+        dir.to_path_buf()
+    }
+}
+
+/// `rel`, a test file's `"snapshot"` (`root` = `dir`) or `"inputs"` (`root` =
+/// [`inputs_root`]), as a path under `dir` that stays inside `root`, or why it is refused:
+/// an absolute path, `..` past the root, a symbolic link that leads out. A test reads and
+/// writes its own files only.
+pub fn confine(dir: &Path, root: &Path, rel: &str, what: &str) -> Result<PathBuf, String> {
+    use std::path::Component;
+    let shown = crate::text::excerpt(rel, 200);
+    let p = Path::new(rel);
+    if rel.is_empty() {
+        return Err(format!("{what} must name a file"));
+    }
+    let place = if root == dir {
+        "the test file's folder"
+    } else {
+        "the test file's folder or the pack it is in"
+    };
+    if p.components()
+        .any(|c| matches!(c, Component::Prefix(_) | Component::RootDir))
+    {
+        return Err(format!(
+            "{what} `{shown}` is an absolute path; it must be a path inside {place}"
+        ));
+    }
+    // How far above `dir` the path climbs, component by component.
+    let allowed = if root == dir { 0 } else { 1 };
+    let mut depth = 0i64;
+    for c in p.components() {
+        match c {
+            Component::ParentDir => depth -= 1,
+            Component::Normal(_) => depth += 1,
+            _ => {}
+        }
+        if depth < -allowed {
+            return Err(format!(
+                "{what} `{shown}` leads out of {place} (`..`); it must be a path inside it"
+            ));
+        }
+    }
+    let path = dir.join(p);
+    stays_inside(root, &path).map_err(|why| format!("{what} `{shown}` {why}"))?;
+    Ok(path)
+}
+
+/// Whether `path` stays inside `dir` once symbolic links are followed: the file itself when
+/// it exists, else its nearest existing folder. A link that leads nowhere is refused too
+/// (writing through it would create its target).
+pub fn stays_inside(dir: &Path, path: &Path) -> Result<(), String> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(root) = dir.canonicalize() else {
+        // The folder of a test file that was just read: gone meanwhile.
+        return Err("cannot be checked: the test file's folder cannot be read".into());
+    };
+    let mut probe = path.to_path_buf();
+    loop {
+        if probe.symlink_metadata().is_ok() {
+            let Ok(real) = probe.canonicalize() else {
+                return Err("is a symbolic link that leads nowhere; it must be a file inside the test's folder".into());
+            };
+            if !real.starts_with(&root) {
+                return Err("leads out of the test's folder through a symbolic link (or `..`); it must be a file inside it".into());
+            }
+            return Ok(());
+        }
+        if !probe.pop() {
+            return Ok(());
+        }
+    }
+}
+
 fn parse_inputs(cx: &Ctx<'_>, v: &Value<'_>, dir: &Path) -> Result<Inputs, FileError> {
     match v {
-        Value::StringLit(s) => Ok(Inputs::Csv(dir.join(s.value.as_ref()))),
+        Value::StringLit(s) => confine(dir, &inputs_root(dir), &s.value, "inputs")
+            .map(Inputs::Csv)
+            .map_err(|why| cx.err(start(v), why)),
         // Inline columns: a number is a constant; arrays give the value at each of "t".
         Value::Object(o) => {
             let mut t: Option<Vec<f32>> = None;
-            let mut cols: Vec<(String, usize, Vec<f32>)> = Vec::new();
+            // (name, position, values, given as an array)
+            let mut cols: Vec<(String, usize, Vec<f32>, bool)> = Vec::new();
             for p in &o.properties {
                 let key = prop_name(&p.name);
+                let array = matches!(p.value, Value::Array(_));
                 let vals = match &p.value {
                     Value::Array(a) => a
                         .elements
@@ -295,13 +384,15 @@ fn parse_inputs(cx: &Ctx<'_>, v: &Value<'_>, dir: &Path) -> Result<Inputs, FileE
                     if let Err(e) = crate::runtime::inputs::column_of(&key) {
                         return Err(cx.err(prop_start(&p.name), format!("inputs: `{key}`: {e}")));
                     }
-                    cols.push((key, prop_start(&p.name), vals));
+                    cols.push((key, prop_start(&p.name), vals, array));
                 }
             }
             let times = t.unwrap_or_else(|| vec![0.0]);
             let mut csv = String::from("t");
-            for (k, at, vals) in &cols {
-                if vals.len() != 1 && vals.len() != times.len() {
+            for (k, at, vals, array) in &cols {
+                // A number is a constant; an array gives a value at each time, all of them
+                // (an array of one against three times was taken as a constant, silently).
+                if (*array || vals.len() != 1) && vals.len() != times.len() {
                     return Err(cx.err(
                         *at,
                         format!(
@@ -317,7 +408,7 @@ fn parse_inputs(cx: &Ctx<'_>, v: &Value<'_>, dir: &Path) -> Result<Inputs, FileE
             csv.push('\n');
             for (i, t) in times.iter().enumerate() {
                 csv.push_str(&crate::interp::value::format_f32(*t));
-                for (_, _, vals) in &cols {
+                for (_, _, vals, _) in &cols {
                     let x = if vals.len() == 1 { vals[0] } else { vals[i] };
                     csv.push(',');
                     csv.push_str(&crate::interp::value::format_f32(x));
@@ -395,7 +486,12 @@ fn parse_expect(
                 Value::BooleanLit(b) => no_log = b.value,
                 other => return Err(cx.err(start(other), "no_content_log must be true or false")),
             },
-            "snapshot" => snapshot = Some(dir.join(cx.string(&p.value, "snapshot")?)),
+            "snapshot" => {
+                let rel = cx.string(&p.value, "snapshot")?;
+                let path = confine(dir, dir, &rel, "snapshot")
+                    .map_err(|why| cx.err(start(&p.value), why))?;
+                snapshot = Some(path);
+            }
             _ => {
                 if let Some(base) = key.strip_suffix("_between") {
                     let Value::Array(a) = &p.value else {

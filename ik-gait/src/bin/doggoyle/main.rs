@@ -146,11 +146,12 @@ enum Cmd {
         seconds: f64,
         /// Animate N independent dogs (each its own state, and the scenario from its own
         /// starting frame), sharing the compiled rig; every dog runs the whole scenario once.
-        #[arg(long, value_name = "N")]
+        /// At most 100000 (the herd lives in memory together).
+        #[arg(long, value_name = "N", value_parser = |s: &str| count_in(s, 1, MAX_DOGS))]
         dogs: Option<usize>,
-        /// With --dogs: threads to spread the dogs over (default: one per core); one thread
-        /// is timed too, for the scaling.
-        #[arg(long, value_name = "T", requires = "dogs")]
+        /// With --dogs: threads to spread the dogs over (default: one per core; at most
+        /// 256); one thread is timed too, for the scaling.
+        #[arg(long, value_name = "T", requires = "dogs", value_parser = |s: &str| count_in(s, 1, MAX_THREADS))]
         threads: Option<usize>,
         #[command(flatten)]
         rig: RigArgs,
@@ -445,6 +446,27 @@ fn main() -> ExitCode {
             }
             ExitCode::SUCCESS
         }
+    }
+}
+
+/// `bench --dogs`: dogs animated together, each with its own state in memory.
+const MAX_DOGS: usize = 100_000;
+/// `bench --threads`.
+const MAX_THREADS: usize = 256;
+
+/// A whole number in `lo..=hi` (clap names the flag): a count that sizes memory or threads is
+/// refused up front rather than aborting on an allocation or spawning a million threads.
+fn count_in(s: &str, lo: usize, hi: usize) -> Result<usize, String> {
+    let t = s.trim();
+    match t.parse::<usize>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        _ if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(format!("must be between {lo} and {hi}"))
+        }
+        _ => Err(format!(
+            "`{}` is not a whole number (between {lo} and {hi})",
+            molang::text::excerpt(s, 40)
+        )),
     }
 }
 

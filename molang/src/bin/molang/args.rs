@@ -41,6 +41,30 @@ pub fn at_least_one(s: &str) -> Result<u64, String> {
     }
 }
 
+/// A whole number in `lo..=hi`, for counts that size memory or threads (`--frames`,
+/// `--instances`, `--threads`): refused up front, naming the range, instead of an allocation
+/// that aborts or a run that never ends. clap names the flag.
+pub fn count_in(s: &str, lo: u64, hi: u64) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("must be between {lo} and {hi}")),
+        Err(_) if !s.trim().is_empty() && s.trim().bytes().all(|b| b.is_ascii_digit()) => {
+            Err(format!("must be between {lo} and {hi}"))
+        }
+        Err(_) => Err(format!(
+            "`{}` is not a whole number (between {lo} and {hi})",
+            molang::text::excerpt(s, 40)
+        )),
+    }
+}
+
+/// `molang fuzz --frames`: frames per case (each case's inputs are kept to shrink it).
+pub const MAX_FUZZ_FRAMES: u64 = 100_000;
+/// `molang run --bench --instances`: instances live in memory together.
+pub const MAX_INSTANCES: u64 = 100_000;
+/// `--threads` of `run --bench --instances`.
+pub const MAX_THREADS: u64 = 256;
+
 const VERSIONS: &str = "versions are -1 (invalid), 0 (before versioning, packs < 1.17.0), \
 1 (1.17.0) .. 12 (1.20.70) and 13 (the latest, the default)";
 

@@ -185,7 +185,8 @@ fn bench_entity(
         if b == Backend::Jit {
             if let Some(why) = &rt.jit_fallback {
                 eprintln!(
-                    "note: the JIT does not cover every expression of this entity ({why}); jit times those on the interpreter"
+                    "note: the JIT does not cover every expression of this entity ({}); jit times those on the interpreter",
+                    molang::text::terminal_safe(why)
                 );
             }
         }
@@ -238,7 +239,8 @@ fn bench_entity(
             eprintln!(
                 "note: {} content-log lines during the {label} run, as `molang run` logs them; first: {}",
                 warm + logged,
-                first.join("; ")
+                // Content-log lines name the pack's bones and variables.
+                molang::text::terminal_safe(&first.join("; "))
             );
         }
         Ok(())
@@ -250,7 +252,7 @@ fn bench_entity(
         };
         if wanted {
             if let Err(e) = time(b, label) {
-                eprintln!("error: {e}");
+                eprintln!("error: {}", molang::text::terminal_safe(&e));
                 return ExitCode::from(2);
             }
         }

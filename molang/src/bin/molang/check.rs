@@ -110,7 +110,7 @@ fn pack_report(
                         out.push_str(&format!("  help: {h}\n"));
                     }
                     out.push_str(&format!("  {}\n", d.consequence()));
-                    out
+                    molang::text::terminal_safe(&out).into_owned()
                 }
                 Format::Json => format!(
                     "{}\n",

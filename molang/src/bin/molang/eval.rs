@@ -158,13 +158,63 @@ fn json_number(v: Value) -> serde_json::Value {
     }
 }
 
+/// Distinct expressions `eval --batch` keeps compiled; when full the cache starts over (a
+/// million distinct lines kept 3.8 GB).
+pub const MAX_CACHED: usize = 10_000;
+/// Bytes of one `eval --batch` line (an expression is at most 4 MiB of source).
+pub const MAX_BATCH_LINE: usize = 16 << 20;
+
+/// One line of a batch, without its line break: its bytes, or `None` at the end. A line past
+/// `MAX_BATCH_LINE` is read through but not kept (`Err` with its length so far).
+fn batch_line(
+    r: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<Result<(), usize>>> {
+    buf.clear();
+    let mut seen = 0usize;
+    let mut any = false;
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(any.then_some(if seen > MAX_BATCH_LINE {
+                Err(seen)
+            } else {
+                Ok(())
+            }));
+        }
+        any = true;
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if seen + take <= MAX_BATCH_LINE {
+            buf.extend_from_slice(&chunk[..take]);
+        } else {
+            buf.clear();
+        }
+        seen += take;
+        r.consume(take + usize::from(done));
+        if done {
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            return Ok(Some(if seen > MAX_BATCH_LINE {
+                Err(seen)
+            } else {
+                Ok(())
+            }));
+        }
+    }
+}
+
 fn eval_batch(file: &str, backend: BackendArg, tier_after: u32) -> ExitCode {
-    let mut cache = molang::Cache::new(if backend == BackendArg::Interp {
+    let threshold = if backend == BackendArg::Interp {
         u32::MAX
     } else {
         tier_after
-    });
-    let reader: Box<dyn BufRead> = if file == "-" {
+    };
+    let mut cache = molang::Cache::new(threshold);
+    let mut reader: Box<dyn BufRead> = if file == "-" {
         Box::new(std::io::stdin().lock())
     } else {
         match std::fs::File::open(file) {
@@ -177,21 +227,46 @@ fn eval_batch(file: &str, backend: BackendArg, tier_after: u32) -> ExitCode {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for line in reader.lines() {
-        let line = match line {
-            Ok(l) => l,
+    let mut buf = Vec::new();
+    let mut n = 0usize;
+    loop {
+        n += 1;
+        let line = match batch_line(&mut reader, &mut buf) {
+            Ok(None) => break,
+            Ok(Some(l)) => l,
             Err(e) => {
-                eprintln!("error: {e}");
+                eprintln!("error: line {n}: {e}");
                 return ExitCode::from(2);
             }
         };
-        let _ = writeln!(out, "{}", eval_batch_line(&line, &mut cache));
+        // Every line gets its output line, so outputs still pair with inputs by number.
+        let result = match (line, std::str::from_utf8(&buf)) {
+            (Err(len), _) => input_error(format!(
+                "line {n} is {len} bytes long; a batch line holds at most {MAX_BATCH_LINE} (16 MiB)"
+            )),
+            (Ok(()), Err(e)) => input_error(format!(
+                "line {n} is not UTF-8 text (invalid byte at column {})",
+                e.valid_up_to() + 1
+            )),
+            (Ok(()), Ok(text)) => {
+                if cache.len() >= MAX_CACHED {
+                    cache = molang::Cache::new(threshold);
+                }
+                eval_batch_line(text, &mut cache)
+            }
+        };
+        let _ = writeln!(out, "{result}");
     }
     ExitCode::SUCCESS
 }
 
+/// The output line of an input line that could not be used.
+fn input_error(msg: String) -> serde_json::Value {
+    serde_json::json!({"value": null, "aborted": false, "diagnostics": [{"code": "input", "severity": "error", "message": msg}]})
+}
+
 fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
-    let error = |msg: String| serde_json::json!({"value": null, "aborted": false, "diagnostics": [{"code": "input", "severity": "error", "message": msg}]});
+    let error = input_error;
     if line.trim().is_empty() {
         // Still one output line per input line, so outputs pair with inputs by line number.
         return error("empty input line".into());

@@ -44,7 +44,7 @@ pub fn main(args: FmtArgs) -> ExitCode {
         eprintln!("no pack JSON files under the paths given");
         return ExitCode::from(2);
     }
-    let (mut changed, mut sites, mut unstable) = (0, 0, 0);
+    let (mut changed, mut sites, mut unstable, mut not_written) = (0, 0, 0, 0);
     for f in format_pack(&pack, style) {
         sites += f.sites;
         for (site, skip) in &f.skipped {
@@ -62,17 +62,23 @@ pub fn main(args: FmtArgs) -> ExitCode {
         if f.edits.is_empty() {
             continue;
         }
-        changed += 1;
         let file = &pack.files[f.file];
         let new = f.apply(&file.source);
         if args.check {
+            changed += 1;
             println!("{}", file.path.display());
         } else if args.write {
-            if let Err(e) = write(&file.path, &file.source, &new) {
-                eprintln!("{}: {e}", file.path.display());
-                failed = true;
+            // Only a file actually written counts as reformatted.
+            match write(&file.path, &file.source, &new) {
+                Ok(()) => changed += 1,
+                Err(e) => {
+                    eprintln!("{}: {e}", file.path.display());
+                    failed = true;
+                    not_written += 1;
+                }
             }
         } else {
+            changed += 1;
             let name = file.path.display().to_string();
             print!(
                 "{}",
@@ -89,9 +95,14 @@ pub fn main(args: FmtArgs) -> ExitCode {
         "would be reformatted"
     };
     println!(
-        "{} files, {sites} expressions formatted: {changed} file{} {verb}",
+        "{} files, {sites} expressions formatted: {changed} file{} {verb}{}",
         pack.files.len(),
-        if changed == 1 { "" } else { "s" }
+        if changed == 1 { "" } else { "s" },
+        if not_written > 0 {
+            format!(", {not_written} could not be written")
+        } else {
+            String::new()
+        }
     );
     if failed || unstable > 0 {
         ExitCode::from(2)

@@ -19,8 +19,8 @@ pub struct Args {
     /// Random input sequences to try (at least 1).
     #[arg(long, default_value_t = 200, value_parser = positive_u64)]
     pub cases: u64,
-    /// Frames per case (at least 1).
-    #[arg(long, default_value_t = 60, value_parser = positive_usize)]
+    /// Frames per case (1 to 100000).
+    #[arg(long, default_value_t = 60, value_parser = frames_arg)]
     pub frames: usize,
     /// Seed of the input generator (each case also seeds `math.random` from it).
     #[arg(long, default_value_t = 0)]
@@ -36,7 +36,7 @@ pub struct Args {
     pub backend: BackendArg,
     /// Frames per second: the runtime's `q.delta_time` and frame times, and the replay
     /// command's `--fps` (in scripts-only mode `q.delta_time` is fuzzed like any query).
-    #[arg(long, default_value_t = 20.0)]
+    #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
     pub fps: f32,
     /// Folder for the reproducer CSV files, created (only its last component) when something
     /// is found; never inside the pack.
@@ -54,8 +54,8 @@ fn positive_u64(s: &str) -> Result<u64, String> {
     }
 }
 
-fn positive_usize(s: &str) -> Result<usize, String> {
-    positive_u64(s).map(|n| n as usize)
+fn frames_arg(s: &str) -> Result<usize, String> {
+    crate::args::count_in(s, 1, crate::args::MAX_FUZZ_FRAMES).map(|n| n as usize)
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,7 +71,8 @@ struct Printer {
 
 impl Observer for Printer {
     fn note(&mut self, line: &str) {
-        eprintln!("{line}");
+        // Notes and findings name bones, variables and files of the pack.
+        eprintln!("{}", molang::text::terminal_safe(line));
     }
     fn start(&mut self, cases: u64) {
         self.bar = std::io::stderr().is_terminal().then(|| {
@@ -125,12 +126,12 @@ pub fn main(args: Args) -> ExitCode {
         }
         Ok(found) => {
             for f in &found {
-                print!("{}", f.text);
+                print!("{}", molang::text::terminal_safe(&f.text));
             }
             ExitCode::from(1)
         }
         Err(msg) => {
-            eprintln!("error: {msg}");
+            eprintln!("error: {}", molang::text::terminal_safe(&msg.to_string()));
             ExitCode::from(2)
         }
     }

@@ -4,7 +4,8 @@ use std::process::ExitCode;
 
 pub fn main() -> ExitCode {
     match molang::lsp::run_stdio() {
-        Ok(()) => ExitCode::SUCCESS,
+        // 1 when the client said `exit` (or left) without `shutdown`, as the protocol asks.
+        Ok(ending) => ExitCode::from(ending.exit_code()),
         Err(e) => {
             eprintln!("molang lsp: {e}");
             ExitCode::from(2)

@@ -11,6 +11,8 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
+// Names from the pack reach the terminal only escaped.
+use molang::text::{one_line, terminal_safe};
 
 /// Arguments of `molang run`.
 #[derive(clap::Args, Debug)]
@@ -39,10 +41,10 @@ pub struct Args {
     #[arg(long)]
     pub inputs: Option<PathBuf>,
     /// Frames per second.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 60.0, allow_negative_numbers = true)]
     pub fps: f32,
     /// Seconds to run: frames 0 .. round(seconds × fps) − 1, frame n at t = n / fps.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, allow_negative_numbers = true)]
     pub seconds: f32,
     #[arg(long, value_enum, default_value = "jit")]
     pub backend: BackendArg,
@@ -75,11 +77,11 @@ pub struct Args {
     pub bench: bool,
     /// With --bench and --entity: time N independent instances of the entity, each with its
     /// own inputs (the timeline shifted per instance) and seed, sharing the compiled code.
-    #[arg(long, value_name = "N", requires = "bench")]
+    #[arg(long, value_name = "N", requires = "bench", value_parser = |s: &str| crate::args::count_in(s, 1, crate::args::MAX_INSTANCES).map(|n| n as usize))]
     pub instances: Option<usize>,
     /// With --instances: threads to spread the instances over (default: one per core); the
     /// run on one thread is timed too, for the scaling.
-    #[arg(long, value_name = "T", requires = "instances")]
+    #[arg(long, value_name = "T", requires = "instances", value_parser = |s: &str| crate::args::count_in(s, 1, crate::args::MAX_THREADS).map(|n| n as usize))]
     pub threads: Option<usize>,
 }
 
@@ -109,12 +111,12 @@ pub fn main(args: Args) -> ExitCode {
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(msg)) => {
-            eprintln!("error: {msg}");
+            eprintln!("error: {}", terminal_safe(&msg));
             ExitCode::from(2)
         }
         // An output that cannot be written is an I/O failure (2), not a finding (1).
         Err(Failure::Output(msg)) => {
-            eprintln!("error: {msg}");
+            eprintln!("error: {}", terminal_safe(&msg));
             ExitCode::from(2)
         }
     }
@@ -131,20 +133,30 @@ fn bad(msg: impl Into<String>) -> Failure {
     Failure::Input(msg.into())
 }
 
+/// Frames a run may have (`--seconds` × `--fps`).
+const MAX_FRAMES: f64 = 1e8;
+
 fn frames(args: &Args) -> Result<u64, Failure> {
     if !(args.fps.is_finite() && args.fps > 0.0 && args.fps <= 100_000.0) {
         return Err(bad(format!(
-            "--fps must be a positive number, got {}",
+            "--fps must be above 0 and at most 100000, got {}",
             args.fps
         )));
     }
-    if !(args.seconds.is_finite() && args.seconds >= 0.0 && args.seconds * args.fps <= 1e8) {
+    if !(args.seconds.is_finite() && args.seconds >= 0.0) {
         return Err(bad(format!(
-            "--seconds must be a non-negative number, got {}",
+            "--seconds must be a number of seconds, 0 or more, got {}",
             args.seconds
         )));
     }
-    Ok((args.seconds as f64 * args.fps as f64).round() as u64)
+    let n = (args.seconds as f64 * args.fps as f64).round();
+    if n > MAX_FRAMES {
+        return Err(bad(format!(
+            "--seconds {} at --fps {} is {n} frames; a run has at most 100000000 (1e8): shorten --seconds or lower --fps",
+            args.seconds, args.fps
+        )));
+    }
+    Ok(n as u64)
 }
 
 fn read_inputs(args: &Args) -> Result<Timeline, Failure> {
@@ -189,10 +201,10 @@ fn run(args: &Args) -> Result<(), Failure> {
     };
     if args.list {
         for id in client_entities(&pack) {
-            println!("{id}");
+            println!("{}", one_line(&id));
         }
         for id in attachables(&pack) {
-            println!("{id} (attachable)");
+            println!("{} (attachable)", one_line(&id));
         }
         return Ok(());
     }
@@ -209,20 +221,21 @@ fn run(args: &Args) -> Result<(), Failure> {
     };
     let loaded = load_from_pack(&pack, id).map_err(|e| bad(e.to_string()))?;
     for note in &loaded.notes {
-        eprintln!("{note}");
+        eprintln!("{}", terminal_safe(&note.to_string()));
     }
     let mut rt = Runtime::new(loaded, backend(args.backend), args.fps, args.seed);
     if let Some(why) = &rt.jit_fallback {
         eprintln!(
-            "note: the JIT does not cover every expression of this entity ({why}); those run on the interpreter, the rest natively"
+            "note: the JIT does not cover every expression of this entity ({}); those run on the interpreter, the rest natively",
+            terminal_safe(why)
         );
     }
     let (mut driver, notes) = Driver::new(&timeline, &mut rt);
     for note in notes {
-        eprintln!("{note}");
+        eprintln!("{}", terminal_safe(&note.to_string()));
     }
     for q in rt.unsupplied_queries() {
-        eprintln!("frame 0: {q} is not in the inputs; it reads 0");
+        eprintln!("frame 0: {} is not in the inputs; it reads 0", one_line(&q));
     }
     let plot = plan_plot(args, &rt)?;
     let mut sink: Box<dyn Write> = match &args.out {
@@ -242,8 +255,19 @@ fn run(args: &Args) -> Result<(), Failure> {
         },
     );
     let out_err = |e: std::io::Error| Failure::Output(format!("writing the trace: {e}"));
+    // A trace shown on a terminal is human output: names from the pack escaped there only
+    // (a file or a pipe gets the names as they are).
+    let on_terminal = args.out.is_none() && std::io::stdout().is_terminal();
+    fn shown(on_terminal: bool, s: &str) -> std::borrow::Cow<'_, str> {
+        if on_terminal {
+            terminal_safe(s)
+        } else {
+            std::borrow::Cow::Borrowed(s)
+        }
+    }
     if let Some(header) = tracer.header() {
-        sink.write_all(header.as_bytes()).map_err(out_err)?;
+        sink.write_all(shown(on_terminal, &header).as_bytes())
+            .map_err(out_err)?;
     }
     let progress = (std::io::stderr().is_terminal() && n >= 600).then(|| {
         let bar = indicatif::ProgressBar::new(n);
@@ -262,11 +286,12 @@ fn run(args: &Args) -> Result<(), Failure> {
         driver.apply(&mut rt);
         rt.step(t, driver.queries());
         for l in rt.take_log() {
-            eprintln!("frame {}: {}", l.frame, l.message);
+            eprintln!("frame {}: {}", l.frame, terminal_safe(&l.message));
         }
         rows.clear();
         tracer.frame(&rt, frame, t, &mut rows);
-        sink.write_all(rows.as_bytes()).map_err(out_err)?;
+        sink.write_all(shown(on_terminal, &rows).as_bytes())
+            .map_err(out_err)?;
         if let Some(plan) = &plot {
             let pose = rt.pose();
             for (k, &(b, c)) in plan.iter().enumerate() {
@@ -443,7 +468,8 @@ fn bench(
         ti += i;
         tj += j;
         println!(
-            "{id}: interp {:.2} ms, jit {:.2} ms{} ({:.2}x)",
+            "{}: interp {:.2} ms, jit {:.2} ms{} ({:.2}x)",
+            one_line(id),
             i * 1e3,
             j * 1e3,
             if native {
@@ -526,7 +552,8 @@ fn bench_instances(
         Ok((best, last.expect("three runs")))
     };
     println!(
-        "{id}: {count} instances x {n} frames at {} fps, {} backend{}, best of 3",
+        "{}: {count} instances x {n} frames at {} fps, {} backend{}, best of 3",
+        one_line(id),
         args.fps,
         match args.backend {
             BackendArg::Jit => "jit",

@@ -50,17 +50,18 @@ fn test(
     } else {
         paths
     };
+    use molang::text::terminal_safe;
     let files = match testing::discover(&paths) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", terminal_safe(&e.to_string()));
             return ExitCode::from(2);
         }
     };
     let mut tests = match testing::load_tests(&files) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", terminal_safe(&e.to_string()));
             return ExitCode::from(2);
         }
     };
@@ -90,7 +91,10 @@ fn test(
         match cache.get(&t.packs) {
             Ok(p) => packs.push(p),
             Err(e) => {
-                eprintln!("error: {}: test `{}`: {e}", t.file.display(), t.name);
+                eprintln!(
+                    "error: {}",
+                    terminal_safe(&format!("{}: test `{}`: {e}", t.file.display(), t.name))
+                );
                 return ExitCode::from(2);
             }
         }
