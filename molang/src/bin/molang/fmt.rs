@@ -35,6 +35,9 @@ pub fn main(args: FmtArgs) -> ExitCode {
         eprintln!("{}: not formatted: {}", p.file.display(), p.message);
         failed = true;
     }
+    for n in &pack.notes {
+        eprintln!("note: {}: {}", n.path.display(), n.message);
+    }
     if pack
         .files
         .iter()
@@ -62,17 +65,29 @@ pub fn main(args: FmtArgs) -> ExitCode {
         if f.edits.is_empty() {
             continue;
         }
-        changed += 1;
         let file = &pack.files[f.file];
         let new = f.apply(&file.source);
         if args.check {
+            changed += 1;
             println!("{}", file.path.display());
         } else if args.write {
-            if let Err(e) = write(&file.path, &file.source, &new) {
-                eprintln!("{}: {e}", file.path.display());
-                failed = true;
+            if file.via_link {
+                // Writing through a link would change a file the pack only points at.
+                eprintln!(
+                    "note: {}: reached through a symbolic link; not written (format the file it points to)",
+                    file.path.display()
+                );
+                continue;
+            }
+            match write(&file.path, &file.source, &new) {
+                Ok(()) => changed += 1,
+                Err(e) => {
+                    eprintln!("{}: {e}", file.path.display());
+                    failed = true;
+                }
             }
         } else {
+            changed += 1;
             let name = file.path.display().to_string();
             print!(
                 "{}",
@@ -88,9 +103,14 @@ pub fn main(args: FmtArgs) -> ExitCode {
     } else {
         "would be reformatted"
     };
+    // Counted as `check` counts them: every file read but the JSON of no known kind.
+    let files = pack
+        .files
+        .iter()
+        .filter(|f| f.kind != molang::pack::FileKind::Other)
+        .count();
     println!(
-        "{} files, {sites} expressions formatted: {changed} file{} {verb}",
-        pack.files.len(),
+        "{files} files, {sites} expressions formatted: {changed} file{} {verb}",
         if changed == 1 { "" } else { "s" }
     );
     if failed || unstable > 0 {
@@ -104,6 +124,9 @@ pub fn main(args: FmtArgs) -> ExitCode {
 
 /// Writes `new` over `path` if the file still holds `old` (a byte-order mark kept).
 fn write(path: &std::path::Path, old: &str, new: &str) -> Result<(), String> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+        return Err("not a regular file (a symbolic link?); left as it is".to_string());
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read it again: {e}"))?;
     let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF]);
     let current = &bytes[if bom { 3 } else { 0 }..];
