@@ -696,7 +696,32 @@ fn folder_typos(skipped: &[(&Path, &(PathBuf, Side))]) -> Vec<FolderTypo> {
     out
 }
 
+/// `path` with `.` and `name/..` steps removed, without asking the file system: a test file's
+/// `packs: [".."]` names the same pack root as its folder does, so relative paths (which
+/// decide the folders read and the files replaced) come out the same.
+fn lexically_clean(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
 fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
+    let paths: Vec<PathBuf> = paths.iter().map(|p| lexically_clean(p)).collect();
+    let paths = paths.as_slice();
     let mut list: Vec<Source> = Vec::new();
     let mut problems = Vec::new();
     let mut extras = Extras::default();

@@ -869,9 +869,10 @@ fn manifest_versions_apply_to_their_folders() {
             Some([1, 20, 40]),
             Some([1, 21, 0]),
             Some([1, 21, 0]),
-            None
         ]
     );
+    // Beside packs, a file in no pack is not read (the game reads packs only).
+    assert_eq!(pack.skipped, vec![PathBuf::from("elsewhere/c.json")]);
     assert_eq!(pack.files[1].kind, FileKind::Manifest);
     assert_eq!(pack.files[1].format_version.as_deref(), Some("2"));
 }
@@ -1692,14 +1693,14 @@ fn load_entity_walks_what_the_entity_names_and_keeps_layering() {
         r#"{"animations": {"animation.other": {"anim_time_update": "q.anim_time"}}}"#,
     );
     base.write(
-        "controllers/c.json",
+        "animation_controllers/c.json",
         r#"{"animation_controllers": {"controller.animation.c": {"states": {"default": {}}}}}"#,
     );
     base.write(
         "models/e.json",
         r#"{"geometry.E:geometry.parent": {"bones": [{"name": "body"}]}}"#,
     );
-    base.write("ui/broken.json", "{ oops }");
+    base.write("animations/broken.json", "{ oops }");
     let one = load_entity(std::slice::from_ref(&base.0), "t:e");
     let whole = load(std::slice::from_ref(&base.0));
     assert_eq!(whole.files.len(), 6);
@@ -1712,27 +1713,36 @@ fn load_entity_walks_what_the_entity_names_and_keeps_layering() {
     assert_eq!(
         walked,
         [
+            "animation_controllers/c.json",
             "animations/a.json",
-            "controllers/c.json",
+            "animations/broken.json",
             "entity/e.json",
             "models/e.json",
-            "ui/broken.json"
         ]
     );
     assert_eq!(one.problems, whole.problems);
     assert_eq!(one.problems.len(), 1);
     assert_eq!(one.geometries_named("geometry.e").count(), 1);
 
-    // A later layer's animations/a.json replaces the one that defines animation.a.
+    // A later layer's animations/a.json does not hide the animation.a it does not define
+    // (definitions merge by identifier); its own animation.e overrides the base's.
+    base.write(
+        "animations/e.json",
+        r#"{"animations": {"animation.e": {"anim_time_update": "1"}}}"#,
+    );
     top.write(
         "animations/a.json",
-        r#"{"animations": {"animation.b": {"anim_time_update": "q.anim_time"}}}"#,
+        r#"{"animations": {"animation.b": {"anim_time_update": "q.anim_time"},
+            "animation.e": {"anim_time_update": "2"}}}"#,
     );
     let layers = [base.0.clone(), top.0.clone()];
     let whole = load(&layers);
     let one = load_entity(&layers, "t:e");
-    assert_eq!(whole.animations_named("animation.a").count(), 0);
-    assert_eq!(one.animations_named("animation.a").count(), 0);
+    assert_eq!(whole.animations_named("animation.a").count(), 1);
+    assert_eq!(one.animations_named("animation.a").count(), 1);
+    let e: Vec<_> = whole.animations_named("animation.e").collect();
+    assert_eq!(e.len(), 1);
+    assert!(whole.files[e[0].file].path.starts_with(&top.0));
     // An identifier no file defines: the whole pack, for the error to name what there is.
     assert_eq!(
         load_entity(&layers, "t:nope").files.len(),
@@ -2060,8 +2070,8 @@ fn a_fifo_in_a_pack_is_skipped_not_read() {
         "{:?}",
         pack.notes
     );
-    // Named on the command line, it is not opened either.
-    assert!(alone.files.is_empty());
+    // Named on the command line, it is not opened either (the manifest above is read).
+    assert!(alone.files.iter().all(|f| f.path != fifo), "{:?}", alone.files);
     assert!(alone.notes.iter().any(|n| n.path == fifo));
 }
 
