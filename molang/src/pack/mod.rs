@@ -620,18 +620,18 @@ fn first_folder(relative: &Path) -> Option<&str> {
     parts.next().map(|_| first)
 }
 
-/// One file considered for loading.
-struct Candidate<'a> {
-    path: &'a Path,
+/// One file considered for loading (paths cleaned with [`lexically_clean`]).
+struct Candidate {
+    path: PathBuf,
     layer: usize,
-    layer_root: &'a Path,
+    layer_root: PathBuf,
     /// Named on the command line: read whatever its folder.
     direct: bool,
 }
 
 /// Which candidates the game reads (see [`folders`]): `true` to load; the root and side the
 /// table was applied with, for each (to report misspelt folders).
-fn select_content(files: &[Candidate<'_>], roots: &[PackRoot]) -> Vec<Result<(), (PathBuf, Side)>> {
+fn select_content(files: &[Candidate], roots: &[PackRoot]) -> Vec<Result<(), (PathBuf, Side)>> {
     // Per layer: whether a manifest is in or above it, and whether its folder looks like a
     // pack root without a manifest (it holds a content folder).
     let layers = files.iter().map(|c| c.layer + 1).max().unwrap_or(0);
@@ -640,13 +640,13 @@ fn select_content(files: &[Candidate<'_>], roots: &[PackRoot]) -> Vec<Result<(),
     for c in files {
         if roots
             .iter()
-            .any(|(dir, _)| dir.starts_with(c.layer_root) || c.layer_root.starts_with(dir))
+            .any(|(dir, _)| dir.starts_with(&c.layer_root) || c.layer_root.starts_with(dir))
         {
             has_manifest[c.layer] = true;
         }
         if let Some(folder) = c
             .path
-            .strip_prefix(c.layer_root)
+            .strip_prefix(&c.layer_root)
             .ok()
             .and_then(first_folder)
         {
@@ -658,18 +658,18 @@ fn select_content(files: &[Candidate<'_>], roots: &[PackRoot]) -> Vec<Result<(),
     files
         .iter()
         .map(|c| {
-            if c.direct || is_manifest(c.path) {
+            if c.direct || is_manifest(&c.path) {
                 return Ok(());
             }
-            let (root, side) = match pack_root_of(roots, c.path) {
+            let (root, side) = match pack_root_of(roots, &c.path) {
                 Some((dir, side)) => (dir.as_path(), *side),
                 None if has_manifest[c.layer] => {
-                    return Err((c.layer_root.to_path_buf(), Side::Any));
+                    return Err((c.layer_root.clone(), Side::Any));
                 }
-                None if loose_root[c.layer] => (c.layer_root, Side::Any),
+                None if loose_root[c.layer] => (c.layer_root.as_path(), Side::Any),
                 None => return Ok(()),
             };
-            let relative = c.path.strip_prefix(root).unwrap_or(c.path);
+            let relative = c.path.strip_prefix(root).unwrap_or(&c.path);
             if folders::is_content(relative, side) {
                 Ok(())
             } else {
@@ -696,7 +696,8 @@ fn folder_typos(skipped: &[(&Path, &(PathBuf, Side))]) -> Vec<FolderTypo> {
     out
 }
 
-/// `path` with `.` and `name/..` steps removed, without asking the file system: a test file's
+/// `path` with `.` and `name/..` steps removed (`.` alone becomes the empty path, which every
+/// relative path starts with), without asking the file system: a test file's
 /// `packs: [".."]` names the same pack root as its folder does, so relative paths (which
 /// decide the folders read and the files replaced) come out the same.
 fn lexically_clean(path: &Path) -> PathBuf {
@@ -713,15 +714,10 @@ fn lexically_clean(path: &Path) -> PathBuf {
             other => out.push(other.as_os_str()),
         }
     }
-    if out.as_os_str().is_empty() {
-        out.push(".");
-    }
     out
 }
 
 fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
-    let paths: Vec<PathBuf> = paths.iter().map(|p| lexically_clean(p)).collect();
-    let paths = paths.as_slice();
     let mut list: Vec<Source> = Vec::new();
     let mut problems = Vec::new();
     let mut extras = Extras::default();
@@ -786,17 +782,17 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
                 .ok()
                 .map_or(Side::Any, |t| extract::manifest_side(strip_bom(&t)));
             (
-                s.path.parent().map(Path::to_path_buf).unwrap_or_default(),
+                lexically_clean(s.path.parent().unwrap_or(Path::new(""))),
                 side,
             )
         })
         .collect();
-    let candidates: Vec<Candidate<'_>> = list
+    let candidates: Vec<Candidate> = list
         .iter()
         .map(|s| Candidate {
-            path: &s.path,
+            path: lexically_clean(&s.path),
             layer: s.layer,
-            layer_root: &s.layer_root,
+            layer_root: lexically_clean(&s.layer_root),
             direct: s.direct,
         })
         .collect();
@@ -804,7 +800,7 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
     let skipped: Vec<(&Path, &(PathBuf, Side))> = candidates
         .iter()
         .zip(&chosen)
-        .filter_map(|(c, r)| r.as_ref().err().map(|e| (c.path, e)))
+        .filter_map(|(c, r)| r.as_ref().err().map(|e| (c.path.as_path(), e)))
         .collect();
     extras.typos = folder_typos(&skipped);
     extras.skipped = skipped.iter().map(|(p, _)| p.to_path_buf()).collect();
@@ -819,12 +815,13 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
         .collect();
     // Texture files, by their path below their pack root without the extension.
     for (image, layer) in images {
+        let image = lexically_clean(&image);
         let root = match pack_root_of(&roots, &image) {
             Some((dir, _)) => dir.clone(),
             None => {
                 let p = &paths[layer];
                 if p.is_dir() {
-                    p.clone()
+                    lexically_clean(p)
                 } else {
                     continue;
                 }
@@ -1228,17 +1225,17 @@ fn choose(sources: Vec<Source>) -> (Vec<Source>, Extras) {
                 .ok()
                 .map_or(Side::Any, |t| extract::manifest_side(strip_bom(t)));
             (
-                s.path.parent().map(Path::to_path_buf).unwrap_or_default(),
+                lexically_clean(s.path.parent().unwrap_or(Path::new(""))),
                 side,
             )
         })
         .collect();
-    let candidates: Vec<Candidate<'_>> = sources
+    let candidates: Vec<Candidate> = sources
         .iter()
         .map(|s| Candidate {
-            path: &s.path,
+            path: lexically_clean(&s.path),
             layer: s.layer,
-            layer_root: &s.layer_root,
+            layer_root: lexically_clean(&s.layer_root),
             direct: s.direct || s.decided,
         })
         .collect();
@@ -1246,7 +1243,7 @@ fn choose(sources: Vec<Source>) -> (Vec<Source>, Extras) {
     let skipped: Vec<(&Path, &(PathBuf, Side))> = candidates
         .iter()
         .zip(&chosen)
-        .filter_map(|(c, r)| r.as_ref().err().map(|e| (c.path, e)))
+        .filter_map(|(c, r)| r.as_ref().err().map(|e| (c.path.as_path(), e)))
         .collect();
     extras.typos = folder_typos(&skipped);
     extras.skipped = skipped.iter().map(|(p, _)| p.to_path_buf()).collect();

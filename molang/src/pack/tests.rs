@@ -2071,7 +2071,11 @@ fn a_fifo_in_a_pack_is_skipped_not_read() {
         pack.notes
     );
     // Named on the command line, it is not opened either (the manifest above is read).
-    assert!(alone.files.iter().all(|f| f.path != fifo), "{:?}", alone.files);
+    assert!(
+        alone.files.iter().all(|f| f.path != fifo),
+        "{:?}",
+        alone.files
+    );
     assert!(alone.notes.iter().any(|n| n.path == fifo));
 }
 
