@@ -244,6 +244,11 @@ const PACK_ONLY: &[Code] = &[
     Code::UndefinedAnimation,
     Code::UnknownBone,
     Code::ArrayIndexOutOfRange,
+    // Folders and missing references (W0810-W0813).
+    Code::MisspeltFolder,
+    Code::UndefinedGeometry,
+    Code::UndefinedRenderController,
+    Code::MissingTexture,
 ];
 
 /// Codes the grammar defines but no input reaches yet, with the reason.
@@ -497,6 +502,10 @@ fn pack_only_codes_are_covered_by_pack_tests() {
             Code::UndefinedAnimation,
             Code::UnknownBone,
             Code::ArrayIndexOutOfRange,
+            Code::MisspeltFolder,
+            Code::UndefinedGeometry,
+            Code::UndefinedRenderController,
+            Code::MissingTexture,
         ]
     );
 }
@@ -707,4 +716,81 @@ fn pack_array_index_out_of_range() {
         pos(rc, "2]"),
         "the index `2` of `Array.skins[2]`: {got:?}"
     );
+}
+
+// ---- Folders and missing references (W0810-W0813) ----------------------------------------
+
+const RP_MANIFEST: &str = r#"{"format_version": 2, "header": {"min_engine_version": [1, 21, 0]},
+  "modules": [{"type": "resources"}]}"#;
+
+#[test]
+fn pack_misspelt_folder() {
+    let got = pack_codes(&[
+        ("rp/manifest.json", RP_MANIFEST),
+        ("rp/rendrr_controllers/r.json", "{}"),
+        ("rp/ui/x.json", "{}"),
+    ]);
+    let (file, _, _) = only(&got, Code::MisspeltFolder);
+    assert_eq!(file, "rp/rendrr_controllers");
+}
+
+#[test]
+fn pack_undefined_geometry_and_render_controller() {
+    let entity = structure_entity("", "");
+    let got = pack_codes(&[("rp/entity/thing.json", &entity)]);
+    let (_, line, col) = only(&got, Code::UndefinedGeometry);
+    assert_eq!((line, col), pos(&entity, "\"geometry.thing\""), "{got:?}");
+    let (_, line, col) = only(&got, Code::UndefinedRenderController);
+    assert_eq!(
+        (line, col),
+        pos(&entity, "\"controller.render.thing\""),
+        "{got:?}"
+    );
+    // Defined: nothing (geometry without case).
+    let got = pack_codes(&[
+        (
+            "rp/entity/thing.json",
+            &entity.replace("geometry.thing", "Geometry.Thing"),
+        ),
+        ("rp/models/thing.geo.json", STRUCTURE_GEOMETRY),
+        (
+            "rp/render_controllers/thing.json",
+            r#"{"render_controllers": {"controller.render.thing": {}}}"#,
+        ),
+    ]);
+    assert!(
+        !got.iter().any(|d| matches!(
+            d.0,
+            Code::UndefinedGeometry | Code::UndefinedRenderController
+        )),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn pack_missing_texture() {
+    let dir = std::env::temp_dir().join(format!("molang-codes-texture-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let write = |rel: &str, text: &str| {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("manifest.json", RP_MANIFEST);
+    write("textures/entity/here.png", "");
+    let entity = r#"{"minecraft:client_entity": {"description": {"identifier": "t:e",
+      "textures": {"a": "textures/entity/here", "b": "textures/entity/gone", "c": "textures/items/elsewhere"}}}}"#;
+    write("entity/e.json", entity);
+    let pack = molang::pack::load(&[dir.clone()]);
+    let (diagnostics, _) = molang::lint::check_pack(&pack);
+    let hits: Vec<_> = diagnostics
+        .iter()
+        .filter(|d| d.diagnostic.code == Code::MissingTexture)
+        .collect();
+    assert_eq!(hits.len(), 1, "{diagnostics:?}");
+    assert_eq!(
+        (hits[0].line, hits[0].column),
+        pos(entity, "\"textures/entity/gone\"")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -47,7 +47,7 @@ fn out_dir(test: &str) -> PathBuf {
 
 fn args(pack: &str, backend: Backend, test: &str) -> FuzzArgs {
     FuzzArgs {
-        pack: fixture(pack),
+        packs: vec![fixture(pack)],
         entity: format!("fuzz:{pack}"),
         cases: 100,
         frames: 30,
@@ -237,7 +237,7 @@ fn bad_usage_is_an_error() {
     assert_eq!(e.kind(), ErrorKind::Config, "{e}");
     assert!(e.to_string().contains("--frames"), "{e}");
     let mut a = args("clean", Backend::Jit, "usage");
-    a.pack = PathBuf::from("tests/fixtures/no/such/pack");
+    a.packs = vec![PathBuf::from("tests/fixtures/no/such/pack")];
     assert_eq!(run(&a).unwrap_err().kind(), ErrorKind::NoSuchPath);
 }
 

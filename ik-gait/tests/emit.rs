@@ -212,3 +212,55 @@ fn emit_creates_only_the_last_folder() {
     assert!(files.iter().all(|f| Path::new(f).starts_with(&pack)));
     let _ = std::fs::remove_dir_all(&base);
 }
+
+#[cfg(unix)]
+#[test]
+fn emit_never_writes_through_links_nor_over_files_without_force() {
+    use std::os::unix::fs::symlink;
+    let base = tmp("emit-links");
+    std::fs::create_dir_all(&base).unwrap();
+    let out = base.join("out");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["emit", out.to_str().unwrap(), "--uuid-seed", "5"];
+        args.extend_from_slice(extra);
+        doggoyle(&args)
+    };
+    let (code, _, err) = run(&[]);
+    assert_eq!(code, Some(0), "{err}");
+    // Again: the files are there; nothing is overwritten without --force.
+    let manifest = out.join(RP_DIR).join("manifest.json");
+    std::fs::write(&manifest, "mine").unwrap();
+    let (code, _, err) = run(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("pass --force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), "mine");
+    let (code, _, err) = run(&["--force"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_ne!(std::fs::read_to_string(&manifest).unwrap(), "mine");
+    // A link planted in the folder, to a file outside: never written, even with --force.
+    let victim = base.join("victim.txt");
+    std::fs::write(&victim, "keep").unwrap();
+    std::fs::remove_file(&manifest).unwrap();
+    symlink(&victim, &manifest).unwrap();
+    for extra in [&[][..], &["--force"][..]] {
+        let (code, _, err) = run(extra);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("symbolic link"), "{err}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    }
+    // A linked folder, to a folder outside: nothing written into it.
+    let fresh = base.join("fresh");
+    std::fs::create_dir(&fresh).unwrap();
+    let elsewhere = base.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    symlink(&elsewhere, fresh.join(BP_DIR)).unwrap();
+    let (code, _, err) = doggoyle(&["emit", fresh.to_str().unwrap(), "--force"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(
+        !fresh.join(RP_DIR).exists(),
+        "nothing is written when one file cannot be"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -143,6 +143,33 @@ pub fn file_problems(pack: &Pack) -> Vec<PackDiagnostic> {
             column: p.column,
         });
     }
+    for t in &pack.folder_typos {
+        let name = t
+            .folder
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let d = Diagnostic::new(
+            Code::MisspeltFolder,
+            Span::default(),
+            format!(
+                "folder `{name}/` is one letter away from `{}/`, a folder the game reads",
+                t.meant
+            ),
+        )
+        .with_help(format!(
+            "the game reads definitions only from its own folders and ignores this one; rename it to `{}`",
+            t.meant
+        ));
+        out.push(PackDiagnostic {
+            path: t.folder.clone(),
+            site: None,
+            file: None,
+            diagnostic: d,
+            line: 0,
+            column: 0,
+        });
+    }
     out
 }
 
@@ -438,6 +465,7 @@ pub mod structure {
         let mut out = Vec::new();
         controllers(pack, &mut out);
         entities(pack, &mut out);
+        references(pack, &mut out);
         bones(pack, &mut out);
         arrays(pack, &mut out);
         out
@@ -565,7 +593,24 @@ pub mod structure {
                         side_name(side)
                     )
                 } else {
-                    format!("no file defines animation or controller `{id}` ({short})")
+                    let mut m = format!("no file defines animation or controller `{id}` ({short})");
+                    let known = pack
+                        .animations
+                        .iter()
+                        .filter(|a| pack.files[a.file].side.meets(side))
+                        .map(|a| a.id.as_str())
+                        .chain(
+                            pack.controllers
+                                .iter()
+                                .filter(|c| pack.files[c.file].side.meets(side))
+                                .map(|c| c.id.as_str()),
+                        );
+                    if let Some(k) = case_only(id, known) {
+                        m.push_str(&format!(
+                            "; did you mean `{k}`? (animation and controller identifiers match with case)"
+                        ));
+                    }
+                    m
                 };
                 out.push(at(
                     pack,
@@ -609,6 +654,91 @@ pub mod structure {
                 format!("{what}, which is not in the `animations` of {}", ids.join(", ")),
                 "the game skips this entry for that entity; add the name to its description.animations",
             ));
+        }
+    }
+
+    /// A name in `known` that equals `id` but for case, for "did you mean".
+    fn case_only<'k>(id: &str, known: impl IntoIterator<Item = &'k str>) -> Option<&'k str> {
+        known
+            .into_iter()
+            .find(|k| *k != id && k.eq_ignore_ascii_case(id))
+    }
+
+    /// Geometry, render controllers and textures a client entity or attachable names that no
+    /// layer defines (W0811-W0813). Case rules, as the loader and runtime resolve them:
+    /// geometry identifiers and texture paths match without case, render-controller
+    /// identifiers (like animation identifiers) with case. Materials are not judged: the
+    /// game's own materials (`entity_alphatest`, ...) are built in, not in any pack.
+    fn references(pack: &Pack, out: &mut Vec<PackDiagnostic>) {
+        let mut texture_folders: HashSet<&str> = HashSet::new();
+        for t in &pack.textures {
+            let mut parts = t.splitn(3, '/');
+            if let (Some(_), Some(folder), Some(_)) = (parts.next(), parts.next(), parts.next()) {
+                texture_folders.insert(folder);
+            }
+        }
+        for e in &pack.entities {
+            if !matches!(e.kind, EntityKind::Client | EntityKind::Attachable) {
+                continue;
+            }
+            for ((short, id), r) in e.geometries.iter().zip(&e.geometry_at) {
+                if pack.geometries_named(id).next().is_none() {
+                    out.push(at(
+                        pack,
+                        e.file,
+                        r,
+                        Code::UndefinedGeometry,
+                        format!("no layer defines geometry `{id}` ({short}) of {}", e.identifier),
+                        "the game draws nothing for this geometry; check the identifier, or load the pack that defines it (`--pack`)",
+                    ));
+                }
+            }
+            for (id, r) in e.render_controllers.iter().zip(&e.render_controller_at) {
+                if pack.render_controllers_named(id).next().is_some() {
+                    continue;
+                }
+                let mut message = format!(
+                    "no layer defines render controller `{id}` of {}",
+                    e.identifier
+                );
+                if let Some(k) =
+                    case_only(id, pack.render_controllers.iter().map(|c| c.id.as_str()))
+                {
+                    message.push_str(&format!(
+                        "; did you mean `{k}`? (render controller identifiers match with case)"
+                    ));
+                }
+                out.push(at(
+                    pack,
+                    e.file,
+                    r,
+                    Code::UndefinedRenderController,
+                    message,
+                    "the game skips this render controller, so what it draws is not drawn; check the identifier, or load the pack that defines it (`--pack`)",
+                ));
+            }
+            for ((short, path), r) in e.textures.iter().zip(&e.texture_at) {
+                let key = path.replace('\\', "/").to_ascii_lowercase();
+                let key = key.trim_start_matches('/');
+                let mut parts = key.splitn(3, '/');
+                let judged = parts.next() == Some("textures")
+                    && parts.next().is_some_and(|f| texture_folders.contains(f))
+                    && parts.next().is_some();
+                if !judged || pack.textures.contains(key) {
+                    continue;
+                }
+                out.push(at(
+                    pack,
+                    e.file,
+                    r,
+                    Code::MissingTexture,
+                    format!(
+                        "no layer has an image for texture `{path}` ({short}) of {} (looked for .png, .tga, .jpg)",
+                        e.identifier
+                    ),
+                    "the game draws the missing-texture pattern; check the path (without extension), or load the pack that has it (`--pack`)",
+                ));
+            }
         }
     }
 

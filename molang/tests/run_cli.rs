@@ -504,8 +504,8 @@ fn an_unknown_query_column_gets_a_note_with_a_suggestion() {
     );
 }
 
-/// A broken JSON file the entity does not use (a UI file) is skipped with a note; one that
-/// names the entity stops the run with its position.
+/// A broken JSON file the entity does not use is skipped with a note; one that names the
+/// entity stops the run with its position. A UI file is not read at all.
 #[test]
 fn a_broken_unrelated_file_does_not_stop_the_run() {
     let dir = scratch("broken");
@@ -518,9 +518,10 @@ fn a_broken_unrelated_file_does_not_stop_the_run() {
         }
     };
     copy(&fixture("quadruped"), &dir);
+    write_in(&dir, "ui/hud_screen.json", "{ \"test:dog\": oops }");
     write_in(
         &dir,
-        "ui/hud_screen.json",
+        "animations/hud_screen.json",
         "{ \"namespace\": \"hud\", oops }",
     );
     let run = || molang_on("run", &dir, &["--entity", "test:dog", "--seconds", "0.1"]);
@@ -529,7 +530,12 @@ fn a_broken_unrelated_file_does_not_stop_the_run() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert_contains(&err, "hud_screen.json");
     assert_contains(&err, "does not use it");
-    std::fs::write(dir.join("ui/hud_screen.json"), "{ \"test:dog\": oops }").unwrap();
+    assert!(!err.contains("ui/hud_screen.json"), "{err}");
+    std::fs::write(
+        dir.join("animations/hud_screen.json"),
+        "{ \"test:dog\": oops }",
+    )
+    .unwrap();
     let out = run();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");

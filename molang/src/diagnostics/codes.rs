@@ -126,4 +126,14 @@ codes! {
     UnknownBone = "W0806", Warning, "animation moves a bone the geometry does not have";
     /// A constant render-controller array index at or past the array's size.
     ArrayIndexOutOfRange = "W0807", Warning, "constant array index past the end of the array";
+    /// A top-level pack folder one edit away from a folder the game reads definitions from
+    /// (`rendrr_controllers/`): the game ignores it and everything in it.
+    MisspeltFolder = "W0810", Warning, "folder name one letter away from a folder the game reads";
+    /// A client entity's or attachable's `description.geometry` names a geometry no layer
+    /// defines.
+    UndefinedGeometry = "W0811", Warning, "geometry that no layer defines";
+    /// An entity's `render_controllers` names a render controller no layer defines.
+    UndefinedRenderController = "W0812", Warning, "render controller that no layer defines";
+    /// A `description.textures` path with no image (`.png`, `.tga`, `.jpg`) in any layer.
+    MissingTexture = "W0813", Warning, "texture path with no image in any layer";
 }

@@ -40,8 +40,8 @@ use crate::runtime::play::{Backend, Runtime, PROVIDED_QUERIES};
 /// What to fuzz and how (the options of `molang fuzz`).
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Resource pack folder.
-    pub pack: PathBuf,
+    /// Pack folders (or files), as layers in order: later layers override earlier ones.
+    pub packs: Vec<PathBuf>,
     /// Client entity identifier (e.g. minecraft:pig).
     pub entity: String,
     /// Random input sequences to try.
@@ -366,13 +366,18 @@ pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Error
             format!("--fps must be above 0 and at most 10000, got {}", args.fps),
         ));
     }
-    if !args.pack.exists() {
-        return Err(Error::new(
-            ErrorKind::NoSuchPath,
-            format!("{} does not exist", args.pack.display()),
-        ));
+    if args.packs.is_empty() {
+        return Err(Error::new(ErrorKind::Config, "give a resource pack folder"));
     }
-    check_out_dir(&args.out_dir, &args.pack)?;
+    for pack in &args.packs {
+        if !pack.exists() {
+            return Err(Error::new(
+                ErrorKind::NoSuchPath,
+                format!("{} does not exist", pack.display()),
+            ));
+        }
+        check_out_dir(&args.out_dir, pack)?;
+    }
     let user_ranges = match &args.ranges {
         Some(p) => {
             let text = crate::pack::read_text_file(p)
@@ -474,7 +479,11 @@ pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Error
             .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", file.display())))?;
         let command = format!(
             "molang run {} --entity {} --inputs {} --seconds {} --fps {} --seed {} --vars{}",
-            shell_word(&args.pack.display().to_string()),
+            args.packs
+                .iter()
+                .map(|p| shell_word(&p.display().to_string()))
+                .collect::<Vec<_>>()
+                .join(" "),
             shell_word(&args.entity),
             shell_word(&file.display().to_string()),
             case.frames.len() as f32 / args.fps,
@@ -670,7 +679,7 @@ impl Fuzzer {
         user_ranges: &BTreeMap<String, Range>,
         notes: &mut Vec<String>,
     ) -> Result<Fuzzer, Error> {
-        let pack = crate::pack::load(std::slice::from_ref(&args.pack));
+        let pack = crate::pack::load(&args.packs);
         let Some(entity) = pack
             .entities
             .iter()
@@ -686,7 +695,11 @@ impl Fuzzer {
                 format!(
                     "no entity `{}` in {}{}",
                     args.entity,
-                    args.pack.display(),
+                    args.packs
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     if known.is_empty() {
                         String::new()
                     } else {

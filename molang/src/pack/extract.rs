@@ -413,8 +413,17 @@ impl Cx<'_, '_> {
                     }
                     "geometry" => {
                         for (short, id) in props(v) {
-                            if let Some(id) = as_str(id) {
-                                entity.geometries.push((short.to_string(), id.to_string()));
+                            if let Some(s) = as_str(id) {
+                                entity.geometries.push((short.to_string(), s.to_string()));
+                                entity.geometry_at.push(range_of(id));
+                            }
+                        }
+                    }
+                    "textures" => {
+                        for (short, path) in props(v) {
+                            if let Some(s) = as_str(path) {
+                                entity.textures.push((short.to_string(), s.to_string()));
+                                entity.texture_at.push(range_of(path));
                             }
                         }
                     }
@@ -438,9 +447,11 @@ impl Cx<'_, '_> {
                             let ep = ptr_idx(&p, i);
                             if let Some(id) = as_str(e) {
                                 entity.render_controllers.push(id.to_string());
+                                entity.render_controller_at.push(range_of(e));
                             }
-                            for (id, cond) in props(e) {
+                            for (id, at, cond) in props_at(e) {
                                 entity.render_controllers.push(id.to_string());
+                                entity.render_controller_at.push(at);
                                 let role = intern(format!("{prefix}.render_controller_condition"));
                                 entity.other_sites.extend(self.string(
                                     cond,

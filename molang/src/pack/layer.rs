@@ -113,8 +113,11 @@ pub(crate) fn resolve(pack: &mut Pack) {
     pack.geometry_index = index(pack.geometries.iter().map(|g| g.id.to_ascii_lowercase()));
 }
 
-/// A file whose path relative to its pack root (same side) reappears in a later layer is
-/// replaced by the last such file.
+/// A file of a kind the game overwrites by path (`sounds.json`, loot and trade tables; see
+/// [`super::folders`]) whose path relative to its pack root (same side) reappears in a later
+/// layer is replaced by the last such file. Definition files are never replaced whole: their
+/// definitions merge by identifier (an add-on's own `animations/humanoid.animation.json`
+/// leaves vanilla's humanoid animations it does not redefine in place).
 fn replace_files(pack: &mut Pack) {
     let key = |f: &super::PackFile| {
         f.relative
@@ -124,7 +127,10 @@ fn replace_files(pack: &mut Pack) {
     };
     let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, f) in pack.files.iter().enumerate() {
-        if f.kind != FileKind::Manifest && !f.relative.as_os_str().is_empty() {
+        if f.kind != FileKind::Manifest
+            && !f.relative.as_os_str().is_empty()
+            && super::folders::overridden_by_path(&f.relative)
+        {
             by_path.entry(key(f)).or_default().push(i);
         }
     }

@@ -23,6 +23,7 @@
 
 pub mod defs;
 mod extract;
+pub mod folders;
 mod geometry;
 pub(crate) mod json;
 mod layer;
@@ -163,6 +164,9 @@ pub struct PackFile {
     /// File text (a leading byte-order mark removed) for files that have sites or problems;
     /// empty otherwise. Byte offsets in [`Piece::json`] index into it.
     pub source: String,
+    /// Reached through a symbolic link (one whose target stays inside the layer's folder):
+    /// tools never write through it.
+    pub via_link: bool,
     line_starts: Vec<usize>,
 }
 
@@ -253,8 +257,17 @@ pub struct Entity {
     pub animate_at: Vec<Range<usize>>,
     /// `description.geometry`: short name -> geometry identifier (client entities).
     pub geometries: Vec<(String, String)>,
+    /// Byte range of each `geometry` value, in the order of [`Entity::geometries`].
+    pub geometry_at: Vec<Range<usize>>,
     /// Render-controller identifiers, in order.
     pub render_controllers: Vec<String>,
+    /// Byte range of each render-controller entry (the string, or the key of
+    /// `{id: condition}`), in the order of [`Entity::render_controllers`].
+    pub render_controller_at: Vec<Range<usize>>,
+    /// `description.textures`: short name -> texture path (client entities, attachables).
+    pub textures: Vec<(String, String)>,
+    /// Byte range of each `textures` value, in the order of [`Entity::textures`].
+    pub texture_at: Vec<Range<usize>>,
     /// Every other site of the file: `scale*`, `parent_setup`, render-controller
     /// conditions, `item` conditions, behaviour components ...
     pub other_sites: Vec<SiteId>,
@@ -421,6 +434,22 @@ pub struct PackProblem {
     pub message: String,
 }
 
+/// Something the loader skipped on purpose, for a note line (not a diagnostic).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackNote {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// A top-level folder of a pack whose name is one edit away from a folder the game reads
+/// (`rendrr_controllers/`): the game ignores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FolderTypo {
+    pub folder: PathBuf,
+    /// The content folder it is one edit away from.
+    pub meant: &'static str,
+}
+
 /// Everything found in the loaded files. The id lookups (`*_named`, `*_sites`) are indexed
 /// at load time, so treat the model vectors as read-only.
 #[derive(Debug, Clone, Default)]
@@ -435,6 +464,16 @@ pub struct Pack {
     /// Definitions overridden by a later layer, in load order.
     pub shadowed: Vec<Shadowed>,
     pub problems: Vec<PackProblem>,
+    /// Files and links skipped on purpose (outside the folders the game reads, not regular
+    /// files, links out of the pack), one line each; the folder rules are in [`folders`].
+    pub notes: Vec<PackNote>,
+    /// JSON files outside the folders the game reads definitions from (not loaded).
+    pub skipped: Vec<PathBuf>,
+    /// Folders one edit away from a content folder.
+    pub folder_typos: Vec<FolderTypo>,
+    /// Image files under a layer's `textures/` folder: their path below the pack root,
+    /// without the extension, lowercased (`textures/entity/pig/pig`). Listed, never read.
+    pub textures: HashSet<String>,
     animation_index: HashMap<String, Vec<usize>>,
     geometry_index: HashMap<String, Vec<usize>>,
     controller_index: HashMap<String, Vec<usize>>,
@@ -481,10 +520,11 @@ pub fn create_out_dir(dir: &Path) -> Result<(), crate::Error> {
 }
 
 pub fn load(paths: &[PathBuf]) -> Pack {
-    let (list, mut problems) = read_sources(paths);
+    let (list, mut problems, extras) = read_sources(paths);
     let mut pack = build(list);
     problems.append(&mut pack.problems);
     pack.problems = problems;
+    extras.into_pack(&mut pack);
     pack
 }
 
@@ -501,7 +541,7 @@ pub fn load_entity(paths: &[PathBuf], identifier: &str) -> Pack {
 /// [`load_layered_sources`] takes (editors lay unsaved buffers over them); files that
 /// cannot be read are left out (`load` reports them).
 pub fn read_layers(paths: &[PathBuf]) -> Vec<(PathBuf, Vec<(PathBuf, String)>)> {
-    let (list, _) = read_sources(paths);
+    let (list, _, _) = read_sources(paths);
     let mut layers: Vec<(PathBuf, Vec<(PathBuf, String)>)> = paths
         .iter()
         .map(|root| {
@@ -521,9 +561,167 @@ pub fn read_layers(paths: &[PathBuf]) -> Vec<(PathBuf, Vec<(PathBuf, String)>)> 
     layers
 }
 
-fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>) {
+/// What reading the layers found besides the files to load: notes (files skipped and why),
+/// misspelt folders, and the texture files listed.
+#[derive(Default)]
+struct Extras {
+    notes: Vec<PackNote>,
+    typos: Vec<FolderTypo>,
+    skipped: Vec<PathBuf>,
+    textures: HashSet<String>,
+}
+
+impl Extras {
+    /// Moves what was found into `pack`, the skipped files as one note.
+    fn into_pack(mut self, pack: &mut Pack) {
+        self.skipped.append(&mut pack.skipped);
+        self.skipped.sort();
+        self.skipped.dedup();
+        pack.skipped = self.skipped;
+        self.notes.append(&mut pack.notes);
+        pack.notes = self.notes;
+        self.typos.append(&mut pack.folder_typos);
+        self.typos.sort_by(|a, b| a.folder.cmp(&b.folder));
+        self.typos.dedup_by(|a, b| a.folder == b.folder);
+        pack.folder_typos = self.typos;
+        pack.textures.extend(self.textures);
+        if !pack.skipped.is_empty() {
+            let n = pack.skipped.len();
+            pack.notes.push(PackNote {
+                path: pack.skipped[0].clone(),
+                message: format!(
+                    "{n} JSON file{} outside the folders the game reads definitions from {} skipped (the first is this one)",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "was" } else { "were" },
+                ),
+            });
+        }
+    }
+}
+
+/// A pack root (the folder of a `manifest.json`) and the side its manifest declares.
+type PackRoot = (PathBuf, Side);
+
+/// The deepest pack root holding `path`.
+fn pack_root_of<'r>(roots: &'r [PackRoot], path: &Path) -> Option<&'r PackRoot> {
+    roots
+        .iter()
+        .filter(|(dir, _)| path.starts_with(dir))
+        .max_by_key(|(dir, _)| dir.components().count())
+}
+
+/// The first folder of `relative`, when it has a folder.
+fn first_folder(relative: &Path) -> Option<&str> {
+    let mut parts = relative.components().filter_map(|c| match c {
+        std::path::Component::Normal(s) => s.to_str(),
+        _ => None,
+    });
+    let first = parts.next()?;
+    parts.next().map(|_| first)
+}
+
+/// One file considered for loading (paths cleaned with [`lexically_clean`]).
+struct Candidate {
+    path: PathBuf,
+    layer: usize,
+    layer_root: PathBuf,
+    /// Named on the command line: read whatever its folder.
+    direct: bool,
+}
+
+/// Which candidates the game reads (see [`folders`]): `true` to load; the root and side the
+/// table was applied with, for each (to report misspelt folders).
+fn select_content(files: &[Candidate], roots: &[PackRoot]) -> Vec<Result<(), (PathBuf, Side)>> {
+    // Per layer: whether a manifest is in or above it, and whether its folder looks like a
+    // pack root without a manifest (it holds a content folder).
+    let layers = files.iter().map(|c| c.layer + 1).max().unwrap_or(0);
+    let mut has_manifest = vec![false; layers];
+    let mut loose_root = vec![false; layers];
+    for c in files {
+        if roots
+            .iter()
+            .any(|(dir, _)| dir.starts_with(&c.layer_root) || c.layer_root.starts_with(dir))
+        {
+            has_manifest[c.layer] = true;
+        }
+        if let Some(folder) = c
+            .path
+            .strip_prefix(&c.layer_root)
+            .ok()
+            .and_then(first_folder)
+        {
+            if folders::is_content_folder(folder, Side::Any) {
+                loose_root[c.layer] = true;
+            }
+        }
+    }
+    files
+        .iter()
+        .map(|c| {
+            if c.direct || is_manifest(&c.path) {
+                return Ok(());
+            }
+            let (root, side) = match pack_root_of(roots, &c.path) {
+                Some((dir, side)) => (dir.as_path(), *side),
+                None if has_manifest[c.layer] => {
+                    return Err((c.layer_root.clone(), Side::Any));
+                }
+                None if loose_root[c.layer] => (c.layer_root.as_path(), Side::Any),
+                None => return Ok(()),
+            };
+            let relative = c.path.strip_prefix(root).unwrap_or(&c.path);
+            if folders::is_content(relative, side) {
+                Ok(())
+            } else {
+                Err((root.to_path_buf(), side))
+            }
+        })
+        .collect()
+}
+
+/// The misspelt content folders among the skipped files' folders.
+fn folder_typos(skipped: &[(&Path, &(PathBuf, Side))]) -> Vec<FolderTypo> {
+    let mut out: Vec<FolderTypo> = Vec::new();
+    for (path, (root, side)) in skipped {
+        let Some(folder) = path.strip_prefix(root).ok().and_then(first_folder) else {
+            continue;
+        };
+        if let Some(meant) = folders::misspelt_folder(folder, *side) {
+            let folder = root.join(folder);
+            if !out.iter().any(|t| t.folder == folder) {
+                out.push(FolderTypo { folder, meant });
+            }
+        }
+    }
+    out
+}
+
+/// `path` with `.` and `name/..` steps removed (`.` alone becomes the empty path, which every
+/// relative path starts with), without asking the file system: a test file's
+/// `packs: [".."]` names the same pack root as its folder does, so relative paths (which
+/// decide the folders read and the files replaced) come out the same.
+fn lexically_clean(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
     let mut list: Vec<Source> = Vec::new();
     let mut problems = Vec::new();
+    let mut extras = Extras::default();
+    let mut images: Vec<(PathBuf, usize)> = Vec::new();
     let mut seen = HashSet::new();
     for (layer, root) in paths.iter().enumerate() {
         let root_dir = if root.is_dir() {
@@ -540,16 +738,103 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>) {
                 list.push(Source::new(manifest, layer, &root_dir));
             }
         }
-        let mut found = Vec::new();
+        let mut found = Walked::default();
         match std::fs::metadata(root) {
-            Ok(meta) if meta.is_dir() => walk(root, &mut found, &mut problems, &mut HashSet::new()),
-            Ok(_) => found.push((root.clone(), key(root))),
+            Ok(meta) if meta.is_dir() => {
+                // The layer's folder as given bounds where links may lead.
+                let canon = key(root);
+                walk(
+                    root,
+                    &canon,
+                    false,
+                    &mut found,
+                    &mut extras.notes,
+                    &mut problems,
+                    &mut HashSet::new(),
+                )
+            }
+            // A file named on the command line is read whatever its name, if it is a file.
+            Ok(meta) if meta.is_file() => found.json.push((root.clone(), key(root), false)),
+            Ok(_) => extras.notes.push(PackNote {
+                path: root.clone(),
+                message: "not a regular file (a FIFO, socket or device); skipped".to_string(),
+            }),
             Err(e) => problems.push(io_problem(root, &e)),
         }
-        found.sort();
-        for (f, real) in found {
+        found.json.sort();
+        let direct = !root.is_dir();
+        for (f, real, link) in found.json {
             if seen.insert(real) {
-                list.push(Source::new(f, layer, &root_dir));
+                let mut s = Source::new(f, layer, &root_dir);
+                s.direct = direct;
+                s.via_link = link;
+                list.push(s);
+            }
+        }
+        images.extend(found.images.into_iter().map(|p| (p, layer)));
+    }
+    // Manifests first: they decide which folders are read.
+    let roots: Vec<PackRoot> = list
+        .iter()
+        .filter(|s| is_manifest(&s.path))
+        .map(|s| {
+            let side = read_text(&s.path)
+                .ok()
+                .map_or(Side::Any, |t| extract::manifest_side(strip_bom(&t)));
+            (
+                lexically_clean(s.path.parent().unwrap_or(Path::new(""))),
+                side,
+            )
+        })
+        .collect();
+    let candidates: Vec<Candidate> = list
+        .iter()
+        .map(|s| Candidate {
+            path: lexically_clean(&s.path),
+            layer: s.layer,
+            layer_root: lexically_clean(&s.layer_root),
+            direct: s.direct,
+        })
+        .collect();
+    let chosen = select_content(&candidates, &roots);
+    let skipped: Vec<(&Path, &(PathBuf, Side))> = candidates
+        .iter()
+        .zip(&chosen)
+        .filter_map(|(c, r)| r.as_ref().err().map(|e| (c.path.as_path(), e)))
+        .collect();
+    extras.typos = folder_typos(&skipped);
+    extras.skipped = skipped.iter().map(|(p, _)| p.to_path_buf()).collect();
+    drop(candidates);
+    let mut list: Vec<Source> = list
+        .into_iter()
+        .zip(chosen)
+        .filter_map(|(mut s, r)| {
+            s.decided = true;
+            r.is_ok().then_some(s)
+        })
+        .collect();
+    // Texture files, by their path below their pack root without the extension.
+    for (image, layer) in images {
+        let image = lexically_clean(&image);
+        let root = match pack_root_of(&roots, &image) {
+            Some((dir, _)) => dir.clone(),
+            None => {
+                let p = &paths[layer];
+                if p.is_dir() {
+                    lexically_clean(p)
+                } else {
+                    continue;
+                }
+            }
+        };
+        if let Ok(rel) = image.strip_prefix(&root) {
+            let rel = rel.with_extension("");
+            let key = rel
+                .to_string_lossy()
+                .replace('\\', "/")
+                .to_ascii_lowercase();
+            if key.starts_with("textures/") {
+                extras.textures.insert(key);
             }
         }
     }
@@ -558,7 +843,7 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>) {
         list.par_iter_mut()
             .for_each(|s| s.text = read_text(&s.path));
     }
-    (list, problems)
+    (list, problems, extras)
 }
 
 /// Builds a pack from file contents already in memory, in the order given, as one layer.
@@ -590,6 +875,13 @@ struct Source {
     text: Result<String, String>,
     layer: usize,
     layer_root: PathBuf,
+    /// Named on the command line (read whatever its folder).
+    direct: bool,
+    /// Already chosen by the folder rules ([`read_sources`]); files in memory are chosen
+    /// when the pack is built.
+    decided: bool,
+    /// Reached through a symbolic link (inside the layer's folder): never written.
+    via_link: bool,
 }
 
 impl Source {
@@ -599,6 +891,9 @@ impl Source {
             text: Ok(String::new()),
             layer,
             layer_root: root.to_path_buf(),
+            direct: false,
+            decided: false,
+            via_link: false,
         }
     }
 }
@@ -753,6 +1048,11 @@ fn io_problem(path: &Path, e: &std::io::Error) -> PackProblem {
 
 fn read_text(path: &Path) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    if let Some(which) = utf16(&bytes) {
+        return Err(format!(
+            "the file is UTF-16 ({which}); the game reads UTF-8 only and skips it: save it as UTF-8"
+        ));
+    }
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "file is not UTF-8 (at byte {})",
@@ -761,11 +1061,45 @@ fn read_text(path: &Path) -> Result<String, String> {
     })
 }
 
-/// The `.json` files under `dir`, each with its real path (symlinks resolved), which tells
-/// apart files reached twice.
+/// Whether `bytes` look like UTF-16 text: a UTF-16 byte-order mark, or JSON's first
+/// character followed or preceded by a zero byte.
+fn utf16(bytes: &[u8]) -> Option<&'static str> {
+    match bytes {
+        [0xFF, 0xFE, ..] => Some("little-endian, with a byte-order mark"),
+        [0xFE, 0xFF, ..] => Some("big-endian, with a byte-order mark"),
+        [c, 0, ..] if c.is_ascii_graphic() || c.is_ascii_whitespace() => Some("little-endian"),
+        [0, c, ..] if c.is_ascii_graphic() || c.is_ascii_whitespace() => Some("big-endian"),
+        _ => None,
+    }
+}
+
+/// What the walk of one layer found: the `.json` files (each with its real path, which
+/// tells apart files reached twice, and whether a symbolic link led to it) and the image
+/// files (listed, never read: texture paths resolve against them).
+#[derive(Default)]
+struct Walked {
+    json: Vec<(PathBuf, PathBuf, bool)>,
+    images: Vec<PathBuf>,
+}
+
+const IMAGE_EXTENSIONS: &[&str] = &["png", "tga", "jpg", "jpeg"];
+
+fn has_extension(path: &Path, exts: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| exts.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+/// Walks `dir`, a folder inside the layer's folder `root` (canonical). Only regular files are
+/// listed (a FIFO, socket or device would block or never end a read); a symbolic link is
+/// followed only while its target stays inside `root` (a link out of the pack, to `/` or to
+/// `/dev/zero`, is skipped with a note); folders whose name starts with `.` are skipped.
 fn walk(
     dir: &Path,
-    out: &mut Vec<(PathBuf, PathBuf)>,
+    root: &Path,
+    via_link: bool,
+    out: &mut Walked,
+    notes: &mut Vec<PackNote>,
     problems: &mut Vec<PackProblem>,
     visited: &mut HashSet<PathBuf>,
 ) {
@@ -789,31 +1123,65 @@ fn walk(
     for (_, entry) in entries {
         let path = entry.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let is_json = has_extension(&path, &["json"]);
+        let is_image = has_extension(&path, IMAGE_EXTENSIONS);
         // The entry's own type costs no system call; only a symlink needs its target's.
-        let is_dir = match entry.file_type() {
-            Ok(t) if !t.is_symlink() => Ok(t.is_dir()),
-            _ => std::fs::metadata(&path).map(|m| m.is_dir()),
+        let Ok(own) = entry.file_type() else {
+            continue;
         };
-        match is_dir {
-            Ok(true) => {
-                if !name.starts_with('.') {
-                    walk(&path, out, problems, visited);
+        let (file_type, real, link) = if own.is_symlink() {
+            let target = match std::fs::canonicalize(&path) {
+                Ok(t) => t,
+                Err(_) => {
+                    // A dangling link: nothing the game could read either.
+                    if is_json {
+                        notes.push(PackNote {
+                            path: path.clone(),
+                            message: "symbolic link to nothing; skipped".to_string(),
+                        });
+                    }
+                    continue;
+                }
+            };
+            if !target.starts_with(root) {
+                notes.push(PackNote {
+                    path: path.clone(),
+                    message: format!(
+                        "symbolic link leaves the pack folder (to {}); not followed",
+                        target.display()
+                    ),
+                });
+                continue;
+            }
+            match std::fs::metadata(&target) {
+                Ok(m) => (m.file_type(), target, true),
+                Err(e) => {
+                    problems.push(io_problem(&path, &e));
+                    continue;
                 }
             }
-            Ok(false) => {
-                if path
-                    .extension()
-                    .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-                {
-                    let plain = entry.file_type().is_ok_and(|t| !t.is_symlink());
-                    let real = match (&real_dir, plain) {
-                        (Some(d), true) => d.join(entry.file_name()),
-                        _ => std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
-                    };
-                    out.push((path, real));
-                }
+        } else {
+            let real = match &real_dir {
+                Some(d) => d.join(entry.file_name()),
+                None => path.clone(),
+            };
+            (own, real, via_link)
+        };
+        if file_type.is_dir() {
+            if !name.starts_with('.') {
+                walk(&path, root, link, out, notes, problems, visited);
             }
-            Err(e) => problems.push(io_problem(&path, &e)),
+        } else if !file_type.is_file() {
+            if is_json || is_image {
+                notes.push(PackNote {
+                    path: path.clone(),
+                    message: "not a regular file (a FIFO, socket or device); skipped".to_string(),
+                });
+            }
+        } else if is_json {
+            out.json.push((path, real, link));
+        } else if is_image {
+            out.images.push(path);
         }
     }
 }
@@ -835,6 +1203,60 @@ fn ancestor_manifest(root: &Path) -> Option<PathBuf> {
 }
 
 fn build(sources: Vec<Source>) -> Pack {
+    let (sources, extras) = choose(sources);
+    let mut pack = build_chosen(sources);
+    extras.into_pack(&mut pack);
+    pack
+}
+
+/// The sources the folder rules keep, for sources not chosen yet (files in memory).
+fn choose(sources: Vec<Source>) -> (Vec<Source>, Extras) {
+    let mut extras = Extras::default();
+    if sources.iter().all(|s| s.decided) {
+        return (sources, extras);
+    }
+    let roots: Vec<PackRoot> = sources
+        .iter()
+        .filter(|s| is_manifest(&s.path))
+        .map(|s| {
+            let side = s
+                .text
+                .as_ref()
+                .ok()
+                .map_or(Side::Any, |t| extract::manifest_side(strip_bom(t)));
+            (
+                lexically_clean(s.path.parent().unwrap_or(Path::new(""))),
+                side,
+            )
+        })
+        .collect();
+    let candidates: Vec<Candidate> = sources
+        .iter()
+        .map(|s| Candidate {
+            path: lexically_clean(&s.path),
+            layer: s.layer,
+            layer_root: lexically_clean(&s.layer_root),
+            direct: s.direct || s.decided,
+        })
+        .collect();
+    let chosen = select_content(&candidates, &roots);
+    let skipped: Vec<(&Path, &(PathBuf, Side))> = candidates
+        .iter()
+        .zip(&chosen)
+        .filter_map(|(c, r)| r.as_ref().err().map(|e| (c.path.as_path(), e)))
+        .collect();
+    extras.typos = folder_typos(&skipped);
+    extras.skipped = skipped.iter().map(|(p, _)| p.to_path_buf()).collect();
+    drop(candidates);
+    let kept = sources
+        .into_iter()
+        .zip(chosen)
+        .filter_map(|(s, r)| r.is_ok().then_some(s))
+        .collect();
+    (kept, extras)
+}
+
+fn build_chosen(sources: Vec<Source>) -> Pack {
     // Manifests first, so every file knows its engine version and side whatever the order.
     let mut manifests: Vec<(PathBuf, Option<[u32; 3]>, Side)> = Vec::new();
     for src in &sources {
@@ -861,7 +1283,7 @@ fn build(sources: Vec<Source>) -> Pack {
                 Some(rest) => rest.to_string(),
                 None => t,
             });
-            ((src.path, src.layer, src.layer_root), text)
+            ((src.path, src.layer, src.layer_root, src.via_link), text)
         })
         .unzip();
     let mut pack = Pack::default();
@@ -873,7 +1295,7 @@ fn build(sources: Vec<Source>) -> Pack {
         &texts,
         |t| t.as_ref().ok().map(|t| json::parse(t)),
         |file, parsed| {
-            let Some((path, layer, layer_root)) = heads.next() else {
+            let Some((path, layer, layer_root, via_link)) = heads.next() else {
                 return;
             };
             let text = &texts[file];
@@ -891,6 +1313,7 @@ fn build(sources: Vec<Source>) -> Pack {
                 min_engine_version,
                 format_version: None,
                 source: String::new(),
+                via_link,
                 line_starts: Vec::new(),
             };
             let (text, parsed) = match (text, parsed) {

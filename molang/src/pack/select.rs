@@ -19,7 +19,7 @@ use super::{build, json, read_sources, strip_bom, EntityKind, Pack, Source};
 /// `minecraft:pig`, case ignored) can see it; the whole pack when no file defines it, so the
 /// caller's error can name the entities there are.
 pub(super) fn load_entity(paths: &[std::path::PathBuf], identifier: &str) -> Pack {
-    let (list, mut problems) = read_sources(paths);
+    let (list, mut problems, extras) = read_sources(paths);
     let wanted = if identifier.contains(':') {
         identifier.to_ascii_lowercase()
     } else {
@@ -90,6 +90,7 @@ pub(super) fn load_entity(paths: &[std::path::PathBuf], identifier: &str) -> Pac
     );
     problems.append(&mut pack.problems);
     pack.problems = problems;
+    extras.into_pack(&mut pack);
     pack
 }
 

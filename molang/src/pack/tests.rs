@@ -869,9 +869,10 @@ fn manifest_versions_apply_to_their_folders() {
             Some([1, 20, 40]),
             Some([1, 21, 0]),
             Some([1, 21, 0]),
-            None
         ]
     );
+    // Beside packs, a file in no pack is not read (the game reads packs only).
+    assert_eq!(pack.skipped, vec![PathBuf::from("elsewhere/c.json")]);
     assert_eq!(pack.files[1].kind, FileKind::Manifest);
     assert_eq!(pack.files[1].format_version.as_deref(), Some("2"));
 }
@@ -911,7 +912,7 @@ fn load_walks_folders_in_sorted_order() {
     tmp.write("rp/animations/a.json", &anim("animation.a"));
     tmp.write("rp/animations/readme.txt", "not json");
     tmp.write("rp/.git/x.json", &anim("animation.hidden"));
-    tmp.write("rp/broken.json", "{ \"animations\": ");
+    tmp.write("rp/animations/broken.json", "{ \"animations\": ");
     let pack = load(&[tmp.0.join("rp"), tmp.0.join("missing")]);
     let names: Vec<String> = pack
         .files
@@ -929,7 +930,7 @@ fn load_walks_folders_in_sorted_order() {
         vec![
             "rp/animations/a.json",
             "rp/animations/b.json",
-            "rp/broken.json",
+            "rp/animations/broken.json",
             "rp/manifest.json"
         ]
     );
@@ -955,13 +956,18 @@ fn load_walks_folders_in_sorted_order() {
     let kinds: Vec<FileKind> = pack.files.iter().map(|f| f.kind).collect();
     assert_eq!(
         kinds,
-        vec![FileKind::Manifest, FileKind::Animation, FileKind::Animation]
+        vec![
+            FileKind::Manifest,
+            FileKind::Animation,
+            FileKind::Animation,
+            FileKind::Invalid
+        ]
     );
     assert!(pack
         .files
         .iter()
         .all(|f| f.min_engine_version == Some([1, 20, 40])));
-    assert!(pack.problems.is_empty());
+    assert_eq!(pack.problems.len(), 1, "{:?}", pack.problems);
 }
 
 // ---- corpus check -------------------------------------------------------------------------
@@ -1338,27 +1344,97 @@ fn later_layer_overrides_by_identifier() {
 }
 
 #[test]
-fn later_layer_replaces_a_file_at_the_same_path() {
+fn definition_files_at_the_same_path_merge_by_identifier() {
+    // An add-on shipping its own `animations/humanoid.animation.json` with one of vanilla's
+    // ids: that id is the add-on's, vanilla's others in the same-named file stay.
+    let two = r#"{"format_version": "1.8.0", "animations": {
+        "animation.humanoid.move": {"bones": {"b": {"rotation": ["1", 0, 0]}}},
+        "animation.humanoid.look": {"bones": {"b": {"rotation": ["3", 0, 0]}}}}}"#;
     let pack = layered(&[
         (
             "vanilla",
             &[
                 ("vanilla/manifest.json", manifest_of("resources")),
-                ("vanilla/animations/a.json", anim_file("animation.old", "1")),
+                (
+                    "vanilla/animations/humanoid.animation.json",
+                    two.to_string(),
+                ),
             ],
         ),
         (
             "addon",
             &[
                 ("addon/manifest.json", manifest_of("resources")),
-                ("addon/animations/A.json", anim_file("animation.new", "2")),
+                (
+                    "addon/animations/Humanoid.animation.json",
+                    anim_file("animation.humanoid.move", "2"),
+                ),
             ],
         ),
     ]);
-    assert_eq!(pack.animations_named("animation.old").count(), 0);
-    assert_eq!(pack.animations_named("animation.new").count(), 1);
-    assert_eq!(pack.files[1].replaced_by, Some(3));
-    assert_eq!(pack.files[1].relative, PathBuf::from("animations/a.json"));
+    let moves: Vec<_> = pack.animations_named("animation.humanoid.move").collect();
+    assert_eq!(moves.len(), 1);
+    assert!(pack.files[moves[0].file].path.starts_with("addon"));
+    assert_eq!(pack.animations_named("animation.humanoid.look").count(), 1);
+    assert_eq!(pack.files[1].replaced_by, None);
+    assert_eq!(
+        pack.files[1].relative,
+        PathBuf::from("animations/humanoid.animation.json")
+    );
+}
+
+#[test]
+fn path_kinds_are_replaced_whole_by_a_later_file() {
+    let sounds = |key: &str| {
+        format!(
+            r#"{{"individual_event_sounds": {{"events": {{}}}}, "entity_sounds": {{"entities": {{"{key}": {{}}}}}}}}"#
+        )
+    };
+    let loot = r#"{"pools": []}"#.to_string();
+    let pack = layered(&[
+        (
+            "vanilla",
+            &[
+                ("vanilla/manifest.json", manifest_of("resources")),
+                ("vanilla/sounds.json", sounds("a")),
+            ],
+        ),
+        (
+            "addon",
+            &[
+                ("addon/manifest.json", manifest_of("resources")),
+                ("addon/sounds.json", sounds("b")),
+            ],
+        ),
+        (
+            "bp1",
+            &[
+                ("bp1/manifest.json", manifest_of("data")),
+                ("bp1/loot_tables/entities/pig.json", loot.clone()),
+            ],
+        ),
+        (
+            "bp2",
+            &[
+                ("bp2/manifest.json", manifest_of("data")),
+                ("bp2/loot_tables/entities/pig.json", loot),
+            ],
+        ),
+    ]);
+    let by_path = |p: &str| {
+        pack.files
+            .iter()
+            .position(|f| f.path == std::path::Path::new(p))
+            .unwrap_or_else(|| panic!("{p} not loaded"))
+    };
+    assert_eq!(
+        pack.files[by_path("vanilla/sounds.json")].replaced_by,
+        Some(by_path("addon/sounds.json"))
+    );
+    assert_eq!(
+        pack.files[by_path("bp1/loot_tables/entities/pig.json")].replaced_by,
+        Some(by_path("bp2/loot_tables/entities/pig.json"))
+    );
 }
 
 #[test]
@@ -1617,14 +1693,14 @@ fn load_entity_walks_what_the_entity_names_and_keeps_layering() {
         r#"{"animations": {"animation.other": {"anim_time_update": "q.anim_time"}}}"#,
     );
     base.write(
-        "controllers/c.json",
+        "animation_controllers/c.json",
         r#"{"animation_controllers": {"controller.animation.c": {"states": {"default": {}}}}}"#,
     );
     base.write(
         "models/e.json",
         r#"{"geometry.E:geometry.parent": {"bones": [{"name": "body"}]}}"#,
     );
-    base.write("ui/broken.json", "{ oops }");
+    base.write("animations/broken.json", "{ oops }");
     let one = load_entity(std::slice::from_ref(&base.0), "t:e");
     let whole = load(std::slice::from_ref(&base.0));
     assert_eq!(whole.files.len(), 6);
@@ -1637,27 +1713,36 @@ fn load_entity_walks_what_the_entity_names_and_keeps_layering() {
     assert_eq!(
         walked,
         [
+            "animation_controllers/c.json",
             "animations/a.json",
-            "controllers/c.json",
+            "animations/broken.json",
             "entity/e.json",
             "models/e.json",
-            "ui/broken.json"
         ]
     );
     assert_eq!(one.problems, whole.problems);
     assert_eq!(one.problems.len(), 1);
     assert_eq!(one.geometries_named("geometry.e").count(), 1);
 
-    // A later layer's animations/a.json replaces the one that defines animation.a.
+    // A later layer's animations/a.json does not hide the animation.a it does not define
+    // (definitions merge by identifier); its own animation.e overrides the base's.
+    base.write(
+        "animations/e.json",
+        r#"{"animations": {"animation.e": {"anim_time_update": "1"}}}"#,
+    );
     top.write(
         "animations/a.json",
-        r#"{"animations": {"animation.b": {"anim_time_update": "q.anim_time"}}}"#,
+        r#"{"animations": {"animation.b": {"anim_time_update": "q.anim_time"},
+            "animation.e": {"anim_time_update": "2"}}}"#,
     );
     let layers = [base.0.clone(), top.0.clone()];
     let whole = load(&layers);
     let one = load_entity(&layers, "t:e");
-    assert_eq!(whole.animations_named("animation.a").count(), 0);
-    assert_eq!(one.animations_named("animation.a").count(), 0);
+    assert_eq!(whole.animations_named("animation.a").count(), 1);
+    assert_eq!(one.animations_named("animation.a").count(), 1);
+    let e: Vec<_> = whole.animations_named("animation.e").collect();
+    assert_eq!(e.len(), 1);
+    assert!(whole.files[e[0].file].path.starts_with(&top.0));
     // An identifier no file defines: the whole pack, for the error to name what there is.
     assert_eq!(
         load_entity(&layers, "t:nope").files.len(),
@@ -1837,4 +1922,235 @@ fn a_panic_in_the_parallel_work_reaches_the_caller() {
         })
     });
     assert!(outcome.is_err(), "the walk finished as if nothing failed");
+}
+
+// ---- Folders the game reads, and what the walk refuses -----------------------------------
+
+fn loaded_names(pack: &Pack, root: &std::path::Path) -> Vec<String> {
+    pack.files
+        .iter()
+        .map(|f| {
+            f.path
+                .strip_prefix(root)
+                .unwrap_or(&f.path)
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect()
+}
+
+#[test]
+fn only_the_folders_the_game_reads_are_loaded() {
+    let tmp = TempDir::new("folders");
+    let anim = anim_file("animation.t.a", "1");
+    tmp.write("rp/manifest.json", &manifest_of("resources"));
+    tmp.write("rp/animations/a.json", &anim);
+    tmp.write("rp/Models/entity/g.json", r#"{"minecraft:geometry": []}"#);
+    tmp.write("rp/sounds.json", "{}");
+    tmp.write("rp/ui/empty.json", "");
+    tmp.write("rp/texts/languages.json", "[]");
+    tmp.write("rp/sounds/sound_definitions.json", "{}");
+    tmp.write("rp/package-lock.json", "{}");
+    tmp.write(
+        "rp/scripts/templates/t.entity.json",
+        r#"{"minecraft:client_entity": {"description": {"identifier": "pokemon:{speciesId}"}}}"#,
+    );
+    tmp.write("rp/not_animations/b.json", &anim_file("animation.t.b", "2"));
+    tmp.write("rp/rendrr_controllers/r.json", "{}");
+    let pack = load(&[tmp.0.join("rp")]);
+    assert_eq!(
+        loaded_names(&pack, &tmp.0),
+        vec![
+            "rp/Models/entity/g.json",
+            "rp/animations/a.json",
+            "rp/manifest.json",
+            "rp/sounds.json"
+        ]
+    );
+    assert!(pack.problems.is_empty(), "{:?}", pack.problems);
+    assert_eq!(pack.animations_named("animation.t.b").count(), 0);
+    assert_eq!(pack.skipped.len(), 7, "{:?}", pack.skipped);
+    let counted: Vec<_> = pack
+        .notes
+        .iter()
+        .filter(|n| n.message.starts_with("7 JSON files outside"))
+        .collect();
+    assert_eq!(counted.len(), 1, "{:?}", pack.notes);
+    assert_eq!(
+        pack.folder_typos,
+        vec![FolderTypo {
+            folder: tmp.0.join("rp/rendrr_controllers"),
+            meant: "render_controllers"
+        }]
+    );
+
+    // A file named on the command line is read whatever its folder.
+    let pack = load(&[tmp.0.join("rp/not_animations/b.json")]);
+    assert_eq!(pack.animations_named("animation.t.b").count(), 1);
+
+    // A behaviour pack reads its own folders: `entity/` is not one of them.
+    tmp.write("bp/manifest.json", &manifest_of("data"));
+    tmp.write("bp/entity/e.json", "{}");
+    tmp.write("bp/entities/e.json", "{}");
+    tmp.write("bp/item/i.json", "{}");
+    let pack = load(&[tmp.0.join("bp")]);
+    assert_eq!(
+        loaded_names(&pack, &tmp.0),
+        vec!["bp/entities/e.json", "bp/manifest.json"]
+    );
+    assert_eq!(pack.folder_typos.len(), 1, "{:?}", pack.folder_typos);
+    assert_eq!(pack.folder_typos[0].meant, "items");
+}
+
+#[test]
+fn folders_without_a_manifest() {
+    let tmp = TempDir::new("loose");
+    let anim = anim_file("animation.t.a", "1");
+    // A pack folder without its manifest: the table applies (both sides).
+    tmp.write("nomani/animations/a.json", &anim);
+    tmp.write("nomani/entities/e.json", "{}");
+    tmp.write("nomani/ui/x.json", "{}");
+    let pack = load(&[tmp.0.join("nomani")]);
+    assert_eq!(
+        loaded_names(&pack, &tmp.0),
+        vec!["nomani/animations/a.json", "nomani/entities/e.json"]
+    );
+    // A folder of loose files (or a content folder given alone) is read whole.
+    tmp.write("loose/a.json", &anim);
+    tmp.write("loose/deeper/b.json", "{}");
+    let pack = load(&[tmp.0.join("loose")]);
+    assert_eq!(
+        loaded_names(&pack, &tmp.0),
+        vec!["loose/a.json", "loose/deeper/b.json"]
+    );
+    let pack = load(&[tmp.0.join("nomani/animations")]);
+    assert_eq!(
+        loaded_names(&pack, &tmp.0),
+        vec!["nomani/animations/a.json"]
+    );
+}
+
+#[test]
+fn files_in_memory_follow_the_same_folder_rules() {
+    // What the language server builds: a manifest, a content file and a UI file.
+    let pack = layered(&[(
+        "rp",
+        &[
+            ("rp/manifest.json", manifest_of("resources")),
+            ("rp/animations/a.json", anim_file("animation.t.a", "1")),
+            ("rp/ui/empty.json", String::new()),
+        ],
+    )]);
+    assert!(pack.problems.is_empty(), "{:?}", pack.problems);
+    assert_eq!(pack.files.len(), 2);
+    assert_eq!(pack.skipped, vec![PathBuf::from("rp/ui/empty.json")]);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_a_pack_is_skipped_not_read() {
+    let tmp = TempDir::new("fifo");
+    tmp.write("rp/manifest.json", &manifest_of("resources"));
+    tmp.write("rp/animations/a.json", &anim_file("animation.t.a", "1"));
+    let fifo = tmp.0.join("rp/animations/pipe.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let root = tmp.0.join("rp");
+    let direct = fifo.clone();
+    let (pack, alone) = within_a_minute(move || (load(&[root]), load(&[direct])));
+    assert_eq!(pack.animations_named("animation.t.a").count(), 1);
+    assert!(pack.problems.is_empty(), "{:?}", pack.problems);
+    assert!(
+        pack.notes
+            .iter()
+            .any(|n| n.path == fifo && n.message.contains("not a regular file")),
+        "{:?}",
+        pack.notes
+    );
+    // Named on the command line, it is not opened either (the manifest above is read).
+    assert!(
+        alone.files.iter().all(|f| f.path != fifo),
+        "{:?}",
+        alone.files
+    );
+    assert!(alone.notes.iter().any(|n| n.path == fifo));
+}
+
+#[cfg(unix)]
+#[test]
+fn symbolic_links_never_lead_out_of_the_pack() {
+    use std::os::unix::fs::symlink;
+    let tmp = TempDir::new("links");
+    tmp.write("rp/manifest.json", &manifest_of("resources"));
+    tmp.write("rp/animations/a.json", &anim_file("animation.t.a", "1"));
+    tmp.write(
+        "outside/animations/o.json",
+        &anim_file("animation.t.out", "1"),
+    );
+    tmp.write("rp/shared/s.json", &anim_file("animation.t.inside", "1"));
+    let rp = tmp.0.join("rp");
+    symlink("/dev/zero", rp.join("animations/zero.json")).unwrap();
+    symlink("/", rp.join("animations/root")).unwrap();
+    symlink(tmp.0.join("outside/animations"), rp.join("animations/out")).unwrap();
+    symlink(
+        tmp.0.join("outside/animations/o.json"),
+        rp.join("animations/o.json"),
+    )
+    .unwrap();
+    // A link inside the pack is followed; its file is marked (never written through).
+    symlink(rp.join("shared"), rp.join("animations/inside")).unwrap();
+    // A dangling link that is not JSON is no problem.
+    symlink(tmp.0.join("nothing.png"), rp.join("animations/gone.png")).unwrap();
+    let pack = within_a_minute(move || load(&[rp]));
+    assert!(pack.problems.is_empty(), "{:?}", pack.problems);
+    assert_eq!(pack.animations_named("animation.t.a").count(), 1);
+    assert_eq!(pack.animations_named("animation.t.out").count(), 0);
+    let inside: Vec<_> = pack.animations_named("animation.t.inside").collect();
+    assert_eq!(inside.len(), 1);
+    assert!(pack.files[inside[0].file].via_link);
+    for name in ["zero.json", "root", "out", "o.json"] {
+        assert!(
+            pack.notes
+                .iter()
+                .any(|n| n.path.ends_with(name) && n.message.contains("leaves the pack folder")),
+            "{name}: {:?}",
+            pack.notes
+        );
+    }
+    assert!(!pack.notes.iter().any(|n| n.path.ends_with("gone.png")));
+}
+
+#[test]
+fn a_utf16_file_is_named_as_such() {
+    let tmp = TempDir::new("utf16");
+    let text = r#"{"minecraft:client_entity": {"description": {"identifier": "t:e"}}}"#;
+    let mut bytes = vec![0xFF, 0xFE];
+    for u in text.encode_utf16() {
+        bytes.extend_from_slice(&u.to_le_bytes());
+    }
+    let path = tmp.0.join("e.json");
+    std::fs::write(&path, bytes).unwrap();
+    let pack = load(&[path]);
+    assert_eq!(pack.problems.len(), 1);
+    assert!(
+        pack.problems[0].message.contains("UTF-16") && pack.problems[0].message.contains("UTF-8"),
+        "{}",
+        pack.problems[0].message
+    );
+}
+
+#[test]
+fn texture_files_are_listed_by_path_without_extension() {
+    let tmp = TempDir::new("textures");
+    tmp.write("rp/manifest.json", &manifest_of("resources"));
+    tmp.write("rp/textures/entity/Pig/pig.PNG", "not read");
+    tmp.write("rp/textures/entity/cow.tga", "not read");
+    tmp.write("rp/textures/entity/notes.txt", "not an image");
+    let pack = load(&[tmp.0.join("rp")]);
+    let mut got: Vec<&str> = pack.textures.iter().map(String::as_str).collect();
+    got.sort();
+    assert_eq!(got, vec!["textures/entity/cow", "textures/entity/pig/pig"]);
 }

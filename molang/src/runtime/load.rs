@@ -157,7 +157,26 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
                     .find(|f| f.path == p.file)
                     .is_some_and(|f| f.source.to_ascii_lowercase().contains(&wanted))
             });
-            return Err(match broken {
+            // A file that could not be read at all (UTF-16, unreadable) has no text to search:
+            // name it rather than say the pack has no such entity.
+            let unread = || {
+                pack.problems.iter().find(|p| {
+                    p.line == 0
+                        && pack
+                            .files
+                            .iter()
+                            .any(|f| f.path == p.file && f.source.is_empty())
+                })
+            };
+            return Err(match broken.or_else(unread) {
+                Some(p) if p.line == 0 => Error::new(
+                    ErrorKind::BrokenFile,
+                    format!(
+                        "no loaded file defines `{identifier}`, but {} could not be read (the entity may be defined there): {}",
+                        p.file.display(),
+                        p.message
+                    ),
+                ),
                 Some(p) => Error::new(
                     ErrorKind::BrokenFile,
                     format!(

@@ -49,6 +49,12 @@ pub fn write_new(path: &Path, bytes: &[u8], force: bool) -> Result<(), String> {
             ));
         }
     }
+    if force && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(at(
+            path,
+            "is a symbolic link; doggoyle never writes through one",
+        ));
+    }
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true);
     if force {
@@ -72,13 +78,42 @@ pub fn write_file(path: &Path, text: &str) -> Result<(), String> {
 }
 
 /// Writes `files` (paths relative to `out`) into the output folder `out`: `out` itself is
-/// created if missing but not its parents, and the files' own sub-folders inside it. Returns
-/// the paths written, in order. `doggoyle emit` and `doggoyle plot`.
+/// created if missing but not its parents, and the files' own sub-folders inside it. Never
+/// through a symbolic link found inside `out` (a folder or a file: it could lead anywhere),
+/// and never over an existing file unless `force`. Nothing is written when one of the files
+/// cannot be. Returns the paths written, in order. `doggoyle emit` and `doggoyle plot`.
 pub fn write_tree<B: AsRef<[u8]>>(
     out: &Path,
     files: Vec<(PathBuf, B)>,
+    force: bool,
 ) -> Result<Vec<PathBuf>, String> {
     molang::pack::create_out_dir(out).map_err(|e| e.to_string())?;
+    // Every path is judged before the first byte is written.
+    for (rel, _) in &files {
+        let mut path = out.to_path_buf();
+        let parts: Vec<_> = rel.components().collect();
+        for (i, part) in parts.iter().enumerate() {
+            match part {
+                std::path::Component::Normal(p) => path.push(p),
+                _ => return Err(at(rel, "not a plain relative path; nothing written")),
+            }
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                break;
+            };
+            if meta.file_type().is_symlink() {
+                return Err(at(
+                    &path,
+                    "is a symbolic link; doggoyle never writes through one (nothing written)",
+                ));
+            }
+            if i + 1 == parts.len() && !force {
+                return Err(at(
+                    &path,
+                    "already exists; pass --force to overwrite it (nothing written)",
+                ));
+            }
+        }
+    }
     let mut written = Vec::new();
     for (rel, bytes) in files {
         let path = out.join(rel);
@@ -86,7 +121,7 @@ pub fn write_tree<B: AsRef<[u8]>>(
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| at(dir, e))?;
         }
-        std::fs::write(&path, bytes).map_err(|e| at(&path, e))?;
+        write_new(&path, bytes.as_ref(), force)?;
         written.push(path);
     }
     Ok(written)

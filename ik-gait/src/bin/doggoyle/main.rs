@@ -117,11 +117,17 @@ enum Cmd {
     /// Write a resource pack (OUT_DIR/doggoyle_rp: manifest, client entity, geometry,
     /// animation, render controller, texture) and a behaviour pack (OUT_DIR/doggoyle_bp: the
     /// doggoyle:doggoyle server entity) that depends on it.
+    ///
+    /// Existing files are not overwritten unless --force is given, and nothing is written
+    /// through a symbolic link inside OUT_DIR.
     Emit {
         out_dir: std::path::PathBuf,
         /// Build the manifest UUIDs from this seed (reproducible output) instead of fresh ones.
         #[arg(long)]
         uuid_seed: Option<u64>,
+        /// Overwrite files a previous emit left in OUT_DIR.
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         rig: RigArgs,
     },
@@ -375,11 +381,14 @@ fn main() -> ExitCode {
             }
         }
         Cmd::Emit {
-            out_dir, uuid_seed, ..
+            out_dir,
+            uuid_seed,
+            force,
+            ..
         } => print_files(
             ik_gait::emit::emit(&p, uuid_seed)
                 .map_err(|e| e.to_string())
-                .and_then(|files| io::write_tree(&out_dir, files)),
+                .and_then(|files| io::write_tree(&out_dir, files, force)),
         ),
         Cmd::Run(args) => {
             let (fps, backend, sc) = match args.parse() {
@@ -412,7 +421,8 @@ fn main() -> ExitCode {
             print_files(
                 charts
                     .map_err(|e| e.to_string())
-                    .and_then(|files| io::write_tree(out, files)),
+                    // Charts are replaced, as a plot is re-run (never through a link).
+                    .and_then(|files| io::write_tree(out, files, true)),
             )
         }
         Cmd::Bench {

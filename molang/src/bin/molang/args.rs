@@ -1,6 +1,24 @@
 //! Options and value parsers shared by several subcommands.
 
+use std::path::PathBuf;
+
 use molang::{CheckOptions, EvalOptions, Value};
+
+/// The pack layers of a subcommand in the order they were written on the command line:
+/// the values of the arguments `ids` (positional paths and `--pack`), sorted by their
+/// position. One rule for every command: a later layer overrides an earlier one.
+pub fn layers_in_order(matches: &clap::ArgMatches, ids: &[&str]) -> Vec<PathBuf> {
+    let mut all: Vec<(usize, PathBuf)> = Vec::new();
+    for id in ids {
+        if let (Ok(Some(values)), Some(indices)) =
+            (matches.try_get_many::<PathBuf>(id), matches.indices_of(id))
+        {
+            all.extend(indices.zip(values.cloned()));
+        }
+    }
+    all.sort_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, p)| p).collect()
+}
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
 pub enum Format {

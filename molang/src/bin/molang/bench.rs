@@ -10,8 +10,12 @@ use crate::args::{at_least_one, expression_setup, molang_version_arg, BackendArg
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A pack folder, with --entity, to time that entity's per-frame scripts.
-    pack: Option<PathBuf>,
+    /// Pack folders, with --entity, to time that entity's per-frame scripts: layers in the
+    /// order written (with --pack), later ones overriding earlier ones.
+    packs: Vec<PathBuf>,
+    /// One more pack layer (repeatable), at this place in the order.
+    #[arg(long = "pack", value_name = "DIR")]
+    pack_layers: Vec<PathBuf>,
     /// Entity identifier inside the pack (e.g. minecraft:pig).
     #[arg(long)]
     entity: Option<String>,
@@ -29,10 +33,12 @@ pub struct Args {
     version: Option<i16>,
 }
 
-pub fn main(a: Args) -> ExitCode {
-    match (a.expr, a.pack, a.entity) {
-        (Some(e), None, None) => bench(&e, a.backend, &a.set, a.iterations, a.version),
-        (None, Some(p), Some(id)) => bench_entity(&p, &id, a.backend, &a.set, a.iterations),
+/// `layers`: the positional packs and `--pack` values in the order written.
+pub fn main(a: Args, layers: Vec<PathBuf>) -> ExitCode {
+    debug_assert_eq!(layers.len(), a.packs.len() + a.pack_layers.len());
+    match (a.expr, layers.is_empty(), a.entity) {
+        (Some(e), true, None) => bench(&e, a.backend, &a.set, a.iterations, a.version),
+        (None, false, Some(id)) => bench_entity(&layers, &id, a.backend, &a.set, a.iterations),
         _ => {
             eprintln!("error: give --expr EXPR, or PACK_DIR --entity ID");
             ExitCode::from(2)
@@ -160,7 +166,7 @@ fn time_per_eval<S: Clone>(
 /// conditions, controllers, animations, pose), through the same runtime and defaults, so
 /// its aborts are run's aborts.
 fn bench_entity(
-    pack_dir: &std::path::Path,
+    layers: &[PathBuf],
     id: &str,
     backend: BackendArg,
     set: &[String],
@@ -169,15 +175,17 @@ fn bench_entity(
     use molang::runtime::{load::load_from_pack, Backend, Driver, Runtime};
     use std::time::Instant;
 
-    if !pack_dir.exists() {
-        eprintln!("error: {} does not exist", pack_dir.display());
-        return ExitCode::from(2);
+    for pack_dir in layers {
+        if !pack_dir.exists() {
+            eprintln!("error: {} does not exist", pack_dir.display());
+            return ExitCode::from(2);
+        }
     }
     let inputs = match expression_setup(set, None) {
         Ok((inputs, ..)) => inputs,
         Err(code) => return code,
     };
-    let pack = molang::pack::load_entity(&[pack_dir.to_path_buf()], id);
+    let pack = molang::pack::load_entity(layers, id);
     const FPS: f32 = 20.0;
     let time = |b: Backend, label: &str| -> Result<(), String> {
         let loaded = load_from_pack(&pack, id).map_err(|e| e.to_string())?;

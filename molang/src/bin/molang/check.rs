@@ -10,9 +10,9 @@ use crate::args::{molang_version_arg, Format};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Pack folders or JSON files, as layers in order.
+    /// Pack folders or JSON files, as layers in the order written (with --pack).
     paths: Vec<PathBuf>,
-    /// A pack folder (or file) to load as the next layer; repeat for several.
+    /// A pack folder (or file) as a layer at this place in the order; repeat for several.
     #[arg(long = "pack", value_name = "PACK")]
     packs: Vec<PathBuf>,
     /// Check this expression instead of files.
@@ -28,7 +28,10 @@ pub struct Args {
     color: bool,
 }
 
-pub fn main(a: Args) -> ExitCode {
+/// `layers`: the positional paths and `--pack` values in the order written.
+pub fn main(mut a: Args, layers: Vec<PathBuf>) -> ExitCode {
+    a.packs.clear();
+    a.paths = layers;
     check(
         a.packs.into_iter().chain(a.paths).collect(),
         a.expr,
@@ -190,6 +193,9 @@ fn check(
     };
     for r in &reports {
         print!("{r}");
+    }
+    for n in &pack.notes {
+        eprintln!("note: {}: {}", n.path.display(), n.message);
     }
     match format {
         Format::Human => println!(

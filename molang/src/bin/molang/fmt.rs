@@ -35,6 +35,9 @@ pub fn main(args: FmtArgs) -> ExitCode {
         eprintln!("{}: not formatted: {}", p.file.display(), p.message);
         failed = true;
     }
+    for n in &pack.notes {
+        eprintln!("note: {}: {}", n.path.display(), n.message);
+    }
     if pack
         .files
         .iter()
@@ -69,6 +72,14 @@ pub fn main(args: FmtArgs) -> ExitCode {
             println!("{}", file.path.display());
         } else if args.write {
             // Only a file actually written counts as reformatted.
+            if file.via_link {
+                // Writing through a link would change a file the pack only points at.
+                eprintln!(
+                    "note: {}: reached through a symbolic link; not written (format the file it points to)",
+                    file.path.display()
+                );
+                continue;
+            }
             match write(&file.path, &file.source, &new) {
                 Ok(()) => changed += 1,
                 Err(e) => {
@@ -94,9 +105,14 @@ pub fn main(args: FmtArgs) -> ExitCode {
     } else {
         "would be reformatted"
     };
+    // Counted as `check` counts them: every file read but the JSON of no known kind.
+    let files = pack
+        .files
+        .iter()
+        .filter(|f| f.kind != molang::pack::FileKind::Other)
+        .count();
     println!(
-        "{} files, {sites} expressions formatted: {changed} file{} {verb}{}",
-        pack.files.len(),
+        "{files} files, {sites} expressions formatted: {changed} file{} {verb}{}",
         if changed == 1 { "" } else { "s" },
         if not_written > 0 {
             format!(", {not_written} could not be written")
@@ -115,6 +131,9 @@ pub fn main(args: FmtArgs) -> ExitCode {
 
 /// Writes `new` over `path` if the file still holds `old` (a byte-order mark kept).
 fn write(path: &std::path::Path, old: &str, new: &str) -> Result<(), String> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+        return Err("not a regular file (a symbolic link?); left as it is".to_string());
+    }
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read it again: {e}"))?;
     let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF]);
     let current = &bytes[if bom { 3 } else { 0 }..];

@@ -11,8 +11,13 @@ use molang::runtime::Backend;
 /// Arguments of `molang fuzz`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Resource pack folder.
-    pub pack: PathBuf,
+    /// Pack folders, as layers in the order written (with --pack): later packs override
+    /// earlier ones (e.g. vanilla first, then the add-on).
+    #[arg(required_unless_present = "pack_layers")]
+    pub packs: Vec<PathBuf>,
+    /// One more pack layer (repeatable), at this place in the order.
+    #[arg(long = "pack", value_name = "DIR")]
+    pub pack_layers: Vec<PathBuf>,
     /// Client entity identifier (e.g. minecraft:pig).
     #[arg(long)]
     pub entity: String,
@@ -95,9 +100,11 @@ impl Observer for Printer {
 }
 
 /// Runs `molang fuzz`.
-pub fn main(args: Args) -> ExitCode {
+/// `layers`: the positional packs and `--pack` values in the order written.
+pub fn main(args: Args, layers: Vec<PathBuf>) -> ExitCode {
+    debug_assert_eq!(layers.len(), args.packs.len() + args.pack_layers.len());
     let config = Config {
-        pack: args.pack,
+        packs: layers,
         entity: args.entity,
         cases: args.cases,
         frames: args.frames,

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// mimalloc rather than glibc malloc: `molang check` of the vanilla resource pack makes
 /// about a million allocations on several threads (glibc grew a heap arena per worker thread page by page).
@@ -38,9 +38,9 @@ struct Cli {
 enum Command {
     /// Check packs, files or one expression; report every problem and what the game does.
     ///
-    /// Each pack is a layer, in order (the `--pack` ones first, then the positional ones):
-    /// later packs override earlier ones by identifier and by file path, as the game stacks
-    /// an add-on over vanilla (`--pack vanilla/resource_pack --pack my_addon/RP`).
+    /// Each pack is a layer, in the order written (`--pack` and positional paths alike):
+    /// later packs override earlier ones by identifier, as the game stacks an add-on over
+    /// vanilla (`vanilla/resource_pack my_addon/RP`).
     Check(check::Args),
     /// Evaluate one expression (or a JSON-lines batch): native code (JIT) by default, the
     /// reference interpreter with --backend interp.
@@ -62,12 +62,20 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
-        Command::Check(a) => check::main(a),
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // Layers stack in the order written, `--pack` and positional paths alike.
+    let sub = matches.subcommand().map(|(_, m)| m);
+    let layers = |positional: &str, flag: &str| {
+        sub.map(|m| args::layers_in_order(m, &[positional, flag]))
+            .unwrap_or_default()
+    };
+    match cli.command {
+        Command::Check(a) => check::main(a, layers("paths", "packs")),
         Command::Eval(a) => eval::main(a),
-        Command::Bench(a) => bench::main(a),
-        Command::Run(a) => run::main(a),
-        Command::Fuzz(a) => fuzz::main(a),
+        Command::Bench(a) => bench::main(a, layers("packs", "pack_layers")),
+        Command::Run(a) => run::main(a, layers("packs", "pack_layers")),
+        Command::Fuzz(a) => fuzz::main(a, layers("packs", "pack_layers")),
         Command::Fmt(a) => fmt::main(a),
         Command::Lsp => lsp::main(),
         Command::Test(a) => test::main(a),

@@ -17,11 +17,11 @@ use molang::text::{one_line, terminal_safe};
 /// Arguments of `molang run`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Resource pack folders, as layers: later packs override earlier ones (positional
-    /// paths first, then every --pack in order). A behaviour pack among them gives the
-    /// entity's property defaults (`q.property`).
+    /// Resource pack folders, as layers in the order written (with --pack): later packs
+    /// override earlier ones. A behaviour pack among them gives the entity's property
+    /// defaults (`q.property`).
     pub packs: Vec<PathBuf>,
-    /// One more resource pack layer (repeatable), after the positional ones.
+    /// One more pack layer (repeatable), at this place in the order.
     #[arg(long = "pack", value_name = "DIR")]
     pub pack_layers: Vec<PathBuf>,
     /// List the client entities and attachables of the packs and exit.
@@ -107,7 +107,10 @@ impl Format {
 }
 
 /// Runs `molang run`.
-pub fn main(args: Args) -> ExitCode {
+/// `layers`: the positional packs and `--pack` values in the order written.
+pub fn main(mut args: Args, layers: Vec<PathBuf>) -> ExitCode {
+    args.packs = layers;
+    args.pack_layers.clear();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(msg)) => {
