@@ -126,4 +126,7 @@ codes! {
     UnknownBone = "W0806", Warning, "animation moves a bone the geometry does not have";
     /// A constant render-controller array index at or past the array's size.
     ArrayIndexOutOfRange = "W0807", Warning, "constant array index past the end of the array";
+    /// A controller-state entry that plays a controller already playing it (directly or
+    /// through others): `molang run` cuts the circle there.
+    ControllerCycle = "W0808", Warning, "controller plays itself";
 }
