@@ -333,3 +333,138 @@ fn two_hundred_looping_channels_share_one_frame_budget() {
     );
     assert_eq!(note.frame, 0);
 }
+
+/// Times `run` on inputs of size `small` and 10 × `small` (each made by `make`, untimed):
+/// linear work takes about 10 times as long; the bound allows 30 times plus 200 ms of noise
+/// (quadratic work takes 100 times).
+fn linear<T>(what: &str, small: usize, make: impl Fn(usize) -> T, run: impl Fn(&T)) {
+    let time = |n: usize| {
+        let input = make(n);
+        let start = Instant::now();
+        run(&input);
+        start.elapsed()
+    };
+    // Warm up allocator and caches once.
+    time(small / 10);
+    let a = time(small);
+    let b = time(small * 10);
+    println!("{what}: {small} in {a:?}, {} in {b:?}", small * 10);
+    assert!(
+        b < a * 30 + Duration::from_millis(200),
+        "{what}: {small} took {a:?}, {} took {b:?}",
+        small * 10
+    );
+}
+
+/// An entity `t:e` playing `animation.spin` on bone `b0` of geometry `geometry.g`.
+fn spin_entity() -> String {
+    r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
+        "identifier": "t:e", "geometry": {"default": "geometry.g"},
+        "animations": {"spin": "animation.spin"}, "scripts": {"animate": ["spin"]}}}}"#
+        .to_string()
+}
+
+#[test]
+fn broken_files_cost_the_loader_linear_time() {
+    linear(
+        "empty .json files",
+        3_000,
+        |n| {
+            let mut files = vec![("e.json".to_string(), spin_entity())];
+            files.extend((0..n).map(|i| (format!("animations/x{i}.json"), String::new())));
+            molang::pack::load_sources(
+                files
+                    .into_iter()
+                    .map(|(p, s)| (PathBuf::from(p), s))
+                    .collect(),
+            )
+        },
+        |p| {
+            assert!(p.problems.len() >= 300);
+            load_from_pack(p, "t:e").expect("the entity loads");
+        },
+    );
+}
+
+#[test]
+fn many_bones_load_in_linear_time() {
+    linear(
+        "bones",
+        3_000,
+        |n| {
+            let bones: Vec<String> = (0..n)
+                .map(|i| match i {
+                    0 => r#"{"name": "b0"}"#.to_string(),
+                    _ => format!(r#"{{"name": "b{i}", "parent": "b{}"}}"#, i - 1),
+                })
+                .collect();
+            let geometry = format!(
+                r#"{{"format_version": "1.12.0", "minecraft:geometry": [{{"description": {{"identifier": "geometry.g"}}, "bones": [{}]}}]}}"#,
+                bones.join(",")
+            );
+            pack(&[
+                ("e.json", spin_entity()),
+                ("g.json", geometry),
+                ("a.json", SPIN.replace("\"b\"", "\"b0\"")),
+            ])
+        },
+        |p| {
+            let loaded = load_from_pack(p, "t:e").expect("loads");
+            assert!(loaded.model.bones.len() >= 300);
+        },
+    );
+}
+
+#[test]
+fn many_controller_states_load_in_linear_time() {
+    linear(
+        "controller states",
+        3_000,
+        |n| {
+            let states: Vec<String> = (0..n)
+                .map(|i| {
+                    format!(
+                        r#""s{i}": {{"animations": ["spin"], "transitions": [{{"s{}": "q.anim_time > 1"}}]}}"#,
+                        (i + 1) % n
+                    )
+                })
+                .collect();
+            let c = format!(
+                r#"{{"format_version": "1.10.0", "animation_controllers": {{"controller.animation.c": {{"initial_state": "s0", "states": {{ {} }}}}}}}}"#,
+                states.join(",")
+            );
+            pack(&[
+                (
+                    "e.json",
+                    entity(
+                        r#""c": "controller.animation.c", "spin": "animation.spin""#,
+                        r#""c""#,
+                    ),
+                ),
+                ("c.json", c),
+                ("a.json", SPIN.to_string()),
+            ])
+        },
+        |p| {
+            let loaded = load_from_pack(p, "t:e").expect("loads");
+            assert!(loaded.model.controllers[0].states.len() >= 300);
+        },
+    );
+}
+
+#[test]
+fn an_input_timeline_of_many_columns_parses_in_linear_time() {
+    linear(
+        "CSV columns",
+        3_000,
+        |n| {
+            let header: Vec<String> = (0..n).map(|i| format!("q.c{i}")).collect();
+            let row = vec!["1"; n];
+            format!("t,{}\n0,{}\n", header.join(","), row.join(","))
+        },
+        |text| {
+            let t = molang::runtime::inputs::parse(text, "cols.csv").expect("parses");
+            assert!(t.queries.len() >= 300);
+        },
+    );
+}
