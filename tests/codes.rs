@@ -249,6 +249,7 @@ const PACK_ONLY: &[Code] = &[
     Code::UndefinedGeometry,
     Code::UndefinedRenderController,
     Code::MissingTexture,
+    Code::ControllerCycle,
 ];
 
 /// Codes the grammar defines but no input reaches yet, with the reason.
@@ -506,6 +507,7 @@ fn pack_only_codes_are_covered_by_pack_tests() {
             Code::UndefinedGeometry,
             Code::UndefinedRenderController,
             Code::MissingTexture,
+            Code::ControllerCycle,
         ]
     );
 }
@@ -793,4 +795,34 @@ fn pack_missing_texture() {
         pos(entity, "\"textures/entity/gone\"")
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+#[test]
+fn pack_controller_cycle() {
+    // `a` plays `b`, which plays `a` again: the entry `"a"` of `b` closes the circle. `a`'s
+    // own `"walk"` entry is an animation, and `b` playing `walk` is no circle.
+    let entity = structure_entity(
+        r#""a": "controller.animation.a", "b": "controller.animation.b", "walk": "animation.thing.walk""#,
+        r#""a""#,
+    );
+    let controllers = r#"{
+  "format_version": "1.10.0",
+  "animation_controllers": {
+    "controller.animation.a": { "states": { "default": { "animations": [ "walk", "b" ] } } },
+    "controller.animation.b": { "states": { "default": { "animations": [ "walk", "a" ] } } }
+  }
+}"#;
+    let anim = r#"{ "format_version": "1.8.0", "animations": { "animation.thing.walk": {} } }"#;
+    let got = pack_codes(&[
+        ("rp/entity/thing.json", &entity),
+        ("rp/models/thing.geo.json", STRUCTURE_GEOMETRY),
+        ("rp/animation_controllers/c.json", controllers),
+        ("rp/animations/thing.json", anim),
+    ]);
+    let (file, line, col) = only(&got, Code::ControllerCycle);
+    assert_eq!(file, "rp/animation_controllers/c.json");
+    assert_eq!(
+        (line, col),
+        pos(controllers, "\"a\" ] } } }\n  }"),
+        "the entry `a` of controller b: {got:?}"
+    );
 }

@@ -9,6 +9,16 @@
 //! | three nested `loop(1024, ...)`      | budget abort (10^9 iterations); with the 1024    |
 //! |                                     | cap as well, since the cap bounds each loop only |
 //! | a 1,000-deep `??` chain             | E0107 too deep                                   |
+//! | a controller playing itself (three  | the closing entries play nothing: "controller    |
+//! | times), four playing each other     | `c` plays itself (c -> c)"; check warns W0808    |
+//! |                                     | (tests/runtime_limits.rs, under `ulimit -v`)     |
+//! | controllers nested past 16 levels   | "controller `c` nested deeper than 16"           |
+//! | more than 65,536 play nodes         | "the entity has more than 65536 animations and   |
+//! | (`MAX_PLAY_NODES`)                  | controllers to play"; the rest play nothing      |
+//! | 200 channels of `loop(1e9, ...)`    | one budget of 10,000,000 iterations per entity   |
+//! |                                     | and frame (`FRAME_BUDGET`): "the frame's         |
+//! |                                     | iteration budget ... ran out in `label`          |
+//! |                                     | (file:line:column)" (tests/runtime_limits.rs)    |
 //!
 //! Refused programs never reach a back end, so one check covers both; programs that load
 //! run on the interpreter and the JIT, which must end the same way. Times are printed
@@ -165,4 +175,18 @@ fn unknown_queries_stay_cheap() {
     })
     .expect("loads");
     assert_eq!(expr.warnings.len(), 100_000);
+}
+
+#[test]
+fn runtime_limits_are_the_documented_numbers() {
+    // README's limits section and the table above give these numbers; the tests of what
+    // happens at them are in tests/runtime_limits.rs.
+    assert_eq!(molang::runtime::play::FRAME_BUDGET, 10_000_000);
+    assert_eq!(
+        molang::runtime::play::FRAME_BUDGET,
+        EvalOptions::default().iteration_budget,
+        "one expression may spend a whole frame's budget, no more"
+    );
+    assert_eq!(molang::runtime::load::MAX_NESTING, 16);
+    assert_eq!(molang::runtime::load::MAX_PLAY_NODES, 65_536);
 }

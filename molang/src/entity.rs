@@ -186,6 +186,11 @@ impl EntityScripts {
         self.extras.len()
     }
 
+    /// The label an added expression was given (what it is, for messages).
+    pub fn expression_label(&self, id: ExprId) -> &str {
+        &self.extras[id.0 as usize].label
+    }
+
     /// The source text of an added expression.
     pub fn expression_source(&self, id: ExprId) -> &str {
         self.extras[id.0 as usize].exec.program().source()
@@ -643,8 +648,22 @@ impl EntityInstance {
         id: ExprId,
         this: f32,
     ) -> Result<f32, Box<ScriptAbort>> {
+        let budget = scripts.eval_options().iteration_budget;
+        self.eval_within(scripts, id, this, budget).0
+    }
+
+    /// [`EntityInstance::eval`] with at most `budget` iterations (the rest of a frame's
+    /// budget, see [`crate::runtime::play`]); also returns the iterations the run spent, the
+    /// same on both back ends.
+    pub fn eval_within(
+        &mut self,
+        scripts: &EntityScripts,
+        id: ExprId,
+        this: f32,
+        budget: u64,
+    ) -> (Result<f32, Box<ScriptAbort>>, u64) {
         let Some(extra) = scripts.extras.get(id.0 as usize) else {
-            return Ok(0.0);
+            return (Ok(0.0), 0);
         };
         self.fit(scripts);
         let mut host = FrameHost {
@@ -654,24 +673,35 @@ impl EntityInstance {
             this,
         };
         self.storage.clear_temps();
-        let out = (extra.exec).run(
-            &mut self.storage,
-            &self.query_values,
-            &mut host,
-            &scripts.eval_options(),
-        );
+        let options = EvalOptions {
+            iteration_budget: budget,
+            ..scripts.eval_options()
+        };
+        let out = (extra.exec).run(&mut self.storage, &self.query_values, &mut host, &options);
         let Some(a) = out.abort else {
-            return Ok(out.value.as_num());
+            return (Ok(out.value.as_num()), out.iterations);
         };
         let mut d = describe(scripts, "expression", self.frame, extra.exec.program(), a);
         d.message = d.message.replacen("expression", &extra.label, 1);
-        Err(Box::new(d))
+        (Err(Box::new(d)), out.iterations)
     }
 
     /// Runs `initialize` (first call only) and then `pre_animation` once. Returns the aborts
     /// of this frame, like the game's content log.
     pub fn run_frame(&mut self, scripts: &EntityScripts) -> Vec<ScriptAbort> {
-        let options = scripts.eval_options();
+        self.run_frame_within(scripts, None).0
+    }
+
+    /// [`EntityInstance::run_frame`]; with `Some(budget)`, `initialize` and `pre_animation`
+    /// share at most `budget` iterations (each alone has the per-run budget otherwise). Also
+    /// returns what each spent.
+    pub fn run_frame_within(
+        &mut self,
+        scripts: &EntityScripts,
+        budget: Option<u64>,
+    ) -> (Vec<ScriptAbort>, [u64; 2]) {
+        let mut options = scripts.eval_options();
+        let mut spent = [0u64; 2];
         let mut aborts = Vec::new();
         self.fit(scripts);
         for (q, v) in self.query_values.iter_mut().zip(&self.queries) {
@@ -692,16 +722,20 @@ impl EntityInstance {
             ),
             (scripts.pre_animation.as_ref(), "pre_animation"),
         ];
-        for (exec, name) in scripts_now {
+        for (i, (exec, name)) in scripts_now.into_iter().enumerate() {
             let Some(exec) = exec else { continue };
             self.storage.clear_temps();
+            if let Some(b) = budget {
+                options.iteration_budget = b.saturating_sub(spent[0]);
+            }
             let out = exec.run(&mut self.storage, &self.query_values, &mut host, &options);
+            spent[i] = out.iterations;
             if let Some(a) = out.abort {
                 aborts.push(describe(scripts, name, self.frame, exec.program(), a));
             }
         }
         self.frame += 1;
-        aborts
+        (aborts, spent)
     }
 }
 

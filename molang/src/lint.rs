@@ -464,6 +464,7 @@ pub mod structure {
     pub fn check(pack: &Pack) -> Vec<PackDiagnostic> {
         let mut out = Vec::new();
         controllers(pack, &mut out);
+        controller_cycles(pack, &mut out);
         entities(pack, &mut out);
         references(pack, &mut out);
         bones(pack, &mut out);
@@ -537,6 +538,106 @@ pub mod structure {
                     }
                 }
             }
+        }
+    }
+
+    /// W0808: a controller that plays itself, directly or through other controllers, as an
+    /// entity resolves the short names of its states. Reported at the state entry that closes
+    /// the circle (a back edge of a depth-first walk from the entity's roots, the entry
+    /// `molang run` does not play), once per entry with the entities concerned. Iterative,
+    /// and linear in the entries an entity reaches.
+    fn controller_cycles(pack: &Pack, out: &mut Vec<PackDiagnostic>) {
+        let index: HashMap<*const crate::pack::Controller, usize> = (pack.controllers.iter())
+            .enumerate()
+            .map(|(i, c)| (c as *const _, i))
+            .collect();
+        // (file, start, end) of the closing entry -> message, entities.
+        let mut found: BTreeMap<(usize, usize, usize), (String, BTreeSet<String>)> =
+            BTreeMap::new();
+        for e in &pack.entities {
+            let side = pack.entity_side(e);
+            // Short names as the runtime resolves them: without case, the last entry of a
+            // name wins, `description.animations` first, then the legacy controller list.
+            let mut shorts: HashMap<String, &str> = HashMap::new();
+            let legacy = e
+                .client
+                .as_ref()
+                .map_or(&[][..], |c| &c.legacy_controllers[..]);
+            for (short, id) in legacy.iter().chain(&e.animations) {
+                shorts.insert(short.to_ascii_lowercase(), id);
+            }
+            let resolve = |short: &str| -> Option<usize> {
+                let id = shorts.get(&short.to_ascii_lowercase())?;
+                let c = pack.controllers_for(side, id).last()?;
+                Some(index[&(c as *const _)])
+            };
+            let roots = (legacy.iter().map(|(s, _)| s)).chain(e.animate.iter().map(|(s, _)| s));
+            // 1: on the walk's path, 2: done.
+            let mut color: HashMap<usize, u8> = HashMap::new();
+            for root in roots {
+                let Some(root) = resolve(root) else { continue };
+                if color.contains_key(&root) {
+                    continue;
+                }
+                color.insert(root, 1);
+                // (controller, state, entry) of each controller on the path.
+                let mut stack: Vec<(usize, usize, usize)> = vec![(root, 0, 0)];
+                while let Some(&(ci, si, ji)) = stack.last() {
+                    let c = &pack.controllers[ci];
+                    let Some(st) = c.states.get(si) else {
+                        color.insert(ci, 2);
+                        stack.pop();
+                        continue;
+                    };
+                    let Some((name, _)) = st.animations.get(ji) else {
+                        *stack.last_mut().expect("not empty") = (ci, si + 1, 0);
+                        continue;
+                    };
+                    stack.last_mut().expect("not empty").2 += 1;
+                    let Some(target) = resolve(name) else {
+                        continue;
+                    };
+                    match color.get(&target) {
+                        None => {
+                            color.insert(target, 1);
+                            stack.push((target, 0, 0));
+                        }
+                        Some(1) => {
+                            let Some(r) = st.animation_at.get(ji) else {
+                                continue;
+                            };
+                            let from = stack.iter().position(|f| f.0 == target).unwrap_or(0);
+                            let chain: Vec<&str> = (stack[from..].iter())
+                                .map(|f| pack.controllers[f.0].id.as_str())
+                                .chain([pack.controllers[target].id.as_str()])
+                                .collect();
+                            let what = format!(
+                                "state `{}` of `{}` plays `{name}`, so controller `{}` plays itself ({})",
+                                st.name,
+                                c.id,
+                                pack.controllers[target].id,
+                                chain.join(" -> ")
+                            );
+                            (found.entry((c.file, r.start, r.end)))
+                                .or_insert_with(|| (what, BTreeSet::new()))
+                                .1
+                                .insert(e.identifier.clone());
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+        for ((file, start, end), (what, ids)) in found {
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            out.push(at(
+                pack,
+                file,
+                &(start..end),
+                Code::ControllerCycle,
+                format!("{what} in {}", ids.join(", ")),
+                "the game does not nest a controller in itself forever; molang run plays nothing for this entry. Play an animation here, or move the shared states into one controller",
+            ));
         }
     }
 

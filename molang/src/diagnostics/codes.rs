@@ -136,4 +136,7 @@ codes! {
     UndefinedRenderController = "W0812", Warning, "render controller that no layer defines";
     /// A `description.textures` path with no image (`.png`, `.tga`, `.jpg`) in any layer.
     MissingTexture = "W0813", Warning, "texture path with no image in any layer";
+    /// A controller-state entry that plays a controller already playing it (directly or
+    /// through others): `molang run` cuts the circle there.
+    ControllerCycle = "W0808", Warning, "controller plays itself";
 }

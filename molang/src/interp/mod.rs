@@ -99,6 +99,9 @@ pub struct Abort {
 pub struct Outcome {
     pub value: Value,
     pub abort: Option<Abort>,
+    /// Iterations the run spent of its budget (loop and `for_each` iterations, die rolls);
+    /// past the budget when a die roll ran it out. The same on both back ends.
+    pub iterations: u64,
 }
 
 /// Why evaluation stopped early. Kept in the machine, not in every `Result`: the error side
@@ -151,26 +154,19 @@ fn run_inner(
         iterations: 0,
         stop: None,
     };
-    match m.eval(program.root()) {
-        Ok(v) => Outcome {
-            value: v,
-            abort: None,
-        },
+    let (value, abort) = match m.eval(program.root()) {
+        Ok(v) => (v, None),
         Err(Stop) => match m.stop.take() {
-            Some(Unwind::Return(v)) => Outcome {
-                value: v,
-                abort: None,
-            },
-            Some(Unwind::Abort(a)) => Outcome {
-                value: Value::Num(0.0),
-                abort: Some(a),
-            },
+            Some(Unwind::Return(v)) => (v, None),
+            Some(Unwind::Abort(a)) => (Value::Num(0.0), Some(a)),
             // The checker reports `break`/`continue` outside loops; they end nothing here.
-            Some(Unwind::Break | Unwind::Continue) | None => Outcome {
-                value: Value::Num(0.0),
-                abort: None,
-            },
+            Some(Unwind::Break | Unwind::Continue) | None => (Value::Num(0.0), None),
         },
+    };
+    Outcome {
+        value,
+        abort,
+        iterations: m.iterations,
     }
 }
 

@@ -332,6 +332,7 @@ struct Ended {
     abort_node: u32,
     result_tag: u32,
     result_bits: u64,
+    iterations: u64,
 }
 
 impl Ended {
@@ -411,15 +412,18 @@ impl JitProgram {
     ) -> Outcome {
         let this = host.this();
         let end = self.call(storage, queries, this, host, budget);
+        let iterations = end.iterations;
         let abort = |kind, node| Outcome {
             value: Value::Num(0.0),
             abort: Some(Abort { kind, node }),
+            iterations,
         };
         match end.outcome() {
             JitOutcome::Value(_) => Outcome {
                 value: Value::decode(end.result_tag as u8, end.result, end.result_bits)
                     .unwrap_or(Value::Num(0.0)),
                 abort: None,
+                iterations,
             },
             JitOutcome::UnsetRead(node) => match program.node(node) {
                 Node::Read { scope, slot } => abort(
@@ -520,6 +524,7 @@ impl JitProgram {
             abort_node: frame.abort_node,
             result_tag: frame.result_tag,
             result_bits: frame.result_bits,
+            iterations: frame.iterations,
         }
     }
 }

@@ -28,14 +28,16 @@ impl GeometryChain<'_> {
     /// bone of the same name in place and adding the rest after.
     pub fn bones(&self) -> Vec<GeometryBone> {
         let mut out: Vec<GeometryBone> = Vec::new();
+        // Lower-case name -> index in `out`: one lookup per bone (100,000 bones).
+        let mut index: std::collections::HashMap<String, usize> = Default::default();
         for g in self.definitions.iter().rev() {
             for b in g.rig.as_deref().unwrap_or(&[]) {
-                match out
-                    .iter_mut()
-                    .find(|o| o.name.eq_ignore_ascii_case(&b.name))
-                {
-                    Some(o) => *o = b.clone(),
-                    None => out.push(b.clone()),
+                match index.entry(b.name.to_ascii_lowercase()) {
+                    std::collections::hash_map::Entry::Occupied(o) => out[*o.get()] = b.clone(),
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(out.len());
+                        out.push(b.clone());
+                    }
                 }
             }
         }

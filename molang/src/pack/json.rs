@@ -412,14 +412,52 @@ pub(crate) fn line_starts(src: &str) -> Vec<usize> {
     out
 }
 
-/// 1-based line and character column of byte `offset`.
-pub(crate) fn line_col(src: &str, starts: &[usize], offset: usize) -> (usize, usize) {
+/// Bytes per block of [`char_marks`].
+const MARK_BLOCK: usize = 4096;
+
+/// The number of characters before each [`MARK_BLOCK`]-byte block of `src`, so that a column
+/// on a long line costs one block's count, not the line's: 2,000 positions on a 19 MB
+/// one-line file must not count 19 MB each.
+pub(crate) fn char_marks(src: &str) -> Vec<usize> {
+    let mut out = Vec::with_capacity(src.len() / MARK_BLOCK + 1);
+    let mut n = 0;
+    for block in src.as_bytes().chunks(MARK_BLOCK) {
+        out.push(n);
+        n += chars_in(block);
+    }
+    out
+}
+
+/// Characters that start in `bytes` (bytes that are not UTF-8 continuation bytes).
+fn chars_in(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+/// 1-based line and character column of byte `offset`; `marks` from [`char_marks`] of the
+/// same text, or empty.
+pub(crate) fn line_col(
+    src: &str,
+    starts: &[usize],
+    marks: &[usize],
+    offset: usize,
+) -> (usize, usize) {
     let mut offset = offset.min(src.len());
     while !src.is_char_boundary(offset) {
         offset -= 1;
     }
     let line = starts.partition_point(|&s| s <= offset).max(1);
-    let col = src[starts[line - 1]..offset].chars().count() + 1;
+    let start = starts[line - 1];
+    let bytes = src.as_bytes();
+    // Characters before byte `x`, from the mark of its block.
+    let before = |x: usize| {
+        let k = x / MARK_BLOCK;
+        marks[k] + chars_in(&bytes[k * MARK_BLOCK..x])
+    };
+    let col = if offset - start > MARK_BLOCK && offset / MARK_BLOCK < marks.len() {
+        before(offset) - before(start) + 1
+    } else {
+        src[start..offset].chars().count() + 1
+    };
     (line, col)
 }
 
@@ -462,6 +500,21 @@ mod tests {
                 assert_eq!((a.line, a.column, a.message), (b.line, b.column, b.message))
             }
             _ => panic!("parse and parse_to_ast disagree on {text:?}"),
+        }
+    }
+
+    #[test]
+    fn columns_from_block_marks_count_characters_as_a_scan_does() {
+        // A long line of one-, two-, three- and four-byte characters, then a short one.
+        let long: String = "aé€😀".repeat(5_000);
+        let src = format!("{{\n{long}\nxy\n");
+        let (starts, marks) = (super::line_starts(&src), super::char_marks(&src));
+        for offset in (0..src.len()).step_by(997).chain([src.len()]) {
+            assert_eq!(
+                super::line_col(&src, &starts, &marks, offset),
+                super::line_col(&src, &starts, &[], offset),
+                "offset {offset}"
+            );
         }
     }
 

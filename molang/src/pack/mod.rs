@@ -168,12 +168,14 @@ pub struct PackFile {
     /// tools never write through it.
     pub via_link: bool,
     line_starts: Vec<usize>,
+    /// Characters before each block of [`json::char_marks`]: columns on a long line.
+    char_marks: Vec<usize>,
 }
 
 impl PackFile {
     /// 1-based line and character column of byte `offset` of [`PackFile::source`].
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        json::line_col(&self.source, &self.line_starts, offset)
+        json::line_col(&self.source, &self.line_starts, &self.char_marks, offset)
     }
 }
 
@@ -905,6 +907,7 @@ impl Pack {
         json::line_col(
             &file.source,
             &file.line_starts,
+            &file.char_marks,
             self.json_offset(site, offset),
         )
     }
@@ -1315,6 +1318,7 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
                 source: String::new(),
                 via_link,
                 line_starts: Vec::new(),
+                char_marks: Vec::new(),
             };
             let (text, parsed) = match (text, parsed) {
                 (Ok(t), Some(p)) => (t, p),
@@ -1393,6 +1397,7 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
             .for_each(|((entry, text), keep)| {
                 if let (true, Ok(text)) = (keep, text) {
                     entry.line_starts = json::line_starts(&text);
+                    entry.char_marks = json::char_marks(&text);
                     entry.source = text;
                 }
             });

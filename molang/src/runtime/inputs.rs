@@ -234,6 +234,7 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
     let mut t_col = None;
     let mut out = Timeline::default();
     let mut col_of = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (i, (at, c)) in cols.iter().enumerate() {
         let col_start = at + 1;
         if c == "t" {
@@ -253,12 +254,16 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
                     crate::text::excerpt(c, 60)
                 )
             })?;
-            let same_args = |a: &[Value]| {
-                a.len() == args.len() && a.iter().zip(args.iter()).all(|(x, y)| x.equals(*y))
-            };
-            if (out.queries.iter().zip(&out.kinds).zip(&out.args))
-                .any(|((n, k), a)| *n == q && *k == kind && same_args(a))
-            {
+            // Arguments compare as Molang's `==` (`-0` is `0`; columns hold no NaN): one set
+            // lookup per column, not a search of the columns before (100,000 columns).
+            let key: Vec<(u8, u64)> = (args.iter())
+                .map(|a| match *a {
+                    Value::Num(x) => (0, (x + 0.0).to_bits() as u64),
+                    Value::Str(h) => (1, h),
+                    other => (2, crate::ir::fnv1_64(other.display().as_bytes())),
+                })
+                .collect();
+            if !seen.insert((q.clone(), kind == Kind::Query, key)) {
                 return Err(format!(
                     "{file}:{}:{col_start}: `{}` appears twice",
                     hline + 1,

@@ -23,8 +23,15 @@ pub struct Loaded {
     pub notes: Vec<String>,
 }
 
-/// Controllers nested deeper than this are cut (a controller playing itself would recurse).
-const MAX_NESTING: usize = 16;
+/// Controllers nested deeper than this are cut (the play tree of a chain of distinct
+/// controllers; a controller that would play itself is cut where it closes the circle).
+pub const MAX_NESTING: usize = 16;
+
+/// Play nodes (occurrences of animations and controllers) one entity may have: controllers
+/// that play other controllers several times multiply them (three entries per state, 16
+/// levels deep, would be 43 million). Past it, entries play nothing and the content log
+/// says so once. Vanilla's entities have at most a few dozen.
+pub const MAX_PLAY_NODES: usize = 65_536;
 
 /// Loads `identifier` (case-insensitive) from the pack at `dir`.
 pub fn load_entity(dir: &Path, identifier: &str) -> Result<Loaded, Error> {
@@ -140,6 +147,16 @@ fn behaviour_properties(pack: &Pack, identifier: &str) -> Vec<crate::pack::Prope
         .unwrap_or_default()
 }
 
+/// The pack's files by path (the first of a path), so that each problem finds its file in
+/// one lookup: 100,000 broken files must not mean 100,000 searches of the file list.
+fn files_by_path(pack: &Pack) -> HashMap<&Path, &crate::pack::PackFile> {
+    let mut map = HashMap::with_capacity(pack.files.len());
+    for f in &pack.files {
+        map.entry(f.path.as_path()).or_insert(f);
+    }
+    map
+}
+
 /// Like [`load_entity`] on an already loaded pack.
 pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
     let entity = match find_entity(pack, identifier) {
@@ -151,10 +168,9 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
                 .next()
                 .unwrap_or(identifier)
                 .to_ascii_lowercase();
+            let files = files_by_path(pack);
             let broken = pack.problems.iter().find(|p| {
-                pack.files
-                    .iter()
-                    .find(|f| f.path == p.file)
+                (files.get(p.file.as_path()))
                     .is_some_and(|f| f.source.to_ascii_lowercase().contains(&wanted))
             });
             // A file that could not be read at all (UTF-16, unreadable) has no text to search:
@@ -243,33 +259,34 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
         },
         bone_index: HashMap::new(),
         anim_index: HashMap::new(),
-        short_names: &client.animations,
-        legacy: &client.legacy_controllers,
+        ctrl_index: HashMap::new(),
+        source_index: HashMap::new(),
+        pending: std::collections::VecDeque::new(),
+        short_names: last_by_name(&client.animations),
+        legacy: last_by_name(&client.legacy_controllers),
         missing_geometry: Vec::new(),
+        overflow: None,
     };
+    b.model.script_at = [
+        b.site_at(entity.initialize),
+        b.site_at(entity.pre_animation),
+    ];
     if let Some(name) = &client.geometry {
         b.load_geometry(name);
     }
     // The legacy list plays first (after the geometry is loaded: bones come from it).
     // A controller that `scripts.animate` also plays runs once (Mojang's zombie lists its
     // controllers in both; the game does not swing its legs twice as far).
-    let animate_ids: Vec<String> = client
-        .animate
-        .iter()
-        .filter_map(|(short, _)| {
-            client
-                .animations
-                .iter()
-                .rev()
-                .find(|(s, _)| s.eq_ignore_ascii_case(short))
-                .map(|(_, id)| id.to_ascii_lowercase())
-        })
+    let animate_ids: std::collections::HashSet<String> = (client.animate.iter())
+        .filter_map(|(short, _)| b.short_names.get(&short.to_ascii_lowercase()))
+        .map(|id| id.to_ascii_lowercase())
         .collect();
     for (short, id) in &client.legacy_controllers {
         if animate_ids.contains(&id.to_ascii_lowercase()) {
             continue;
         }
-        let node = b.node_for(short, Some(id.clone()), 0);
+        let entry = b.entry_for(short, Some(id.clone()));
+        let node = b.root(&entry);
         b.model.animate.push((node, None));
     }
     // `animate` entries: names or {name: condition}, in order.
@@ -277,7 +294,8 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
     for (name, cond) in &client.animate {
         let label = format!("{} animate {name}", entity.identifier);
         let cond = b.num(file, cond.as_ref(), &label);
-        let node = b.node(name, 0);
+        let entry = b.entry(name);
+        let node = b.root(&entry);
         b.model.animate.push((node, cond));
     }
     // `scripts.scale` and `scaleX/Y/Z` (any case): the entity's size.
@@ -300,17 +318,29 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
     // entity or something the entity could not find (the game drops a broken file and
     // plays the rest; a broken UI file changes nothing for a mob).
     let mut wanted: Vec<String> = vec![entity.identifier.to_ascii_lowercase()];
-    for n in &b.model.nodes {
-        if let PlayNode::Missing(m) = n {
-            wanted.extend(m.split('`').skip(1).step_by(2).map(str::to_ascii_lowercase));
-        }
-    }
-    wanted.extend(b.missing_geometry.iter().map(|g| g.to_ascii_lowercase()));
-    for p in &pack.problems {
-        let text = pack
-            .files
+    let entries = (b.model.controllers.iter()).flat_map(|c| {
+        c.states
             .iter()
-            .find(|f| f.path == p.file)
+            .flat_map(|s| s.animations.iter().map(|(e, _)| e))
+    });
+    let missing = (b.model.nodes.iter())
+        .filter_map(|n| match n {
+            PlayNode::Missing(m) => Some(m),
+            _ => None,
+        })
+        .chain(entries.filter_map(|e| match e {
+            Entry::Missing(m) => Some(m),
+            _ => None,
+        }));
+    for m in missing {
+        wanted.extend(m.split('`').skip(1).step_by(2).map(str::to_ascii_lowercase));
+    }
+    wanted.sort();
+    wanted.dedup();
+    wanted.extend(b.missing_geometry.iter().map(|g| g.to_ascii_lowercase()));
+    let files = files_by_path(pack);
+    for p in &pack.problems {
+        let text = (files.get(p.file.as_path()))
             .map(|f| f.source.to_ascii_lowercase())
             .unwrap_or_default();
         if wanted
@@ -353,17 +383,56 @@ struct Builder<'a> {
     bone_index: HashMap<String, usize>,
     /// Animation id → index in `model.animations`.
     anim_index: HashMap<String, usize>,
-    /// `description.animations`: the names `scripts.animate` and controller states use.
-    short_names: &'a [(String, String)],
+    /// Pack file index → index in `model.sources`.
+    source_index: HashMap<usize, u32>,
+    /// Controller id → index in `model.controllers`.
+    ctrl_index: HashMap<String, usize>,
+    /// Controllers given an index whose states are not compiled yet (compiled from a queue,
+    /// not by recursion: a chain of 100,000 controllers must not overflow the stack).
+    pending: std::collections::VecDeque<(usize, &'a crate::pack::Controller)>,
+    /// `description.animations`: the names `scripts.animate` and controller states use,
+    /// lower-case short name → id (the last entry of a name wins).
+    short_names: HashMap<String, &'a str>,
     /// `description.animation_controllers` (1.8.0): short name → controller, played as roots.
-    legacy: &'a [(String, String)],
+    legacy: HashMap<String, &'a str>,
     /// Geometry identifiers the pack does not have.
     missing_geometry: Vec<String>,
+    /// The one node every entry past [`MAX_PLAY_NODES`] shares.
+    overflow: Option<usize>,
+}
+
+/// Lower-case short name → id; of several entries with one name the last wins.
+fn last_by_name(list: &[(String, String)]) -> HashMap<String, &str> {
+    (list.iter())
+        .map(|(short, id)| (short.to_ascii_lowercase(), id.as_str()))
+        .collect()
 }
 
 impl Builder<'_> {
     fn path(&self, file: usize) -> PathBuf {
         self.pack.files[file].path.clone()
+    }
+
+    /// Index in [`Model::sources`] of pack file `file`.
+    fn source(&mut self, file: usize) -> u32 {
+        if let Some(&i) = self.source_index.get(&file) {
+            return i;
+        }
+        let i = self.model.sources.len() as u32;
+        self.model.sources.push(self.path(file));
+        self.source_index.insert(file, i);
+        i
+    }
+
+    /// Where an entity script site is written.
+    fn site_at(&mut self, site: Option<crate::pack::SiteId>) -> Option<SourceAt> {
+        let site = &self.pack.sites[site?];
+        let (line, column) = self.pack.locate(site, 0);
+        Some(SourceAt {
+            file: self.source(site.file),
+            line: line as u32,
+            column: column as u32,
+        })
     }
 
     /// Compiles a Molang string of `file`; `part` is a byte range of its text when only that
@@ -382,6 +451,22 @@ impl Builder<'_> {
             None => (text, 0),
         };
         let (id, diags) = self.scripts.add_expression(src, label);
+        if let Some(id) = id {
+            let (line, column) = match expr {
+                Expr::Site(s) => self.pack.locate(&self.pack.sites[*s], start),
+                Expr::Unrecorded { .. } => (0, 0),
+            };
+            let at = SourceAt {
+                file: self.source(file),
+                line: line as u32,
+                column: column as u32,
+            };
+            let i = id.0 as usize;
+            if self.model.expr_at.len() <= i {
+                self.model.expr_at.resize(i + 1, SourceAt::default());
+            }
+            self.model.expr_at[i] = at;
+        }
         for d in diags {
             let at = match (expr, &part) {
                 (Expr::Site(s), _) => {
@@ -700,42 +785,113 @@ impl Builder<'_> {
         }
     }
 
-    /// The play node for a short name of the entity's `animations` map.
-    /// Names resolve in `description.animations`; a name only the legacy controller list
-    /// has resolves there (an `animate` entry naming a legacy controller).
-    fn node(&mut self, short: &str, depth: usize) -> usize {
-        let find = |list: &[(String, String)]| {
-            list.iter()
-                .rev()
-                .find(|(s, _)| s.eq_ignore_ascii_case(short))
-                .map(|(_, id)| id.clone())
-        };
-        let id = find(self.short_names).or_else(|| find(self.legacy));
-        self.node_for(short, id, depth)
+    /// What a short name of the entity's `animations` map names. Names resolve in
+    /// `description.animations`; a name only the legacy controller list has resolves there
+    /// (an `animate` entry naming a legacy controller).
+    fn entry(&mut self, short: &str) -> Entry {
+        let key = short.to_ascii_lowercase();
+        let id = (self.short_names.get(&key))
+            .or_else(|| self.legacy.get(&key))
+            .map(|id| id.to_string());
+        self.entry_for(short, id)
     }
 
-    fn node_for(&mut self, short: &str, id: Option<String>, depth: usize) -> usize {
-        let node = match id {
-            None => PlayNode::Missing(format!("`{short}` is not in the entity's animations")),
-            Some(id) => {
-                // Client entities see resource-pack controllers only (the server has its own).
-                if let Some(c) = self.pack.controllers_for(Side::Resource, &id).last() {
-                    if depth >= MAX_NESTING {
-                        PlayNode::Missing(format!(
-                            "controller `{id}` nested deeper than {MAX_NESTING}"
-                        ))
-                    } else {
-                        PlayNode::Controller(self.controller(c, depth))
-                    }
-                } else if let Some(a) = self.animation(&id) {
-                    PlayNode::Animation(a)
-                } else {
-                    PlayNode::Missing(format!("animation `{id}` ({short}) does not exist"))
-                }
-            }
+    fn entry_for(&mut self, short: &str, id: Option<String>) -> Entry {
+        let Some(id) = id else {
+            return Entry::Missing(format!("`{short}` is not in the entity's animations"));
         };
+        // Client entities see resource-pack controllers only (the server has its own).
+        if let Some(c) = self.pack.controllers_for(Side::Resource, &id).last() {
+            if let Some(&i) = self.ctrl_index.get(&id) {
+                return Entry::Controller(i);
+            }
+            let i = self.model.controllers.len();
+            self.model.controllers.push(ControllerDef {
+                id: id.clone(),
+                initial: 0,
+                states: Vec::new(),
+            });
+            self.ctrl_index.insert(id, i);
+            self.pending.push_back((i, c));
+            Entry::Controller(i)
+        } else if let Some(a) = self.animation(&id) {
+            Entry::Animation(a)
+        } else {
+            Entry::Missing(format!("animation `{id}` ({short}) does not exist"))
+        }
+    }
+
+    /// The play node of a root entry: every controller it reaches is compiled first.
+    fn root(&mut self, entry: &Entry) -> usize {
+        while let Some((i, c)) = self.pending.pop_front() {
+            self.model.controllers[i] = self.controller(c);
+        }
+        self.expand(entry, &mut Vec::new())
+    }
+
+    fn push_node(&mut self, node: PlayNode) -> usize {
         self.model.nodes.push(node);
         self.model.nodes.len() - 1
+    }
+
+    /// The play node of one occurrence of `entry` under the controllers of `path` (outermost
+    /// first). Linear in the nodes made: a controller already on the path is cut where it
+    /// closes the circle (the game does not recurse forever; which occurrence it stops at
+    /// is not documented: choice), nesting stops at [`MAX_NESTING`] and the whole tree at
+    /// [`MAX_PLAY_NODES`].
+    fn expand(&mut self, entry: &Entry, path: &mut Vec<usize>) -> usize {
+        if self.model.nodes.len() >= MAX_PLAY_NODES {
+            if let Some(n) = self.overflow {
+                return n;
+            }
+            let n = self.push_node(PlayNode::Cut(format!(
+                "the entity has more than {MAX_PLAY_NODES} animations and controllers to play (controllers that play controllers several times multiply them); the rest play nothing"
+            )));
+            self.overflow = Some(n);
+            return n;
+        }
+        let c = match entry {
+            Entry::Animation(a) => return self.push_node(PlayNode::Animation(*a)),
+            Entry::Missing(m) => return self.push_node(PlayNode::Missing(m.clone())),
+            Entry::Controller(c) => *c,
+        };
+        let id = &self.model.controllers[c].id;
+        if let Some(k) = path.iter().position(|&p| p == c) {
+            let chain: Vec<&str> = (path[k..].iter().chain([&c]))
+                .map(|&i| self.model.controllers[i].id.as_str())
+                .collect();
+            let message = format!(
+                "controller `{id}` plays itself ({}); the entry that closes the circle plays nothing",
+                chain.join(" -> ")
+            );
+            return self.push_node(PlayNode::Cut(message));
+        }
+        if path.len() >= MAX_NESTING {
+            let message = format!(
+                "controller `{id}` nested deeper than {MAX_NESTING}; it plays nothing there"
+            );
+            return self.push_node(PlayNode::Cut(message));
+        }
+        let node = self.push_node(PlayNode::Controller {
+            def: c,
+            children: Vec::new(),
+        });
+        path.push(c);
+        let mut children = Vec::with_capacity(self.model.controllers[c].states.len());
+        for s in 0..self.model.controllers[c].states.len() {
+            let n = self.model.controllers[c].states[s].animations.len();
+            let mut kids = Vec::with_capacity(n);
+            for j in 0..n {
+                let entry = self.model.controllers[c].states[s].animations[j].0.clone();
+                kids.push(self.expand(&entry, path));
+            }
+            children.push(kids.into_boxed_slice());
+        }
+        path.pop();
+        if let PlayNode::Controller { children: slot, .. } = &mut self.model.nodes[node] {
+            *slot = children;
+        }
+        node
     }
 
     fn animation(&mut self, id: &str) -> Option<usize> {
@@ -874,9 +1030,14 @@ impl Builder<'_> {
         Some(i)
     }
 
-    fn controller(&mut self, c: &crate::pack::Controller, depth: usize) -> ControllerDef {
+    fn controller(&mut self, c: &crate::pack::Controller) -> ControllerDef {
         let (file, id) = (c.file, c.id.as_str());
         let names: Vec<&str> = c.states.iter().map(|s| s.name.as_str()).collect();
+        // State name → index; of two states of one name the first, as a search would find.
+        let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+        for (i, n) in names.iter().enumerate() {
+            by_name.entry(n).or_insert(i);
+        }
         let mut states = Vec::new();
         for st in &c.states {
             let (name, data) = (&st.name, &st.data);
@@ -891,11 +1052,11 @@ impl Builder<'_> {
             };
             for (short, blend) in &data.animations {
                 let blend = self.num(file, blend.as_ref(), &format!("{label} blend {short}"));
-                let node = self.node(short, depth + 1);
-                state.animations.push((node, blend));
+                let entry = self.entry(short);
+                state.animations.push((entry, blend));
             }
             for (target, cond) in &data.transitions {
-                let Some(ti) = names.iter().position(|n| n == target) else {
+                let Some(&ti) = by_name.get(target.as_str()) else {
                     self.notes.push(format!(
                         "{}: controller `{id}` state `{name}`: transition to `{target}`, which is not a state; ignored",
                         self.path(file).display()
@@ -931,7 +1092,7 @@ impl Builder<'_> {
             states.push(state);
         }
         let initial_name = c.initial_state.as_deref().unwrap_or("default");
-        let initial = names.iter().position(|n| *n == initial_name).unwrap_or_else(|| {
+        let initial = by_name.get(initial_name).copied().unwrap_or_else(|| {
             if !names.is_empty() {
                 self.notes.push(format!(
                     "{}: controller `{id}`: initial state `{initial_name}` does not exist; starting in `{}`",

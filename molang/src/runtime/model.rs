@@ -67,11 +67,23 @@ pub struct StateVariable {
     pub curve: Vec<(f32, f32)>,
 }
 
+/// What a controller-state entry names, resolved once per controller and entity.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Entry {
+    /// Index into [`Model::animations`].
+    Animation(usize),
+    /// Index into [`Model::controllers`].
+    Controller(usize),
+    /// A short name that resolves to nothing: logged once when first played.
+    Missing(String),
+}
+
 /// A controller state ([`crate::pack::ControllerState`]), compiled.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StateDef {
-    /// Child play nodes (indices into [`Model::nodes`]) with their blend expression.
-    pub animations: Vec<(usize, Option<Num>)>,
+    /// What the state plays, with its blend expression. The play nodes of one occurrence of
+    /// the controller are in its [`PlayNode::Controller`].
+    pub animations: Vec<(Entry, Option<Num>)>,
     /// Target state index and condition, in order (first true wins).
     pub transitions: Vec<(usize, Num)>,
     pub on_entry: Option<ExprId>,
@@ -80,6 +92,8 @@ pub struct StateDef {
     pub blend_transition: BlendTransition,
 }
 
+/// A controller, compiled once per entity however often it is played (controllers that play
+/// each other form a graph, not a tree).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ControllerDef {
     pub id: String,
@@ -93,10 +107,28 @@ pub struct ControllerDef {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayNode {
     Animation(usize),
-    /// Controller definition index; the states' child nodes are inside it per occurrence.
-    Controller(ControllerDef),
+    /// An occurrence of controller `def` (index into [`Model::controllers`]); `children[s][j]`
+    /// is the node of entry `j` of state `s`.
+    Controller {
+        def: usize,
+        children: Vec<Box<[usize]>>,
+    },
     /// A short name that resolves to nothing: logged once when first played.
     Missing(String),
+    /// An entry that is not played: a controller that would play itself (directly or through
+    /// others), nesting past the limit, or past the entity's node limit. Logged once when
+    /// first played.
+    Cut(String),
+}
+
+/// Where a Molang string is written, for messages: a file of [`Model::sources`] and the
+/// 1-based line and column of its first character (line 0: the JSON pointer is all that is
+/// known).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SourceAt {
+    pub file: u32,
+    pub line: u32,
+    pub column: u32,
 }
 
 /// A geometry bone in the bind pose (Bedrock geometry units: pixels and degrees).
@@ -120,6 +152,7 @@ pub struct Model {
     /// Bones ordered parents first, for forward kinematics.
     pub fk_order: Vec<usize>,
     pub animations: Vec<AnimationDef>,
+    pub controllers: Vec<ControllerDef>,
     pub nodes: Vec<PlayNode>,
     /// `scripts.animate`: root nodes with their condition.
     pub animate: Vec<(usize, Option<Num>)>,
@@ -130,4 +163,23 @@ pub struct Model {
     /// The behaviour entity's properties, when a loaded layer defines it: `q.property`
     /// reads their defaults unless an input gives a value.
     pub properties: Vec<crate::pack::PropertyDef>,
+    /// The files the entity's Molang comes from.
+    pub sources: Vec<std::path::PathBuf>,
+    /// Where each compiled expression is written, by [`ExprId`].
+    pub expr_at: Vec<SourceAt>,
+    /// Where `initialize` and `pre_animation` are written.
+    pub script_at: [Option<SourceAt>; 2],
+}
+
+impl Model {
+    /// `path:line:column` of a position (`path` alone when the line is not known).
+    pub fn describe_at(&self, at: SourceAt) -> String {
+        let path =
+            (self.sources.get(at.file as usize)).map_or(String::new(), |p| p.display().to_string());
+        if at.line == 0 {
+            path
+        } else {
+            format!("{path}:{}:{}", at.line, at.column)
+        }
+    }
 }

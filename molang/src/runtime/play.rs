@@ -14,6 +14,57 @@ use crate::pack::PropertyDefault;
 use std::collections::HashSet;
 use std::sync::Arc;
 
+/// Loop iterations (and die rolls) one entity may spend in one frame, all its expressions
+/// together: `initialize`, `pre_animation`, conditions, channels, controllers, render
+/// controllers. Each run of an expression also has [`crate::EvalOptions::iteration_budget`]
+/// (the same number), so one expression may spend the whole frame's; once it is spent, loops
+/// of the frame's later expressions end at their first iteration, as an expression that runs
+/// out of its own budget does (value 0, a content-log line). The game documents neither; its
+/// frame would take seconds long before this (200 channels of `loop(1e9, ...)` would be 2
+/// billion iterations a frame on the per-expression budget alone).
+pub const FRAME_BUDGET: u64 = 10_000_000;
+
+/// Which expression spent iterations of the frame's budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Spender {
+    Expr(ExprId),
+    /// `initialize` (0) or `pre_animation` (1).
+    Script(usize),
+}
+
+/// The frame's iteration budget as it is being spent.
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    left: u64,
+    /// The expression that spent the most this frame, and how much.
+    top: Option<(Spender, u64)>,
+    /// The expression that spent the last of it.
+    ran_out: Option<Spender>,
+}
+
+impl Budget {
+    fn new() -> Budget {
+        Budget {
+            left: FRAME_BUDGET,
+            top: None,
+            ran_out: None,
+        }
+    }
+
+    fn spend(&mut self, who: Spender, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.left = self.left.saturating_sub(n);
+        if self.top.is_none_or(|(_, m)| n > m) {
+            self.top = Some((who, n));
+        }
+        if self.left == 0 && self.ran_out.is_none() {
+            self.ran_out = Some(who);
+        }
+    }
+}
+
 /// Which back end runs the compiled expressions: the library's one back-end enum.
 pub use crate::interp::exec::Backend;
 
@@ -141,6 +192,7 @@ pub struct Runtime {
     dt64: f64,
     frame: u64,
     pose: Pose,
+    budget: Budget,
     logged: HashSet<String>,
     log: Vec<LogLine>,
     /// Why the JIT was not used, when it was asked for and could not be.
@@ -188,6 +240,7 @@ impl Runtime {
             dt: if fps > 0.0 { 1.0 / fps } else { 0.0 },
             dt64: if fps > 0.0 { 1.0 / fps as f64 } else { 0.0 },
             frame: 0,
+            budget: Budget::new(),
             logged: HashSet::new(),
             log: Vec::new(),
             jit_fallback,
@@ -271,6 +324,7 @@ impl Runtime {
             dt64: self.dt64,
             frame: 0,
             pose: self.pose.clone(),
+            budget: Budget::new(),
             logged: HashSet::new(),
             log: Vec::new(),
             jit_fallback: self.jit_fallback.clone(),
@@ -463,7 +517,11 @@ impl Runtime {
     }
 
     fn run(&mut self, id: ExprId, this: f32) -> f32 {
-        match self.inst.eval(&self.scripts, id, this) {
+        let (out, spent) = self
+            .inst
+            .eval_within(&self.scripts, id, this, self.budget.left);
+        self.budget.spend(Spender::Expr(id), spent);
+        match out {
             Ok(v) => v,
             Err(a) => {
                 self.content_log(a.message);
@@ -501,7 +559,11 @@ impl Runtime {
                 self.inst.set_context_slot(s, v);
             }
         }
-        for a in self.inst.run_frame(&self.scripts) {
+        self.budget = Budget::new();
+        let (aborts, spent) = (self.inst).run_frame_within(&self.scripts, Some(FRAME_BUDGET));
+        self.budget.spend(Spender::Script(0), spent[0]);
+        self.budget.spend(Spender::Script(1), spent[1]);
+        for a in aborts {
             self.content_log(a.message);
         }
         for b in 0..model.bones.len() {
@@ -556,21 +618,68 @@ impl Runtime {
             self.pose.render = frame;
         }
         self.log_query_misses();
+        self.log_budget(&model);
         self.frame += 1;
         &self.pose
+    }
+
+    /// Iterations the expressions of the last frame spent of [`FRAME_BUDGET`].
+    pub fn frame_iterations(&self) -> u64 {
+        FRAME_BUDGET - self.budget.left
+    }
+
+    /// A content-log line when the frame's budget ran out: which expression spent the last
+    /// of it and which spent the most, with where they are written.
+    fn log_budget(&mut self, model: &Model) {
+        let Some(last) = self.budget.ran_out else {
+            return;
+        };
+        let name = |who: Spender| match who {
+            Spender::Expr(id) => {
+                let at = model
+                    .expr_at
+                    .get(id.0 as usize)
+                    .copied()
+                    .unwrap_or_default();
+                format!(
+                    "`{}` ({})",
+                    self.scripts.expression_label(id),
+                    model.describe_at(at)
+                )
+            }
+            Spender::Script(i) => {
+                let script = ["initialize", "pre_animation"][i];
+                match model.script_at[i] {
+                    Some(at) => format!("`{script}` ({})", model.describe_at(at)),
+                    None => format!("`{script}`"),
+                }
+            }
+        };
+        let mut message = format!(
+            "the frame's iteration budget ({FRAME_BUDGET} loop iterations for the whole entity) ran out in {}",
+            name(last)
+        );
+        if let Some((top, n)) = self.budget.top.filter(|(top, _)| *top != last) {
+            message.push_str(&format!(", after {} spent {n} of them", name(top)));
+        }
+        message.push_str("; loops of the frame's later expressions ended at their first iteration");
+        self.content_log(message);
     }
 
     /// Plays one node with weight `w` (its condition or blend value: exactly 0 stops it,
     /// NaN is "true" as everywhere in Molang) and `fade` (controller cross-fade factor).
     fn play(&mut self, model: &Model, node: usize, w: f32, fade: f32) {
         match &model.nodes[node] {
-            PlayNode::Missing(msg) => {
+            PlayNode::Missing(msg) | PlayNode::Cut(msg) => {
                 if w != 0.0 {
                     self.content_log(msg.clone());
                 }
             }
             PlayNode::Animation(a) => self.play_animation(&model.animations[*a], node, w, fade),
-            PlayNode::Controller(c) => self.play_controller(model, c, node, w, fade),
+            PlayNode::Controller { def, children } => {
+                let c = &model.controllers[*def];
+                self.play_controller(model, c, children, node, w, fade)
+            }
         }
     }
 
@@ -769,18 +878,19 @@ impl Runtime {
         p1 + (p2 - p1) * alpha
     }
 
-    fn reset_children(&mut self, model: &Model, state: &StateDef) {
-        for &(child, _) in &state.animations {
+    /// Resets the nodes of one state of a controller occurrence.
+    fn reset_children(&mut self, model: &Model, kids: &[usize]) {
+        for &child in kids {
             self.reset_node(model, child);
         }
     }
 
     fn reset_node(&mut self, model: &Model, node: usize) {
         self.anim[node] = AnimState::default();
-        if let PlayNode::Controller(c) = &model.nodes[node] {
+        if let PlayNode::Controller { children, .. } = &model.nodes[node] {
             self.ctrl[node] = CtrlState::default();
-            for s in &c.states {
-                self.reset_children(model, s);
+            for kids in children {
+                self.reset_children(model, kids);
             }
         }
     }
@@ -789,6 +899,7 @@ impl Runtime {
         &mut self,
         model: &Model,
         c: &ControllerDef,
+        children: &[Box<[usize]>],
         node: usize,
         w: f32,
         fade: f32,
@@ -813,7 +924,7 @@ impl Runtime {
                 s
             }
         };
-        self.controller_queries(model, &c.states[cur], self.ctrl[node].state_time);
+        self.controller_queries(model, &children[cur], self.ctrl[node].state_time);
         // Transitions in order; the first true one switches, at most one per frame.
         let mut now = cur;
         for &(target, cond) in &c.states[cur].transitions {
@@ -823,21 +934,21 @@ impl Runtime {
                     self.run(e, 0.0);
                 }
                 if let Some((old, _)) = self.ctrl[node].blend_from.take() {
-                    self.reset_children(model, &c.states[old]);
+                    self.reset_children(model, &children[old]);
                 }
                 if c.states[cur].blend_transition != BlendTransition::None && target != cur {
                     self.ctrl[node].blend_from = Some((cur, 0.0));
                 } else {
-                    self.reset_children(model, &c.states[cur]);
+                    self.reset_children(model, &children[cur]);
                 }
-                self.reset_children(model, &c.states[target]);
+                self.reset_children(model, &children[target]);
                 self.ctrl[node].current = Some(target);
                 self.ctrl[node].state_time = 0.0;
                 if let Some(e) = c.states[target].on_entry {
                     self.run(e, 0.0);
                 }
                 now = target;
-                self.controller_queries(model, &c.states[now], 0.0);
+                self.controller_queries(model, &children[now], 0.0);
                 break;
             }
         }
@@ -856,7 +967,7 @@ impl Runtime {
                 _ => k <= 0.0,
             };
             if done {
-                self.reset_children(model, &c.states[from]);
+                self.reset_children(model, &children[from]);
                 self.ctrl[node].blend_from = None;
             } else {
                 old = Some((from, k));
@@ -874,12 +985,12 @@ impl Runtime {
             self.inst.set_variable_slot(v.slot, y);
         }
         let new_fade = old.map_or(1.0, |(_, k)| 1.0 - k);
-        for &(child, blend) in &state.animations {
+        for (&child, &(_, blend)) in children[now].iter().zip(&state.animations) {
             let bw = blend.map_or(1.0, |b| self.eval(b, 0.0));
             self.play(model, child, w * bw, fade * new_fade);
         }
         if let Some((from, k)) = old {
-            for &(child, blend) in &c.states[from].animations {
+            for (&child, &(_, blend)) in children[from].iter().zip(&c.states[from].animations) {
                 let bw = blend.map_or(1.0, |b| self.eval(b, 0.0));
                 self.play(model, child, w * bw, fade * k);
             }
@@ -887,10 +998,10 @@ impl Runtime {
     }
 
     /// `q.state_time`, `q.all_animations_finished`, `q.any_animation_finished` for a state.
-    fn controller_queries(&mut self, model: &Model, state: &StateDef, state_time: f64) {
+    fn controller_queries(&mut self, model: &Model, kids: &[usize], state_time: f64) {
         self.set_query(self.q.state_time, state_time as f32);
         let (mut all, mut any) = (true, false);
-        for &(child, _) in &state.animations {
+        for &child in kids {
             if let PlayNode::Animation(a) = &model.nodes[child] {
                 let st = &self.anim[child];
                 let done = match model.animations[*a].looping {
