@@ -244,6 +244,8 @@ const PACK_ONLY: &[Code] = &[
     Code::UndefinedAnimation,
     Code::UnknownBone,
     Code::ArrayIndexOutOfRange,
+    // A `molang-ignore` comment in a pack file naming no code.
+    Code::UnknownIgnoredCode,
 ];
 
 /// Codes the grammar defines but no input reaches yet, with the reason.

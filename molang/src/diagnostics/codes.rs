@@ -126,4 +126,7 @@ codes! {
     UnknownBone = "W0806", Warning, "animation moves a bone the geometry does not have";
     /// A constant render-controller array index at or past the array's size.
     ArrayIndexOutOfRange = "W0807", Warning, "constant array index past the end of the array";
+    // The tool's own settings: W09xx.
+    /// A `molang-ignore` comment names something that is not a code (or no code).
+    UnknownIgnoredCode = "W0901", Warning, "`molang-ignore` names no diagnostic code";
 }
