@@ -67,7 +67,9 @@ fn check_commands(script: &str, whence: &str) -> usize {
                 if name == "format" {
                     let value = words.next().expect("a --format value");
                     assert!(
-                        help.contains(&format!(" {value},")) || help.contains(&format!(" {value}]")),
+                        [format!(" {value},"), format!(" {value}]"), format!("- {value}:")]
+                            .iter()
+                            .any(|v| help.contains(v.as_str())),
                         "{whence}: `--format {value}` is not a format of molang {sub}:\n{help}"
                     );
                 }
