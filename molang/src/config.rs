@@ -246,7 +246,9 @@ mod tests {
         let e = errors("[codes]\nW0806 = \"of\"\nW9999 = \"off\"\n");
         assert_eq!(e.len(), 2, "{e:?}");
         assert_eq!((e[0].line, e[0].column), (2, 9), "{e:?}");
-        assert!(e[0].message.contains("use \"off\", \"warning\" or \"error\""));
+        assert!(e[0]
+            .message
+            .contains("use \"off\", \"warning\" or \"error\""));
         assert_eq!((e[1].line, e[1].column), (3, 1), "{e:?}");
         let e = errors("exclude = [\"a/[b\"]\nversion = 99\n");
         assert_eq!(e.len(), 2, "{e:?}");

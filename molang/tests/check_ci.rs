@@ -90,7 +90,11 @@ fn the_config_turns_codes_off_or_up_and_is_found_above_the_pack() {
     let summary = text(&out.stdout);
     assert_contains(&summary, "\"codes\":{\"W0205\":1}");
 
-    write_in(&root, "molang.toml", "[codes]\nW0205 = \"off\"\nE0202 = \"warning\"\n");
+    write_in(
+        &root,
+        "molang.toml",
+        "[codes]\nW0205 = \"off\"\nE0202 = \"warning\"\n",
+    );
     let out = check_in(&root, &["pack"]);
     assert_code(&out, 0);
     let human = text(&out.stdout);
@@ -105,7 +109,10 @@ fn the_config_turns_codes_off_or_up_and_is_found_above_the_pack() {
     assert_eq!(codes(&out), ["W0205", "E0202"]);
     // --config names a file anywhere; --no-config reads none.
     write_in(&root, "other.toml", "[codes]\nE0202 = \"off\"\n");
-    let out = check_in(&root, &["--format", "json", "--config", "other.toml", "pack"]);
+    let out = check_in(
+        &root,
+        &["--format", "json", "--config", "other.toml", "pack"],
+    );
     assert_code(&out, 0);
     assert_eq!(codes(&out), ["W0205"]);
     std::fs::remove_dir_all(p.join(".git")).unwrap();
@@ -126,7 +133,10 @@ fn a_bad_config_is_reported_at_its_line_and_column() {
     write_in(&root, "molang.toml", "[codes]\nW0205 = \"silent\"\n");
     let out = check_in(&root, &["pack"]);
     assert_code(&out, 2);
-    assert_contains(&text(&out.stderr), "molang.toml:2:9: `silent` is not a level");
+    assert_contains(
+        &text(&out.stderr),
+        "molang.toml:2:9: `silent` is not a level",
+    );
 }
 
 #[test]
@@ -208,7 +218,10 @@ fn context_layers_are_read_but_not_reported() {
         &text(&out.stdout),
         "note: 2 diagnostics in the lower layers (context) not reported",
     );
-    assert_contains(&text(&out.stdout), "2 files, 1 expressions: 0 errors, 1 warnings");
+    assert_contains(
+        &text(&out.stdout),
+        "2 files, 1 expressions: 0 errors, 1 warnings",
+    );
 }
 
 #[test]
@@ -228,7 +241,10 @@ fn molang_ignore_comments_silence_codes_on_their_line() {
     assert_eq!(got, ["E0202", "W0205", "W0901"]);
     let out = check_in(&root, &["pack"]);
     let human = text(&out.stdout);
-    assert_contains(&human, "`molang-ignore` names `W0250`, which is not a diagnostic code");
+    assert_contains(
+        &human,
+        "`molang-ignore` names `W0250`, which is not a diagnostic code",
+    );
     assert_contains(&human, "3 diagnostics silenced by molang-ignore comments");
 }
 
@@ -245,7 +261,10 @@ fn a_baseline_is_written_once_then_only_new_diagnostics_count() {
     );
     let out = check_in(&root, &["--baseline", "base.json", "pack"]);
     assert_code(&out, 0);
-    assert_contains(&text(&out.stdout), "wrote 3 diagnostics to the baseline base.json");
+    assert_contains(
+        &text(&out.stdout),
+        "wrote 3 diagnostics to the baseline base.json",
+    );
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(root.join("base.json")).unwrap()).unwrap();
     let entries = written["diagnostics"].as_array().unwrap();
@@ -253,7 +272,10 @@ fn a_baseline_is_written_once_then_only_new_diagnostics_count() {
     assert_eq!(entries[1]["file"], "pack/animations/b.animation.json");
     assert_eq!(entries[1]["count"], 2);
 
-    let out = check_in(&root, &["--baseline", "base.json", "--format", "json", "pack"]);
+    let out = check_in(
+        &root,
+        &["--baseline", "base.json", "--format", "json", "pack"],
+    );
     assert_code(&out, 0);
     assert_eq!(codes(&out), Vec::<String>::new());
 
@@ -269,7 +291,10 @@ fn a_baseline_is_written_once_then_only_new_diagnostics_count() {
             )
         ),
     );
-    let out = check_in(&root, &["--baseline", "base.json", "--format", "json", "pack"]);
+    let out = check_in(
+        &root,
+        &["--baseline", "base.json", "--format", "json", "pack"],
+    );
     assert_code(&out, 1);
     assert_eq!(codes(&out), ["E0202"]);
     // A fixed one is noted.
@@ -279,14 +304,21 @@ fn a_baseline_is_written_once_then_only_new_diagnostics_count() {
         animation("animation.t.a", "0"),
     );
     let out = check_in(&root, &["--baseline", "base.json", "pack"]);
-    assert_contains(&text(&out.stdout), "1 diagnostic of the baseline no longer occur");
+    assert_contains(
+        &text(&out.stdout),
+        "1 diagnostic of the baseline no longer occur",
+    );
 
     // The file only: a missing folder is an error, and is not created.
     let out = check_in(&root, &["--baseline", "no/such/base.json", "pack"]);
     assert_code(&out, 2);
     assert!(!root.join("no").exists());
     // A baseline that is not one says where.
-    write_in(&root, "bad.json", "{\"molang_baseline\": 1,\n \"diagnostics\": 3}");
+    write_in(
+        &root,
+        "bad.json",
+        "{\"molang_baseline\": 1,\n \"diagnostics\": 3}",
+    );
     let out = check_in(&root, &["--baseline", "bad.json", "pack"]);
     assert_code(&out, 2);
     assert_contains(&text(&out.stderr), "bad.json:2:");
@@ -325,8 +357,14 @@ fn sarif_output_is_a_valid_log_with_relative_uris() {
         "my%20pack/animations/b.animation.json"
     );
     let region = &loc["region"];
-    assert_eq!((region["startLine"].as_u64(), region["startColumn"].as_u64()), (Some(7), Some(25)));
-    assert_eq!((region["endLine"].as_u64(), region["endColumn"].as_u64()), (Some(7), Some(34)));
+    assert_eq!(
+        (region["startLine"].as_u64(), region["startColumn"].as_u64()),
+        (Some(7), Some(25))
+    );
+    assert_eq!(
+        (region["endLine"].as_u64(), region["endColumn"].as_u64()),
+        (Some(7), Some(34))
+    );
     // The summary goes to stderr, beside the log.
     assert_contains(&text(&out.stderr), "1 errors, 1 warnings");
 }
@@ -365,7 +403,10 @@ fn the_human_summary_counts_each_code() {
     let out = check_in(&root, &["pack"]);
     let stdout = text(&out.stdout);
     assert_contains(&stdout, "4 files, 3 expressions: 1 errors, 3 warnings\n");
-    assert_contains(&stdout, "\n       3 W0205 unknown query\n       1 E0202 unknown math function\n");
+    assert_contains(
+        &stdout,
+        "\n       3 W0205 unknown query\n       1 E0202 unknown math function\n",
+    );
 }
 
 /// A pack whose entity gives each kind of `molang run` stderr line: a checker diagnostic
@@ -399,10 +440,7 @@ fn run_labels_its_lines_and_quiet_keeps_the_content_log() {
     };
     let err = run(&[]);
     fn kinds(err: &str) -> Vec<&str> {
-        let mut k: Vec<&str> = err
-            .lines()
-            .map(|l| l.split(':').next().unwrap())
-            .collect();
+        let mut k: Vec<&str> = err.lines().map(|l| l.split(':').next().unwrap()).collect();
         k.dedup();
         k
     }
@@ -417,7 +455,10 @@ fn run_labels_its_lines_and_quiet_keeps_the_content_log() {
     assert_eq!(kinds(&err), ["check", "note", "content-log"], "{err}");
     assert_contains(&err, "check: ");
     assert_contains(&err, "W0205");
-    assert_contains(&err, "note: query.ground_speed is not in the inputs; it reads 0");
+    assert_contains(
+        &err,
+        "note: query.ground_speed is not in the inputs; it reads 0",
+    );
     assert_contains(&err, "content-log: frame 0: animation `animation.t.gone`");
     let quiet = run(&["--quiet"]);
     assert_eq!(kinds(&quiet), ["content-log"], "{quiet}");
@@ -443,11 +484,19 @@ fn no_content_log_treats_every_query_missing_from_the_inputs_alike() {
             "inputs": {"t": [0], "q.property('t:b')": [1]},
             "expect": [{"no_content_log": true}]}"#,
     );
-    let out = molang().arg("test").arg(root.join("tests")).output().unwrap();
+    let out = molang()
+        .arg("test")
+        .arg(root.join("tests"))
+        .output()
+        .unwrap();
     assert_code(&out, 0);
     // A line the game would log still fails it.
     write_in(&p, "entity/e.entity.json", entity("\"gone\""));
-    let out = molang().arg("test").arg(root.join("tests")).output().unwrap();
+    let out = molang()
+        .arg("test")
+        .arg(root.join("tests"))
+        .output()
+        .unwrap();
     assert_code(&out, 1);
     assert_contains(&text(&out.stdout), "animation.t.gone");
 }

@@ -15,10 +15,10 @@ fn repo() -> PathBuf {
 
 fn load(rel: &str) -> Yaml {
     let path = repo().join(rel);
-    let source = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut docs = YamlLoader::load_from_str(&source)
-        .unwrap_or_else(|e| panic!("{rel} is not YAML: {e}"));
+    let source =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut docs =
+        YamlLoader::load_from_str(&source).unwrap_or_else(|e| panic!("{rel} is not YAML: {e}"));
     assert_eq!(docs.len(), 1, "{rel}: one document");
     docs.remove(0)
 }
@@ -67,9 +67,13 @@ fn check_commands(script: &str, whence: &str) -> usize {
                 if name == "format" {
                     let value = words.next().expect("a --format value");
                     assert!(
-                        [format!(" {value},"), format!(" {value}]"), format!("- {value}:")]
-                            .iter()
-                            .any(|v| help.contains(v.as_str())),
+                        [
+                            format!(" {value},"),
+                            format!(" {value}]"),
+                            format!("- {value}:")
+                        ]
+                        .iter()
+                        .any(|v| help.contains(v.as_str())),
                         "{whence}: `--format {value}` is not a format of molang {sub}:\n{help}"
                     );
                 }

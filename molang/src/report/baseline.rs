@@ -95,8 +95,8 @@ impl Baseline {
 
     /// Reads a baseline file's text; a problem is given with its line and column.
     pub fn parse(text: &str) -> Result<Baseline, String> {
-        let doc: Document = serde_json::from_str(text)
-            .map_err(|e| format!("{}:{}: {e}", e.line(), e.column()))?;
+        let doc: Document =
+            serde_json::from_str(text).map_err(|e| format!("{}:{}: {e}", e.line(), e.column()))?;
         if doc.molang_baseline != FORMAT {
             return Err(format!(
                 "baseline format {} is not one this molang reads (it reads {FORMAT})",

@@ -151,9 +151,7 @@ pub fn select(pack: &Pack, diags: &[PackDiagnostic], options: &Options<'_>) -> S
         .iter()
         .map(|r| normalize(&options.cwd.join(r)))
         .collect();
-    let config_dir = options
-        .config
-        .map(|c| normalize(&options.cwd.join(&c.dir)));
+    let config_dir = options.config.map(|c| normalize(&options.cwd.join(&c.dir)));
     let mut excluded_files: HashMap<&Path, bool> = HashMap::new();
     let mut suppressions: HashMap<usize, suppress::Suppressions> = HashMap::new();
     let mut out = Selection::default();
@@ -165,10 +163,7 @@ pub fn select(pack: &Pack, diags: &[PackDiagnostic], options: &Options<'_>) -> S
         }
         if let (Some(config), Some(dir)) = (options.config, &config_dir) {
             let excluded = *excluded_files.entry(pd.path.as_path()).or_insert_with(|| {
-                config.is_excluded(&relative(
-                    &normalize(&options.cwd.join(&pd.path)),
-                    dir,
-                ))
+                config.is_excluded(&relative(&normalize(&options.cwd.join(&pd.path)), dir))
             });
             if excluded {
                 out.hidden.excluded += 1;
@@ -248,9 +243,7 @@ pub fn summary(
     reported: &[&Reported],
     options: &Options<'_>,
 ) -> Summary {
-    let config_dir = options
-        .config
-        .map(|c| normalize(&options.cwd.join(&c.dir)));
+    let config_dir = options.config.map(|c| normalize(&options.cwd.join(&c.dir)));
     let counted: Vec<bool> = pack
         .files
         .iter()

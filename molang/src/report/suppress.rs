@@ -101,7 +101,11 @@ pub fn scan(text: &str) -> Suppressions {
 
 /// The codes a comment's text (`range` of `text`) suppresses; names that are not codes go
 /// to `unknown`.
-fn directive(text: &str, range: Range<usize>, unknown: &mut Vec<(Range<usize>, String)>) -> Vec<Code> {
+fn directive(
+    text: &str,
+    range: Range<usize>,
+    unknown: &mut Vec<(Range<usize>, String)>,
+) -> Vec<Code> {
     let body = &text[range.clone()];
     let Some(at) = body.find(DIRECTIVE) else {
         return Vec::new();

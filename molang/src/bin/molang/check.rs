@@ -107,7 +107,13 @@ impl SourceMap for SiteMap<'_> {
 }
 
 /// The report of one diagnostic as printed, its last line ended.
-fn report(d: &Diagnostic, src: &SourceText<'_>, format: Format, color: bool, level: Severity) -> String {
+fn report(
+    d: &Diagnostic,
+    src: &SourceText<'_>,
+    format: Format,
+    color: bool,
+    level: Severity,
+) -> String {
     match format {
         Format::Json => format!("{}\n", render_json_line_at(d, src, level)),
         _ => render_report_at(d, src, color, level),
@@ -326,10 +332,7 @@ fn read_config(path: &Path) -> Result<Config, ExitCode> {
             return Err(ExitCode::from(2));
         }
     };
-    let dir = path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     molang::config::parse(&text, &dir).map_err(|errors| {
         for e in errors {
             eprintln!(
