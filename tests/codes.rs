@@ -250,6 +250,8 @@ const PACK_ONLY: &[Code] = &[
     Code::UndefinedRenderController,
     Code::MissingTexture,
     Code::ControllerCycle,
+    // A `molang-ignore` comment in a pack file naming no code.
+    Code::UnknownIgnoredCode,
 ];
 
 /// Codes the grammar defines but no input reaches yet, with the reason.

@@ -372,7 +372,7 @@ fn loading_one_entity_gives_what_the_whole_pack_gives() {
     ids.extend(attachables(&whole));
     let loaded = |pack: &molang::pack::Pack, id: &str| {
         load_from_pack(pack, id)
-            .map(|l| (format!("{:?}", l.model), l.notes))
+            .map(|l| (format!("{:?}", l.model), l.diagnostics, l.notes))
             .map_err(|e| e.to_string())
     };
     for id in &ids {

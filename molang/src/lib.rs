@@ -19,6 +19,8 @@ pub mod builtins;
 #[forbid(unsafe_code)]
 pub mod check;
 #[forbid(unsafe_code)]
+pub mod config;
+#[forbid(unsafe_code)]
 pub mod diagnostics;
 #[forbid(unsafe_code)]
 pub mod engine_vars;
@@ -47,6 +49,8 @@ pub mod lsp;
 pub mod pack;
 #[forbid(unsafe_code)]
 pub mod queries;
+#[forbid(unsafe_code)]
+pub mod report;
 #[forbid(unsafe_code)]
 pub mod runtime;
 #[forbid(unsafe_code)]

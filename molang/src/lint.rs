@@ -70,6 +70,12 @@ pub struct Summary {
 
 /// Checks every site of `pack`; never stops at the first problem.
 pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
+    check_pack_at(pack, None)
+}
+
+/// [`check_pack`] with every file at Molang `version` when it is given (a `molang.toml`
+/// override), else at its manifest's.
+pub fn check_pack_at(pack: &Pack, version: Option<i16>) -> (Vec<PackDiagnostic>, Summary) {
     use rayon::prelude::*;
     let mut out = file_problems(pack);
     // Only the sites some entity runs take part in what entities set.
@@ -93,7 +99,7 @@ pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
         || {
             (0..pack.sites.len())
                 .into_par_iter()
-                .map(|si| check_site(pack, &facts, &assignments, si))
+                .map(|si| check_site_at(pack, &facts, &assignments, si, version))
                 .collect()
         },
         || structure::check(pack),
@@ -238,8 +244,20 @@ pub fn check_site(
     assignments: &[BTreeSet<String>],
     si: SiteId,
 ) -> Vec<PackDiagnostic> {
+    check_site_at(pack, facts, assignments, si, None)
+}
+
+/// [`check_site`] at Molang `version` when it is given, else at the file's.
+pub fn check_site_at(
+    pack: &Pack,
+    facts: &EntityFacts,
+    assignments: &[BTreeSet<String>],
+    si: SiteId,
+    version: Option<i16>,
+) -> Vec<PackDiagnostic> {
     let site = &pack.sites[si];
-    let version = molang_version(pack.files[site.file].min_engine_version);
+    let version =
+        version.unwrap_or_else(|| molang_version(pack.files[site.file].min_engine_version));
     let mut options = CheckOptions {
         version,
         ..CheckOptions::default()

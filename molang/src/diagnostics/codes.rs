@@ -139,4 +139,7 @@ codes! {
     /// A controller-state entry that plays a controller already playing it (directly or
     /// through others): `molang run` cuts the circle there.
     ControllerCycle = "W0808", Warning, "controller plays itself";
+    // The tool's own settings: W09xx.
+    /// A `molang-ignore` comment names something that is not a code (or no code).
+    UnknownIgnoredCode = "W0901", Warning, "`molang-ignore` names no diagnostic code";
 }

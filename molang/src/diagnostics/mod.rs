@@ -1,11 +1,16 @@
 //! Diagnostics: problems in the user's Molang, each with a stable code, a span in the
 //! expression, labels, and what the game does about it. Host failures are not diagnostics.
 
+mod ci;
 mod codes;
 mod render;
 
+pub use ci::{render_github, render_sarif, Finding};
 pub use codes::Code;
-pub use render::{render_json_line, render_report, Identity, SourceMap, SourceText};
+pub use render::{
+    render_json_line, render_json_line_at, render_report, render_report_at, Identity, SourceMap,
+    SourceText,
+};
 
 use grammar::Span;
 

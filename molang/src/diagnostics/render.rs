@@ -72,6 +72,17 @@ const WINDOW: usize = 60;
 
 /// A rustc-like report with the source and labels, without colour codes when `color` is false.
 pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> String {
+    render_report_at(d, src, color, d.severity)
+}
+
+/// [`render_report`] at the severity a configuration reports the code at (`level`); the
+/// game's consequence stays the diagnostic's own.
+pub fn render_report_at(
+    d: &Diagnostic,
+    src: &SourceText<'_>,
+    color: bool,
+    level: Severity,
+) -> String {
     let map = |o: u32| {
         floor_char_boundary(
             src.text,
@@ -85,7 +96,7 @@ pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> Strin
         .map_or(src.text.len(), |i| start + i);
     if line_end - line_start > LONG_LINE {
         let end = map(d.span.end).max(start).min(line_end);
-        return render_window(d, src, start, end, line_start, line_end);
+        return render_window(d, src, start, end, line_start, line_end, level);
     }
     let range = |s: &grammar::Span| map(s.start)..map(s.end).max(map(s.start));
     let spans: Vec<std::ops::Range<usize>> = std::iter::once(&d.span)
@@ -108,7 +119,7 @@ pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> Strin
     };
     let md = MietteDiagnostic::new(terminal_safe(&d.message).into_owned())
         .with_code(d.code.as_str())
-        .with_severity(match d.severity {
+        .with_severity(match level {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
         })
@@ -124,7 +135,7 @@ pub fn render_report(d: &Diagnostic, src: &SourceText<'_>, color: bool) -> Strin
     if handler(color).render_report(&mut out, &report).is_err() {
         out = format!(
             "{}[{}]: {}\n",
-            d.severity.as_str(),
+            level.as_str(),
             d.code.as_str(),
             terminal_safe(&d.message)
         );
@@ -291,6 +302,7 @@ fn render_window(
     end: usize,
     line_start: usize,
     line_end: usize,
+    level: Severity,
 ) -> String {
     let text = src.text;
     let (line, column) = line_col(text, start);
@@ -321,7 +333,7 @@ fn render_window(
     };
     let mut out = format!(
         "{}[{}]: {}\n{pad} --> {}:{line}:{column}\n{pad} |\n{gutter} | {lead}{}{tail}\n{pad} | {}{} {}\n",
-        d.severity.as_str(),
+        level.as_str(),
         d.code.as_str(),
         terminal_safe(&d.message),
         one_line(src.name),
@@ -340,6 +352,11 @@ fn render_window(
 /// severity, message, help (or null), game (what the game does with it). Lines and
 /// columns are 1-based; columns count characters.
 pub fn render_json_line(d: &Diagnostic, src: &SourceText<'_>) -> String {
+    render_json_line_at(d, src, d.severity)
+}
+
+/// [`render_json_line`] with `severity` the level a configuration reports the code at.
+pub fn render_json_line_at(d: &Diagnostic, src: &SourceText<'_>, level: Severity) -> String {
     let start = src.map.to_file_offset(d.span.start as usize);
     let end = src.map.to_file_offset(d.span.end as usize).max(start);
     let (line, column) = line_col(src.text, start);
@@ -351,7 +368,7 @@ pub fn render_json_line(d: &Diagnostic, src: &SourceText<'_>) -> String {
         "end_line": end_line,
         "end_column": end_column,
         "code": d.code.as_str(),
-        "severity": d.severity.as_str(),
+        "severity": level.as_str(),
         "message": d.message,
         "help": d.help,
         "game": d.consequence(),

@@ -724,7 +724,7 @@ impl Fuzzer {
         })?;
         let (target, inputs) = match runtime_model(&pack, &args.entity) {
             Ok(loaded) => {
-                notes.extend(loaded.notes.iter().cloned());
+                notes.extend(loaded.diagnostics.iter().chain(&loaded.notes).cloned());
                 let mut rt = Runtime::new(loaded, args.backend, args.fps, args.seed);
                 if let Some(why) = &rt.jit_fallback {
                     notes.push(format!(

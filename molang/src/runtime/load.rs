@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 pub struct Loaded {
     pub model: Model,
     pub scripts: EntityScripts,
+    /// The checker's diagnostics of the entity's scripts, one line each.
+    pub diagnostics: Vec<String>,
     pub notes: Vec<String>,
 }
 
@@ -221,14 +223,14 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
         .preset
         .extend(crate::engine_vars::for_entity(&entity.identifier).map(|e| e.name.to_string()));
     let version = source.version;
-    let mut notes = Vec::new();
+    let mut diagnostics = Vec::new();
     let scripts = match EntityScripts::compile(&source) {
         Ok(s) => s,
         Err(diags) => {
             // The game refuses the entity's scripts: it still draws and animates the entity,
             // without them. Keep going with empty scripts and say why.
             for d in &diags {
-                notes.push(format!(
+                diagnostics.push(format!(
                     "{}: {} (the entity's scripts do not load)",
                     pack.files[entity.file].path.display(),
                     d.summary()
@@ -242,7 +244,7 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
         }
     };
     for d in &scripts.warnings {
-        notes.push(format!(
+        diagnostics.push(format!(
             "{}: {}",
             pack.files[entity.file].path.display(),
             d.summary()
@@ -251,7 +253,8 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
     let mut b = Builder {
         pack,
         scripts,
-        notes,
+        diagnostics,
+        notes: Vec::new(),
         model: Model {
             identifier: entity.identifier.clone(),
             properties: behaviour_properties(pack, &entity.identifier),
@@ -370,6 +373,7 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
     Ok(Loaded {
         model: b.model,
         scripts: b.scripts,
+        diagnostics: b.diagnostics,
         notes: b.notes,
     })
 }
@@ -377,6 +381,7 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
 struct Builder<'a> {
     pack: &'a Pack,
     scripts: EntityScripts,
+    diagnostics: Vec<String>,
     notes: Vec<String>,
     model: Model,
     /// Lower-case bone name → index.
@@ -436,7 +441,7 @@ impl Builder<'_> {
     }
 
     /// Compiles a Molang string of `file`; `part` is a byte range of its text when only that
-    /// part is one expression (a render-controller choice). Diagnostics become notes with
+    /// part is one expression (a render-controller choice). Diagnostics are kept with
     /// the file, line and column (for a string that is not a site, its JSON pointer).
     fn compile(
         &mut self,
@@ -486,7 +491,7 @@ impl Builder<'_> {
             } else {
                 ""
             };
-            self.notes
+            self.diagnostics
                 .push(format!("{at}: {}{consequence}", d.summary()));
         }
         id

@@ -89,7 +89,7 @@ pub mod trace;
 
 pub use driver::{frame_time, Driver};
 pub use load::{load_entity, load_from_pack, Loaded};
-pub use play::{ArgInput, Backend, LogLine, Pose, Runtime};
+pub use play::{ArgInput, Backend, LogKind, LogLine, Pose, Runtime};
 
 #[cfg(test)]
 mod tests;

@@ -85,11 +85,23 @@ pub struct Pose {
     pub render: super::render::RenderFrame,
 }
 
-/// A content-log line: what the game would print, and the frame it happened in.
+/// A line of the run's log: what the game would print (or a note on the inputs), and the
+/// frame it happened in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogLine {
     pub frame: u64,
     pub message: String,
+    pub kind: LogKind,
+}
+
+/// What a [`LogLine`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogKind {
+    /// A content-log line the game would print (an aborted expression, a missing animation).
+    Content,
+    /// Not the game's: a query read with arguments the inputs do not give, which reads 0
+    /// here (the same note as a query missing from the inputs at load).
+    Input,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -445,7 +457,7 @@ impl Runtime {
                     "query.{name} is read with more argument lists than are named here; those not in the inputs read 0 too"
                 ),
             };
-            self.content_log(message);
+            self.log_line(message, LogKind::Input);
         }
     }
 
@@ -502,10 +514,15 @@ impl Runtime {
 
     /// Logs a content-log line once per run (the game would repeat it every frame).
     fn content_log(&mut self, message: String) {
+        self.log_line(message, LogKind::Content);
+    }
+
+    fn log_line(&mut self, message: String, kind: LogKind) {
         if self.logged.insert(message.clone()) {
             self.log.push(LogLine {
                 frame: self.frame,
                 message,
+                kind,
             });
         }
     }

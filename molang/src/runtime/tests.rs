@@ -141,9 +141,9 @@ fn broken_molang_is_a_note_and_reads_0_without_panicking() {
     ]);
     let loaded = load_from_pack(&p, "t:e").unwrap();
     assert!(
-        loaded.notes.iter().any(|n| n.contains("a.json:1:")),
+        loaded.diagnostics.iter().any(|n| n.contains("a.json:1:")),
         "{:?}",
-        loaded.notes
+        loaded.diagnostics
     );
     let mut rt = Runtime::new(loaded, Backend::Jit, 60.0, 0);
     assert_eq!(rt.step(0.0, &[]).rot[0], [0.0, 0.0, 0.0]);

@@ -331,8 +331,12 @@ fn record(test: &TestCase, pack: &Pack, backend: Backend) -> Result<Recording, E
                 .map(|v| v.as_num())
                 .collect(),
         );
+        // Notes on the inputs (a query argument list they do not give) are not the game's
+        // content log, like the load-time note for a query missing from them.
         for l in rt.take_log() {
-            rec.log.push((l.frame, l.message));
+            if l.kind == crate::runtime::LogKind::Content {
+                rec.log.push((l.frame, l.message));
+            }
         }
         for (i, c) in conditions.iter().enumerate() {
             // An unset read counts as false (the game would end the expression with 0).

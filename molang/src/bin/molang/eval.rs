@@ -80,21 +80,47 @@ fn set_notes(inputs: &[(String, Value)], names: &molang::ir::Names) -> Vec<Strin
 
 /// What ended a run early, in words (the game's behaviour included), for people.
 fn describe_abort(a: &molang::interp::Abort, e: &molang::Expression) -> String {
+    let (column, _, what) = abort_parts(a, e);
+    format!("note: column {column}: {what}")
+}
+
+/// An abort's 1-based column, the variable whose read ended the run (if that was the
+/// reason), and the reason in words.
+fn abort_parts(
+    a: &molang::interp::Abort,
+    e: &molang::Expression,
+) -> (usize, Option<String>, String) {
     let span = e.program().span(a.node);
     let column = e.program().source()[..(span.start as usize).min(e.program().source().len())]
         .chars()
         .count()
         + 1;
     match a.kind {
-        molang::interp::AbortKind::UnsetRead { scope, slot } => format!(
-            "note: column {column}: `{}.{}` is read before anything sets it; the game ends the expression there with value 0",
-            scope.prefix(),
-            e.names().table(scope).name(slot)
-        ),
-        molang::interp::AbortKind::Budget => format!(
-            "note: column {column}: the loop ran out of its iteration budget; the run ended there with value 0"
+        molang::interp::AbortKind::UnsetRead { scope, slot } => {
+            let name = format!("{}.{}", scope.prefix(), e.names().table(scope).name(slot));
+            let what = format!(
+                "`{name}` is read before anything sets it; the game ends the expression there with value 0"
+            );
+            (column, Some(name), what)
+        }
+        molang::interp::AbortKind::Budget => (
+            column,
+            None,
+            "the loop ran out of its iteration budget; the run ended there with value 0".into(),
         ),
     }
+}
+
+/// The batch form of an abort: `{"reason", "variable", "start", "end", "message"}`.
+fn abort_json(a: &molang::interp::Abort, e: &molang::Expression) -> serde_json::Value {
+    let span = e.program().span(a.node);
+    let (_, variable, message) = abort_parts(a, e);
+    let reason = match a.kind {
+        molang::interp::AbortKind::UnsetRead { .. } => "unset_read",
+        molang::interp::AbortKind::Budget => "loop_budget",
+    };
+    serde_json::json!({"reason": reason, "variable": variable, "start": span.start,
+        "end": span.end, "message": message})
 }
 
 fn eval_one(
@@ -327,7 +353,8 @@ fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
             } else {
                 "interp"
             };
-            serde_json::json!({"value": json_number(r.value), "aborted": r.abort.is_some(), "diagnostics": diags, "backend": backend})
+            let abort = r.abort.as_ref().map(|a| abort_json(a, tiered.expression()));
+            serde_json::json!({"value": json_number(r.value), "aborted": r.abort.is_some(), "abort": abort, "diagnostics": diags, "backend": backend})
         }
         Err(err) => {
             let diags: Vec<_> = err.diagnostics.iter().map(diag_json).collect();

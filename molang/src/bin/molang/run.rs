@@ -1,12 +1,12 @@
 //! `molang run`: the command-line face of the runtime. Loads the entity, drives it with the
-//! input timeline and writes the pose trace (CSV or JSON lines), content-log lines on stderr
-//! prefixed with the frame, an optional SVG plot and, with `--bench`, a JIT/interpreter
+//! input timeline and writes the pose trace (CSV or JSON lines), labelled lines on stderr
+//! (checker diagnostics, notes, content-log lines with their frame), an optional SVG plot and, with `--bench`, a JIT/interpreter
 //! timing over the pack's entities.
 
 use molang::runtime::inputs::{self, Timeline};
 use molang::runtime::load::{attachables, client_entities, load_from_pack, Loaded};
 use molang::runtime::trace::{self, channel_value, Columns, Trace, CHANNELS};
-use molang::runtime::{frame_time, Backend, Driver, Runtime};
+use molang::runtime::{frame_time, Backend, Driver, LogKind, Runtime};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -83,6 +83,19 @@ pub struct Args {
     /// run on one thread is timed too, for the scaling.
     #[arg(long, value_name = "T", requires = "instances", value_parser = |s: &str| crate::args::count_in(s, 1, crate::args::MAX_THREADS).map(|n| n as usize))]
     pub threads: Option<usize>,
+    /// Keep only the content log on stderr (no checker diagnostics, no notes, no progress).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The three kinds of stderr lines, each with its label: `check:` (the checker's
+/// diagnostics of the entity's Molang), `note:` (what this tool assumed or skipped) and
+/// `content-log:` (what the game would print, by frame). `--quiet` keeps the last kind.
+fn note(args: &Args, text: &str) {
+    if !args.quiet {
+        let text = terminal_safe(text);
+        eprintln!("note: {}", text.strip_prefix("note: ").unwrap_or(&text));
+    }
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,22 +236,27 @@ fn run(args: &Args) -> Result<(), Failure> {
         ));
     };
     let loaded = load_from_pack(&pack, id).map_err(|e| bad(e.to_string()))?;
-    for note in &loaded.notes {
-        eprintln!("{}", terminal_safe(&note.to_string()));
+    if !args.quiet {
+        for d in &loaded.diagnostics {
+            eprintln!("check: {}", terminal_safe(&d.to_string()));
+        }
+    }
+    for n in &loaded.notes {
+        note(args, n);
     }
     let mut rt = Runtime::new(loaded, backend(args.backend), args.fps, args.seed);
     if let Some(why) = &rt.jit_fallback {
-        eprintln!(
-            "note: the JIT does not cover every expression of this entity ({}); those run on the interpreter, the rest natively",
+        note(args, &format!(
+            "the JIT does not cover every expression of this entity ({}); those run on the interpreter, the rest natively",
             terminal_safe(why)
-        );
+        ));
     }
     let (mut driver, notes) = Driver::new(&timeline, &mut rt);
-    for note in notes {
-        eprintln!("{}", terminal_safe(&note.to_string()));
+    for n in notes {
+        note(args, &n);
     }
     for q in rt.unsupplied_queries() {
-        eprintln!("frame 0: {} is not in the inputs; it reads 0", one_line(&q));
+        note(args, &format!("{} is not in the inputs; it reads 0", one_line(&q)));
     }
     let plot = plan_plot(args, &rt)?;
     let mut sink: Box<dyn Write> = match &args.out {
@@ -272,7 +290,7 @@ fn run(args: &Args) -> Result<(), Failure> {
         sink.write_all(shown(on_terminal, &header).as_bytes())
             .map_err(out_err)?;
     }
-    let progress = (std::io::stderr().is_terminal() && n >= 600).then(|| {
+    let progress = (!args.quiet && std::io::stderr().is_terminal() && n >= 600).then(|| {
         let bar = indicatif::ProgressBar::new(n);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames {eta}")
@@ -289,7 +307,10 @@ fn run(args: &Args) -> Result<(), Failure> {
         driver.apply(&mut rt);
         rt.step(t, driver.queries());
         for l in rt.take_log() {
-            eprintln!("frame {}: {}", l.frame, terminal_safe(&l.message));
+            match l.kind {
+                LogKind::Content => eprintln!("content-log: frame {}: {}", l.frame, terminal_safe(&l.message)),
+                LogKind::Input => note(args, &format!("frame {}: {}", l.frame, l.message)),
+            }
         }
         rows.clear();
         tracer.frame(&rt, frame, t, &mut rows);
