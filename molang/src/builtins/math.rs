@@ -1,7 +1,8 @@
 //! Molang's `math.*` library: the 61 builtins, their names and arities, and an `f32`
 //! implementation of each that reproduces the engine's bits (Bedrock's x86-64 build).
 //!
-//! This is a leaf module: it uses only `std` and nothing else from the crate.
+//! This is a leaf module: it uses only `std` and its sibling [`super::platform`] (the arm64
+//! primitive operations), nothing else from the crate.
 //!
 //! * [`MathFn`] names every builtin; [`MathFn::ALL`], [`MathFn::name`], [`MathFn::arity`] and
 //!   [`MathFn::from_name`] read one table, so the checker, the interpreter and the JIT cannot
@@ -60,6 +61,9 @@
 //!
 //! The computed queries (`query.all`, `in_range`, ...) have their NaN rules in
 //! [`crate::builtins::queries`].
+
+use super::platform::arm64 as a64;
+pub use super::platform::Platform;
 
 /// `math.pi`: π rounded to `f32` (3.14159274).
 pub const PI: f32 = f32::from_bits(0x4049_0fdb);
@@ -671,6 +675,229 @@ pub extern "C" fn molang_sqrt(x: f32) -> f32 {
 /// `math.trunc(x)`: toward zero.
 pub extern "C" fn molang_trunc(x: f32) -> f32 {
     x.trunc()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The arm64 bodies
+//
+// The builtins whose arm64 build computes something else than the x86-64 one (molangx
+// `stdlib/math/arch/arm64/mod.rs`, commit ffa4a42): `min`/`max` ignore a NaN, so do the
+// clamps and the random bounds built on them; `<` is true with a NaN (`sign`); products are
+// fused into multiply-adds (`lerp`, the random interpolations); each invalid call names its own
+// NaN. Every other builtin runs its x86-64 body on both platforms (see the rule table).
+// ---------------------------------------------------------------------------------------------
+
+/// The NaN of an invalid `ln` on arm64 (and of `sin`, `cos`, `pow` on both): sign set.
+const NEGATIVE_NAN: f32 = f32::from_bits(0xffc0_0000);
+
+pub extern "C" fn molang_arm64_max(a: f32, b: f32) -> f32 {
+    a64::max(a, b)
+}
+
+pub extern "C" fn molang_arm64_min(a: f32, b: f32) -> f32 {
+    a64::min(a, b)
+}
+
+/// `v > hi ? hi : max(v, lo)` with arm64's `max`: `clamp(4, NaN, 5)` = 4.
+pub extern "C" fn molang_arm64_clamp(v: f32, lo: f32, hi: f32) -> f32 {
+    if v > hi {
+        hi
+    } else {
+        a64::max(v, lo)
+    }
+}
+
+/// `x < 0 ? -1 : 1` with arm64's `<`: `sign(NaN)` = −1.
+pub extern "C" fn molang_arm64_sign(x: f32) -> f32 {
+    if a64::lt(x, 0.0) {
+        -1.0
+    } else {
+        1.0
+    }
+}
+
+/// The inverse-trig clamp with arm64's `max`: a NaN reads as −1.
+#[inline]
+fn arm64_inverse_trig_argument(x: f32) -> f32 {
+    if x.abs() > INVERSE_TRIG_TOLERANCE {
+        x
+    } else if x > 1.0 {
+        1.0
+    } else {
+        a64::max(x, -1.0)
+    }
+}
+
+pub extern "C" fn molang_arm64_acos(x: f32) -> f32 {
+    a64::mul(
+        f64::from(arm64_inverse_trig_argument(x)).acos() as f32,
+        RAD_TO_DEG,
+    )
+}
+
+pub extern "C" fn molang_arm64_asin(x: f32) -> f32 {
+    a64::mul(
+        f64::from(arm64_inverse_trig_argument(x)).asin() as f32,
+        RAD_TO_DEG,
+    )
+}
+
+/// A negative argument gives arm64's default NaN (`fsqrt`).
+pub extern "C" fn molang_arm64_sqrt(x: f32) -> f32 {
+    let r = x.sqrt();
+    if r.is_nan() {
+        a64::nan_of(&[x])
+    } else {
+        r
+    }
+}
+
+/// A negative argument (−∞ included) gives `0xffc00000`.
+pub extern "C" fn molang_arm64_ln(x: f32) -> f32 {
+    if x.is_nan() {
+        return a64::nan_of(&[x]);
+    }
+    if x < 0.0 {
+        return NEGATIVE_NAN;
+    }
+    f64::from(x).ln() as f32
+}
+
+/// `t·(b − a) + a` rounded once.
+pub extern "C" fn molang_arm64_lerp(a: f32, b: f32, t: f32) -> f32 {
+    a64::mul_add(t, a64::sub(b, a), a)
+}
+
+#[inline]
+fn arm64_wrap_angle(x: f32) -> f32 {
+    let s = a64::add(x, 180.0);
+    let r = if s.is_nan() { s } else { s % 360.0 };
+    let r = if r < 0.0 { a64::add(r, 360.0) } else { r };
+    a64::sub(r, 180.0)
+}
+
+/// `t·wrap(b − a) + a`, each step rounded.
+pub extern "C" fn molang_arm64_lerprotate(a: f32, b: f32, t: f32) -> f32 {
+    a64::add(a64::mul(t, arm64_wrap_angle(a64::sub(b, a))), a)
+}
+
+/// `(v − a) / (b − a)`, arm64's NaN choice.
+pub extern "C" fn molang_arm64_inverse_lerp(a: f32, b: f32, v: f32) -> f32 {
+    a64::div(a64::sub(v, a), a64::sub(b, a))
+}
+
+/// `(3 − 2t)·(t·t)`: the arm64 build's own arrangement.
+pub extern "C" fn molang_arm64_hermite_blend(t: f32) -> f32 {
+    a64::mul(a64::sub(3.0, a64::add(t, t)), a64::mul(t, t))
+}
+
+impl MathFn {
+    /// The builtin's body on `platform`: its arm64 twin where the arm64 build differs, else
+    /// [`MathFn::native`].
+    pub fn native_on(self, platform: Platform) -> Option<NativeFn> {
+        if platform == Platform::Arm64 {
+            let arm = match self {
+                MathFn::Max => Some(NativeFn::A2(molang_arm64_max)),
+                MathFn::Min => Some(NativeFn::A2(molang_arm64_min)),
+                MathFn::Clamp => Some(NativeFn::A3(molang_arm64_clamp)),
+                MathFn::Sign => Some(NativeFn::A1(molang_arm64_sign)),
+                MathFn::Acos => Some(NativeFn::A1(molang_arm64_acos)),
+                MathFn::Asin => Some(NativeFn::A1(molang_arm64_asin)),
+                MathFn::Sqrt => Some(NativeFn::A1(molang_arm64_sqrt)),
+                MathFn::Ln => Some(NativeFn::A1(molang_arm64_ln)),
+                MathFn::Lerp => Some(NativeFn::A3(molang_arm64_lerp)),
+                MathFn::LerpRotate => Some(NativeFn::A3(molang_arm64_lerprotate)),
+                MathFn::InverseLerp => Some(NativeFn::A3(molang_arm64_inverse_lerp)),
+                MathFn::HermiteBlend => Some(NativeFn::A1(molang_arm64_hermite_blend)),
+                _ => None,
+            };
+            if arm.is_some() {
+                return arm;
+            }
+        }
+        self.native()
+    }
+
+    /// Whether the arm64 body differs from the x86-64 one (then a JIT calls it rather than
+    /// inlining the x86-64 lowering).
+    pub fn differs_on_arm64(self) -> bool {
+        self.native_on(Platform::Arm64).map(NativeFn::addr) != self.native().map(NativeFn::addr)
+    }
+
+    /// Iterations a call spends on `platform` (the roll count is a float-to-int conversion).
+    pub fn budget_cost_on(self, platform: Platform, first: f32) -> Option<u64> {
+        match self.row().cost {
+            Cost::Free => None,
+            Cost::PerRoll => Some(die_roll_count_on(platform, first) as u64),
+        }
+    }
+}
+
+/// [`eval`] on `platform`.
+pub fn eval_on(platform: Platform, f: MathFn, args: &[f32]) -> f32 {
+    if platform == Platform::X86_64 {
+        return eval(f, args);
+    }
+    match f.native_on(platform) {
+        Some(NativeFn::A0(g)) => g(),
+        Some(NativeFn::A1(g)) => g(args[0]),
+        Some(NativeFn::A2(g)) => g(args[0], args[1]),
+        Some(NativeFn::A3(g)) => g(args[0], args[1], args[2]),
+        None => eval(f, args),
+    }
+}
+
+/// [`die_roll_count`] on `platform`: arm64's conversion saturates (a huge count stays huge).
+pub fn die_roll_count_on(platform: Platform, n: f32) -> u32 {
+    platform.to_int(n).max(0) as u32
+}
+
+/// [`eval_random`] on `platform`. On arm64 the bounds are sorted with `min`/`max` (a NaN bound
+/// is dropped: `random(NaN, 5)` = 5) and the interpolations are multiply-adds rounded once.
+pub fn eval_random_on(platform: Platform, f: MathFn, args: &[f32], rng: &mut dyn MolangRng) -> f32 {
+    if platform == Platform::X86_64 {
+        return eval_random(f, args, rng);
+    }
+    let sorted = |a: f32, b: f32| (a64::min(a, b), a64::max(a, b));
+    // `lo + r·(hi − lo)` rounded once.
+    let interpolate = |lo: f32, hi: f32, r: f32| a64::mul_add(a64::sub(hi, lo), r, lo);
+    // `(hi + 1 − lo) − hi·ε` rounded once.
+    let reach = |lo: f32, hi: f32| a64::mul_add(hi, -f32::EPSILON, a64::sub(a64::add(hi, 1.0), lo));
+    let draw = |lo: f32, hi: f32, reach: f32, r: f32| {
+        let v = a64::mul_add(reach, r, lo).floor();
+        if v > hi {
+            hi
+        } else {
+            a64::max(v, lo)
+        }
+    };
+    match f {
+        MathFn::Random => {
+            let (lo, hi) = sorted(args[0], args[1]);
+            interpolate(lo, hi, sample(rng))
+        }
+        MathFn::RandomInteger => {
+            let (lo, hi) = sorted(args[0], args[1]);
+            draw(lo, hi, reach(lo, hi), sample(rng))
+        }
+        MathFn::DieRoll | MathFn::DieRollInteger => {
+            let count = die_roll_count_on(platform, args[0]);
+            let (lo, hi) = sorted(args[1].floor(), args[2].floor());
+            let k = reach(lo, hi);
+            let mut sum = 0.0_f32;
+            for _ in 0..count {
+                let r = sample(rng);
+                sum = if f == MathFn::DieRoll {
+                    // `r·(hi − lo) + (sum + lo)` rounded once.
+                    a64::mul_add(r, a64::sub(hi, lo), a64::add(sum, lo))
+                } else {
+                    a64::add(sum, draw(lo, hi, k, r))
+                };
+            }
+            sum
+        }
+        _ => eval_on(platform, f, args),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ use cranelift_codegen::ir::{
 
 use super::{MemoKey, Translator};
 use crate::builtins::math::{Lowering, MathFn};
+use crate::builtins::platform::Platform;
 use crate::ir::{Node, NodeId, Program, PureQuery};
 
 use super::super::abi::{jit_count, jit_sin_cos, libm, libm_sincos, Libm};
@@ -92,7 +93,13 @@ impl Translator<'_> {
         if let Some(v) = self.shared(&key) {
             return v;
         }
-        let v = if func.lowering() == Lowering::PowSquare
+        let v = if self.options.platform == Platform::Arm64 && func.differs_on_arm64() {
+            // The arm64 body, called: the x86-64 inline forms and libm wrappers do not apply.
+            let native = func
+                .native_on(Platform::Arm64)
+                .expect("non-random builtins are native");
+            self.call_native(native, &vals)
+        } else if func.lowering() == Lowering::PowSquare
             && matches!(program.node(args[1]), Node::Const(c) if *c == 2.0)
         {
             // pow(x, 2) is the exact square rounded once, which is what `x * x` computes:
