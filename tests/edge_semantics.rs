@@ -694,11 +694,8 @@ fn coalesce_as_the_game_parses_it() {
     for (src, source) in [
         ("v.a ?? v.b ?? 5", "vector #449"),
         ("v.x ?? 1 ?? 2", "vector #363"),
-        (
-            "v.a = 1; return v.a.b ?? 7;",
-            "vector #445 (member on the left)",
-        ),
         ("v.a.b ?? 1", "vector #445"),
+        ("v.a.b ?? 1 ?? 2", "vector #445"),
         ("!v.x ?? 1", "vector #442"),
         ("(v.a ? 1 : 2) ?? 3", "vector #453"),
         ("c.o->v.x ?? 1", "vector #447"),
@@ -719,6 +716,22 @@ fn coalesce_as_the_game_parses_it() {
         Some(Value::Num(1.0)),
         "the assignment runs"
     );
+    // In a complex expression the game logs the same error for a member or a `??` on the
+    // left and runs the text (molangx `tests/measured_*.rs`, engine server logs, rows 20 and
+    // 26 of their groups): ours loads with the game's wording as a warning.
+    for (src, want) in [
+        ("v.a = 1; return v.a.b ?? 7;", 7.0),
+        ("v.a = 1; v.b = 2; return v.a ?? v.b ?? 5;", 1.0),
+        ("v.b = 2; return v.a ?? v.b ?? 5;", 2.0),
+        ("return v.a ?? v.b ?? 5;", 5.0),
+    ] {
+        let (loads, codes) = outcome(src);
+        assert!(
+            loads && codes.contains(&Code::CoalesceLhs),
+            "{src}: {codes:?}"
+        );
+        check_rows(&[(src, Want::Num(want), "molangx measured rows (engine logs)")]);
+    }
     // The linear forms the game folds before it checks the left side (vectors #359..#361,
     // #441, #443): they load, and fall back exactly when the variable is unset.
     use Want::Num;
@@ -949,6 +962,18 @@ fn arrow_targets() {
             false,
             Some(Code::CoalesceLhs),
             "vector #546",
+        ),
+        (
+            "v.x->temp.x = 0;",
+            false,
+            Some(Code::BadAssignTarget),
+            "molangx measured reject row 28: assignment to non-variable ... Pointer '->'",
+        ),
+        (
+            "c.owner->q.hp = 1;",
+            false,
+            Some(Code::BadAssignTarget),
+            "molang-go arrow refusals",
         ),
     ];
     for &(src, loads, code, source) in rows {

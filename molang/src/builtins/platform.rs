@@ -69,7 +69,7 @@ impl Platform {
     pub fn guard_fires(self, d: f32) -> bool {
         match self {
             Platform::X86_64 => d.abs() < f32::EPSILON,
-            Platform::Arm64 => !(d.abs() >= f32::EPSILON),
+            Platform::Arm64 => d.abs() < f32::EPSILON || d.is_nan(),
         }
     }
 

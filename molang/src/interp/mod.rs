@@ -455,13 +455,14 @@ impl Machine<'_> {
                 }
                 return Ok(math::eval_random_on(platform, func, vals, self.host.rng()));
             }
-            return Ok(match func {
+            let r = match func {
                 // As on x86-64: the exact square, whose NaN is the operand's (quietened) on both.
                 MathFn::Pow if vals[1] == 2.0 => {
                     crate::builtins::platform::arm64::mul(vals[0], vals[0])
                 }
                 _ => math::eval_on(platform, func, vals),
-            });
+            };
+            return Ok(math::arm64_result(func, r));
         }
         Ok(match func {
             // The builtins the JIT inlines, called directly rather than through the table

@@ -1,6 +1,6 @@
 //! Options and value parsers shared by several subcommands.
 
-use molang::{CheckOptions, EvalOptions, Value};
+use molang::{CheckOptions, EvalOptions, Platform, Value};
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
 pub enum Format {
@@ -17,6 +17,27 @@ pub enum BackendArg {
     Jit,
     /// Both, for `bench`.
     Both,
+}
+
+/// `--platform`: whose float rules a run follows (x86-64 PCs and consoles, or arm64 phones).
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq, Default)]
+pub enum PlatformArg {
+    /// Windows, Xbox, PlayStation: the default.
+    #[default]
+    #[value(name = "x86-64", alias = "x86_64")]
+    X86_64,
+    /// Android, iOS and other arm devices.
+    #[value(name = "arm64", alias = "aarch64")]
+    Arm64,
+}
+
+impl PlatformArg {
+    pub fn platform(self) -> Platform {
+        match self {
+            PlatformArg::X86_64 => Platform::X86_64,
+            PlatformArg::Arm64 => Platform::Arm64,
+        }
+    }
 }
 
 /// `--version`: the Molang versions the game has (spec §9.2), -1 ..= 13.

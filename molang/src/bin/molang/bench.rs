@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use molang::diagnostics::{render_report, Identity, SourceText};
 use molang::{CheckOptions, Value};
 
-use crate::args::{at_least_one, expression_setup, molang_version_arg, BackendArg};
+use crate::args::{at_least_one, expression_setup, molang_version_arg, BackendArg, PlatformArg};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,11 +27,21 @@ pub struct Args {
     /// Molang version (-1..13).
     #[arg(long, value_parser = molang_version_arg, allow_negative_numbers = true)]
     version: Option<i16>,
+    /// Float rules of the CPU the game runs on (expressions; entities run x86-64).
+    #[arg(long, value_enum, default_value = "x86-64")]
+    platform: PlatformArg,
 }
 
 pub fn main(a: Args) -> ExitCode {
     match (a.expr, a.pack, a.entity) {
-        (Some(e), None, None) => bench(&e, a.backend, &a.set, a.iterations, a.version),
+        (Some(e), None, None) => bench(
+            &e,
+            a.backend,
+            &a.set,
+            a.iterations,
+            a.version,
+            a.platform.platform(),
+        ),
         (None, Some(p), Some(id)) => bench_entity(&p, &id, a.backend, &a.set, a.iterations),
         _ => {
             eprintln!("error: give --expr EXPR, or PACK_DIR --entity ID");
@@ -46,6 +56,7 @@ fn bench(
     set: &[String],
     iterations: u64,
     version: Option<i16>,
+    platform: molang::Platform,
 ) -> ExitCode {
     use molang::builtins::math::DefaultRng;
     use molang::expression::{split_name, NameKind, SimpleHost};
@@ -54,10 +65,11 @@ fn bench(
     use molang::jit::JitStorage;
     use std::time::Instant;
 
-    let (inputs, check, options) = match expression_setup(set, version) {
+    let (inputs, check, mut options) = match expression_setup(set, version) {
         Ok(setup) => setup,
         Err(code) => return code,
     };
+    options.platform = platform;
     let check = CheckOptions {
         warn_unknown_queries: false,
         ..check

@@ -125,8 +125,25 @@ impl Translator<'_> {
             let native = func.native().expect("non-random builtins are native");
             self.call_native(native, &vals)
         };
+        let v = if self.options.platform == Platform::Arm64
+            && !crate::builtins::math::arm64_keeps_nan_bits(func)
+        {
+            self.quiet_nan(v)
+        } else {
+            v
+        };
         self.remember(key, v);
         v
+    }
+
+    /// `v` with a NaN quietened, as [`crate::builtins::math::arm64_result`].
+    fn quiet_nan(&mut self, v: CValue) -> CValue {
+        let raw = MemFlagsData::new();
+        let bits = self.b.ins().bitcast(types::I32, raw, v);
+        let quiet = self.b.ins().bor_imm_s(bits, 0x0040_0000);
+        let quiet = self.b.ins().bitcast(types::F32, raw, quiet);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
+        self.b.ins().select(nan, quiet, v)
     }
 
     /// The builtin's wrapper inlined around a direct call of its C function ([`Libm`]): the
