@@ -901,6 +901,41 @@ fn unreachable_statements_and_jumps() {
     ]);
 }
 
+#[test]
+fn jumps_as_operands_refused_from_version_3() {
+    // molangx measured rows (engine logs): evaluated at version 2, refused from version 3.
+    for src in [
+        "v.count = 0; loop(3, {v.count = v.count + 1; (v.count == 2) ? break + 1; }); return v.count;",
+        "v.count = 0; loop(3, {(v.count == 1) ? continue + 1; v.count = v.count + 1;}); return v.count;",
+    ] {
+        for (version, loads) in [(2, true), (3, false), (13, false)] {
+            let o = CheckOptions {
+                version,
+                ..options()
+            };
+            let c = molang::check(src, &o, &mut molang::ir::Names::default());
+            let codes: Vec<Code> = c.diagnostics.iter().map(|d| d.code).collect();
+            assert_eq!(c.loads(), loads, "{src} at version {version}: {codes:?}");
+            if !loads {
+                assert!(codes.contains(&Code::NonNumericOperand), "{codes:?}");
+            }
+        }
+    }
+    // Version 2 runs them: `break + 1` breaks (2), `continue + 1` skips the rest (1).
+    for (src, want) in [
+        ("v.count = 0; loop(3, {v.count = v.count + 1; (v.count == 2) ? break + 1; }); return v.count;", 2.0),
+        ("v.count = 0; loop(3, {(v.count == 1) ? continue + 1; v.count = v.count + 1;}); return v.count;", 1.0),
+    ] {
+        let o = CheckOptions {
+            version: 2,
+            ..options()
+        };
+        let e = compile(src, &o).unwrap();
+        let r = e.eval(&[], 0, &EvalOptions { version: 2, ..EvalOptions::default() });
+        assert_eq!(r.value, Value::Num(want), "{src}");
+    }
+}
+
 // ---- `->` targets ----------------------------------------------------------------------
 
 #[test]

@@ -854,7 +854,16 @@ impl<'a> Lower<'a> {
 
     /// `op` is only formatted when there is something to report (most operands are numbers).
     fn operand_kind(&mut self, ty: Ty, e: ExprId, op: &dyn std::fmt::Display, ctx: Ctx) {
+        // `break + 1` / `continue + 1`: statements as operands, refused from version 3 like an
+        // assignment or a loop there (molangx measured rows: evaluated at version 2, "parse
+        // fails" at 3).
+        let jump = match self.ast.expr(self.ast.unparen(e)) {
+            Expr::Break => Some("a `break`"),
+            Expr::Continue => Some("a `continue`"),
+            _ => None,
+        };
         let what = match ty {
+            _ if jump.is_some() => jump.unwrap_or_default(),
             Ty::Str => "a string",
             Ty::Resource => "a resource (geometry, material or texture)",
             Ty::Assignment => "an assignment",
@@ -886,6 +895,7 @@ impl<'a> Lower<'a> {
                 format!("`{op}` needs numbers, but this is {what}"),
             )
             .with_help(match ty {
+                _ if jump.is_some() => "write the jump as its own statement: `(c) ? break;`",
                 Ty::Assignment => "wrap the assignment in its own statement and use the variable",
                 Ty::Str => "strings can only be compared with `==` and `!=`",
                 _ => "only numbers take part in arithmetic, comparisons and logic",
