@@ -12,6 +12,7 @@
 // Test tables are tuples on purpose: each row reads as one case.
 #![allow(clippy::type_complexity)]
 
+use molang::builtins::platform::Platform;
 use molang::{compile, CheckOptions, Code, EvalOptions, Value};
 
 /// Expected outcome of one row.
@@ -35,6 +36,11 @@ fn options() -> CheckOptions {
 /// Evaluates `src` with `inputs` on the interpreter and, when it compiles natively, on the JIT;
 /// returns the interpreter's value and whether the JIT ran.
 fn run(src: &str, inputs: &[(&str, f32)]) -> (f32, bool) {
+    run_on(Platform::X86_64, src, inputs)
+}
+
+/// [`run`] with the float rules of `platform`.
+fn run_on(platform: Platform, src: &str, inputs: &[(&str, f32)]) -> (f32, bool) {
     let expr = compile(src, &options()).unwrap_or_else(|e| {
         panic!(
             "{src:?} does not load: {:?}",
@@ -48,7 +54,10 @@ fn run(src: &str, inputs: &[(&str, f32)]) -> (f32, bool) {
         .iter()
         .map(|(n, v)| (n.to_string(), Value::Num(*v)))
         .collect();
-    let eval = EvalOptions::default();
+    let eval = EvalOptions {
+        platform,
+        ..EvalOptions::default()
+    };
     let a = expr.eval(&inputs, 7, &eval);
     let Value::Num(x) = a.value else {
         panic!("{src:?}: not a number: {:?}", a.value)
@@ -59,7 +68,8 @@ fn run(src: &str, inputs: &[(&str, f32)]) -> (f32, bool) {
             let y = b.value.as_num();
             assert!(
                 x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
-                "{src:?}: interpreter {x:?} ({:#x}) but JIT {y:?} ({:#x})",
+                "{src:?} on {}: interpreter {x:?} ({:#x}) but JIT {y:?} ({:#x})",
+                platform.name(),
                 x.to_bits(),
                 y.to_bits()
             );
@@ -74,16 +84,26 @@ fn run(src: &str, inputs: &[(&str, f32)]) -> (f32, bool) {
 
 #[track_caller]
 fn check_rows(rows: &[(&str, Want, &str)]) -> (usize, usize) {
+    check_rows_on(Platform::X86_64, rows)
+}
+
+#[track_caller]
+fn check_rows_on(platform: Platform, rows: &[(&str, Want, &str)]) -> (usize, usize) {
     let mut jit = 0;
     for &(src, want, source) in rows {
-        let (got, native) = run(src, &[]);
+        let (got, native) = run_on(platform, src, &[]);
         jit += native as usize;
         let ok = match want {
             Want::Num(w) => got.to_bits() == w.to_bits(),
             Want::NaN => got.is_nan(),
             Want::Abs(w) => got.abs() == w,
         };
-        assert!(ok, "{src:?}: got {got:?}, want {want:?} ({source})");
+        assert!(
+            ok,
+            "{src:?} on {}: got {got:?} ({:#x}), want {want:?} ({source})",
+            platform.name(),
+            got.to_bits()
+        );
     }
     (rows.len(), jit)
 }
@@ -307,14 +327,160 @@ fn nan_rows() -> Vec<(String, Want, &'static str)> {
         .collect()
 }
 
+/// The NaN rows whose outcome is another on arm64, with the arm64 value and its source
+/// (molangx `numeric/arch/arm64.rs` and `stdlib/math/arch/arm64/mod.rs`, commit ffa4a42: the
+/// engine's arm64 build; `M` below). Every other row of [`nan_rows`] holds on both platforms.
+fn arm64_nan_rows() -> Vec<(&'static str, Want, &'static str)> {
+    use Want::*;
+    vec![
+        ("# < 1", Num(1.0), "M: `<` is `!(a >= b)`, true with a NaN"),
+        ("1 < #", Num(1.0), "M: `<` is `!(a >= b)`"),
+        ("# <= 1", Num(1.0), "M: `<=` is `!(a > b)`"),
+        ("1 <= #", Num(1.0), "M: `<=` is `!(a > b)`"),
+        (
+            "1 / #",
+            Num(0.0),
+            "M: the division guard fires for a NaN divisor",
+        ),
+        ("math.max(4, #)", Num(4.0), "M: fmaxnm ignores a NaN"),
+        ("math.min(4, #)", Num(4.0), "M: fminnm ignores a NaN"),
+        ("math.clamp(0.5, #, 1)", Num(0.5), "M: max(0.5, NaN) = 0.5"),
+        (
+            "math.acos(#)",
+            Num(180.0),
+            "M: NaN reads as -1 through max(x, -1)",
+        ),
+        (
+            "math.asin(#)",
+            Num(-90.0),
+            "M: NaN reads as -1 through max(x, -1)",
+        ),
+        ("math.sign(#)", Num(-1.0), "M: `x < 0` is true for NaN"),
+        (
+            "math.copy_sign(2, #)",
+            Num(2.0),
+            "M: sqrt(-1) is +NaN (0x7fc00000) on arm64",
+        ),
+        (
+            "math.random(#, 1)",
+            Num(1.0),
+            "M: bounds sorted by min/max drop the NaN",
+        ),
+        (
+            "math.random(1, #)",
+            Num(1.0),
+            "M: bounds sorted by min/max drop the NaN",
+        ),
+        ("math.random_integer(#, 1)", Num(1.0), "M: bounds (1, 1)"),
+        ("math.die_roll(1, #, 2)", Num(2.0), "M: bounds (2, 2)"),
+        ("math.die_roll(1, 1, #)", Num(1.0), "M: bounds (1, 1)"),
+        (
+            "math.die_roll_integer(1, #, 2)",
+            Num(2.0),
+            "M: bounds (2, 2)",
+        ),
+    ]
+}
+
+/// [`nan_rows`] as they read on `platform`, and how many of them are arm64's own.
+fn nan_rows_on(platform: Platform) -> (Vec<(String, Want, &'static str)>, usize) {
+    let mut rows = nan_rows();
+    if platform == Platform::X86_64 {
+        return (rows, 0);
+    }
+    let arm = arm64_nan_rows();
+    for (template, want, source) in &arm {
+        let src = template.replace('#', N);
+        let row = rows
+            .iter_mut()
+            .find(|(t, _, _)| *t == src)
+            .unwrap_or_else(|| panic!("{template}: no such NaN row"));
+        row.1 = *want;
+        row.2 = source;
+    }
+    (rows, arm.len())
+}
+
 #[test]
 fn nan_through_operators_builtins_and_queries() {
-    let rows = nan_rows();
-    let borrowed: Vec<(&str, Want, &str)> =
-        rows.iter().map(|(t, w, s)| (t.as_str(), *w, *s)).collect();
-    let (n, jit) = check_rows(&borrowed);
-    println!("NaN rows: {n} pass, {jit} of them also on the JIT");
-    assert!(jit * 10 >= n * 9, "most NaN rows must reach the JIT");
+    for platform in Platform::ALL {
+        let (rows, own) = nan_rows_on(platform);
+        let borrowed: Vec<(&str, Want, &str)> =
+            rows.iter().map(|(t, w, s)| (t.as_str(), *w, *s)).collect();
+        let (n, jit) = check_rows_on(platform, &borrowed);
+        println!(
+            "NaN rows on {}: {n} pass ({own} with a value of their own there), {jit} of them also on the JIT",
+            platform.name()
+        );
+        assert!(jit * 10 >= n * 9, "most NaN rows must reach the JIT");
+    }
+}
+
+#[test]
+fn arm64_nan_rows_differ_from_x86_64() {
+    // Each arm64 row must say something the x86-64 row does not, or it is no test.
+    let x86 = nan_rows();
+    for (template, want, _) in arm64_nan_rows() {
+        let src = template.replace('#', N);
+        let (_, x86_want, _) = x86.iter().find(|(t, _, _)| *t == src).unwrap();
+        let same = match (want, *x86_want) {
+            (Want::Num(a), Want::Num(b)) => a.to_bits() == b.to_bits(),
+            _ => false,
+        };
+        assert!(!same, "{template}: the same on both platforms");
+        let (got, _) = run_on(Platform::X86_64, &src, &[]);
+        assert!(
+            !matches!(want, Want::Num(w) if w.to_bits() == got.to_bits()),
+            "{template}: x86-64 already gives the arm64 value"
+        );
+    }
+}
+
+#[test]
+fn arm64_arithmetic_picks_its_own_nans_and_fuses_lerp() {
+    // Invalid operations: 0xffc00000 on x86-64, 0x7fc00000 on arm64 (molangx arch files).
+    for (src, x86, arm) in [
+        ("v.i - v.i", 0xffc0_0000u32, 0x7fc0_0000u32),
+        ("v.i * 0", 0xffc0_0000, 0x7fc0_0000),
+        ("math.sqrt(-1)", 0xffc0_0000, 0x7fc0_0000),
+        ("v.i / v.i", 0xffc0_0000, 0x7fc0_0000),
+    ] {
+        for (platform, want) in [(Platform::X86_64, x86), (Platform::Arm64, arm)] {
+            let (got, jit) = run_on(platform, src, &[("v.i", f32::INFINITY)]);
+            assert!(jit, "{src}");
+            assert_eq!(got.to_bits(), want, "{src} on {}", platform.name());
+        }
+    }
+    // A NaN operand keeps its payload, quietened; of two, the left one on both platforms.
+    let (got, _) = run_on(
+        Platform::Arm64,
+        "v.a + v.b",
+        &[
+            ("v.a", f32::from_bits(0xffc0_0002)),
+            ("v.b", f32::from_bits(0x7fc0_0001)),
+        ],
+    );
+    assert_eq!(got.to_bits(), 0xffc0_0002);
+    // A signalling NaN wins on arm64 even on the right.
+    let (got, _) = run_on(
+        Platform::Arm64,
+        "v.a + v.b",
+        &[
+            ("v.a", f32::from_bits(0x7fc0_0001)),
+            ("v.b", f32::from_bits(0xff80_0004)),
+        ],
+    );
+    assert_eq!(got.to_bits(), 0xffc0_0004);
+    // lerp is one multiply-add on arm64: `0.3·10.5 − 3` rounded once.
+    let (x86, _) = run_on(Platform::X86_64, "math.lerp(-3, 7.5, v.t)", &[("v.t", 0.3)]);
+    let (arm, _) = run_on(Platform::Arm64, "math.lerp(-3, 7.5, v.t)", &[("v.t", 0.3)]);
+    assert_eq!(arm.to_bits(), 0.3f32.mul_add(10.5, -3.0).to_bits());
+    assert_eq!(x86.to_bits(), (10.5f32 * 0.3 + -3.0).to_bits());
+    assert_ne!(
+        x86.to_bits(),
+        arm.to_bits(),
+        "the pin must tell fused from unfused"
+    );
 }
 
 #[test]
@@ -329,8 +495,10 @@ fn every_builtin_sees_nan_in_every_argument() {
                 .map(|i| if i == pos { N } else { "0.5" })
                 .collect();
             let src = format!("math.{}({})", f.name(), args.join(", "));
-            let (_, jit) = run(&src, &[]);
-            assert!(jit, "{src} must compile natively");
+            for platform in Platform::ALL {
+                let (_, jit) = run_on(platform, &src, &[]);
+                assert!(jit, "{src} must compile natively");
+            }
             n += 1;
         }
     }
@@ -340,23 +508,35 @@ fn every_builtin_sees_nan_in_every_argument() {
 #[test]
 fn nan_inputs_reach_comparisons_and_builtins_on_both_back_ends() {
     // The same rules with the NaN coming from a variable at run time (not folded).
-    for (src, want) in [
-        ("math.max(v.n, 4)", Want::Num(4.0)),
-        ("math.max(4, v.n)", Want::NaN),
-        ("math.clamp(v.n, -1, 1)", Want::Num(-1.0)),
-        ("v.n < 1 || v.n >= 1", Want::Num(0.0)),
-        ("1 / v.n", Want::NaN),
-        ("v.n ? 3 : 4", Want::Num(3.0)),
-        ("q.in_range(v.n, -1, 1)", Want::Num(0.0)),
-        ("math.sign(v.n)", Want::Num(1.0)),
+    use Want::*;
+    for (src, want, arm) in [
+        ("math.max(v.n, 4)", Num(4.0), Num(4.0)),
+        ("math.max(4, v.n)", NaN, Num(4.0)),
+        ("math.clamp(v.n, -1, 1)", Num(-1.0), Num(-1.0)),
+        ("math.clamp(4, v.n, 5)", NaN, Num(4.0)),
+        ("math.random(v.n, 5)", NaN, Num(5.0)),
+        ("v.n < 1 || v.n >= 1", Num(0.0), Num(1.0)),
+        ("v.n > 1 || v.n >= 1", Num(0.0), Num(0.0)),
+        ("1 / v.n", NaN, Num(0.0)),
+        ("v.n ? 3 : 4", Num(3.0), Num(3.0)),
+        ("q.in_range(v.n, -1, 1)", Num(0.0), Num(0.0)),
+        ("math.sign(v.n)", Num(1.0), Num(-1.0)),
+        ("math.asin(v.n)", NaN, Num(-90.0)),
+        ("math.acos(v.n)", NaN, Num(180.0)),
     ] {
-        let (got, jit) = run(src, &[("v.n", f32::NAN)]);
-        assert!(jit, "{src}");
-        let ok = match want {
-            Want::Num(w) => got.to_bits() == w.to_bits(),
-            _ => got.is_nan(),
-        };
-        assert!(ok, "{src}: {got:?}, want {want:?} (rule)");
+        for (platform, want) in [(Platform::X86_64, want), (Platform::Arm64, arm)] {
+            let (got, jit) = run_on(platform, src, &[("v.n", f32::NAN)]);
+            assert!(jit, "{src}");
+            let ok = match want {
+                Num(w) => got.to_bits() == w.to_bits(),
+                _ => got.is_nan(),
+            };
+            assert!(
+                ok,
+                "{src} on {}: {got:?}, want {want:?} (rule)",
+                platform.name()
+            );
+        }
     }
 }
 
@@ -514,11 +694,8 @@ fn coalesce_as_the_game_parses_it() {
     for (src, source) in [
         ("v.a ?? v.b ?? 5", "vector #449"),
         ("v.x ?? 1 ?? 2", "vector #363"),
-        (
-            "v.a = 1; return v.a.b ?? 7;",
-            "vector #445 (member on the left)",
-        ),
         ("v.a.b ?? 1", "vector #445"),
+        ("v.a.b ?? 1 ?? 2", "vector #445"),
         ("!v.x ?? 1", "vector #442"),
         ("(v.a ? 1 : 2) ?? 3", "vector #453"),
         ("c.o->v.x ?? 1", "vector #447"),
@@ -539,6 +716,22 @@ fn coalesce_as_the_game_parses_it() {
         Some(Value::Num(1.0)),
         "the assignment runs"
     );
+    // In a complex expression the game logs the same error for a member or a `??` on the
+    // left and runs the text (molangx `tests/measured_*.rs`, engine server logs, rows 20 and
+    // 26 of their groups): ours loads with the game's wording as a warning.
+    for (src, want) in [
+        ("v.a = 1; return v.a.b ?? 7;", 7.0),
+        ("v.a = 1; v.b = 2; return v.a ?? v.b ?? 5;", 1.0),
+        ("v.b = 2; return v.a ?? v.b ?? 5;", 2.0),
+        ("return v.a ?? v.b ?? 5;", 5.0),
+    ] {
+        let (loads, codes) = outcome(src);
+        assert!(
+            loads && codes.contains(&Code::CoalesceLhs),
+            "{src}: {codes:?}"
+        );
+        check_rows(&[(src, Want::Num(want), "molangx measured rows (engine logs)")]);
+    }
     // The linear forms the game folds before it checks the left side (vectors #359..#361,
     // #441, #443): they load, and fall back exactly when the variable is unset.
     use Want::Num;
@@ -708,6 +901,41 @@ fn unreachable_statements_and_jumps() {
     ]);
 }
 
+#[test]
+fn jumps_as_operands_refused_from_version_3() {
+    // molangx measured rows (engine logs): evaluated at version 2, refused from version 3.
+    for src in [
+        "v.count = 0; loop(3, {v.count = v.count + 1; (v.count == 2) ? break + 1; }); return v.count;",
+        "v.count = 0; loop(3, {(v.count == 1) ? continue + 1; v.count = v.count + 1;}); return v.count;",
+    ] {
+        for (version, loads) in [(2, true), (3, false), (13, false)] {
+            let o = CheckOptions {
+                version,
+                ..options()
+            };
+            let c = molang::check(src, &o, &mut molang::ir::Names::default());
+            let codes: Vec<Code> = c.diagnostics.iter().map(|d| d.code).collect();
+            assert_eq!(c.loads(), loads, "{src} at version {version}: {codes:?}");
+            if !loads {
+                assert!(codes.contains(&Code::NonNumericOperand), "{codes:?}");
+            }
+        }
+    }
+    // Version 2 runs them: `break + 1` breaks (2), `continue + 1` skips the rest (1).
+    for (src, want) in [
+        ("v.count = 0; loop(3, {v.count = v.count + 1; (v.count == 2) ? break + 1; }); return v.count;", 2.0),
+        ("v.count = 0; loop(3, {(v.count == 1) ? continue + 1; v.count = v.count + 1;}); return v.count;", 1.0),
+    ] {
+        let o = CheckOptions {
+            version: 2,
+            ..options()
+        };
+        let e = compile(src, &o).unwrap();
+        let r = e.eval(&[], 0, &EvalOptions { version: 2, ..EvalOptions::default() });
+        assert_eq!(r.value, Value::Num(want), "{src}");
+    }
+}
+
 // ---- `->` targets ----------------------------------------------------------------------
 
 #[test]
@@ -769,6 +997,18 @@ fn arrow_targets() {
             false,
             Some(Code::CoalesceLhs),
             "vector #546",
+        ),
+        (
+            "v.x->temp.x = 0;",
+            false,
+            Some(Code::BadAssignTarget),
+            "molangx measured reject row 28: assignment to non-variable ... Pointer '->'",
+        ),
+        (
+            "c.owner->q.hp = 1;",
+            false,
+            Some(Code::BadAssignTarget),
+            "molang-go arrow refusals",
         ),
     ];
     for &(src, loads, code, source) in rows {

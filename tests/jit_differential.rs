@@ -39,6 +39,7 @@
 mod common;
 
 use molang::builtins::math::MathFn;
+use molang::builtins::platform::Platform;
 use molang::fuzz::strategies::{self, ProgramConfig};
 use molang::fuzz::world::World;
 use molang::{CheckOptions, EvalOptions, EvalResult, Value};
@@ -190,6 +191,12 @@ fn run_random(seed: u64, cases: u32) {
             iteration_budget: 2_000,
             // Half the cases as entity scripts compile (`agree` compares no temps).
             private_temps: rng_seed % 2 == 1,
+            // The second bit picks the platform: half the cases follow arm64's float rules.
+            platform: if rng_seed & 2 != 0 {
+                Platform::Arm64
+            } else {
+                Platform::X86_64
+            },
         };
         agree(&src, &ins, rng_seed, &options)
             .map(|_| ())
@@ -443,12 +450,23 @@ fn same_observable(a: f32, b: f32) -> bool {
 
 /// `src` checked (unknown queries allowed) and compiled for the JIT, with default options.
 fn both_back_ends(src: &str) -> (molang::Expression, molang::jit::JitProgram, EvalOptions) {
+    both_back_ends_on(Platform::X86_64, src)
+}
+
+/// [`both_back_ends`] following `platform`'s float rules.
+fn both_back_ends_on(
+    platform: Platform,
+    src: &str,
+) -> (molang::Expression, molang::jit::JitProgram, EvalOptions) {
     let check = CheckOptions {
         warn_unknown_queries: false,
         ..CheckOptions::default()
     };
     let expr = molang::compile(src, &check).unwrap_or_else(|e| panic!("{src}: {e:?}"));
-    let options = EvalOptions::default();
+    let options = EvalOptions {
+        platform,
+        ..EvalOptions::default()
+    };
     let native = expr
         .compile_native(&options)
         .unwrap_or_else(|e| panic!("{src}: {e}"));
@@ -458,8 +476,19 @@ fn both_back_ends(src: &str) -> (molang::Expression, molang::jit::JitProgram, Ev
 /// Runs `src` on both back ends for every combination of `values` in the inputs `names`;
 /// returns the number of runs and the first disagreement.
 fn sweep(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<String>) {
+    sweep_on(Platform::X86_64, src, names, values)
+}
+
+/// [`sweep`] on `platform`. On arm64 every NaN is chosen in software (`builtins::platform`),
+/// so there the two back ends must give the same bits, payloads included.
+fn sweep_on(
+    platform: Platform,
+    src: &str,
+    names: &[&str],
+    values: &[u32],
+) -> (usize, Option<String>) {
     let arity = names.len();
-    let (expr, native, options) = both_back_ends(src);
+    let (expr, native, options) = both_back_ends_on(platform, src);
     let mut runs = 0;
     let total = values.len().pow(arity as u32);
     for k in 0..total {
@@ -474,11 +503,17 @@ fn sweep(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<String>) {
         let a = expr.eval(&ins, 7, &options);
         let b = expr.eval_native(&native, &ins, 7, &options);
         runs += 1;
-        if !same_observable(a.value.as_num(), b.value.as_num()) || a.abort != b.abort {
+        let (x, y) = (a.value.as_num(), b.value.as_num());
+        let same = match platform {
+            Platform::X86_64 => same_observable(x, y),
+            Platform::Arm64 => x.to_bits() == y.to_bits(),
+        };
+        if !same || a.abort != b.abort {
             return (
                 runs,
                 Some(format!(
-                    "{src} with {}: interp {}, jit {}",
+                    "{src} on {} with {}: interp {}, jit {}",
+                    platform.name(),
                     show_vars(&ins),
                     show(&a.value),
                     show(&b.value)
@@ -524,13 +559,15 @@ fn every_builtin_comparison_and_query_agrees_on_edge_arguments() {
         // The result itself, and its sign through `copy_sign` (a NaN's sign included).
         for src in [body.clone(), format!("math.copy_sign(1, {body})")] {
             let values = if *arity == 3 { EDGES3 } else { EDGES };
-            let (n, failure) = sweep(&src, &args[..*arity], values);
-            runs += n;
-            failures.extend(failure);
+            for platform in Platform::ALL {
+                let (n, failure) = sweep_on(platform, &src, &args[..*arity], values);
+                runs += n;
+                failures.extend(failure);
+            }
         }
     }
     println!(
-        "{} programs, {runs} runs with edge arguments: {} disagreements",
+        "{} programs on both platforms, {runs} runs with edge arguments: {} disagreements",
         programs.len() * 2,
         failures.len()
     );

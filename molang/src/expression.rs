@@ -324,7 +324,8 @@ impl Tiered {
 /// machine code.
 #[derive(Default)]
 pub struct Cache {
-    entries: std::collections::HashMap<(String, i16, Option<u32>), Tiered>,
+    /// By source, version, loop cap and platform (each compiles to other code).
+    entries: std::collections::HashMap<(String, i16, Option<u32>, crate::interp::Platform), Tiered>,
     pub threshold: u32,
 }
 
@@ -342,7 +343,7 @@ impl Cache {
         check: &CheckOptions,
         eval: &EvalOptions,
     ) -> Result<&mut Tiered, CompileError> {
-        let key = (src.to_string(), check.version, eval.loop_cap);
+        let key = (src.to_string(), check.version, eval.loop_cap, eval.platform);
         if !self.entries.contains_key(&key) {
             let expr = compile(src, check)?;
             self.entries
@@ -350,10 +351,16 @@ impl Cache {
         }
         Ok(self.entries.get_mut(&key).expect("inserted above"))
     }
+    /// Forgets `src` at `version` and `loop_cap`, on every platform.
     pub fn remove(&mut self, src: &str, version: i16, loop_cap: Option<u32>) -> bool {
-        self.entries
-            .remove(&(src.to_string(), version, loop_cap))
-            .is_some()
+        let mut removed = false;
+        for p in crate::interp::Platform::ALL {
+            removed |= self
+                .entries
+                .remove(&(src.to_string(), version, loop_cap, p))
+                .is_some();
+        }
+        removed
     }
     pub fn len(&self) -> usize {
         self.entries.len()

@@ -62,4 +62,4 @@ pub use check::{check, CheckOptions, Checked};
 pub use diagnostics::{Code, Diagnostic, Severity};
 pub use error::{Error, ErrorKind};
 pub use expression::{compile, Backend, Cache, CompileError, EvalResult, Expression, Tiered};
-pub use interp::{EvalOptions, Host, Value};
+pub use interp::{EvalOptions, Host, Platform, Value};

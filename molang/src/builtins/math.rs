@@ -1,7 +1,8 @@
 //! Molang's `math.*` library: the 61 builtins, their names and arities, and an `f32`
 //! implementation of each that reproduces the engine's bits (Bedrock's x86-64 build).
 //!
-//! This is a leaf module: it uses only `std` and nothing else from the crate.
+//! This is a leaf module: it uses only `std` and its sibling [`super::platform`] (the arm64
+//! primitive operations), nothing else from the crate.
 //!
 //! * [`MathFn`] names every builtin; [`MathFn::ALL`], [`MathFn::name`], [`MathFn::arity`] and
 //!   [`MathFn::from_name`] read one table, so the checker, the interpreter and the JIT cannot
@@ -26,40 +27,56 @@
 //!   ([`DEG_TO_RAD`], [`RAD_TO_DEG`]). The radian-to-degree one is one ulp below the correctly
 //!   rounded 180/π.
 //! * The sine and elastic easings read the engine's 65,536-entry sine table; see [`table_sin`].
-//! * NaN payloads and signs are not modelled: where the engine returns a NaN, so do we, but
-//!   possibly with other bits.
+//! * NaN payloads and signs: the arithmetic operators and the builtins whose arm64 body is its
+//!   own (see the table) choose their NaN as each platform's hardware does; other builtins return
+//!   a NaN where the engine does, possibly with other bits.
 //!
-//! # NaN
+//! # NaN, per platform
 //!
 //! The engine does not treat NaN uniformly: each function does what its C++ is written to do,
-//! so the result depends on the operand order and on which test comes first. `N` is any NaN.
-//! Sources: P = molang-go `parity_test.go` rows pinned against Bedrock 1.26.50.24, G = molang-go
-//! grouping rows, S = the spec's preface (engine-measured summary), X = molangx's x86-64 model
-//! of the engine's code (`numeric/arith.rs`, `stdlib/math`), I = follows from the formula as
-//! written here. `tests/edge_semantics.rs` checks every row on both back ends.
+//! and the compiled code differs between the game's two CPU families
+//! ([`Platform`](super::platform::Platform)), so the result depends on the operand order, on
+//! which test comes first and on the platform. `N` is any NaN. Sources: P = molang-go
+//! `parity_test.go` rows pinned against Bedrock 1.26.50.24, G = molang-go grouping rows, S = the
+//! spec's preface (engine-measured summary), X = molangx's x86-64 model of the engine's code
+//! (`numeric/arch/x86_64.rs`, `stdlib/math/arch/x86_64`), A = molangx's arm64 model
+//! (`numeric/arch/arm64.rs`, `stdlib/math/arch/arm64`, commit ffa4a42), I = follows from the
+//! formula as written here. `tests/edge_semantics.rs` checks every row on both back ends and
+//! both platforms.
 //!
-//! | operation | written as | with NaN | source |
-//! |---|---|---|---|
-//! | truth (`?:`, `!`, `&&`, `\|\|`) | `x != 0` | NaN is true: `N ? 1 : 2` = 1, `!N` = 0 | P |
-//! | `<` `<=` `>` `>=` | ordered compare | 0 whichever side is NaN | G (`N < 1` = 0), I |
-//! | `==` / `!=` | f32 equality | `N == N` = 0, `N != x` = 1 | G |
-//! | `a / b` | `\|b\| < 2^-23 ? 0 : a / b` | `1 / N` = N (the guard is false), `N / 0` = 0 | S, I |
-//! | `max(a, b)` | `a > b ? a : b` | `max(N, 4)` = 4, `max(4, N)` = N | P, S |
-//! | `min(a, b)` | `a < b ? a : b` | `min(N, 4)` = 4, `min(4, N)` = N | P, S |
-//! | `clamp(v, lo, hi)` | `v > hi ? hi : max(v, lo)` | `clamp(N, 0, 1)` = 0, `clamp(.5, N, 1)` = N, `clamp(.5, 0, N)` = .5 | S, X |
-//! | `acos` / `asin` | clamp `\|x\| <= 1.0005` to [-1, 1], else pass through | N | S, X |
-//! | `sign(x)` | `x < 0 ? -1 : 1` | 1 | X |
-//! | `copy_sign(a, b)` | `copysignf` | `copy_sign(N, 1)` = N; `copy_sign(2, N)` = ±2 by N's sign bit | X |
-//! | `mod(a, b)` | `b == 0 ? 0 : fmodf(a, b) + 0` | N in either place | X |
-//! | `pow(a, b)` | C `powf` | `pow(N, 0)` = 1, `pow(1, N)` = 1, otherwise N | X |
-//! | sine easings (`t`) | table index `trunc(t·k)` | a NaN index is `i32::MIN`, entry 0: a number | X |
-//! | other easings, `lerp`, `lerprotate`, `inverse_lerp`, `hermite_blend`, `min_angle`, rounding, `sqrt`, `exp`, `ln`, trig | arithmetic | N | I |
-//! | `random(a, b)` | `lo = b < a ? b : a`, `hi = a > b ? a : b`, `hi·r + (1 − r)·lo` | N in either bound | X |
-//! | `random_integer(a, b)` | sorted as `random`, `floor(…)`, then `v > hi ? hi : max(v, lo)` | `(N, 1)` = N, `(1, N)` = 1 | X |
-//! | `die_roll*(n, a, b)` | `n` truncated (NaN → 0 rolls); bounds floored and sorted | `n` = N gives 0; a NaN bound as `random` / `random_integer` | X |
+//! | operation | written as | x86-64 | arm64 | source |
+//! |---|---|---|---|---|
+//! | truth (`?:`, `!`, `&&`, `\|\|`) | `x != 0` | NaN is true: `N ? 1 : 2` = 1, `!N` = 0 | same | P |
+//! | `<` `<=` | ordered compare; arm64 `!(a >= b)`, `!(a > b)` | 0 whichever side is NaN | 1 whichever side is NaN | G (`N < 1` = 0), A |
+//! | `>` `>=` | ordered compare | 0 | 0 | G, A |
+//! | `==` / `!=` | f32 equality | `N == N` = 0, `N != x` = 1 | same | G |
+//! | `+ − · /` NaN operand | hardware | the NaN quietened, the left of two | a signalling NaN first, else the left; quietened | X, A |
+//! | invalid (`∞ − ∞`, `0·∞`, `0/0`, `sqrt(−1)`) | hardware | `0xffc00000` | `0x7fc00000` | X, A |
+//! | `a / b` | guard `\|b\| < 2^-23 ? 0 : a / b` | `1 / N` = N (the guard is false), `N / 0` = 0 | `1 / N` = 0 (the guard fires) | S, A |
+//! | `max(a, b)` | x86 `a > b ? a : b`; arm64 `fmaxnm` | `max(N, 4)` = 4, `max(4, N)` = N | a NaN is ignored: both 4; of two NaNs the second | P, S, A |
+//! | `min(a, b)` | x86 `a < b ? a : b`; arm64 `fminnm` | `min(N, 4)` = 4, `min(4, N)` = N | both 4 | P, S, A |
+//! | `clamp(v, lo, hi)` | `v > hi ? hi : max(v, lo)` | `clamp(N, 0, 1)` = 0, `clamp(.5, N, 1)` = N, `clamp(.5, 0, N)` = .5 | `clamp(4, N, 5)` = 4, `clamp(.5, N, 1)` = .5 | S, X, A |
+//! | `acos` / `asin` | clamp `\|x\| <= 1.0005` to [-1, 1] with `max(x, −1)`, else pass through | N | N reads as −1: 180, −90 | S, X, A |
+//! | `sign(x)` | `x < 0 ? -1 : 1` | 1 | −1 | X, A |
+//! | `sqrt(x)` | `sqrtss` / `fsqrt` | `sqrt(−1)` = `0xffc00000` | `0x7fc00000` | X, A |
+//! | `ln(x)` | C `logf` | N (sign not modelled) | `ln(−1)` = `0xffc00000` | A |
+//! | `lerp(a, b, t)` | x86 `(b − a)·t + a`; arm64 `t·(b − a) + a` rounded once | N | N | X, A |
+//! | `hermite_blend(t)` | x86 `3t·t − 2t·t·t`; arm64 `(3 − 2t)·(t·t)` | N | N | X, A |
+//! | `copy_sign(a, b)` | `copysignf` | `copy_sign(N, 1)` = N; `copy_sign(2, N)` = ±2 by N's sign bit | same (so `copy_sign(2, sqrt(−1))` is −2 on x86-64, 2 on arm64) | X, A |
+//! | `mod(a, b)` | `b == 0 ? 0 : fmodf(a, b) + 0` | N in either place | same | X |
+//! | `pow(a, b)` | C `powf` | `pow(N, 0)` = 1, `pow(1, N)` = 1, otherwise N | same | X |
+//! | sine easings (`t`) | table index `trunc(t·k)` | a NaN index is `i32::MIN`, entry 0: a number | the index saturates, NaN is 0: entry 0 | X, A |
+//! | quad/cubic/quart/quint/back easings, `ease_out_bounce` | arm64: products fused (molangx `arch/arm64/ease.rs`) | N | N (another last bit on numbers: arm64-measured vectors #810, #852, #900, #936) | X, A |
+//! | sine, expo, circ, elastic easings, `ease_in_bounce`, `ease_in_out_bounce`, `lerprotate`, `inverse_lerp`, `min_angle`, rounding, `exp`, trig | arithmetic | N | N (arm64 runs the x86-64 body for these easings: not modelled) | I |
+//! | `random(a, b)` | x86 `lo = b < a ? b : a`, `hi = a > b ? a : b`, `hi·r + (1 − r)·lo`; arm64 `min`/`max`, `lo + r·(hi − lo)` rounded once | N in either bound | `random(N, 5)` = 5 | X, A |
+//! | `random_integer(a, b)` | sorted as `random`, `floor(…)`, then `v > hi ? hi : max(v, lo)` | `(N, 1)` = N, `(1, N)` = 1 | both 1 | X, A |
+//! | `die_roll*(n, a, b)` | `n` truncated; bounds floored and sorted | `n` = N gives 0 rolls, `n ≥ 2^31` 0 rolls; a NaN bound as `random` / `random_integer` | `n` = N 0 rolls, `n ≥ 2^31` saturates; a NaN bound dropped | X, A |
 //!
 //! The computed queries (`query.all`, `in_range`, ...) have their NaN rules in
 //! [`crate::builtins::queries`].
+
+use super::platform::arm64 as a64;
+pub use super::platform::Platform;
 
 /// `math.pi`: π rounded to `f32` (3.14159274).
 pub const PI: f32 = f32::from_bits(0x4049_0fdb);
@@ -671,6 +688,433 @@ pub extern "C" fn molang_sqrt(x: f32) -> f32 {
 /// `math.trunc(x)`: toward zero.
 pub extern "C" fn molang_trunc(x: f32) -> f32 {
     x.trunc()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The arm64 bodies
+//
+// The builtins whose arm64 build computes something else than the x86-64 one (molangx
+// `stdlib/math/arch/arm64/mod.rs`, commit ffa4a42): `min`/`max` ignore a NaN, so do the
+// clamps and the random bounds built on them; `<` is true with a NaN (`sign`); products are
+// fused into multiply-adds (`lerp`, the random interpolations); each invalid call names its own
+// NaN. Every other builtin runs its x86-64 body on both platforms (see the rule table).
+// ---------------------------------------------------------------------------------------------
+
+/// The NaN of an invalid `ln` on arm64 (and of `sin`, `cos`, `pow` on both): sign set.
+const NEGATIVE_NAN: f32 = f32::from_bits(0xffc0_0000);
+
+pub extern "C" fn molang_arm64_max(a: f32, b: f32) -> f32 {
+    a64::max(a, b)
+}
+
+pub extern "C" fn molang_arm64_min(a: f32, b: f32) -> f32 {
+    a64::min(a, b)
+}
+
+/// `v > hi ? hi : max(v, lo)` with arm64's `max`: `clamp(4, NaN, 5)` = 4.
+pub extern "C" fn molang_arm64_clamp(v: f32, lo: f32, hi: f32) -> f32 {
+    if v > hi {
+        hi
+    } else {
+        a64::max(v, lo)
+    }
+}
+
+/// `x < 0 ? -1 : 1` with arm64's `<`: `sign(NaN)` = −1.
+pub extern "C" fn molang_arm64_sign(x: f32) -> f32 {
+    if a64::lt(x, 0.0) {
+        -1.0
+    } else {
+        1.0
+    }
+}
+
+/// The inverse-trig clamp with arm64's `max`: a NaN reads as −1.
+#[inline]
+fn arm64_inverse_trig_argument(x: f32) -> f32 {
+    if x.abs() > INVERSE_TRIG_TOLERANCE {
+        x
+    } else if x > 1.0 {
+        1.0
+    } else {
+        a64::max(x, -1.0)
+    }
+}
+
+pub extern "C" fn molang_arm64_acos(x: f32) -> f32 {
+    a64::mul(
+        f64::from(arm64_inverse_trig_argument(x)).acos() as f32,
+        RAD_TO_DEG,
+    )
+}
+
+pub extern "C" fn molang_arm64_asin(x: f32) -> f32 {
+    a64::mul(
+        f64::from(arm64_inverse_trig_argument(x)).asin() as f32,
+        RAD_TO_DEG,
+    )
+}
+
+/// A negative argument gives arm64's default NaN (`fsqrt`).
+pub extern "C" fn molang_arm64_sqrt(x: f32) -> f32 {
+    let r = x.sqrt();
+    if r.is_nan() {
+        a64::nan_of(&[x])
+    } else {
+        r
+    }
+}
+
+/// A negative argument (−∞ included) gives `0xffc00000`.
+pub extern "C" fn molang_arm64_ln(x: f32) -> f32 {
+    if x.is_nan() {
+        return a64::nan_of(&[x]);
+    }
+    if x < 0.0 {
+        return NEGATIVE_NAN;
+    }
+    f64::from(x).ln() as f32
+}
+
+/// `t·(b − a) + a` rounded once.
+pub extern "C" fn molang_arm64_lerp(a: f32, b: f32, t: f32) -> f32 {
+    a64::mul_add(t, a64::sub(b, a), a)
+}
+
+#[inline]
+fn arm64_wrap_angle(x: f32) -> f32 {
+    let s = a64::add(x, 180.0);
+    let r = if s.is_nan() { s } else { s % 360.0 };
+    let r = if r < 0.0 { a64::add(r, 360.0) } else { r };
+    a64::sub(r, 180.0)
+}
+
+/// `t·wrap(b − a) + a`, each step rounded.
+pub extern "C" fn molang_arm64_lerprotate(a: f32, b: f32, t: f32) -> f32 {
+    a64::add(a64::mul(t, arm64_wrap_angle(a64::sub(b, a))), a)
+}
+
+/// `(v − a) / (b − a)`, arm64's NaN choice.
+pub extern "C" fn molang_arm64_inverse_lerp(a: f32, b: f32, v: f32) -> f32 {
+    a64::div(a64::sub(v, a), a64::sub(b, a))
+}
+
+/// `(3 − 2t)·(t·t)`: the arm64 build's own arrangement.
+pub extern "C" fn molang_arm64_hermite_blend(t: f32) -> f32 {
+    a64::mul(a64::sub(3.0, a64::add(t, t)), a64::mul(t, t))
+}
+
+// The arm64 easings whose arrangement molangx gives (`stdlib/math/arch/arm64/ease.rs`, commit
+// ffa4a42; four of them pinned by arm64-measured parse vectors #810, #852, #900, #936): the
+// products fused into multiply-adds. `fms(a, b, c)` is `c − a·b`, `fnms(a, b, c)` is
+// `a·b − c`, each rounded once. The sine, expo, circ and elastic curves and the in/in-out
+// bounces keep their x86-64 bodies on arm64 (not modelled).
+
+#[inline]
+fn fms(a: f32, b: f32, c: f32) -> f32 {
+    a64::mul_add(-a, b, c)
+}
+
+#[inline]
+fn fnma(a: f32, b: f32, c: f32) -> f32 {
+    a64::mul_add(-a, b, -c)
+}
+
+#[inline]
+fn fnms(a: f32, b: f32, c: f32) -> f32 {
+    a64::mul_add(a, b, -c)
+}
+
+pub extern "C" fn molang_arm64_ease_in_quad(start: f32, end: f32, t: f32) -> f32 {
+    a64::mul_add(a64::mul(t, t), a64::sub(end, start), start)
+}
+
+pub extern "C" fn molang_arm64_ease_out_quad(start: f32, end: f32, t: f32) -> f32 {
+    let x = a64::mul(a64::sub(start, end), t);
+    a64::mul_add(x, a64::add(t, -2.0), start)
+}
+
+pub extern "C" fn molang_arm64_ease_in_out_quad(start: f32, end: f32, t: f32) -> f32 {
+    let u = a64::add(t, t);
+    let a = a64::add(u, -3.0);
+    let d = a64::sub(end, start);
+    let r = if u >= 1.0 {
+        let neg_half = a64::mul(d, -0.5);
+        fnma(fms(u, a, a), neg_half, neg_half)
+    } else {
+        a64::mul(a64::mul(u, u), a64::mul(d, 0.5))
+    };
+    a64::add(r, start)
+}
+
+pub extern "C" fn molang_arm64_ease_in_cubic(start: f32, end: f32, t: f32) -> f32 {
+    let x = a64::mul(a64::mul(t, t), a64::sub(end, start));
+    a64::mul_add(x, t, start)
+}
+
+pub extern "C" fn molang_arm64_ease_out_cubic(start: f32, end: f32, t: f32) -> f32 {
+    let d = a64::sub(end, start);
+    let u = a64::add(t, -1.0);
+    let cube = a64::mul(a64::mul(u, u), u);
+    a64::add(a64::mul_add(cube, d, d), start)
+}
+
+pub extern "C" fn molang_arm64_ease_in_out_cubic(start: f32, end: f32, t: f32) -> f32 {
+    let u = a64::add(t, t);
+    let a = a64::add(u, -2.0);
+    let half = a64::mul(a64::sub(end, start), 0.5);
+    let r = if u >= 1.0 {
+        a64::mul(half, a64::mul_add(a64::mul(a, a), a, 2.0))
+    } else {
+        a64::mul(a64::mul(a64::mul(u, u), half), u)
+    };
+    a64::add(r, start)
+}
+
+pub extern "C" fn molang_arm64_ease_in_quart(start: f32, end: f32, t: f32) -> f32 {
+    let tt = a64::mul(t, t);
+    a64::mul_add(a64::mul(tt, tt), a64::sub(end, start), start)
+}
+
+pub extern "C" fn molang_arm64_ease_out_quart(start: f32, end: f32, t: f32) -> f32 {
+    let neg_d = a64::sub(start, end);
+    let u = a64::add(t, -1.0);
+    let u2 = a64::mul(u, u);
+    a64::add(fnms(a64::mul(u2, u2), neg_d, neg_d), start)
+}
+
+pub extern "C" fn molang_arm64_ease_in_out_quart(start: f32, end: f32, t: f32) -> f32 {
+    let u = a64::add(t, t);
+    let d = a64::sub(end, start);
+    let a = a64::add(u, -2.0);
+    let aa = a64::mul(a, a);
+    let sq = a64::mul(u, u);
+    let r = if u >= 1.0 {
+        a64::mul(a64::mul(d, -0.5), a64::mul_add(aa, aa, -2.0))
+    } else {
+        a64::mul(a64::mul(sq, sq), a64::mul(d, 0.5))
+    };
+    a64::add(r, start)
+}
+
+pub extern "C" fn molang_arm64_ease_in_quint(start: f32, end: f32, t: f32) -> f32 {
+    let tt = a64::mul(t, t);
+    let x = a64::mul(a64::sub(end, start), t);
+    a64::mul_add(a64::mul(tt, tt), x, start)
+}
+
+pub extern "C" fn molang_arm64_ease_out_quint(start: f32, end: f32, t: f32) -> f32 {
+    let d = a64::sub(end, start);
+    let u = a64::add(t, -1.0);
+    let u2 = a64::mul(u, u);
+    let u5 = a64::mul(a64::mul(u2, u2), u);
+    a64::add(a64::mul_add(u5, d, d), start)
+}
+
+pub extern "C" fn molang_arm64_ease_in_out_quint(start: f32, end: f32, t: f32) -> f32 {
+    let u = a64::add(t, t);
+    let a = a64::add(u, -2.0);
+    let half = a64::mul(a64::sub(end, start), 0.5);
+    let sq = a64::mul(u, u);
+    let aa = a64::mul(a, a);
+    let r = if u >= 1.0 {
+        a64::mul(half, a64::mul_add(a64::mul(aa, aa), a, 2.0))
+    } else {
+        a64::mul(a64::mul(sq, sq), a64::mul(half, u))
+    };
+    a64::add(r, start)
+}
+
+pub extern "C" fn molang_arm64_ease_in_back(start: f32, end: f32, t: f32) -> f32 {
+    let x = a64::mul(a64::mul(t, t), a64::sub(end, start));
+    let y = a64::mul_add(t, BACK_C3, -BACK_C1);
+    a64::mul_add(x, y, start)
+}
+
+pub extern "C" fn molang_arm64_ease_out_back(start: f32, end: f32, t: f32) -> f32 {
+    let d = a64::sub(end, start);
+    let u = a64::add(t, -1.0);
+    let z = a64::mul(a64::mul(u, u), a64::mul_add(u, BACK_C3, BACK_C1));
+    a64::add(a64::mul_add(z, d, d), start)
+}
+
+/// `2·(c2 + 1)` rounded once.
+const BACK_C2_PLUS_1_TWICE: f32 = f32::from_bits(0x40e6_12ff);
+
+pub extern "C" fn molang_arm64_ease_in_out_back(start: f32, end: f32, t: f32) -> f32 {
+    let u = a64::add(t, t);
+    let half = a64::mul(a64::sub(end, start), 0.5);
+    let a = a64::add(u, -2.0);
+    let r = if u >= 1.0 {
+        let inner = a64::mul_add(a, BACK_C2_PLUS_1, BACK_C2);
+        a64::mul(half, a64::mul_add(a64::mul(a, a), inner, 2.0))
+    } else {
+        let k = a64::mul_add(t, BACK_C2_PLUS_1_TWICE, -BACK_C2);
+        a64::mul(a64::mul(a64::mul(u, u), half), k)
+    };
+    a64::add(r, start)
+}
+
+/// One piece of the bounce, `n1·x² + k` with the product and the add fused.
+#[inline]
+fn arm64_bounce_piece(x: f32, k: f32) -> f32 {
+    a64::mul_add(a64::mul(x, x), BOUNCE_N1, k)
+}
+
+pub extern "C" fn molang_arm64_ease_out_bounce(start: f32, end: f32, t: f32) -> f32 {
+    let v = if t >= BOUNCE_T3 {
+        arm64_bounce_piece(a64::add(t, -BOUNCE_C4), 0.984_375)
+    } else if t >= BOUNCE_T2 {
+        arm64_bounce_piece(a64::add(t, -BOUNCE_C3), 0.9375)
+    } else if t >= BOUNCE_T1 {
+        arm64_bounce_piece(a64::add(t, -BOUNCE_C2), 0.75)
+    } else {
+        a64::mul(a64::mul(t, t), BOUNCE_N1)
+    };
+    a64::mul_add(v, a64::sub(end, start), start)
+}
+
+impl MathFn {
+    /// The builtin's body on `platform`: its arm64 twin where the arm64 build differs, else
+    /// [`MathFn::native`].
+    pub fn native_on(self, platform: Platform) -> Option<NativeFn> {
+        if platform == Platform::Arm64 {
+            let arm = match self {
+                MathFn::Max => Some(NativeFn::A2(molang_arm64_max)),
+                MathFn::Min => Some(NativeFn::A2(molang_arm64_min)),
+                MathFn::Clamp => Some(NativeFn::A3(molang_arm64_clamp)),
+                MathFn::Sign => Some(NativeFn::A1(molang_arm64_sign)),
+                MathFn::Acos => Some(NativeFn::A1(molang_arm64_acos)),
+                MathFn::Asin => Some(NativeFn::A1(molang_arm64_asin)),
+                MathFn::Sqrt => Some(NativeFn::A1(molang_arm64_sqrt)),
+                MathFn::Ln => Some(NativeFn::A1(molang_arm64_ln)),
+                MathFn::Lerp => Some(NativeFn::A3(molang_arm64_lerp)),
+                MathFn::LerpRotate => Some(NativeFn::A3(molang_arm64_lerprotate)),
+                MathFn::InverseLerp => Some(NativeFn::A3(molang_arm64_inverse_lerp)),
+                MathFn::HermiteBlend => Some(NativeFn::A1(molang_arm64_hermite_blend)),
+                MathFn::EaseInQuad => Some(NativeFn::A3(molang_arm64_ease_in_quad)),
+                MathFn::EaseOutQuad => Some(NativeFn::A3(molang_arm64_ease_out_quad)),
+                MathFn::EaseInOutQuad => Some(NativeFn::A3(molang_arm64_ease_in_out_quad)),
+                MathFn::EaseInCubic => Some(NativeFn::A3(molang_arm64_ease_in_cubic)),
+                MathFn::EaseOutCubic => Some(NativeFn::A3(molang_arm64_ease_out_cubic)),
+                MathFn::EaseInOutCubic => Some(NativeFn::A3(molang_arm64_ease_in_out_cubic)),
+                MathFn::EaseInQuart => Some(NativeFn::A3(molang_arm64_ease_in_quart)),
+                MathFn::EaseOutQuart => Some(NativeFn::A3(molang_arm64_ease_out_quart)),
+                MathFn::EaseInOutQuart => Some(NativeFn::A3(molang_arm64_ease_in_out_quart)),
+                MathFn::EaseInQuint => Some(NativeFn::A3(molang_arm64_ease_in_quint)),
+                MathFn::EaseOutQuint => Some(NativeFn::A3(molang_arm64_ease_out_quint)),
+                MathFn::EaseInOutQuint => Some(NativeFn::A3(molang_arm64_ease_in_out_quint)),
+                MathFn::EaseInBack => Some(NativeFn::A3(molang_arm64_ease_in_back)),
+                MathFn::EaseOutBack => Some(NativeFn::A3(molang_arm64_ease_out_back)),
+                MathFn::EaseInOutBack => Some(NativeFn::A3(molang_arm64_ease_in_out_back)),
+                MathFn::EaseOutBounce => Some(NativeFn::A3(molang_arm64_ease_out_bounce)),
+                _ => None,
+            };
+            if arm.is_some() {
+                return arm;
+            }
+        }
+        self.native()
+    }
+
+    /// Whether the arm64 body differs from the x86-64 one (then a JIT calls it rather than
+    /// inlining the x86-64 lowering).
+    pub fn differs_on_arm64(self) -> bool {
+        self.native_on(Platform::Arm64).map(NativeFn::addr) != self.native().map(NativeFn::addr)
+    }
+
+    /// Iterations a call spends on `platform` (the roll count is a float-to-int conversion).
+    pub fn budget_cost_on(self, platform: Platform, first: f32) -> Option<u64> {
+        match self.row().cost {
+            Cost::Free => None,
+            Cost::PerRoll => Some(die_roll_count_on(platform, first) as u64),
+        }
+    }
+}
+
+/// A builtin's result as arm64 returns it: every floating-point instruction there returns a
+/// NaN quietened (`frintm` of a signalling NaN, say), except the sign-bit operations `abs` and
+/// `copy_sign`. (The x86-64 bodies may hand a signalling NaN back from `floorf`.)
+#[inline]
+pub fn arm64_result(f: MathFn, r: f32) -> f32 {
+    if r.is_nan() && !arm64_keeps_nan_bits(f) {
+        f32::from_bits(r.to_bits() | 0x0040_0000)
+    } else {
+        r
+    }
+}
+
+/// Whether `f` only moves a sign bit on arm64, so a NaN passes through unquietened.
+#[inline]
+pub fn arm64_keeps_nan_bits(f: MathFn) -> bool {
+    matches!(f, MathFn::Abs | MathFn::CopySign)
+}
+
+/// [`eval`] on `platform`.
+pub fn eval_on(platform: Platform, f: MathFn, args: &[f32]) -> f32 {
+    if platform == Platform::X86_64 {
+        return eval(f, args);
+    }
+    match f.native_on(platform) {
+        Some(NativeFn::A0(g)) => g(),
+        Some(NativeFn::A1(g)) => g(args[0]),
+        Some(NativeFn::A2(g)) => g(args[0], args[1]),
+        Some(NativeFn::A3(g)) => g(args[0], args[1], args[2]),
+        None => eval(f, args),
+    }
+}
+
+/// [`die_roll_count`] on `platform`: arm64's conversion saturates (a huge count stays huge).
+pub fn die_roll_count_on(platform: Platform, n: f32) -> u32 {
+    platform.to_int(n).max(0) as u32
+}
+
+/// [`eval_random`] on `platform`. On arm64 the bounds are sorted with `min`/`max` (a NaN bound
+/// is dropped: `random(NaN, 5)` = 5) and the interpolations are multiply-adds rounded once.
+pub fn eval_random_on(platform: Platform, f: MathFn, args: &[f32], rng: &mut dyn MolangRng) -> f32 {
+    if platform == Platform::X86_64 {
+        return eval_random(f, args, rng);
+    }
+    let sorted = |a: f32, b: f32| (a64::min(a, b), a64::max(a, b));
+    // `lo + r·(hi − lo)` rounded once.
+    let interpolate = |lo: f32, hi: f32, r: f32| a64::mul_add(a64::sub(hi, lo), r, lo);
+    // `(hi + 1 − lo) − hi·ε` rounded once.
+    let reach = |lo: f32, hi: f32| a64::mul_add(hi, -f32::EPSILON, a64::sub(a64::add(hi, 1.0), lo));
+    let draw = |lo: f32, hi: f32, reach: f32, r: f32| {
+        let v = a64::mul_add(reach, r, lo).floor();
+        if v > hi {
+            hi
+        } else {
+            a64::max(v, lo)
+        }
+    };
+    match f {
+        MathFn::Random => {
+            let (lo, hi) = sorted(args[0], args[1]);
+            interpolate(lo, hi, sample(rng))
+        }
+        MathFn::RandomInteger => {
+            let (lo, hi) = sorted(args[0], args[1]);
+            draw(lo, hi, reach(lo, hi), sample(rng))
+        }
+        MathFn::DieRoll | MathFn::DieRollInteger => {
+            let count = die_roll_count_on(platform, args[0]);
+            let (lo, hi) = sorted(args[1].floor(), args[2].floor());
+            let k = reach(lo, hi);
+            let mut sum = 0.0_f32;
+            for _ in 0..count {
+                let r = sample(rng);
+                sum = if f == MathFn::DieRoll {
+                    // `r·(hi − lo) + (sum + lo)` rounded once.
+                    a64::mul_add(r, a64::sub(hi, lo), a64::add(sum, lo))
+                } else {
+                    a64::add(sum, draw(lo, hi, k, r))
+                };
+            }
+            sum
+        }
+        _ => eval_on(platform, f, args),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

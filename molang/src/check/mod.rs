@@ -140,6 +140,7 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
         too_deep_reported: false,
         pending_copies: Vec::new(),
         suggestions: 0,
+        complex: root.is_complex(),
     };
     let top_depth = if root.is_complex() { 1 } else { 0 };
     let ctx = Ctx {
@@ -280,6 +281,9 @@ struct Lower<'a> {
     pending_copies: Vec<(NodeId, Scope, String, Scope, String)>,
     /// "Did you mean" searches made so far (see `MAX_SUGGESTIONS`).
     suggestions: u32,
+    /// The program is a complex expression (has `;`): there the game logs some errors that
+    /// refuse a simple expression and runs on (see `coalesce`).
+    complex: bool,
 }
 
 /// Most "did you mean" searches for unknown queries in one program: each costs a pass over
@@ -850,7 +854,16 @@ impl<'a> Lower<'a> {
 
     /// `op` is only formatted when there is something to report (most operands are numbers).
     fn operand_kind(&mut self, ty: Ty, e: ExprId, op: &dyn std::fmt::Display, ctx: Ctx) {
+        // `break + 1` / `continue + 1`: statements as operands, refused from version 3 like an
+        // assignment or a loop there (molangx measured rows: evaluated at version 2, "parse
+        // fails" at 3).
+        let jump = match self.ast.expr(self.ast.unparen(e)) {
+            Expr::Break => Some("a `break`"),
+            Expr::Continue => Some("a `continue`"),
+            _ => None,
+        };
         let what = match ty {
+            _ if jump.is_some() => jump.unwrap_or_default(),
             Ty::Str => "a string",
             Ty::Resource => "a resource (geometry, material or texture)",
             Ty::Assignment => "an assignment",
@@ -882,6 +895,7 @@ impl<'a> Lower<'a> {
                 format!("`{op}` needs numbers, but this is {what}"),
             )
             .with_help(match ty {
+                _ if jump.is_some() => "write the jump as its own statement: `(c) ? break;`",
                 Ty::Assignment => "wrap the assignment in its own statement and use the variable",
                 Ty::Str => "strings can only be compared with `==` and `!=`",
                 _ => "only numbers take part in arithmetic, comparisons and logic",
@@ -1262,8 +1276,25 @@ impl<'a> Lower<'a> {
                 )),
             },
             Expr::Arrow { lhs, rhs } => {
+                // Only `x->variable.name = ...` loads (logged, not performed); the game refuses
+                // an arrow into anything else on the left of `=` (molangx measured reject row
+                // `v.x->temp.x = 0;`, molang-go `c.owner->q.hp = 1;`).
+                let into_variable = matches!(
+                    self.ast.expr(self.ast.unparen(*rhs)),
+                    Expr::Path(p) if matches!(resolve(self.ast.name(*p)), Name::Var(Scope::Variable, _))
+                );
+                if !into_variable {
+                    self.report(
+                        Diagnostic::new(
+                            Code::BadAssignTarget,
+                            tspan,
+                            "assignment to non-variable not allowed. Expression is trying to assign to a: Pointer '->'",
+                        )
+                        .with_help("another entity's `variable.` names are the only `->` targets on the left of `=`, and even those are not written"),
+                    );
+                    return self.dummy(span);
+                }
                 let (_, _) = self.expr(*lhs, ctx);
-                let _ = rhs;
                 self.report(
                     Diagnostic::new(
                         Code::AssignThroughArrow,
@@ -1414,18 +1445,93 @@ impl<'a> Lower<'a> {
                     ty,
                 )
             }
-            None => {
-                self.report(
-                    Diagnostic::new(
-                        Code::CoalesceLhs,
-                        self.ast.span(lhs),
-                        "the left side of `??` must be a variable (`v.x`, `t.x` or `c.x`)",
-                    )
-                    .with_help("`??` is the loosest operator: `a ?? b ? c : d` means `a ?? (b ? c : d)`; add parentheses"),
-                );
-                self.dummy(span)
-            }
+            None if self.complex => match self.logged_coalesce(inner, l, r) {
+                Some(node) => {
+                    self.report(
+                        Diagnostic::new(
+                            Code::CoalesceLhs,
+                            self.ast.span(lhs),
+                            "found left-hand-side of ?? expression that isn't a direct-variable reference - this is unsupported at this time (the game logs this error in a complex expression and runs it)",
+                        )
+                        .with_severity(Severity::Warning)
+                        .with_help("write `v.a ?? (v.b ?? 5)`, or test the variable itself"),
+                    );
+                    (self.push(node, span), ty)
+                }
+                None => self.coalesce_refused(lhs, span),
+            },
+            None => self.coalesce_refused(lhs, span),
         }
+    }
+
+    /// What the game runs for a `??` whose left side it only logs about in a complex
+    /// expression (molangx measured rows, engine server logs: `v.a = 1; v.b = 2; return v.a ??
+    /// v.b ?? 5;` gives 1, `v.a = 1; return v.a.b ?? 7;` gives 7): a member read falls back
+    /// when the member is unset, and `(a ?? b) ?? c` is `a ?? (b ?? c)`. `None` for other
+    /// left sides (refused as in a simple expression).
+    fn logged_coalesce(&mut self, inner: ExprId, l: NodeId, r: NodeId) -> Option<Node> {
+        match self.ast.expr(inner) {
+            Expr::Path(p) => match resolve(self.ast.name(*p)) {
+                Name::Var(scope, name) => {
+                    let slot = self.names.table_mut(scope).intern(name);
+                    Some(Node::Coalesce {
+                        scope,
+                        slot,
+                        lhs: l,
+                        rhs: r,
+                    })
+                }
+                _ => None,
+            },
+            Expr::Coalesce { rhs: b, .. } => {
+                let b = *b;
+                let Node::Coalesce {
+                    scope,
+                    slot,
+                    lhs: al,
+                    rhs: bl,
+                } = self.nodes[l.0 as usize].clone()
+                else {
+                    return None;
+                };
+                let tail = match self.linear_var(b) {
+                    Some((s, name)) => {
+                        let bs = self.names.table_mut(s).intern(&name);
+                        let span = self.spans[bl.0 as usize];
+                        self.push(
+                            Node::Coalesce {
+                                scope: s,
+                                slot: bs,
+                                lhs: bl,
+                                rhs: r,
+                            },
+                            span,
+                        )
+                    }
+                    None => bl,
+                };
+                Some(Node::Coalesce {
+                    scope,
+                    slot,
+                    lhs: al,
+                    rhs: tail,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The left side of `??` the game refuses.
+    fn coalesce_refused(&mut self, lhs: ExprId, span: Span) -> (NodeId, Ty) {
+        self.report(
+            Diagnostic::new(
+                Code::CoalesceLhs,
+                self.ast.span(lhs),
+                "the left side of `??` must be a variable (`v.x`, `t.x` or `c.x`)",
+            )
+            .with_help("`??` is the loosest operator: `a ?? b ? c : d` means `a ?? (b ? c : d)`; add parentheses"),
+        );
+        self.dummy(span)
     }
 
     /// The game folds `v.x * 2 + 1`-style expressions into one node over the variable and

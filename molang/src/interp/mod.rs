@@ -14,6 +14,7 @@ pub use storage::{Slots, Storage};
 pub use value::Value;
 
 use crate::builtins::math::{self, MathFn, MolangRng};
+pub use crate::builtins::platform::Platform;
 use crate::builtins::queries;
 use crate::ir::{ArithOp, CmpOp, Node, NodeId, Program, PureQuery, Remote, Scope, Slot};
 
@@ -37,6 +38,8 @@ pub struct EvalOptions {
     /// scripts set it; off by default, where a caller may read temps after a run
     /// ([`crate::EvalResult::temp`]).
     pub private_temps: bool,
+    /// The CPU family whose float rules the run follows (see [`Platform`]); x86-64 by default.
+    pub platform: Platform,
 }
 
 impl Default for EvalOptions {
@@ -46,6 +49,7 @@ impl Default for EvalOptions {
             loop_cap: None,
             iteration_budget: 10_000_000,
             private_temps: false,
+            platform: Platform::X86_64,
         }
     }
 }
@@ -345,18 +349,20 @@ impl Machine<'_> {
             } else {
                 d
             };
-            if d.abs() < DIVISION_EPSILON {
+            let p = self.options.platform;
+            if p.guard_fires(d) {
                 return Ok(0.0);
             }
             let n = self.operand(lhs)?;
-            return Ok(n / d);
+            return Ok(p.div(n, d));
         }
         let l = self.operand(lhs)?;
         let r = self.operand(rhs)?;
+        let p = self.options.platform;
         Ok(match op {
-            ArithOp::Add => l + r,
-            ArithOp::Sub => l - r,
-            _ => l * r,
+            ArithOp::Add => p.add(l, r),
+            ArithOp::Sub => p.sub(l, r),
+            _ => p.mul(l, r),
         })
     }
 
@@ -365,9 +371,10 @@ impl Machine<'_> {
     fn compare(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> Result<bool, Stop> {
         let l = self.operand(lhs)?;
         let r = self.operand(rhs)?;
+        let p = self.options.platform;
         Ok(match op {
-            CmpOp::Lt => l < r,
-            CmpOp::Le => l <= r,
+            CmpOp::Lt => p.lt(l, r),
+            CmpOp::Le => p.le(l, r),
             CmpOp::Gt => l > r,
             CmpOp::Ge => l >= r,
         })
@@ -436,6 +443,23 @@ impl Machine<'_> {
             }
         }
         let vals = &vals[..args.len()];
+        let platform = self.options.platform;
+        if platform != Platform::X86_64 {
+            if func.is_random() {
+                if let Some(n) = func.budget_cost_on(platform, vals[0]) {
+                    self.spend(n, id)?;
+                }
+                return Ok(math::eval_random_on(platform, func, vals, self.host.rng()));
+            }
+            let r = match func {
+                // As on x86-64: the exact square, whose NaN is the operand's (quietened) on both.
+                MathFn::Pow if vals[1] == 2.0 => {
+                    crate::builtins::platform::arm64::mul(vals[0], vals[0])
+                }
+                _ => math::eval_on(platform, func, vals),
+            };
+            return Ok(math::arm64_result(func, r));
+        }
         Ok(match func {
             // The builtins the JIT inlines, called directly rather than through the table
             // (the same functions, so the same bits).

@@ -3,6 +3,7 @@
 //! the `extern "C"` callbacks it makes into the host (the interpreter's [`Host`] trait).
 
 use crate::builtins::math::{self, MathFn, MolangRng};
+use crate::builtins::platform::Platform;
 use crate::interp::value::tag;
 use crate::interp::{Abort, AbortKind, Host, Outcome, Storage, Value};
 use crate::ir::{Node, NodeId, Program, Slot};
@@ -92,16 +93,21 @@ pub(super) extern "C" fn jit_random(frame: *mut Frame, func: u32, a: f32, b: f32
     // SAFETY: generated code passes the frame it was given by `call`, whose `host` points at a
     // live `HostRef` for the duration of the call.
     let frame = unsafe { &mut *frame };
-    let f = MathFn::ALL[func as usize];
+    let f = MathFn::ALL[(func & 0xff) as usize];
+    let platform = if func & 0x100 != 0 {
+        Platform::Arm64
+    } else {
+        Platform::X86_64
+    };
     let args = [a, b, c];
-    if let Some(n) = f.budget_cost(a) {
+    if let Some(n) = f.budget_cost_on(platform, a) {
         frame.iterations += n;
         if frame.iterations > frame.budget {
             return 0.0;
         }
     }
     let host = unsafe { &mut *frame.host };
-    math::eval_random(f, &args[..f.arity()], host.host.rng())
+    math::eval_random_on(platform, f, &args[..f.arity()], host.host.rng())
 }
 
 /// `math.sin(x)` and `math.cos(x)` of the same `x` in one call, for the JIT's pairs

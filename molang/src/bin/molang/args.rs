@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use molang::{CheckOptions, EvalOptions, Value};
+use molang::{CheckOptions, EvalOptions, Platform, Value};
 
 /// The pack layers of a subcommand in the order they were written on the command line:
 /// the values of the arguments `ids` (positional paths and `--pack`), sorted by their
@@ -35,6 +35,27 @@ pub enum BackendArg {
     Jit,
     /// Both, for `bench`.
     Both,
+}
+
+/// `--platform`: whose float rules a run follows (x86-64 PCs and consoles, or arm64 phones).
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq, Default)]
+pub enum PlatformArg {
+    /// Windows, Xbox, PlayStation: the default.
+    #[default]
+    #[value(name = "x86-64", alias = "x86_64")]
+    X86_64,
+    /// Android, iOS and other arm devices.
+    #[value(name = "arm64", alias = "aarch64")]
+    Arm64,
+}
+
+impl PlatformArg {
+    pub fn platform(self) -> Platform {
+        match self {
+            PlatformArg::X86_64 => Platform::X86_64,
+            PlatformArg::Arm64 => Platform::Arm64,
+        }
+    }
 }
 
 /// `--version`: the Molang versions the game has (spec §9.2), -1 ..= 13.

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use molang::diagnostics::{render_report, Identity, SourceText};
 use molang::{CheckOptions, Value};
 
-use crate::args::{at_least_one, expression_setup, molang_version_arg, BackendArg};
+use crate::args::{at_least_one, expression_setup, molang_version_arg, BackendArg, PlatformArg};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -31,13 +31,23 @@ pub struct Args {
     /// Molang version (-1..13).
     #[arg(long, value_parser = molang_version_arg, allow_negative_numbers = true)]
     version: Option<i16>,
+    /// Float rules of the CPU the game runs on (expressions; entities run x86-64).
+    #[arg(long, value_enum, default_value = "x86-64")]
+    platform: PlatformArg,
 }
 
 /// `layers`: the positional packs and `--pack` values in the order written.
 pub fn main(a: Args, layers: Vec<PathBuf>) -> ExitCode {
     debug_assert_eq!(layers.len(), a.packs.len() + a.pack_layers.len());
     match (a.expr, layers.is_empty(), a.entity) {
-        (Some(e), true, None) => bench(&e, a.backend, &a.set, a.iterations, a.version),
+        (Some(e), true, None) => bench(
+            &e,
+            a.backend,
+            &a.set,
+            a.iterations,
+            a.version,
+            a.platform.platform(),
+        ),
         (None, false, Some(id)) => bench_entity(&layers, &id, a.backend, &a.set, a.iterations),
         _ => {
             eprintln!("error: give --expr EXPR, or PACK_DIR --entity ID");
@@ -52,6 +62,7 @@ fn bench(
     set: &[String],
     iterations: u64,
     version: Option<i16>,
+    platform: molang::Platform,
 ) -> ExitCode {
     use molang::builtins::math::DefaultRng;
     use molang::expression::{split_name, NameKind, SimpleHost};
@@ -60,10 +71,11 @@ fn bench(
     use molang::jit::JitStorage;
     use std::time::Instant;
 
-    let (inputs, check, options) = match expression_setup(set, version) {
+    let (inputs, check, mut options) = match expression_setup(set, version) {
         Ok(setup) => setup,
         Err(code) => return code,
     };
+    options.platform = platform;
     let check = CheckOptions {
         warn_unknown_queries: false,
         ..check

@@ -7,7 +7,7 @@ use molang::diagnostics::{render_report, Identity, SourceText};
 use molang::interp::value::format_f32;
 use molang::{CheckOptions, Diagnostic, EvalOptions, Value};
 
-use crate::args::{expression_setup, molang_version_arg, parse_number, BackendArg};
+use crate::args::{expression_setup, molang_version_arg, parse_number, BackendArg, PlatformArg};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -23,7 +23,7 @@ pub struct Args {
     /// Seed of the random generator.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// JSON-lines input file, or - for stdin: {"expr", "set", "version", "seed"} per line.
+    /// JSON-lines input file, or - for stdin: {"expr", "set", "version", "seed", "platform"} per line.
     #[arg(long)]
     batch: Option<String>,
     /// Back end; jit compiles once an expression has run --tier-after times (batch) or at
@@ -33,13 +33,23 @@ pub struct Args {
     /// Batch: interpret an expression this many times before compiling it.
     #[arg(long, default_value_t = 2)]
     tier_after: u32,
+    /// Float rules of the CPU the game runs on (a batch line's "platform" overrides it).
+    #[arg(long, value_enum, default_value = "x86-64")]
+    platform: PlatformArg,
 }
 
 pub fn main(a: Args) -> ExitCode {
     match a.batch {
-        Some(file) => eval_batch(&file, a.backend, a.tier_after),
+        Some(file) => eval_batch(&file, a.backend, a.tier_after, a.platform.platform()),
         None => match a.expr {
-            Some(e) => eval_one(&e, &a.set, a.version, a.seed, a.backend),
+            Some(e) => eval_one(
+                &e,
+                &a.set,
+                a.version,
+                a.seed,
+                a.backend,
+                a.platform.platform(),
+            ),
             None => {
                 eprintln!("error: give an expression or --batch FILE");
                 ExitCode::from(2)
@@ -129,12 +139,14 @@ fn eval_one(
     version: Option<i16>,
     seed: u64,
     backend: BackendArg,
+    platform: molang::Platform,
 ) -> ExitCode {
     // Unknown queries are warned about (with "did you mean"): a typo reads 0 silently.
-    let (inputs, options, eval_options) = match expression_setup(set, version) {
+    let (inputs, options, mut eval_options) = match expression_setup(set, version) {
         Ok(setup) => setup,
         Err(code) => return code,
     };
+    eval_options.platform = platform;
     let src = SourceText {
         name: "<expr>",
         text: expr,
@@ -233,7 +245,12 @@ fn batch_line(
     }
 }
 
-fn eval_batch(file: &str, backend: BackendArg, tier_after: u32) -> ExitCode {
+fn eval_batch(
+    file: &str,
+    backend: BackendArg,
+    tier_after: u32,
+    platform: molang::Platform,
+) -> ExitCode {
     let threshold = if backend == BackendArg::Interp {
         u32::MAX
     } else {
@@ -278,7 +295,7 @@ fn eval_batch(file: &str, backend: BackendArg, tier_after: u32) -> ExitCode {
                 if cache.len() >= MAX_CACHED {
                     cache = molang::Cache::new(threshold);
                 }
-                eval_batch_line(text, &mut cache)
+                eval_batch_line(text, &mut cache, platform)
             }
         };
         let _ = writeln!(out, "{result}");
@@ -291,7 +308,11 @@ fn input_error(msg: String) -> serde_json::Value {
     serde_json::json!({"value": null, "aborted": false, "diagnostics": [{"code": "input", "severity": "error", "message": msg}]})
 }
 
-fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
+fn eval_batch_line(
+    line: &str,
+    cache: &mut molang::Cache,
+    platform: molang::Platform,
+) -> serde_json::Value {
     let error = input_error;
     if line.trim().is_empty() {
         // Still one output line per input line, so outputs pair with inputs by line number.
@@ -310,6 +331,13 @@ fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
         .map(|v| v as i16)
         .unwrap_or(grammar::LATEST_VERSION);
     let seed = input.get("seed").and_then(|v| v.as_u64()).unwrap_or(0);
+    let platform = match input.get("platform") {
+        None => platform,
+        Some(p) => match p.as_str().and_then(molang::Platform::from_name) {
+            Some(p) => p,
+            None => return error("\"platform\" is \"x86-64\" or \"arm64\"".into()),
+        },
+    };
     let mut inputs = Vec::new();
     if let Some(set) = input.get("set").and_then(|s| s.as_object()) {
         for (k, v) in set {
@@ -342,6 +370,7 @@ fn eval_batch_line(line: &str, cache: &mut molang::Cache) -> serde_json::Value {
         &options,
         &EvalOptions {
             version,
+            platform,
             ..EvalOptions::default()
         },
     ) {

@@ -8,6 +8,7 @@ use cranelift_codegen::ir::{
 
 use super::{MemoKey, Translator};
 use crate::builtins::math::{Lowering, MathFn};
+use crate::builtins::platform::Platform;
 use crate::ir::{Node, NodeId, Program, PureQuery};
 
 use super::super::abi::{jit_count, jit_sin_cos, libm, libm_sincos, Libm};
@@ -92,7 +93,13 @@ impl Translator<'_> {
         if let Some(v) = self.shared(&key) {
             return v;
         }
-        let v = if func.lowering() == Lowering::PowSquare
+        let v = if self.options.platform == Platform::Arm64 && func.differs_on_arm64() {
+            // The arm64 body, called: the x86-64 inline forms and libm wrappers do not apply.
+            let native = func
+                .native_on(Platform::Arm64)
+                .expect("non-random builtins are native");
+            self.call_native(native, &vals)
+        } else if func.lowering() == Lowering::PowSquare
             && matches!(program.node(args[1]), Node::Const(c) if *c == 2.0)
         {
             // pow(x, 2) is the exact square rounded once, which is what `x * x` computes:
@@ -118,8 +125,25 @@ impl Translator<'_> {
             let native = func.native().expect("non-random builtins are native");
             self.call_native(native, &vals)
         };
+        let v = if self.options.platform == Platform::Arm64
+            && !crate::builtins::math::arm64_keeps_nan_bits(func)
+        {
+            self.quiet_nan(v)
+        } else {
+            v
+        };
         self.remember(key, v);
         v
+    }
+
+    /// `v` with a NaN quietened, as [`crate::builtins::math::arm64_result`].
+    fn quiet_nan(&mut self, v: CValue) -> CValue {
+        let raw = MemFlagsData::new();
+        let bits = self.b.ins().bitcast(types::I32, raw, v);
+        let quiet = self.b.ins().bor_imm_s(bits, 0x0040_0000);
+        let quiet = self.b.ins().bitcast(types::F32, raw, quiet);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, v, v);
+        self.b.ins().select(nan, quiet, v)
     }
 
     /// The builtin's wrapper inlined around a direct call of its C function ([`Libm`]): the

@@ -7,6 +7,7 @@ use cranelift_codegen::ir::{types, AbiParam, Inst, InstBuilder, Signature, Value
 
 use super::Translator;
 use crate::builtins::math::{MathFn, NativeFn};
+use crate::builtins::platform::Platform;
 use crate::ir::NodeId;
 
 use super::super::abi::{jit_random, Frame};
@@ -66,7 +67,12 @@ impl Translator<'_> {
             .iter()
             .position(|g| *g == f)
             .expect("builtin in table");
-        let fi = self.b.ins().iconst(types::I32, index as i64);
+        // Bit 8 asks for the arm64 rules ([`jit_random`] decodes it).
+        let arm = u32::from(self.options.platform == Platform::Arm64) << 8;
+        let fi = self
+            .b
+            .ins()
+            .iconst(types::I32, i64::from(index as u32 | arm));
         let mut all = vec![self.frame, fi];
         for i in 0..3 {
             all.push(match args.get(i) {

@@ -5,7 +5,8 @@ use cranelift_codegen::ir::Value as CValue;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Opcode, ValueDef};
 
 use super::{MemoKey, Translator};
-use crate::builtins::math::MathFn;
+use crate::builtins::math::{MathFn, NativeFn};
+use crate::builtins::platform::{arm64, Platform};
 use crate::interp::{folds_to_constant, DIVISION_EPSILON};
 use crate::ir::{ArithOp, CmpOp, Node, NodeId};
 
@@ -60,6 +61,17 @@ impl Translator<'_> {
         if let Some(v) = self.shared(&key) {
             return v;
         }
+        if self.options.platform == Platform::Arm64 {
+            // arm64's NaN choice, computed in software (the host is x86-64).
+            let f = match op {
+                ArithOp::Add => arm64::molang_arm64_add,
+                ArithOp::Sub => arm64::molang_arm64_sub,
+                _ => arm64::molang_arm64_mul,
+            };
+            let v = self.call_native(NativeFn::A2(f), &[l, r]);
+            self.remember(key, v);
+            return v;
+        }
         // A constant that is not a NaN on the left of `+` or `*` goes right, where x86 takes it
         // as a memory operand: the same bits (only the other operand can be a NaN, and IEEE
         // `+` and `*` are commutative otherwise, signed zeros included).
@@ -112,7 +124,7 @@ impl Translator<'_> {
         if let Node::Const(c) = program.node(rhs) {
             // A constant divisor decides the tiny-divisor rule at compile time.
             // (Constants are never the legacy runtime-negative case.)
-            if c.abs() < DIVISION_EPSILON {
+            if self.options.platform.guard_fires(*c) {
                 return self.f32c(0.0);
             }
             let n = self.node(lhs);
@@ -122,7 +134,7 @@ impl Translator<'_> {
                 return v;
             }
             let n = self.in_register(n);
-            let v = self.b.ins().fdiv(n, d);
+            let v = self.fdiv(n, d);
             self.remember(key, v);
             return v;
         }
@@ -137,7 +149,7 @@ impl Translator<'_> {
                 return v;
             }
             let tiny = self.tiny(d);
-            let q = self.b.ins().fdiv(n, d);
+            let q = self.fdiv(n, d);
             let zero = self.f32c(0.0);
             let v = self.b.ins().select(tiny, zero, q);
             self.remember(key, v);
@@ -149,16 +161,29 @@ impl Translator<'_> {
             |t| t.f32c(0.0),
             |t| {
                 let n = t.node(lhs);
-                t.b.ins().fdiv(n, d)
+                t.fdiv(n, d)
             },
         )
     }
 
-    /// `|d| < 2^-23` (false for NaN), as an `i8`.
+    /// `n / d` on the run's platform (arm64's NaN choice in software).
+    fn fdiv(&mut self, n: CValue, d: CValue) -> CValue {
+        if self.options.platform == Platform::Arm64 {
+            return self.call_native(NativeFn::A2(arm64::molang_arm64_div), &[n, d]);
+        }
+        self.b.ins().fdiv(n, d)
+    }
+
+    /// `|d| < 2^-23` as an `i8`: false for NaN on x86-64, true on arm64
+    /// ([`Platform::guard_fires`]).
     fn tiny(&mut self, d: CValue) -> CValue {
         let mag = self.abs(d);
         let eps = self.f32c(DIVISION_EPSILON);
-        self.b.ins().fcmp(FloatCC::LessThan, mag, eps)
+        let cc = match self.options.platform {
+            Platform::X86_64 => FloatCC::LessThan,
+            Platform::Arm64 => FloatCC::UnorderedOrLessThan,
+        };
+        self.b.ins().fcmp(cc, mag, eps)
     }
 
     /// `|v|`, shared like `math.abs` (the same `fabs`).
@@ -274,7 +299,11 @@ impl Translator<'_> {
             CmpOp::Lt | CmpOp::Le => r = self.in_register(r),
             CmpOp::Gt | CmpOp::Ge => l = self.in_register(l),
         }
+        // arm64 compiles `<` and `<=` as the negation of `>=` and `>`: true with a NaN.
+        let arm = self.options.platform == Platform::Arm64;
         let cc = match op {
+            CmpOp::Lt if arm => FloatCC::UnorderedOrLessThan,
+            CmpOp::Le if arm => FloatCC::UnorderedOrLessThanOrEqual,
             CmpOp::Lt => FloatCC::LessThan,
             CmpOp::Le => FloatCC::LessThanOrEqual,
             CmpOp::Gt => FloatCC::GreaterThan,
