@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use molang::fmt::{format_pack, Skip, Style};
+use molang::text::{one_line, terminal_safe};
 
 #[derive(Args)]
 pub struct FmtArgs {
@@ -32,7 +33,15 @@ pub fn main(args: FmtArgs) -> ExitCode {
     };
     let mut failed = false;
     for p in &pack.problems {
-        eprintln!("{}: not formatted: {}", p.file.display(), p.message);
+        // File names and messages come from the pack: escaped for the terminal.
+        eprintln!(
+            "{}",
+            terminal_safe(&format!(
+                "{}: not formatted: {}",
+                p.file.display(),
+                p.message
+            ))
+        );
         failed = true;
     }
     for n in &pack.notes {
@@ -57,7 +66,7 @@ pub fn main(args: FmtArgs) -> ExitCode {
                 let (line, col) = pack.locate(s, 0);
                 eprintln!(
                     "{}:{line}:{col}: left as written (formatting would not read back the same)",
-                    pack.files[s.file].path.display()
+                    one_line(&pack.files[s.file].path.display().to_string())
                 );
                 unstable += 1;
             }
@@ -69,7 +78,7 @@ pub fn main(args: FmtArgs) -> ExitCode {
         let new = f.apply(&file.source);
         if args.check {
             changed += 1;
-            println!("{}", file.path.display());
+            println!("{}", one_line(&file.path.display().to_string()));
         } else if args.write {
             // Only a file actually written counts as reformatted.
             if file.via_link {
@@ -83,7 +92,7 @@ pub fn main(args: FmtArgs) -> ExitCode {
             match write(&file.path, &file.source, &new) {
                 Ok(()) => changed += 1,
                 Err(e) => {
-                    eprintln!("{}: {e}", file.path.display());
+                    eprintln!("{}: {e}", one_line(&file.path.display().to_string()));
                     failed = true;
                     not_written += 1;
                 }
