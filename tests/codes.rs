@@ -785,7 +785,7 @@ fn pack_missing_texture() {
     let entity = r#"{"minecraft:client_entity": {"description": {"identifier": "t:e",
       "textures": {"a": "textures/entity/here", "b": "textures/entity/gone", "c": "textures/items/elsewhere"}}}}"#;
     write("entity/e.json", entity);
-    let pack = molang::pack::load(&[dir.clone()]);
+    let pack = molang::pack::load(std::slice::from_ref(&dir));
     let (diagnostics, _) = molang::lint::check_pack(&pack);
     let hits: Vec<_> = diagnostics
         .iter()
