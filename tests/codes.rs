@@ -510,7 +510,27 @@ fn pack_only_codes_are_covered_by_pack_tests() {
             Code::UndefinedRenderController,
             Code::MissingTexture,
             Code::ControllerCycle,
+            Code::UnknownIgnoredCode,
         ]
+    );
+}
+
+#[test]
+fn pack_unknown_ignored_code() {
+    let animation = "{\n  \"animations\": {\"animation.a\": {\"bones\": {\"b\": {\n    \"rotation\": [\"q.x\", 0, 0] // molang-ignore: W0250\n  }}}}\n}";
+    let pack = molang::pack::load_sources(vec![(
+        PathBuf::from("rp/animations/a.json"),
+        animation.to_string(),
+    )]);
+    let got = molang::report::ignore_problems(&pack, 0);
+    assert_eq!(got.len(), 1, "{got:?}");
+    let d = &got[0];
+    assert_eq!(d.diagnostic.code, Code::UnknownIgnoredCode);
+    assert_eq!((d.line, d.column), (3, 49), "at `W0250`");
+    assert_eq!(
+        &animation[d.diagnostic.span.range()],
+        "W0250",
+        "the span covers the name"
     );
 }
 
