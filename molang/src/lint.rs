@@ -575,25 +575,38 @@ pub mod structure {
         for e in &pack.entities {
             let side = pack.entity_side(e);
             // Short names as the runtime resolves them: without case, the last entry of a
-            // name wins, `description.animations` first, then the legacy controller list.
+            // name wins, `description.animations` first, then the legacy 1.8.0 controller
+            // list (whose entries play as roots, by identifier).
+            type Pairs<'p> = &'p [(String, String)];
+            let (animations, legacy, animate): (Pairs, Pairs, Vec<&str>) = match e.client.as_deref()
+            {
+                Some(c) => (
+                    &c.animations,
+                    &c.legacy_controllers,
+                    c.animate.iter().map(|(s, _)| s.as_str()).collect(),
+                ),
+                None => (
+                    &e.animations,
+                    &[],
+                    e.animate.iter().map(|(s, _)| s.as_str()).collect(),
+                ),
+            };
             let mut shorts: HashMap<String, &str> = HashMap::new();
-            let legacy = e
-                .client
-                .as_ref()
-                .map_or(&[][..], |c| &c.legacy_controllers[..]);
-            for (short, id) in legacy.iter().chain(&e.animations) {
+            for (short, id) in legacy.iter().chain(animations) {
                 shorts.insert(short.to_ascii_lowercase(), id);
             }
-            let resolve = |short: &str| -> Option<usize> {
-                let id = shorts.get(&short.to_ascii_lowercase())?;
+            let controller = |id: &str| -> Option<usize> {
                 let c = pack.controllers_for(side, id).last()?;
                 Some(index[&(c as *const _)])
             };
-            let roots = (legacy.iter().map(|(s, _)| s)).chain(e.animate.iter().map(|(s, _)| s));
+            let resolve = |short: &str| controller(shorts.get(&short.to_ascii_lowercase())?);
+            let roots: Vec<Option<usize>> = (legacy.iter().map(|(_, id)| controller(id)))
+                .chain(animate.iter().map(|s| resolve(s)))
+                .collect();
             // 1: on the walk's path, 2: done.
             let mut color: HashMap<usize, u8> = HashMap::new();
             for root in roots {
-                let Some(root) = resolve(root) else { continue };
+                let Some(root) = root else { continue };
                 if color.contains_key(&root) {
                     continue;
                 }

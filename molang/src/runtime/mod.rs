@@ -38,6 +38,16 @@
 //!   the old state from 1 to 0 (the new state gets 1 − that); a `{time: weight}` curve gives
 //!   the old state's weight directly.
 //! - Controller `variables` with `remap_curve`: piecewise linear, clamped outside the curve.
+//! - A controller that would play itself (directly or through other controllers) is cut at
+//!   the entry that closes the circle: that entry plays nothing and is logged once (the game
+//!   does not nest forever; where it stops is not documented: choice). Each controller is
+//!   compiled once; its occurrences in the play tree are nodes with their own state, at most
+//!   16 levels deep and [`load::MAX_PLAY_NODES`] in all. `molang check` warns W0808 there.
+//! - One iteration budget per entity and frame ([`play::FRAME_BUDGET`], all expressions
+//!   together, `initialize` and `pre_animation` included); once spent, later loops of the
+//!   frame end at their first iteration, and the content log names the expression that ran it
+//!   out and the one that spent most, with file, line and column (choice: the game documents
+//!   no such budget). Both back ends count iterations alike.
 //! - Runtime aborts and missing animations are logged once per run with the first frame
 //!   they happened in; the game would repeat them every frame.
 //! - `query.time_stamp` = floor(t × 20) (ticks); `query.is_alive` = 1; `query.delta_time` =
