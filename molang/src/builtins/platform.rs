@@ -291,11 +291,6 @@ mod tests {
     fn arm64_arithmetic_chooses_its_nan() {
         let inf = f32::INFINITY;
         assert_eq!(add(inf, -inf).to_bits(), 0x7fc0_0000);
-        assert_eq!(
-            (inf + -inf).to_bits(),
-            0xffc0_0000,
-            "the x86-64 host's own default NaN"
-        );
         assert_eq!(mul(Q1, NQ2).to_bits(), 0x7fc0_0001);
         assert_eq!(mul(Q1, S3).to_bits(), 0x7fc0_0003, "a signalling NaN wins");
         assert_eq!(div(1.0, NQ2).to_bits(), 0xffc0_0002);
