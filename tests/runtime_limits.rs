@@ -381,7 +381,7 @@ fn broken_files_cost_the_loader_linear_time() {
         "empty .json files",
         3_000,
         |n| {
-            let mut files = vec![("e.json".to_string(), spin_entity())];
+            let mut files = vec![("entity/e.json".to_string(), spin_entity())];
             files.extend((0..n).map(|i| (format!("animations/x{i}.json"), String::new())));
             molang::pack::load_sources(
                 files
@@ -467,7 +467,8 @@ fn many_controller_states_load_in_linear_time() {
 fn an_input_timeline_of_many_columns_parses_in_linear_time() {
     linear(
         "CSV columns",
-        3_000,
+        // 10x is 3,000 columns, inside the 4,096 fields a CSV line may hold.
+        300,
         |n| {
             let header: Vec<String> = (0..n).map(|i| format!("q.c{i}")).collect();
             let row = vec!["1"; n];
@@ -475,7 +476,7 @@ fn an_input_timeline_of_many_columns_parses_in_linear_time() {
         },
         |text| {
             let t = molang::runtime::inputs::parse(text, "cols.csv").expect("parses");
-            assert!(t.queries.len() >= 300);
+            assert!(t.queries.len() >= 30);
         },
     );
 }

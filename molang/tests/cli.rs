@@ -47,7 +47,7 @@ fn check_example_pack_reports_every_mistake_and_exits_1() {
 fn check_human_output_has_summary_line() {
     let out = molang_on("check", example_pack(), &[]);
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert_contains(&stdout, "4 files, 13 expressions: 7 errors, 4 warnings");
+    assert_contains(&stdout, "4 files, 13 expressions: 7 errors, 5 warnings");
 }
 
 #[test]

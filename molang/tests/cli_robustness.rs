@@ -85,7 +85,7 @@ fn check_json_ends_with_summary_and_gives_game_effect_apart() {
     assert_eq!(last["summary"]["files"], 4);
     assert_eq!(last["summary"]["expressions"], 13);
     assert_eq!(last["summary"]["errors"], 7);
-    assert_eq!(last["summary"]["warnings"], 2);
+    assert_eq!(last["summary"]["warnings"], 5);
     let arity = lines.iter().find(|l| l["code"] == "E0203").unwrap();
     assert!(arity["game"]
         .as_str()

@@ -9,13 +9,37 @@ use lsp_types::{Position, Range, Uri};
 #[derive(Clone, Debug, Default)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// `(byte offset, UTF-16 units before it)` at a character boundary every
+    /// [`MARK_EVERY`] bytes: a column on a minified one-line file is counted from the nearest
+    /// mark, not from the start of its line (2,000 diagnostics on a 19 MB line each rescanned
+    /// the whole line).
+    marks: Vec<(usize, usize)>,
 }
+
+const MARK_EVERY: usize = 4096;
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        let mut marks = vec![(0, 0)];
+        let mut units = 0;
+        let mut next = MARK_EVERY;
+        for (i, c) in text.char_indices() {
+            if i >= next {
+                marks.push((i, units));
+                next = i + MARK_EVERY;
+            }
+            units += c.len_utf16();
+        }
+        LineIndex { starts, marks }
+    }
+
+    /// UTF-16 units of `text[..offset]` (`offset` on a character boundary).
+    fn units_before(&self, text: &str, offset: usize) -> usize {
+        let k = self.marks.partition_point(|&(b, _)| b <= offset) - 1;
+        let (at, units) = self.marks[k];
+        units + text[at..offset].chars().map(char::len_utf16).sum::<usize>()
     }
 
     /// The LSP position of byte `offset` of `text` (clamped to the text).
@@ -25,10 +49,7 @@ impl LineIndex {
             offset -= 1;
         }
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let col: usize = text[self.starts[line]..offset]
-            .chars()
-            .map(char::len_utf16)
-            .sum();
+        let col = self.units_before(text, offset) - self.units_before(text, self.starts[line]);
         Position::new(line as u32, col as u32)
     }
 
@@ -112,6 +133,37 @@ mod tests {
         assert_eq!(idx.offset(text, Position::new(1, 2)), 7);
         assert_eq!(idx.offset(text, Position::new(1, 99)), 8);
         assert_eq!(idx.offset(text, Position::new(9, 0)), text.len());
+    }
+
+    /// Columns counted from the marks are the columns counted from the line start, on long
+    /// lines of mixed widths, across many marks and on several lines.
+    #[test]
+    fn positions_from_marks_are_positions_from_the_line_start() {
+        let mut text = String::new();
+        for i in 0..6000 {
+            text.push_str(match i % 7 {
+                0 => "\u{1F600}",
+                1 => "é",
+                3 if i % 1000 == 3 => "\n",
+                _ => "a",
+            });
+        }
+        let idx = LineIndex::new(&text);
+        assert!(idx.marks.len() > 2);
+        for offset in (0..=text.len()).step_by(37).chain([text.len()]) {
+            let mut o = offset;
+            while !text.is_char_boundary(o) {
+                o -= 1;
+            }
+            let line_start = text[..o].rfind('\n').map_or(0, |i| i + 1);
+            let col: usize = text[line_start..o].chars().map(char::len_utf16).sum();
+            let line = text[..o].matches('\n').count();
+            assert_eq!(
+                idx.position(&text, offset),
+                Position::new(line as u32, col as u32),
+                "offset {offset}"
+            );
+        }
     }
 
     #[test]

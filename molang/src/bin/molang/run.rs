@@ -256,7 +256,10 @@ fn run(args: &Args) -> Result<(), Failure> {
         note(args, &n);
     }
     for q in rt.unsupplied_queries() {
-        note(args, &format!("{} is not in the inputs; it reads 0", one_line(&q)));
+        note(
+            args,
+            &format!("{} is not in the inputs; it reads 0", one_line(&q)),
+        );
     }
     let plot = plan_plot(args, &rt)?;
     let mut sink: Box<dyn Write> = match &args.out {
@@ -308,7 +311,11 @@ fn run(args: &Args) -> Result<(), Failure> {
         rt.step(t, driver.queries());
         for l in rt.take_log() {
             match l.kind {
-                LogKind::Content => eprintln!("content-log: frame {}: {}", l.frame, terminal_safe(&l.message)),
+                LogKind::Content => eprintln!(
+                    "content-log: frame {}: {}",
+                    l.frame,
+                    terminal_safe(&l.message)
+                ),
                 LogKind::Input => note(args, &format!("frame {}: {}", l.frame, l.message)),
             }
         }
