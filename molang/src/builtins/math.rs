@@ -35,7 +35,7 @@
 //!
 //! The engine does not treat NaN uniformly: each function does what its C++ is written to do,
 //! and the compiled code differs between the game's two CPU families
-//! ([`Platform`](super::platform::Platform)), so the result depends on the operand order, on
+//! ([`Platform`]), so the result depends on the operand order, on
 //! which test comes first and on the platform. `N` is any NaN. Sources: P = molang-go
 //! `parity_test.go` rows pinned against Bedrock 1.26.50.24, G = molang-go grouping rows, S = the
 //! spec's preface (engine-measured summary), X = molangx's x86-64 model of the engine's code
