@@ -776,45 +776,9 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
         images.extend(found.images.into_iter().map(|p| (p, layer)));
     }
     // Manifests first: they decide which folders are read.
-    let roots: Vec<PackRoot> = list
-        .iter()
-        .filter(|s| is_manifest(&s.path))
-        .map(|s| {
-            let side = read_text(&s.path)
-                .ok()
-                .map_or(Side::Any, |t| extract::manifest_side(strip_bom(&t)));
-            (
-                lexically_clean(s.path.parent().unwrap_or(Path::new(""))),
-                side,
-            )
-        })
-        .collect();
-    let candidates: Vec<Candidate> = list
-        .iter()
-        .map(|s| Candidate {
-            path: lexically_clean(&s.path),
-            layer: s.layer,
-            layer_root: lexically_clean(&s.layer_root),
-            direct: s.direct,
-        })
-        .collect();
-    let chosen = select_content(&candidates, &roots);
-    let skipped: Vec<(&Path, &(PathBuf, Side))> = candidates
-        .iter()
-        .zip(&chosen)
-        .filter_map(|(c, r)| r.as_ref().err().map(|e| (c.path.as_path(), e)))
-        .collect();
-    extras.typos = folder_typos(&skipped);
-    extras.skipped = skipped.iter().map(|(p, _)| p.to_path_buf()).collect();
-    drop(candidates);
-    let mut list: Vec<Source> = list
-        .into_iter()
-        .zip(chosen)
-        .filter_map(|(mut s, r)| {
-            s.decided = true;
-            r.is_ok().then_some(s)
-        })
-        .collect();
+    let (mut list, roots) = apply_folder_rules(list, &mut extras, |s| {
+        read_text(&s.path).map_or(Side::Any, |t| extract::manifest_side(strip_bom(&t)))
+    });
     // Texture files, by their path below their pack root without the extension.
     for (image, layer) in images {
         let image = lexically_clean(&image);
@@ -1218,18 +1182,29 @@ fn choose(sources: Vec<Source>) -> (Vec<Source>, Extras) {
     if sources.iter().all(|s| s.decided) {
         return (sources, extras);
     }
+    let (kept, _) = apply_folder_rules(sources, &mut extras, |s| {
+        s.text
+            .as_ref()
+            .map_or(Side::Any, |t| extract::manifest_side(strip_bom(t)))
+    });
+    (kept, extras)
+}
+
+/// The sources the game's folder rules keep (marked decided), and the pack roots their
+/// manifests give; skipped files and folder typos go to `extras`. `side_of` reads a
+/// manifest's side (from disk, or from the text in memory).
+fn apply_folder_rules(
+    sources: Vec<Source>,
+    extras: &mut Extras,
+    side_of: impl Fn(&Source) -> Side,
+) -> (Vec<Source>, Vec<PackRoot>) {
     let roots: Vec<PackRoot> = sources
         .iter()
         .filter(|s| is_manifest(&s.path))
         .map(|s| {
-            let side = s
-                .text
-                .as_ref()
-                .ok()
-                .map_or(Side::Any, |t| extract::manifest_side(strip_bom(t)));
             (
                 lexically_clean(s.path.parent().unwrap_or(Path::new(""))),
-                side,
+                side_of(s),
             )
         })
         .collect();
@@ -1254,9 +1229,12 @@ fn choose(sources: Vec<Source>) -> (Vec<Source>, Extras) {
     let kept = sources
         .into_iter()
         .zip(chosen)
-        .filter_map(|(s, r)| r.is_ok().then_some(s))
+        .filter_map(|(mut s, r)| {
+            s.decided = true;
+            r.is_ok().then_some(s)
+        })
         .collect();
-    (kept, extras)
+    (kept, roots)
 }
 
 fn build_chosen(sources: Vec<Source>) -> Pack {
