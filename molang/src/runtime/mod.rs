@@ -94,12 +94,14 @@ pub mod instances;
 pub mod load;
 pub mod model;
 pub mod play;
+pub mod player;
 pub mod render;
 pub mod trace;
 
 pub use driver::{frame_time, Driver};
 pub use load::{load_entity, load_from_pack, Loaded};
 pub use play::{ArgInput, Backend, LogKind, LogLine, Pose, Runtime};
+pub use player::{Frame, PlayOptions, Player};
 
 #[cfg(test)]
 mod tests;
