@@ -55,6 +55,7 @@ fn args(pack: &str, backend: Backend, test: &str) -> FuzzArgs {
         ranges: None,
         invariants: Vec::new(),
         backend,
+        platform: molang::Platform::X86_64,
         fps: 20.0,
         out_dir: out_dir(&format!("{test}-{backend:?}")),
     }
