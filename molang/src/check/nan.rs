@@ -125,6 +125,15 @@ struct Walk<'a> {
     reported: Vec<NodeId>,
 }
 
+/// Why a `sqrt`/`ln` of `arg` is NaN: always, or when it is negative.
+fn negative(a: Abs, arg: &str) -> String {
+    if a.hi < 0.0 {
+        format!("NaN: `{arg}` is negative")
+    } else {
+        format!("NaN when `{arg}` is negative")
+    }
+}
+
 /// Source text of a node, cut for a message.
 fn text(program: &Program, id: NodeId) -> String {
     let span = program.span(id);
@@ -133,7 +142,7 @@ fn text(program: &Program, id: NodeId) -> String {
         .get(span.start as usize..span.end as usize)
         .unwrap_or("");
     let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::text::excerpt(&one, 48).into_owned()
+    crate::text::excerpt(&one, 48)
 }
 
 impl Walk<'_> {
@@ -379,10 +388,7 @@ impl Walk<'_> {
                 let nan = if a.lo < 0.0 {
                     self.origin(
                         id,
-                        format!(
-                            "NaN when `{}` is negative",
-                            text(program, args[0])
-                        ),
+                        negative(a, &text(program, args[0])),
                     )
                 } else {
                     a.nan
@@ -394,10 +400,7 @@ impl Walk<'_> {
                 let nan = if a.lo < 0.0 {
                     self.origin(
                         id,
-                        format!(
-                            "NaN when `{}` is negative",
-                            text(program, args[0])
-                        ),
+                        negative(a, &text(program, args[0])),
                     )
                 } else {
                     a.nan
