@@ -5,7 +5,6 @@
 use molang::ir::Names;
 use molang::{CheckOptions, Code};
 
-
 fn warnings(src: &str) -> Vec<String> {
     let checked = molang::check(src, &CheckOptions::default(), &mut Names::default());
     checked

@@ -34,9 +34,20 @@ fn listed() -> BTreeMap<String, (String, String)> {
         .skip(1) // the header
         .map(|l| {
             let cols: Vec<&str> = l.split('\t').collect();
-            assert_eq!(cols.len(), 3, "{LIST}: `{l}` is not entity, difference, why");
-            assert!(!cols[2].trim().is_empty(), "{LIST}: {} has no reason", cols[0]);
-            (cols[0].to_string(), (cols[1].to_string(), cols[2].to_string()))
+            assert_eq!(
+                cols.len(),
+                3,
+                "{LIST}: `{l}` is not entity, difference, why"
+            );
+            assert!(
+                !cols[2].trim().is_empty(),
+                "{LIST}: {} has no reason",
+                cols[0]
+            );
+            (
+                cols[0].to_string(),
+                (cols[1].to_string(), cols[2].to_string()),
+            )
         })
         .collect()
 }
@@ -45,7 +56,11 @@ fn listed() -> BTreeMap<String, (String, String)> {
 fn vanilla_entities_walking_on_both_platforms() {
     let pack = common::vanilla_rp_pack();
     let ids = client_entities(&pack);
-    assert!(ids.len() >= 100, "expected the whole vanilla pack, got {}", ids.len());
+    assert!(
+        ids.len() >= 100,
+        "expected the whole vanilla pack, got {}",
+        ids.len()
+    );
     let timeline = walking();
     let play = Play {
         backend: Backend::Interp,
@@ -82,7 +97,9 @@ fn vanilla_entities_walking_on_both_platforms() {
     }
     for id in list.keys() {
         if !found.contains_key(id) {
-            problems.push(format!("{id} is listed but the platforms agree now: remove it"));
+            problems.push(format!(
+                "{id} is listed but the platforms agree now: remove it"
+            ));
         }
     }
     assert!(

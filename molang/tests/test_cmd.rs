@@ -280,14 +280,26 @@ fn a_test_file_picks_its_platform_and_can_require_both_to_agree() {
     );
     assert_contains(&stdout, "test result: 1 passed, 2 failed");
     // `--platform arm64` on the command line: the test without "platform" passes too.
-    let out = test_in(&dir.join("tests"), &["--platform", "arm64", "--filter", "pcs"]);
+    let out = test_in(
+        &dir.join("tests"),
+        &["--platform", "arm64", "--filter", "pcs"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     // `--platform both`: each expectation on each platform, and a note where they differ.
-    let out = test_in(&dir.join("tests"), &["--platform", "both", "--filter", "pcs"]);
+    let out = test_in(
+        &dir.join("tests"),
+        &["--platform", "both", "--filter", "pcs"],
+    );
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert_contains(&stdout, "note: x86-64 and arm64 first differ at frame 0: leg.rx: x86-64 NaN, arm64 0");
-    assert_contains(&stdout, "leg.rx = 30 ± 0.001 at t = 1 (on x86-64) (frame 20, t = 1)");
+    assert_contains(
+        &stdout,
+        "note: x86-64 and arm64 first differ at frame 0: leg.rx: x86-64 NaN, arm64 0",
+    );
+    assert_contains(
+        &stdout,
+        "leg.rx = 30 ± 0.001 at t = 1 (on x86-64) (frame 20, t = 1)",
+    );
     assert!(!stdout.contains("(on arm64)"), "{stdout}");
     // A bad platform name is a bad test file.
     std::fs::write(
@@ -322,7 +334,15 @@ fn run_platform_both_prints_the_first_difference() {
     // Amplitude 30 everywhere: the platforms agree.
     let same = fixture("run-same", "30", "[]");
     let out = molang()
-        .args(["run", "--platform", "both", "--entity", "t:swing", "--seconds", "1"])
+        .args([
+            "run",
+            "--platform",
+            "both",
+            "--entity",
+            "t:swing",
+            "--seconds",
+            "1",
+        ])
         .arg(same.join("pack"))
         .output()
         .unwrap();
@@ -333,11 +353,27 @@ fn run_platform_both_prints_the_first_difference() {
     );
     // And the trace of one platform: arm64 swings where x86-64 gives NaN.
     let out = molang()
-        .args(["run", "--platform", "arm64", "--entity", "t:swing", "--fps", "20", "--seconds", "1.05"])
+        .args([
+            "run",
+            "--platform",
+            "arm64",
+            "--entity",
+            "t:swing",
+            "--fps",
+            "20",
+            "--seconds",
+            "1.05",
+        ])
         .arg(dir.join("pack"))
         .output()
         .unwrap();
-    assert_contains(&text(&out.stdout), "\n20,1,leg,30,");
+    let trace = text(&out.stdout);
+    let row = trace
+        .lines()
+        .find(|l| l.starts_with("20,1,leg,"))
+        .unwrap_or_else(|| panic!("no frame 20 of leg in\n{trace}"));
+    let rx: f32 = row.split(',').nth(3).unwrap().parse().unwrap();
+    assert!((rx - 30.0).abs() < 1e-3, "{row}");
     for d in [dir, same] {
         let _ = std::fs::remove_dir_all(&d);
     }

@@ -386,10 +386,7 @@ impl Walk<'_> {
             MathFn::Sqrt => {
                 let a = arg(0);
                 let nan = if a.lo < 0.0 {
-                    self.origin(
-                        id,
-                        negative(a, &text(program, args[0])),
-                    )
+                    self.origin(id, negative(a, &text(program, args[0])))
                 } else {
                     a.nan
                 };
@@ -398,10 +395,7 @@ impl Walk<'_> {
             MathFn::Ln => {
                 let a = arg(0);
                 let nan = if a.lo < 0.0 {
-                    self.origin(
-                        id,
-                        negative(a, &text(program, args[0])),
-                    )
+                    self.origin(id, negative(a, &text(program, args[0])))
                 } else {
                     a.nan
                 };
@@ -411,7 +405,11 @@ impl Walk<'_> {
                 let a = arg(0);
                 let name = if func == MathFn::Asin { "asin" } else { "acos" };
                 if let Some(o) = a.nan {
-                    let reads = if func == MathFn::Asin { "-1 (-90)" } else { "-1 (180)" };
+                    let reads = if func == MathFn::Asin {
+                        "-1 (-90)"
+                    } else {
+                        "-1 (180)"
+                    };
                     let msg = format!(
                         "on arm64 `math.{name}` reads a NaN `{}` as {reads}; on x86-64 it returns NaN",
                         text(program, args[0])
@@ -422,10 +420,7 @@ impl Walk<'_> {
                 let nan = if a.lo < -1.0005 || a.hi > 1.0005 {
                     self.origin(
                         id,
-                        format!(
-                            "NaN when `{}` is outside [-1, 1]",
-                            text(program, args[0])
-                        ),
+                        format!("NaN when `{}` is outside [-1, 1]", text(program, args[0])),
                     )
                 } else {
                     a.nan

@@ -92,8 +92,9 @@ pub fn first_difference(
         let (driver, _) = Driver::new(timeline, &mut rt);
         runs.push((rt, driver));
     }
-    let [(mut x, mut dx), (mut a, mut da)]: [(Runtime, Driver); 2] =
-        runs.try_into().unwrap_or_else(|_| unreachable!("one run per platform"));
+    let [(mut x, mut dx), (mut a, mut da)]: [(Runtime, Driver); 2] = runs
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("one run per platform"));
     // Variables by name: each run interned its own, in the same order, but a name is the
     // safe key.
     let vars: Vec<(String, crate::ir::Slot, Option<crate::ir::Slot>)> = (x.scripts.names())

@@ -540,7 +540,13 @@ fn show(x: Option<f32>) -> String {
 /// Runs one test on x86-64 (or its file's `"platform"`). `bless` writes snapshot files
 /// instead of comparing them.
 pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -> Outcome {
-    run_test_on(test, pack, backends, Platforms::One(Platform::X86_64), bless)
+    run_test_on(
+        test,
+        pack,
+        backends,
+        Platforms::One(Platform::X86_64),
+        bless,
+    )
 }
 
 /// Runs one test on `platforms` unless its file's `"platform"` says otherwise.
@@ -566,7 +572,8 @@ pub fn run_test_on(
         _ => Backend::Interp,
     };
     let checked = test.platform.unwrap_or(platforms).list();
-    let agree_wanted = (test.expect.iter()).any(|e| matches!(e.kind, ExpectKind::PlatformsAgree { .. }));
+    let agree_wanted =
+        (test.expect.iter()).any(|e| matches!(e.kind, ExpectKind::PlatformsAgree { .. }));
     // Played: the checked platforms, and both when an expectation compares them.
     let played = if agree_wanted {
         Platform::ALL.to_vec()
@@ -626,10 +633,12 @@ pub fn run_test_on(
     let names = [Platform::X86_64.name(), Platform::Arm64.name()];
     if let [(_, x), (_, a)] = &recs[..] {
         if checked.len() > 1 {
-            outcome.notes.push(match x.first_difference(a, names, |_| true) {
-                Some((_, d)) => format!("x86-64 and arm64 first differ at {d}"),
-                None => "x86-64 and arm64 agree on every frame".into(),
-            });
+            outcome
+                .notes
+                .push(match x.first_difference(a, names, |_| true) {
+                    Some((_, d)) => format!("x86-64 and arm64 first differ at {d}"),
+                    None => "x86-64 and arm64 agree on every frame".into(),
+                });
         }
     }
     for (i, (p, rec)) in recs.iter().enumerate() {
@@ -637,7 +646,16 @@ pub fn run_test_on(
             // Snapshots are written once, from the first platform checked.
             let bless_here = bless && i == 0;
             let other = recs.iter().find(|(q, _)| q != p).map(|(_, r)| r);
-            check(test, rec, *p, other, &tag(*p), bless, bless_here, &mut outcome);
+            check(
+                test,
+                rec,
+                *p,
+                other,
+                &tag(*p),
+                bless,
+                bless_here,
+                &mut outcome,
+            );
         }
     }
     outcome.seconds = start.elapsed().as_secs_f64();

@@ -209,11 +209,7 @@ fn backend(b: BackendArg) -> Backend {
 }
 
 /// The loaded entity, on the one platform of `--platform`.
-fn load_on(
-    args: &Args,
-    pack: &molang::pack::Pack,
-    id: &str,
-) -> Result<Loaded, Failure> {
+fn load_on(args: &Args, pack: &molang::pack::Pack, id: &str) -> Result<Loaded, Failure> {
     let mut loaded = load_from_pack(pack, id).map_err(|e| bad(e.to_string()))?;
     loaded
         .scripts
@@ -423,7 +419,11 @@ fn both_platforms(
             // One entity that does not load is an input error when it was asked for by
             // name; over the whole pack it is reported and the others still run.
             Err(e) if args.entity.is_some() => return Err(bad(e.to_string())),
-            Err(e) => println!("{}: does not load: {}", one_line(id), terminal_safe(&e.to_string())),
+            Err(e) => println!(
+                "{}: does not load: {}",
+                one_line(id),
+                terminal_safe(&e.to_string())
+            ),
         }
     }
     if args.entity.is_none() {
