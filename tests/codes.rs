@@ -121,6 +121,8 @@ fn table() -> Vec<(String, Code, Opts)> {
     use Opts::*;
     let rows: Vec<(&str, Code, Opts)> = vec![
         // Syntax.
+        ("«math.sqrt(v.x) < 1»", PlatformNan, Latest),
+        ("1 / «math.asin(math.ln(v.x))»", PlatformNan, Latest),
         ("«»", Empty, Latest),
         ("«   »", Empty, Latest),
         ("1 «%» 2", UnknownCharacter, Latest),

@@ -1,6 +1,7 @@
 //! Interpreter vs JIT on the same checked program, inputs and seed: value, how the run ended
 //! and every variable afterwards must agree bit for bit (any NaN equals any NaN: payloads are
-//! not specified, the rule of tests/jit_differential.rs).
+//! not specified, the rule of tests/jit_differential.rs). The seed drawn from the input also
+//! picks the platform (its second bit: arm64's float rules for half the inputs).
 //!
 //! Structured, not raw text: random text almost never loads, and what does not load never
 //! reaches the back ends. The bytes drive a small grammar-aware generator through
@@ -20,7 +21,7 @@ use molang::builtins::math::MathFn;
 use molang::fuzz::world::World;
 // NaN of both signs and edge values, as the strategies' `nan_operand` and `edge_operand` draw them.
 use molang::fuzz::{EDGE_OPERANDS as EDGES, NAN_OPERANDS as NANS};
-use molang::{CheckOptions, EvalOptions, Value};
+use molang::{CheckOptions, EvalOptions, Platform, Value};
 
 const VARIABLES: &[&str] = &["v.x", "v.y", "v.z"];
 const TEMPS: &[&str] = &["t.t", "t.u"];
@@ -348,6 +349,13 @@ fuzz_target!(|data: &[u8]| {
         iteration_budget: 2_000,
         // As entity scripts compile, for half the inputs (temps are not compared).
         private_temps: seed % 2 == 1,
+        // The seed's second bit picks the float rules, as in tests/jit_differential.rs: half
+        // the inputs follow arm64's (fused multiply-adds, NaN-ignoring min/max, ...).
+        platform: if seed & 2 != 0 {
+            Platform::Arm64
+        } else {
+            Platform::X86_64
+        },
     };
     // The JIT compiles every program that loads.
     let native = match expr.compile_native(&options) {
@@ -364,7 +372,7 @@ fuzz_target!(|data: &[u8]| {
             .all(|((n1, v1), (n2, v2))| n1 == n2 && same(v1, v2));
     assert!(
         same(&a.value, &b.value) && a.abort == b.abort && vars_agree,
-        "divergence (v{version}, cap {:?}, seed {seed}, inputs {ins:?}):\n{src}\n  interp: {:?} abort {:?} vars {:?}\n  jit:    {:?} abort {:?} vars {:?}",
-        options.loop_cap, a.value, a.abort, a.variables, b.value, b.abort, b.variables
+        "divergence (v{version}, cap {:?}, seed {seed}, {}, inputs {ins:?}):\n{src}\n  interp: {:?} abort {:?} vars {:?}\n  jit:    {:?} abort {:?} vars {:?}",
+        options.loop_cap, options.platform.name(), a.value, a.abort, a.variables, b.value, b.abort, b.variables
     );
 });

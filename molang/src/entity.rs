@@ -11,7 +11,7 @@ use crate::builtins::math::{DefaultRng, MolangRng};
 use crate::check::{check, CheckOptions};
 use crate::diagnostics::Diagnostic;
 use crate::interp::exec::{Backend, Executable};
-use crate::interp::{self, Abort, EvalOptions, Host, Storage, Value};
+use crate::interp::{self, Abort, EvalOptions, Host, Platform, Storage, Value};
 use crate::ir::{Names, Program, Scope, Slot};
 use crate::jit::JitError;
 use std::sync::Arc;
@@ -69,6 +69,8 @@ pub struct EntityScripts {
     /// Diagnostics of scripts that still load: warnings, and reads that fail at run time.
     pub warnings: Vec<Diagnostic>,
     version: i16,
+    /// Whose float rules the scripts follow (x86-64 unless [`EntityScripts::set_platform`]).
+    platform: Platform,
     /// Expressions added after the scripts, indexed by [`ExprId`].
     extras: Vec<Extra>,
 }
@@ -146,6 +148,7 @@ impl EntityScripts {
             pre_animation: pre_animation.map(Executable::new),
             warnings,
             version: src.version,
+            platform: Platform::X86_64,
             extras: Vec::new(),
         })
     }
@@ -229,9 +232,28 @@ impl EntityScripts {
             .chain(self.extras.iter().map(|e| (&*e.label, &e.exec)))
     }
 
+    /// Makes every program follow `platform`'s float rules (native code already compiled is
+    /// compiled again for it).
+    pub fn set_platform(&mut self, platform: Platform) {
+        if platform == self.platform {
+            return;
+        }
+        self.platform = platform;
+        if self.jit {
+            // Each reason is kept per program (`fallbacks`); the first one is not needed here.
+            let _ = self.enable_jit();
+        }
+    }
+
+    /// Whose float rules the scripts follow.
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+
     fn eval_options(&self) -> EvalOptions {
         EvalOptions {
             version: self.version,
+            platform: self.platform,
             // Every run of an entity's scripts starts with cleared temps, and the instance
             // exposes variables only.
             private_temps: true,
@@ -859,6 +881,7 @@ impl Condition {
         };
         let options = EvalOptions {
             version: self.version,
+            platform: scripts.platform,
             ..EvalOptions::default()
         };
         let out = interp::run(&self.program, &mut storage, &mut host, &options);

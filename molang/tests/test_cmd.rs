@@ -251,3 +251,130 @@ fn examples_pass_on_both_back_ends_identically() {
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     assert!(!stdout.contains("FAILED"), "{stdout}");
 }
+
+/// The leg swings by `math.max(30, math.sqrt(-1))`: NaN on x86-64 (`max` returns its NaN second
+/// operand there), 30 on arm64 (which ignores the NaN).
+const NAN_AMPLITUDE: &str = "math.max(30, math.sqrt(-1))";
+
+#[test]
+fn a_test_file_picks_its_platform_and_can_require_both_to_agree() {
+    let test = r#"[
+{ "name": "phones", "entity": "t:swing", "packs": ["../pack"], "fps": 20, "seconds": 2,
+  "platform": "arm64",
+  "expect": [ { "at": 1.0, "bone": "leg", "rx": 30, "tolerance": 0.001 } ] },
+{ "name": "pcs", "entity": "t:swing", "packs": ["../pack"], "fps": 20, "seconds": 2,
+  "expect": [ { "at": 1.0, "bone": "leg", "rx": 30, "tolerance": 0.001 } ] },
+{ "name": "agree", "entity": "t:swing", "packs": ["../pack"], "fps": 20, "seconds": 2,
+  "expect": [ { "platforms_agree": true, "from": 0.5 } ] }
+]"#;
+    let dir = fixture("platform", NAN_AMPLITUDE, test);
+    let out = test_in(&dir.join("tests"), &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert_contains(&stdout, "ok     phones (");
+    assert_contains(&stdout, "FAILED pcs (");
+    assert_contains(&stdout, "wanted 30, got NaN");
+    assert_contains(
+        &stdout,
+        "expected x86-64 and arm64 agree from t = 0.5 to 2 (frame 10, t = 0.5)\n    frame 10: leg.rx: x86-64 NaN, arm64 ",
+    );
+    assert_contains(&stdout, "test result: 1 passed, 2 failed");
+    // `--platform arm64` on the command line: the test without "platform" passes too.
+    let out = test_in(
+        &dir.join("tests"),
+        &["--platform", "arm64", "--filter", "pcs"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    // `--platform both`: each expectation on each platform, and a note where they differ.
+    let out = test_in(
+        &dir.join("tests"),
+        &["--platform", "both", "--filter", "pcs"],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert_contains(
+        &stdout,
+        "note: x86-64 and arm64 first differ at frame 0: leg.rx: x86-64 NaN, arm64 0",
+    );
+    assert_contains(
+        &stdout,
+        "leg.rx = 30 ± 0.001 at t = 1 (on x86-64) (frame 20, t = 1)",
+    );
+    assert!(!stdout.contains("(on arm64)"), "{stdout}");
+    // A bad platform name is a bad test file.
+    std::fs::write(
+        dir.join("tests/swing.test.json"),
+        r#"{ "entity": "t:swing", "packs": ["../pack"], "platform": "ppc" }"#,
+    )
+    .unwrap();
+    let out = test_in(&dir.join("tests"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_contains(
+        &text(&out.stderr),
+        "swing.test.json:1:58: platform is \"x86-64\", \"arm64\" or \"both\", got \"ppc\"",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_platform_both_prints_the_first_difference() {
+    let dir = fixture("run-both", NAN_AMPLITUDE, "[]");
+    let out = molang()
+        .args(["run", "--platform", "both", "--fps", "20", "--seconds", "1"])
+        .arg(dir.join("pack"))
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert_contains(
+        &stdout,
+        "t:swing: frame 0 (t = 0): bone leg rx: x86-64 NaN, arm64 0\n",
+    );
+    assert_contains(&stdout, "1 of 1 entities differ between x86-64 and arm64");
+    // Amplitude 30 everywhere: the platforms agree.
+    let same = fixture("run-same", "30", "[]");
+    let out = molang()
+        .args([
+            "run",
+            "--platform",
+            "both",
+            "--entity",
+            "t:swing",
+            "--seconds",
+            "1",
+        ])
+        .arg(same.join("pack"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "t:swing: the platforms agree over 60 frames\n"
+    );
+    // And the trace of one platform: arm64 swings where x86-64 gives NaN.
+    let out = molang()
+        .args([
+            "run",
+            "--platform",
+            "arm64",
+            "--entity",
+            "t:swing",
+            "--fps",
+            "20",
+            "--seconds",
+            "1.05",
+        ])
+        .arg(dir.join("pack"))
+        .output()
+        .unwrap();
+    let trace = text(&out.stdout);
+    let row = trace
+        .lines()
+        .find(|l| l.starts_with("20,1,leg,"))
+        .unwrap_or_else(|| panic!("no frame 20 of leg in\n{trace}"));
+    let rx: f32 = row.split(',').nth(3).unwrap().parse().unwrap();
+    assert!((rx - 30.0).abs() < 1e-3, "{row}");
+    for d in [dir, same] {
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}

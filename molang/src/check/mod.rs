@@ -7,6 +7,7 @@
 //! depth), struct-copy resolution, then the read-before-set flow analysis ([`flow`]).
 
 pub mod flow;
+pub mod nan;
 
 use crate::builtins::math::MathFn;
 use crate::diagnostics::{Code, Diagnostic, Severity};
@@ -164,6 +165,7 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
         source: src.into(),
     };
     diagnostics.extend(flow::analyse(&program, names, options));
+    diagnostics.extend(nan::analyse(&program));
     let ok = !diagnostics.iter().any(|d| d.refuses_load());
     Checked {
         program: ok.then_some(program),

@@ -102,6 +102,11 @@ codes! {
     /// `query.in_range` / `query.approx_eq` need numbers (Mojang's documentation: "requires 3
     /// numerical arguments"); a string or resource there does not load.
     QueryNeedsNumber = "E0506", Error, "this query needs numbers";
+    /// A value that can be NaN (`math.sqrt` of something that can be negative, ...) reaches
+    /// an operator whose result with a NaN differs between x86-64 and arm64 (`<`, `<=`, the
+    /// second operand of `math.min`/`max`, `clamp`'s lower bound, a divisor, `asin`/`acos`,
+    /// `math.sign`): see `check::nan`.
+    PlatformNan = "W0507", Warning, "a NaN here gives one result on arm64 phones and another on x86-64 PCs";
     // Variables: E06xx.
     ReadBeforeSet = "E0601", Error, "variable read before it is set";
     MaybeReadBeforeSet = "W0602", Warning, "variable may be read before it is set";

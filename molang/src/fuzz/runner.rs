@@ -56,6 +56,9 @@ pub struct Config {
     /// Molang conditions that must hold after every frame, e.g. "v.paw_y >= 0".
     pub invariants: Vec<String>,
     pub backend: Backend,
+    /// Whose float rules the entity follows (x86-64 PCs, arm64 phones); the replay command
+    /// names it.
+    pub platform: crate::interp::Platform,
     /// Frames per second: the runtime's `q.delta_time` and frame times, and the replay
     /// command's `--fps` (in scripts-only mode `q.delta_time` is fuzzed like any query).
     pub fps: f32,
@@ -493,8 +496,12 @@ pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Error
                 " --backend interp"
             } else {
                 ""
-            }
+            },
         );
+        let command = match args.platform {
+            crate::interp::Platform::X86_64 => command,
+            p => format!("{command} --platform {}", p.name()),
+        };
         use std::fmt::Write as _;
         let mut text = String::new();
         let _ = writeln!(text, "found: {}", f.detail);
@@ -723,8 +730,9 @@ impl Fuzzer {
             )
         })?;
         let (target, inputs) = match runtime_model(&pack, &args.entity) {
-            Ok(loaded) => {
+            Ok(mut loaded) => {
                 notes.extend(loaded.diagnostics.iter().chain(&loaded.notes).cloned());
+                loaded.scripts.set_platform(args.platform);
                 let mut rt = Runtime::new(loaded, args.backend, args.fps, args.seed);
                 if let Some(why) = &rt.jit_fallback {
                     notes.push(format!(
@@ -768,6 +776,7 @@ impl Fuzzer {
                 notes.push(format!(
                     "note: {why}: fuzzing its initialize and pre_animation scripts only"
                 ));
+                scripts.set_platform(args.platform);
                 if args.backend == Backend::Jit {
                     if let Err(e) = scripts.enable_jit() {
                         notes.push(format!("note: {e}"));

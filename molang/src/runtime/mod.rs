@@ -93,6 +93,7 @@ pub mod inputs;
 pub mod instances;
 pub mod load;
 pub mod model;
+pub mod platforms;
 pub mod play;
 pub mod player;
 pub mod render;

@@ -15,12 +15,16 @@
 //!   or they differ by at most the tolerance (default 1e-4).
 //! - With two back ends, the JIT's frames must equal the interpreter's bit for bit (NaN = NaN);
 //!   expectations are checked on the interpreter's frames.
+//! - A test's `"platform"` overrides `--platform`. With both platforms, every expectation is
+//!   checked on each (a failure says which), and where the platforms first differ is a note
+//!   of the outcome, not a failure: `platforms_agree` makes it one.
 
 pub mod report;
 pub mod spec;
 
 use crate::entity::Condition;
 use crate::error::{Error, ErrorKind};
+use crate::interp::Platform;
 use crate::ir::Slot;
 use crate::pack::Pack;
 use crate::runtime::inputs::{self, Timeline};
@@ -50,8 +54,27 @@ pub struct TestCase {
     pub fps: f32,
     pub seconds: f32,
     pub seed: u64,
+    /// The test file's `"platform"`; `None` leaves the choice to the command line.
+    pub platform: Option<Platforms>,
     pub inputs: Inputs,
     pub expect: Vec<Expect>,
+}
+
+/// The platforms a test plays on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Platforms {
+    One(Platform),
+    /// x86-64 and arm64, each checked, and compared.
+    Both,
+}
+
+impl Platforms {
+    fn list(self) -> Vec<Platform> {
+        match self {
+            Platforms::One(p) => vec![p],
+            Platforms::Both => Platform::ALL.to_vec(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -111,6 +134,12 @@ pub enum ExpectKind {
         to: f32,
     },
     NoContentLog,
+    /// x86-64 and arm64 give the same frames (pose, variables, content log) from `from` to
+    /// `to`: both platforms are played whatever `"platform"` says.
+    PlatformsAgree {
+        from: f32,
+        to: f32,
+    },
     Snapshot {
         file: PathBuf,
         tolerance: f32,
@@ -144,6 +173,8 @@ pub struct Outcome {
     pub failures: Vec<Failure>,
     /// Snapshot files written by `--bless`.
     pub blessed: Vec<PathBuf>,
+    /// What the run found that is no failure: where the platforms first differ.
+    pub notes: Vec<String>,
 }
 
 impl Outcome {
@@ -255,9 +286,15 @@ fn frame_count(test: &TestCase) -> u64 {
     (test.seconds as f64 * test.fps as f64).round() as u64
 }
 
-fn record(test: &TestCase, pack: &Pack, backend: Backend) -> Result<Recording, Error> {
+fn record(
+    test: &TestCase,
+    pack: &Pack,
+    backend: Backend,
+    platform: Platform,
+) -> Result<Recording, Error> {
     let tl = timeline(test)?;
-    let loaded = load_from_pack(pack, &test.entity)?;
+    let mut loaded = load_from_pack(pack, &test.entity)?;
+    loaded.scripts.set_platform(platform);
     let mut rt = Runtime::new(loaded, backend, test.fps, test.seed);
     let (mut driver, _notes) = Driver::new(&tl, &mut rt);
     let conditions: Vec<Condition> = test
@@ -418,36 +455,68 @@ impl Recording {
         s
     }
 
-    fn same_bits(&self, other: &Recording) -> Option<String> {
+    /// The first difference with `other` (`names`: what the two runs are called) over the
+    /// frames `keep` selects, and its frame.
+    fn first_difference(
+        &self,
+        other: &Recording,
+        names: [&str; 2],
+        keep: impl Fn(usize) -> bool,
+    ) -> Option<(Option<u64>, String)> {
         let eq = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
-        for (f, (a, b)) in self.pose.iter().zip(&other.pose).enumerate() {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let [na, nb] = names;
+        let frames = self.pose.len().min(other.pose.len());
+        for f in (0..frames).filter(|&f| keep(f)) {
+            for (i, (x, y)) in self.pose[f].iter().zip(&other.pose[f]).enumerate() {
                 if !eq(*x, *y) {
-                    return Some(format!(
-                        "frame {f}: {}.{}: interp {x}, jit {y}",
-                        self.bones[i / 12],
-                        CHANNELS[i % 12]
+                    return Some((
+                        Some(f as u64),
+                        format!(
+                            "frame {f}: {}.{}: {na} {}, {nb} {}",
+                            self.bones[i / 12],
+                            CHANNELS[i % 12],
+                            show(Some(*x)),
+                            show(Some(*y))
+                        ),
                     ));
                 }
             }
-        }
-        for (f, (a, b)) in self.vars.iter().zip(&other.vars).enumerate() {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            for (i, (x, y)) in self.vars[f].iter().zip(&other.vars[f]).enumerate() {
                 let same = match (x, y) {
                     (Some(x), Some(y)) => eq(*x, *y),
                     (None, None) => true,
                     _ => false,
                 };
                 if !same {
-                    return Some(format!(
-                        "frame {f}: variable.{}: interp {x:?}, jit {y:?}",
-                        self.variables[i]
+                    return Some((
+                        Some(f as u64),
+                        format!(
+                            "frame {f}: variable.{}: {na} {}, {nb} {}",
+                            self.variables[i],
+                            show(*x),
+                            show(*y)
+                        ),
                     ));
                 }
             }
-        }
-        if self.log != other.log {
-            return Some("the content logs differ".into());
+            let log_at = |r: &Recording| -> Vec<String> {
+                (r.log.iter().filter(|(lf, _)| *lf == f as u64))
+                    .map(|(_, m)| m.clone())
+                    .collect()
+            };
+            let (la, lb) = (log_at(self), log_at(other));
+            if la != lb {
+                let at = (0..).find(|&i| la.get(i) != lb.get(i)).unwrap_or(0);
+                let line = |l: &[String]| l.get(at).cloned().unwrap_or_else(|| "nothing".into());
+                return Some((
+                    Some(f as u64),
+                    format!(
+                        "frame {f}: the content log: {na} `{}`, {nb} `{}`",
+                        line(&la),
+                        line(&lb)
+                    ),
+                ));
+            }
         }
         None
     }
@@ -468,8 +537,26 @@ fn show(x: Option<f32>) -> String {
     x.map_or("unset".into(), crate::interp::value::format_f32)
 }
 
-/// Runs one test. `bless` writes snapshot files instead of comparing them.
+/// Runs one test on x86-64 (or its file's `"platform"`). `bless` writes snapshot files
+/// instead of comparing them.
 pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -> Outcome {
+    run_test_on(
+        test,
+        pack,
+        backends,
+        Platforms::One(Platform::X86_64),
+        bless,
+    )
+}
+
+/// Runs one test on `platforms` unless its file's `"platform"` says otherwise.
+pub fn run_test_on(
+    test: &TestCase,
+    pack: &Pack,
+    backends: Backends,
+    platforms: Platforms,
+    bless: bool,
+) -> Outcome {
     let start = std::time::Instant::now();
     let mut outcome = Outcome {
         name: test.name.clone(),
@@ -477,48 +564,118 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
         seconds: 0.0,
         failures: Vec::new(),
         blessed: Vec::new(),
+        notes: Vec::new(),
     };
     let test_loc = format!("{}", test.file.display());
     let primary = match backends {
         Backends::Jit => Backend::Jit,
         _ => Backend::Interp,
     };
-    let rec = match record(test, pack, primary) {
-        Ok(r) => r,
-        Err(e) => {
-            outcome.failures.push(Failure {
-                location: test_loc,
-                what: format!("entity {} loads and runs", test.entity),
-                frame: None,
-                t: None,
-                detail: e.to_string(),
-            });
-            outcome.seconds = start.elapsed().as_secs_f64();
-            return outcome;
+    let checked = test.platform.unwrap_or(platforms).list();
+    let agree_wanted =
+        (test.expect.iter()).any(|e| matches!(e.kind, ExpectKind::PlatformsAgree { .. }));
+    // Played: the checked platforms, and both when an expectation compares them.
+    let played = if agree_wanted {
+        Platform::ALL.to_vec()
+    } else {
+        checked.clone()
+    };
+    let tag = |p: Platform| {
+        if checked.len() > 1 {
+            format!(" (on {})", p.name())
+        } else {
+            String::new()
         }
     };
-    if backends == Backends::Both {
-        match record(test, pack, Backend::Jit) {
-            Ok(jit) => {
-                if let Some(d) = rec.same_bits(&jit) {
-                    outcome.failures.push(Failure {
-                        location: test_loc.clone(),
-                        what: "the JIT and the interpreter agree bit for bit".into(),
-                        frame: None,
-                        t: None,
-                        detail: d,
-                    });
-                }
+    let mut recs: Vec<(Platform, Recording)> = Vec::new();
+    for &p in &played {
+        let rec = match record(test, pack, primary, p) {
+            Ok(r) => r,
+            Err(e) => {
+                outcome.failures.push(Failure {
+                    location: test_loc,
+                    what: format!("entity {} loads and runs{}", test.entity, tag(p)),
+                    frame: None,
+                    t: None,
+                    detail: e.to_string(),
+                });
+                outcome.seconds = start.elapsed().as_secs_f64();
+                return outcome;
             }
-            Err(e) => outcome.failures.push(Failure {
-                location: test_loc.clone(),
-                what: "the entity runs on the JIT".into(),
-                frame: None,
-                t: None,
-                detail: e.to_string(),
-            }),
+        };
+        if backends == Backends::Both {
+            match record(test, pack, Backend::Jit, p) {
+                Ok(jit) => {
+                    if let Some((_, d)) = rec.first_difference(&jit, ["interp", "jit"], |_| true) {
+                        outcome.failures.push(Failure {
+                            location: test_loc.clone(),
+                            what: format!(
+                                "the JIT and the interpreter agree bit for bit{}",
+                                tag(p)
+                            ),
+                            frame: None,
+                            t: None,
+                            detail: d,
+                        });
+                    }
+                }
+                Err(e) => outcome.failures.push(Failure {
+                    location: test_loc.clone(),
+                    what: format!("the entity runs on the JIT{}", tag(p)),
+                    frame: None,
+                    t: None,
+                    detail: e.to_string(),
+                }),
+            }
+        }
+        recs.push((p, rec));
+    }
+    let names = [Platform::X86_64.name(), Platform::Arm64.name()];
+    if let [(_, x), (_, a)] = &recs[..] {
+        if checked.len() > 1 {
+            outcome
+                .notes
+                .push(match x.first_difference(a, names, |_| true) {
+                    Some((_, d)) => format!("x86-64 and arm64 first differ at {d}"),
+                    None => "x86-64 and arm64 agree on every frame".into(),
+                });
         }
     }
+    for (i, (p, rec)) in recs.iter().enumerate() {
+        if checked.contains(p) {
+            // Snapshots are written once, from the first platform checked.
+            let bless_here = bless && i == 0;
+            let other = recs.iter().find(|(q, _)| q != p).map(|(_, r)| r);
+            check(
+                test,
+                rec,
+                *p,
+                other,
+                &tag(*p),
+                bless,
+                bless_here,
+                &mut outcome,
+            );
+        }
+    }
+    outcome.seconds = start.elapsed().as_secs_f64();
+    outcome
+}
+
+/// Checks the expectations of `test` on the frames of `platform` (`other`: the other
+/// platform's, when it was played). `tag` names the platform in failures when several are
+/// checked; with `bless` snapshots are written when `write` is set, else left alone.
+#[allow(clippy::too_many_arguments)]
+fn check(
+    test: &TestCase,
+    rec: &Recording,
+    platform: Platform,
+    other: Option<&Recording>,
+    tag: &str,
+    bless: bool,
+    write: bool,
+    outcome: &mut Outcome,
+) {
     let n = frame_count(test);
     let time = |f: u64| crate::runtime::frame_time(f, test.fps);
     let mut cond_index = 0;
@@ -527,7 +684,7 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
         let mut fail = |what: String, frame: Option<u64>, detail: String| {
             outcome.failures.push(Failure {
                 location: location.clone(),
-                what,
+                what: format!("{what}{tag}"),
                 frame,
                 t: frame.map(time),
                 detail,
@@ -633,6 +790,29 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
                     );
                 }
             }
+            ExpectKind::PlatformsAgree { from, to } => {
+                // Checked once, from the x86-64 side.
+                if platform != Platform::X86_64 {
+                    continue;
+                }
+                let what = format!("x86-64 and arm64 agree from t = {from} to {to}");
+                let Some(arm) = other else {
+                    fail(what, None, "arm64 was not played".into());
+                    continue;
+                };
+                let keep = |f: usize| {
+                    let t = time(f as u64);
+                    t >= *from && t <= *to
+                };
+                let names = [Platform::X86_64.name(), Platform::Arm64.name()];
+                if let Some((f, d)) = rec.first_difference(arm, names, keep) {
+                    fail(what.clone(), f, d);
+                    // This failure is about both platforms: no "(on x86-64)".
+                    if let Some(last) = outcome.failures.last_mut() {
+                        last.what = what;
+                    }
+                }
+            }
             ExpectKind::Snapshot { file, tolerance } => {
                 let trace = rec.csv(test.fps);
                 if let Err(why) = spec::stays_inside(test_dir(test), file) {
@@ -640,13 +820,15 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
                     continue;
                 }
                 if bless {
-                    match crate::pack::write_text_file(file, &trace) {
-                        Ok(()) => outcome.blessed.push(file.clone()),
-                        Err(err) => fail(
-                            format!("snapshot {}", file.display()),
-                            None,
-                            format!("cannot write it: {err}"),
-                        ),
+                    if write {
+                        match crate::pack::write_text_file(file, &trace) {
+                            Ok(()) => outcome.blessed.push(file.clone()),
+                            Err(err) => fail(
+                                format!("snapshot {}", file.display()),
+                                None,
+                                format!("cannot write it: {err}"),
+                            ),
+                        }
                     }
                     continue;
                 }
@@ -672,8 +854,6 @@ pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -
             }
         }
     }
-    outcome.seconds = start.elapsed().as_secs_f64();
-    outcome
 }
 
 /// A trace's rows, fields unquoted (names may hold commas, quotes, line breaks).

@@ -20,10 +20,13 @@ fn failure_text(f: &Failure) -> String {
     )
 }
 
-/// `ok    name (12 ms)` / `FAILED name (12 ms)`.
+/// `ok    name (12 ms)` / `FAILED name (12 ms)`, then the outcome's notes, one a line.
 pub fn line(o: &Outcome) -> String {
+    let notes: String = (o.notes.iter())
+        .map(|n| format!("\n  note: {}", crate::text::terminal_safe(n)))
+        .collect();
     format!(
-        "{} {} ({:.0} ms){}",
+        "{} {} ({:.0} ms){}{notes}",
         if o.passed() { "ok    " } else { "FAILED" },
         crate::text::one_line(&o.name),
         o.seconds * 1e3,
@@ -74,6 +77,7 @@ pub fn json_line(o: &Outcome) -> String {
         "file": o.file.display().to_string(),
         "status": if o.passed() { "ok" } else { "failed" },
         "time_ms": (o.seconds * 1e3 * 1000.0).round() / 1000.0,
+        "notes": o.notes,
         "failures": o.failures.iter().map(|f| serde_json::json!({
             "location": f.location, "expected": f.what, "frame": f.frame, "t": f.t, "detail": f.detail,
         })).collect::<Vec<_>>(),

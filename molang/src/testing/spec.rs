@@ -2,7 +2,7 @@
 //! array of them. Every problem is a [`FileError`] with the file, line and column of the key
 //! or value at fault; unknown keys are named, with "did you mean".
 
-use super::{Expect, ExpectKind, Inputs, Target, TestCase, CHANNELS};
+use super::{Expect, ExpectKind, Inputs, Platforms, Target, TestCase, CHANNELS};
 use crate::pack::json;
 use jsonc_parser::ast::{ObjectPropName, Value};
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ impl std::fmt::Display for FileError {
 }
 
 const TEST_KEYS: &[&str] = &[
-    "name", "entity", "packs", "fps", "seconds", "seed", "inputs", "expect",
+    "name", "entity", "packs", "fps", "seconds", "seed", "platform", "inputs", "expect",
 ];
 const EXPECT_KEYS: &[&str] = &[
     "at",
@@ -42,6 +42,7 @@ const EXPECT_KEYS: &[&str] = &[
     "to",
     "no_content_log",
     "snapshot",
+    "platforms_agree",
 ];
 
 /// Default tolerance of `at` values and snapshot cells.
@@ -196,6 +197,7 @@ fn parse_test(
     let mut fps = 20.0f32;
     let mut seconds = 4.0f32;
     let mut seed = 0u64;
+    let mut platform = None;
     let mut inputs = Inputs::None;
     let mut expect = Vec::new();
     let mut expect_value = None;
@@ -225,6 +227,22 @@ fn parse_test(
             "seed" => {
                 let ok = |s: f64| s >= 0.0 && s.fract() == 0.0 && s < 9.0e15;
                 seed = cx.num_where(&p.value, "seed", ok, "a whole number >= 0", false)? as u64;
+            }
+            "platform" => {
+                let name = cx.string(&p.value, "platform")?;
+                platform = Some(match crate::interp::Platform::from_name(&name) {
+                    Some(one) => Platforms::One(one),
+                    None if name.eq_ignore_ascii_case("both") => Platforms::Both,
+                    None => {
+                        return Err(cx.err(
+                            start(&p.value),
+                            format!(
+                                "platform is \"x86-64\", \"arm64\" or \"both\", got \"{}\"",
+                                crate::text::excerpt(&name, 40)
+                            ),
+                        ))
+                    }
+                });
             }
             "inputs" => inputs = parse_inputs(cx, &p.value, dir)?,
             "expect" => expect_value = Some(&p.value),
@@ -261,6 +279,7 @@ fn parse_test(
         fps,
         seconds,
         seed,
+        platform,
         inputs,
         expect,
     })
@@ -459,6 +478,7 @@ fn parse_expect(
     let mut to = None;
     let mut cond: Option<(bool, String, usize)> = None;
     let mut no_log = false;
+    let mut agree = false;
     let mut snapshot = None;
     // (target key, position, value or range)
     let mut values: Vec<(String, usize, f32)> = Vec::new();
@@ -485,6 +505,10 @@ fn parse_expect(
             "no_content_log" => match &p.value {
                 Value::BooleanLit(b) => no_log = b.value,
                 other => return Err(cx.err(start(other), "no_content_log must be true or false")),
+            },
+            "platforms_agree" => match &p.value {
+                Value::BooleanLit(b) => agree = b.value,
+                other => return Err(cx.err(start(other), "platforms_agree must be true or false")),
             },
             "snapshot" => {
                 let rel = cx.string(&p.value, "snapshot")?;
@@ -558,12 +582,13 @@ fn parse_expect(
         + usize::from(!ranges.is_empty())
         + usize::from(cond.is_some())
         + usize::from(no_log)
+        + usize::from(agree)
         + usize::from(snapshot.is_some());
     if kinds != 1 || values.len() > 1 || ranges.len() > 1 {
         return Err(cx.err(
             pos,
             "an expectation states exactly one thing: a value (\"at\" with a channel or variable), \
-a range (NAME_between), \"always\"/\"never\", \"no_content_log\" or \"snapshot\"",
+a range (NAME_between), \"always\"/\"never\", \"no_content_log\", \"platforms_agree\" or \"snapshot\"",
         ));
     }
     let kind = if let Some((key, kpos, want)) = values.pop() {
@@ -593,6 +618,11 @@ a range (NAME_between), \"always\"/\"never\", \"no_content_log\" or \"snapshot\"
         }
     } else if no_log {
         ExpectKind::NoContentLog
+    } else if agree {
+        ExpectKind::PlatformsAgree {
+            from: from.unwrap_or(0.0),
+            to: to.unwrap_or(seconds),
+        }
     } else {
         ExpectKind::Snapshot {
             file: snapshot.unwrap_or_default(),

@@ -38,7 +38,7 @@ pub enum BackendArg {
 }
 
 /// `--platform`: whose float rules a run follows (x86-64 PCs and consoles, or arm64 phones).
-#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq, Default, Debug)]
 pub enum PlatformArg {
     /// Windows, Xbox, PlayStation: the default.
     #[default]
@@ -54,6 +54,31 @@ impl PlatformArg {
         match self {
             PlatformArg::X86_64 => Platform::X86_64,
             PlatformArg::Arm64 => Platform::Arm64,
+        }
+    }
+}
+
+/// `--platform` of `run` and `test`: one platform, or `both` to play both and compare.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq, Default, Debug)]
+pub enum PlatformsArg {
+    /// Windows, Xbox, PlayStation: the default.
+    #[default]
+    #[value(name = "x86-64", alias = "x86_64")]
+    X86_64,
+    /// Android, iOS and other arm devices.
+    #[value(name = "arm64", alias = "aarch64")]
+    Arm64,
+    /// Both, compared: the first frame where they differ.
+    Both,
+}
+
+impl PlatformsArg {
+    /// The one platform; `None` for `both`.
+    pub fn one(self) -> Option<Platform> {
+        match self {
+            PlatformsArg::X86_64 => Some(Platform::X86_64),
+            PlatformsArg::Arm64 => Some(Platform::Arm64),
+            PlatformsArg::Both => None,
         }
     }
 }

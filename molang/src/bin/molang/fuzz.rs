@@ -39,6 +39,9 @@ pub struct Args {
     pub invariants: Vec<String>,
     #[arg(long, value_enum, default_value = "jit")]
     pub backend: BackendArg,
+    /// Float rules of the CPU the game runs on: x86-64 (PCs, consoles) or arm64 (phones).
+    #[arg(long, value_enum, default_value = "x86-64")]
+    pub platform: crate::args::PlatformArg,
     /// Frames per second: the runtime's `q.delta_time` and frame times, and the replay
     /// command's `--fps` (in scripts-only mode `q.delta_time` is fuzzed like any query).
     #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
@@ -115,6 +118,7 @@ pub fn main(args: Args, layers: Vec<PathBuf>) -> ExitCode {
             BackendArg::Jit => Backend::Jit,
             BackendArg::Interp => Backend::Interp,
         },
+        platform: args.platform.platform(),
         fps: args.fps,
         out_dir: args.out_dir,
     };

@@ -7,6 +7,9 @@ use molang::runtime::inputs::{self, Timeline};
 use molang::runtime::load::{attachables, client_entities, load_from_pack, Loaded};
 use molang::runtime::trace::{self, channel_value, Columns, Trace, CHANNELS};
 use molang::runtime::{frame_time, Backend, Driver, LogKind, Runtime};
+use molang::Platform;
+
+use crate::args::PlatformsArg;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -72,6 +75,11 @@ pub struct Args {
     /// Seed of math.random.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Float rules of the CPU the game runs on: x86-64 (PCs, consoles), arm64 (phones), or
+    /// both: play the entity on each and print the first frame, bone, channel or variable
+    /// where they differ instead of a trace (without --entity: every client entity).
+    #[arg(long, value_enum, default_value = "x86-64")]
+    pub platform: PlatformsArg,
     /// Time the run on both back ends (no trace); without --entity, every client entity.
     #[arg(long)]
     pub bench: bool,
@@ -125,7 +133,8 @@ pub fn main(mut args: Args, layers: Vec<PathBuf>) -> ExitCode {
     args.packs = layers;
     args.pack_layers.clear();
     match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Found::Nothing) => ExitCode::SUCCESS,
+        Ok(Found::Differences) => ExitCode::from(1),
         Err(Failure::Input(msg)) => {
             eprintln!("error: {}", terminal_safe(&msg));
             ExitCode::from(2)
@@ -136,6 +145,12 @@ pub fn main(mut args: Args, layers: Vec<PathBuf>) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// What a run found: `--platform both` reports differences between the platforms (exit 1).
+enum Found {
+    Nothing,
+    Differences,
 }
 
 enum Failure {
@@ -193,7 +208,16 @@ fn backend(b: BackendArg) -> Backend {
     }
 }
 
-fn run(args: &Args) -> Result<(), Failure> {
+/// The loaded entity, on the one platform of `--platform`.
+fn load_on(args: &Args, pack: &molang::pack::Pack, id: &str) -> Result<Loaded, Failure> {
+    let mut loaded = load_from_pack(pack, id).map_err(|e| bad(e.to_string()))?;
+    loaded
+        .scripts
+        .set_platform(args.platform.one().unwrap_or(Platform::X86_64));
+    Ok(loaded)
+}
+
+fn run(args: &Args) -> Result<Found, Failure> {
     let n = frames(args)?;
     let timeline = read_inputs(args)?;
     let layers: Vec<PathBuf> = args
@@ -222,20 +246,25 @@ fn run(args: &Args) -> Result<(), Failure> {
         for id in attachables(&pack) {
             println!("{} (attachable)", one_line(&id));
         }
-        return Ok(());
+        return Ok(Found::Nothing);
+    }
+    if args.platform == PlatformsArg::Both {
+        return both_platforms(args, &pack, &timeline, n);
     }
     if let Some(count) = args.instances {
-        return bench_instances(args, &pack, &timeline, n, count);
+        bench_instances(args, &pack, &timeline, n, count)?;
+        return Ok(Found::Nothing);
     }
     if args.bench {
-        return bench(args, &pack, &timeline, n);
+        bench(args, &pack, &timeline, n)?;
+        return Ok(Found::Nothing);
     }
     let Some(id) = &args.entity else {
         return Err(bad(
             "give --entity IDENTIFIER (or --bench to time every entity, --list to name them)",
         ));
     };
-    let loaded = load_from_pack(&pack, id).map_err(|e| bad(e.to_string()))?;
+    let loaded = load_on(args, &pack, id)?;
     if !args.quiet {
         for d in &loaded.diagnostics {
             eprintln!("check: {}", terminal_safe(&d.to_string()));
@@ -341,7 +370,74 @@ fn run(args: &Args) -> Result<(), Failure> {
         let labels: Vec<String> = args.channels.iter().map(|c| c.trim().to_string()).collect();
         draw_plot(plan_path, &rt.model.identifier, &labels, &series).map_err(Failure::Output)?;
     }
-    Ok(())
+    Ok(Found::Nothing)
+}
+
+/// `--platform both`: each entity (the one of `--entity`, else every client entity) played on
+/// x86-64 and on arm64 from the same inputs; one line per entity on stdout, the first
+/// difference or that they agree.
+fn both_platforms(
+    args: &Args,
+    pack: &molang::pack::Pack,
+    timeline: &Timeline,
+    n: u64,
+) -> Result<Found, Failure> {
+    use molang::runtime::platforms::{first_difference, Play};
+    for (given, what) in [
+        (args.bench, "--bench"),
+        (args.instances.is_some(), "--instances"),
+        (args.out.is_some(), "--out"),
+        (args.plot.is_some(), "--plot"),
+    ] {
+        if given {
+            return Err(bad(format!(
+                "--platform both compares the platforms and writes no trace; it does not combine with {what}"
+            )));
+        }
+    }
+    let ids = match &args.entity {
+        Some(id) => vec![id.clone()],
+        None => client_entities(pack),
+    };
+    if ids.is_empty() {
+        return Err(bad("no client entities in the pack"));
+    }
+    let play = Play {
+        backend: backend(args.backend),
+        fps: args.fps,
+        frames: n,
+        seed: args.seed,
+    };
+    let mut differ = 0;
+    for id in &ids {
+        match first_difference(pack, id, timeline, &play) {
+            Ok(None) => println!("{}: the platforms agree over {n} frames", one_line(id)),
+            Ok(Some(d)) => {
+                differ += 1;
+                println!("{}: {}", one_line(id), terminal_safe(&d.to_string()));
+            }
+            // One entity that does not load is an input error when it was asked for by
+            // name; over the whole pack it is reported and the others still run.
+            Err(e) if args.entity.is_some() => return Err(bad(e.to_string())),
+            Err(e) => println!(
+                "{}: does not load: {}",
+                one_line(id),
+                terminal_safe(&e.to_string())
+            ),
+        }
+    }
+    if args.entity.is_none() {
+        println!(
+            "{} of {} entities differ between x86-64 and arm64",
+            differ,
+            ids.len()
+        );
+    }
+    Ok(if differ > 0 {
+        Found::Differences
+    } else {
+        Found::Nothing
+    })
 }
 
 /// Resolves `--channels` to (bone index, channel index); checked before running.
@@ -474,7 +570,7 @@ fn bench(
         let mut best = f64::INFINITY;
         let mut native = false;
         for _ in 0..3 {
-            let loaded: Loaded = load_from_pack(pack, id).map_err(|e| bad(e.to_string()))?;
+            let loaded: Loaded = load_on(args, pack, id)?;
             let mut rt = Runtime::new(loaded, b, args.fps, args.seed);
             native = rt.is_native();
             let (mut driver, _) = Driver::new(timeline, &mut rt);
@@ -544,7 +640,7 @@ fn bench_instances(
     if threads == 0 {
         return Err(bad("--threads must be at least 1"));
     }
-    let loaded = load_from_pack(pack, id).map_err(|e| bad(e.to_string()))?;
+    let loaded = load_on(args, pack, id)?;
     let base = Runtime::new(loaded, backend(args.backend), args.fps, args.seed);
     // Instances run different stretches of the timeline: spread over its length, or over
     // the run when it has none.

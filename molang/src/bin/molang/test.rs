@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::args::BackendArg;
+use crate::args::{BackendArg, PlatformsArg};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -15,6 +15,10 @@ pub struct Args {
     /// Back end; `both` also fails a test whose JIT frames differ from the interpreter's.
     #[arg(long, value_enum, default_value = "jit")]
     backend: BackendArg,
+    /// Float rules of the CPU the game runs on; `both` checks every expectation on each and
+    /// notes where they first differ. A test file's "platform" overrides it.
+    #[arg(long, value_enum, default_value = "x86-64")]
+    platform: PlatformsArg,
     #[arg(long, value_enum, default_value = "human")]
     format: TestFormat,
     /// Run only the tests whose name contains this text.
@@ -30,7 +34,7 @@ enum TestFormat {
 }
 
 pub fn main(a: Args) -> ExitCode {
-    test(a.paths, a.bless, a.backend, a.format, a.filter)
+    test(a.paths, a.bless, a.backend, a.platform, a.format, a.filter)
 }
 
 /// `molang test`: exit 0 when every test passes, 1 when one fails, 2 on bad test files.
@@ -38,6 +42,7 @@ fn test(
     paths: Vec<PathBuf>,
     bless: bool,
     backend: BackendArg,
+    platform: PlatformsArg,
     format: TestFormat,
     filter: Option<String>,
 ) -> ExitCode {
@@ -104,6 +109,10 @@ fn test(
         BackendArg::Jit => Backends::Jit,
         BackendArg::Both => Backends::Both,
     };
+    let platforms = match platform.one() {
+        Some(p) => testing::Platforms::One(p),
+        None => testing::Platforms::Both,
+    };
     let bar = (std::io::stderr().is_terminal() && tests.len() >= 20).then(|| {
         let bar = indicatif::ProgressBar::new(tests.len() as u64);
         bar.set_style(
@@ -116,7 +125,7 @@ fn test(
         .par_iter()
         .zip(packs.par_iter())
         .map(|(t, p)| {
-            let o = testing::run_test(t, p, backends, bless);
+            let o = testing::run_test_on(t, p, backends, platforms, bless);
             if let Some(b) = &bar {
                 b.inc(1);
             }
