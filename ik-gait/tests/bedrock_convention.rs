@@ -40,7 +40,10 @@ fn runtime(geo_file: &str, geometry: &str, anim_files: &[&str], anims: &[(&str, 
     for f in anim_files {
         files.push((PathBuf::from(f), read(f)));
     }
-    let names: Vec<String> = anims.iter().map(|(k, v)| format!("\"{k}\": \"{v}\"")).collect();
+    let names: Vec<String> = anims
+        .iter()
+        .map(|(k, v)| format!("\"{k}\": \"{v}\""))
+        .collect();
     let animate: Vec<String> = anims.iter().map(|(k, _)| format!("\"{k}\"")).collect();
     let entity = format!(
         r#"{{"format_version": "1.10.0", "minecraft:client_entity": {{"description": {{
@@ -51,7 +54,12 @@ fn runtime(geo_file: &str, geometry: &str, anim_files: &[&str], anims: &[(&str, 
     );
     files.push((PathBuf::from("entity/e.entity.json"), entity));
     let pack = molang::pack::load_sources(files);
-    Runtime::new(load_from_pack(&pack, "test:e").unwrap(), Backend::Interp, 20.0, 0)
+    Runtime::new(
+        load_from_pack(&pack, "test:e").unwrap(),
+        Backend::Interp,
+        20.0,
+        0,
+    )
 }
 
 /// Runs frame 0 with the inputs of `csv` (a one-row timeline).

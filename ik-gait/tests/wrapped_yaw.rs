@@ -36,7 +36,8 @@ fn a_wrap_between_rows_turns_the_short_way() {
     let sc = Scenario::from_csv("rows", "t,q.body_y_rotation\n0,159\n1,-153\n2,-153\n").unwrap();
     assert_eq!(sc.at(0.5).1, -177.0);
     assert_eq!(sc.at(0.25).1, 171.0);
-    let tl = molang::runtime::inputs::parse("t,q.body_y_rotation\n0,159\n1,-153\n", "in.csv").unwrap();
+    let tl =
+        molang::runtime::inputs::parse("t,q.body_y_rotation\n0,159\n1,-153\n", "in.csv").unwrap();
     let mut v = [0.0];
     for k in 0..=20 {
         let t = k as f32 / 20.0;
@@ -212,7 +213,10 @@ fn molang_run_world_and_doggoyle_run_give_the_same_toes_while_turning() {
     let tr = Trace::new(&p, &Geometry::doggoyle(&p), inp.clone(), out);
     assert_eq!(rows.len(), inp.len());
 
-    let mut csv = format!("t,{}\n", ik_gait::runner::QUERIES.map(|q| format!("q.{q}")).join(","));
+    let mut csv = format!(
+        "t,{}\n",
+        ik_gait::runner::QUERIES.map(|q| format!("q.{q}")).join(",")
+    );
     for (k, i) in inp.iter().enumerate() {
         let v = query_values(i).map(|x| format!("{x}")).join(",");
         csv.push_str(&format!("{},{v}\n", frame_time(k, fps)));

@@ -194,11 +194,20 @@ mod tests {
             [0, 1, 2].map(|i| (0..3).map(|k| m[i][k] * p[k]).sum::<f64>())
         };
         let near = |a: [f64; 3], b: [f64; 3]| (0..3).all(|i| (a[i] - b[i]).abs() < 1e-12);
-        assert!(near(r([0.0, 90.0, 0.0], [0.0, 0.0, -1.0]), [-1.0, 0.0, 0.0]));
-        assert!(near(r([0.0, 0.0, 90.0], [0.0, -1.0, 0.0]), [-1.0, 0.0, 0.0]));
+        assert!(near(
+            r([0.0, 90.0, 0.0], [0.0, 0.0, -1.0]),
+            [-1.0, 0.0, 0.0]
+        ));
+        assert!(near(
+            r([0.0, 0.0, 90.0], [0.0, -1.0, 0.0]),
+            [-1.0, 0.0, 0.0]
+        ));
         assert!(near(r([90.0, 0.0, 0.0], [0.0, 1.0, 0.0]), [0.0, 0.0, -1.0]));
         // Order: X first, then Y. X 90 tips up (+Y) to −Z, Y 90 then turns −Z to −X.
-        assert!(near(r([90.0, 90.0, 0.0], [0.0, 1.0, 0.0]), [-1.0, 0.0, 0.0]));
+        assert!(near(
+            r([90.0, 90.0, 0.0], [0.0, 1.0, 0.0]),
+            [-1.0, 0.0, 0.0]
+        ));
     }
 
     /// The world placement: yaw 0 faces south (+Z), yaw 90 west (−X); the left (+X) is east
@@ -210,7 +219,10 @@ mod tests {
         assert!(near(to_world([0.0; 3], 0.0, front), [0.0, 0.0, 1.0]));
         assert!(near(to_world([0.0; 3], 90.0, front), [-1.0, 0.0, 0.0]));
         assert!(near(to_world([0.0; 3], -90.0, front), [1.0, 0.0, 0.0]));
-        assert!(near(to_world([2.0, 0.0, 0.0], 0.0, [1.0, 0.0, 0.0]), [3.0, 0.0, 0.0]));
+        assert!(near(
+            to_world([2.0, 0.0, 0.0], 0.0, [1.0, 0.0, 0.0]),
+            [3.0, 0.0, 0.0]
+        ));
     }
 
     #[test]
