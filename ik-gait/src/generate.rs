@@ -768,7 +768,8 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
     let n = l.name;
     let rt = if l.fore { "fr" } else { "hr" };
     let (rf, rh) = (format!("v.{rt}_f"), format!("v.{rt}_h"));
-    e.s(format!("v.{n}_ry = v.{n}_gry * v.fade"));
+    // Bedrock's Y rotation turns −Z toward −X; the plane's yaw is + toward +X.
+    e.s(format!("v.{n}_ry = -(v.{n}_gry * v.fade)"));
     e.s(format!("t.f = v.{n}_gf"));
     e.s(format!("t.h = v.{n}_gh"));
     e.s(format!("t.ta = v.{n}_gtau"));

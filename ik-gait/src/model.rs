@@ -5,6 +5,7 @@
 
 use crate::params::RigParams;
 use crate::reference::Outputs;
+use molang::runtime::fk::{self, Affine};
 
 #[derive(Clone, Debug)]
 pub struct Cube {
@@ -117,69 +118,6 @@ impl Geometry {
     }
 }
 
-/// 3-D rigid transform in model space (x, y, z): world = m·p + t.
-#[derive(Clone, Copy, Debug)]
-struct Xf {
-    m: [[f64; 3]; 3],
-    t: [f64; 3],
-}
-
-fn mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
-    std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
-}
-fn apply_m(m: &[[f64; 3]; 3], p: [f64; 3]) -> [f64; 3] {
-    std::array::from_fn(|i| m[i][0] * p[0] + m[i][1] * p[1] + m[i][2] * p[2])
-}
-
-/// A bone rotation [x, y, z] in degrees as Bedrock applies it: X first, then Y, then Z
-/// (`Rz·Ry·Rx`), with X and Y turning the opposite way to the right-handed rule (so a positive
-/// X tips a bone's top toward −Z, §1.2, and a positive Y turns a bone's −Z face toward +X).
-/// This is the rule Blockbench's Bedrock format uses; it is to be confirmed once in game (the
-/// README, "Turning").
-pub fn bedrock_rotation(rx: f64, ry: f64, rz: f64) -> [[f64; 3]; 3] {
-    let (a, b, c) = ((-rx).to_radians(), (-ry).to_radians(), rz.to_radians());
-    let mx = [
-        [1.0, 0.0, 0.0],
-        [0.0, a.cos(), -a.sin()],
-        [0.0, a.sin(), a.cos()],
-    ];
-    let my = [
-        [b.cos(), 0.0, b.sin()],
-        [0.0, 1.0, 0.0],
-        [-b.sin(), 0.0, b.cos()],
-    ];
-    let mz = [
-        [c.cos(), -c.sin(), 0.0],
-        [c.sin(), c.cos(), 0.0],
-        [0.0, 0.0, 1.0],
-    ];
-    mul(&mz, &mul(&my, &mx))
-}
-
-impl Xf {
-    fn identity() -> Xf {
-        Xf {
-            m: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
-            t: [0.0; 3],
-        }
-    }
-    fn apply(&self, p: [f64; 3]) -> [f64; 3] {
-        let r = apply_m(&self.m, p);
-        [r[0] + self.t[0], r[1] + self.t[1], r[2] + self.t[2]]
-    }
-    /// This transform followed by a child rotation `rot` about rest `pivot`, and an offset.
-    fn child(&self, pivot: [f64; 3], rot: [[f64; 3]; 3], offset: [f64; 3]) -> Xf {
-        // child(p) = self(pivot + offset + R(p − pivot))
-        let rp = apply_m(&rot, pivot);
-        let local_t: [f64; 3] = std::array::from_fn(|i| pivot[i] + offset[i] - rp[i]);
-        let tw = apply_m(&self.m, local_t);
-        Xf {
-            m: mul(&self.m, &rot),
-            t: std::array::from_fn(|i| tw[i] + self.t[i]),
-        }
-    }
-}
-
 /// Positions in the body's floor frame (f forward from the entity origin, h up; `x` lateral,
 /// model +X) from one frame's output angles.
 #[derive(Clone, Debug, Default)]
@@ -205,21 +143,29 @@ fn fh(p: [f64; 3]) -> (f64, f64) {
     (-p[2], p[1])
 }
 
-/// Forward kinematics from the output angles (3-D: the leg roots also yaw, issue 19).
+/// This transform followed by a child bone about its rest `pivot`: rotation `rot` (degrees,
+/// Bedrock's channels) and an offset of the pivot, by the `molang` library's bone transform.
+fn child(parent: &Affine, pivot: [f64; 3], rot: [f64; 3], offset: [f64; 3]) -> Affine {
+    fk::mul(parent, &fk::local(pivot, offset, rot, [1.0; 3]))
+}
+
+/// Forward kinematics from the output angles (3-D: the leg roots also yaw, issue 19), by the
+/// `molang` library's bone transform, as `molang run --world` computes the emitted pack.
 pub fn forward(geo: &Geometry, p: &RigParams, o: &Outputs) -> Pose {
     let body = geo.bone("body").unwrap();
-    let rot_x = |x: f32| bedrock_rotation(x as f64, 0.0, 0.0);
-    let xb = Xf::identity().child(
+    let rot_x = |x: f32| [x as f64, 0.0, 0.0];
+    let xb = child(
+        &fk::IDENTITY,
         v3(body.pivot),
-        bedrock_rotation(o.body_p as f64, 0.0, o.body_roll as f64),
+        [o.body_p as f64, 0.0, o.body_roll as f64],
         [0.0, o.body_dy as f64, 0.0],
     );
     let neck = geo.bone("neck").unwrap();
-    let xn = xb.child(v3(neck.pivot), rot_x(o.neck_x), [0.0; 3]);
+    let xn = child(&xb, v3(neck.pivot), rot_x(o.neck_x), [0.0; 3]);
     let head = geo.bone("head").unwrap();
-    let xh = xn.child(v3(head.pivot), rot_x(o.head_x), [0.0; 3]);
+    let xh = child(&xn, v3(head.pivot), rot_x(o.head_x), [0.0; 3]);
     let mut pose = Pose {
-        chin: fh(xh.apply(v3(head.locators[0].1))),
+        chin: fh(fk::apply(&xh, v3(head.locators[0].1))),
         ..Pose::default()
     };
     for (i, l) in p.legs.iter().enumerate() {
@@ -230,12 +176,8 @@ pub fn forward(geo: &Geometry, p: &RigParams, o: &Outputs) -> Pose {
         for (j, &bi) in chain.iter().enumerate() {
             let b = &geo.bones[bi];
             let ry = if j == 0 { o.ry[i] as f64 } else { 0.0 };
-            x = x.child(
-                v3(b.pivot),
-                bedrock_rotation(o.legs[i][j] as f64, ry, 0.0),
-                [0.0; 3],
-            );
-            pivots.push(x.apply(v3(b.pivot)));
+            x = child(&x, v3(b.pivot), [o.legs[i][j] as f64, ry, 0.0], [0.0; 3]);
+            pivots.push(fk::apply(&x, v3(b.pivot)));
             pitch += o.legs[i][j] as f64;
             if j == 0 {
                 pose.upper_pitch[i] = pitch;
@@ -249,10 +191,10 @@ pub fn forward(geo: &Geometry, p: &RigParams, o: &Outputs) -> Pose {
                         o3[1] + if k & 2 != 0 { s3[1] } else { 0.0 },
                         o3[2] + if k & 4 != 0 { s3[2] } else { 0.0 },
                     ];
-                    pose.paw_corners[i][k] = fh(x.apply(q));
+                    pose.paw_corners[i][k] = fh(fk::apply(&x, q));
                 }
                 // Toe tip: bottom-front (−z) corner, on the leg's line.
-                let toe = x.apply([l.x as f64, o3[1], o3[2]]);
+                let toe = fk::apply(&x, [l.x as f64, o3[1], o3[2]]);
                 pose.toe[i] = fh(toe);
                 pose.toe_x[i] = toe[0];
             }

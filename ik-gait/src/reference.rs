@@ -170,7 +170,8 @@ pub struct OutputsT<T> {
     pub head_x: T,
     /// Per leg: upper, lower, (meta,) paw X rotations. Fore legs use [0..3], r4 = 0.
     pub legs: [[T; 4]; 4],
-    /// Per leg: Y rotation of the upper bone (upper arm / thigh), degrees (issue 19).
+    /// Per leg: Y rotation of the upper bone (upper arm / thigh), degrees, as the Bedrock
+    /// channel: + turns the leg's front toward −X, the dog's right (issue 19).
     pub ry: [T; 4],
     // Read-outs (also `variable.*` in the Molang).
     pub gait: T,
@@ -877,8 +878,10 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             tau: mut ta,
             ry,
         } = tgt[i];
-        // Poses take the leg back into its sagittal plane.
-        out.ry[i] = ry * fade;
+        // Poses take the leg back into its sagittal plane. The plane's yaw is + toward model
+        // +X (the dog's left); Bedrock's Y rotation is + toward −X (the one FK, molang's
+        // `runtime::fk`), so the channel is its negative.
+        out.ry[i] = -(ry * fade);
         let mut mt = f(lp.theta_mt);
         // sit, lie (fixed floor points)
         tf = lerp(tf, f(lp.sit[0]), e_sit);

@@ -2,6 +2,7 @@
 
 use crate::error::{Error, ErrorKind};
 use crate::reference::Inputs;
+use molang::runtime::inputs::{lerp_angle, wrap_deg};
 
 /// What the host reports at time t (s).
 #[derive(Clone, Copy, Debug, Default)]
@@ -87,7 +88,7 @@ impl Scenario {
             return (x, x.yaw);
         };
         let k = rows.partition_point(|r| r[0] <= t);
-        let r = if k == 0 {
+        let mut r = if k == 0 {
             rows[0]
         } else if k >= rows.len() {
             rows[rows.len() - 1]
@@ -98,8 +99,13 @@ impl Scenario {
             } else {
                 0.0
             };
-            std::array::from_fn(|i| a[i] + (b[i] - a[i]) * w)
+            let mut r: [f32; 8] = std::array::from_fn(|i| a[i] + (b[i] - a[i]) * w);
+            // The game reports yaw wrapped, so a recorded turn crosses ±180 between rows:
+            // the shorter arc, as `molang run` reads the same column.
+            r[7] = lerp_angle(a[7], b[7], w);
+            r
         };
+        r[7] = wrap_deg(r[7]);
         // Flags are interpolated too, then read as set from 0.5 (a Molang flag is 0 or 1).
         let flag = |x: f32| x >= 0.5;
         (
@@ -347,7 +353,8 @@ fn to_inputs_yaw(x: Sample, dt: f32, mdm: f32, yaw: f32) -> Inputs {
         in_water: f(x.in_water),
         sit: f(x.sit),
         lie: f(x.lie),
-        body_yaw: yaw,
+        // As the game reports it (the scenarios and soaks turn past ±180 on their own).
+        body_yaw: wrap_deg(yaw),
     }
 }
 

@@ -132,18 +132,19 @@ fn y_rotation_channels_are_traced_and_used() {
     assert_eq!(r[1], "v.lf_ry", "{r}");
 }
 
-/// FK applies a bone's rotation as Bedrock does, X then Y (`Rz·Ry·Rx`): a leg hanging down,
-/// pitched by X = 90° (its foot swings back, to +Z) and then yawed by Y = 90°, ends toward +X.
+/// FK applies a bone's rotation as Bedrock does, X then Y (`Rz·Ry·Rx`), by the `molang`
+/// library's transform: a leg hanging down, pitched by X = 90° (its foot swings back, to +Z)
+/// and then yawed by Y = 90°, ends toward +X (a positive Y turns −Z toward −X, so +Z toward
+/// +X).
 #[test]
 fn bedrock_rotation_order_is_x_then_y() {
-    let m = ik_gait::model::bedrock_rotation(90.0, 90.0, 0.0);
+    let m = molang::runtime::fk::rotation([90.0, 90.0, 0.0]);
     let down = [0.0, -1.0, 0.0];
     let v: Vec<f64> = (0..3)
         .map(|i| m[i][0] * down[0] + m[i][1] * down[1] + m[i][2] * down[2])
         .collect();
-    // X 90: (0,-1,0) -> (0,0,+1); Y 90 turns -Z toward +X, so +Z toward -X.
     assert!(
-        (v[0] + 1.0).abs() < 1e-9 && v[1].abs() < 1e-9 && v[2].abs() < 1e-9,
+        (v[0] - 1.0).abs() < 1e-9 && v[1].abs() < 1e-9 && v[2].abs() < 1e-9,
         "{v:?}"
     );
 }

@@ -286,6 +286,16 @@ struct Input {
 }
 
 impl Input {
+    /// `v` as the game reports this input: an angle it wraps (`q.body_y_rotation`...) in
+    /// (−180, 180], as `molang run` reads the replay's column.
+    fn reported(&self, v: f32) -> f32 {
+        if self.kind == InputKind::Query && crate::runtime::inputs::is_wrapped_angle(&self.name) {
+            crate::runtime::inputs::wrap_deg(v)
+        } else {
+            v
+        }
+    }
+
     /// The CSV column and report name: `q.name` or `v.name`.
     fn label(&self) -> String {
         match self.kind {
@@ -862,7 +872,11 @@ impl Fuzzer {
         }
     }
 
-    fn random_value(&self, rng: &mut DefaultRng, r: Range) -> f32 {
+    fn random_value(&self, rng: &mut DefaultRng, i: &Input) -> f32 {
+        i.reported(self.random_in(rng, i.range))
+    }
+
+    fn random_in(&self, rng: &mut DefaultRng, r: Range) -> f32 {
         let u = |rng: &mut DefaultRng| (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
         let v = match rng.next_u64() % 8 {
             // Edges and round values find more than uniform draws alone.
@@ -887,7 +901,7 @@ impl Fuzzer {
             .map(|i| {
                 rng.next_u64()
                     .is_multiple_of(2)
-                    .then(|| self.random_value(rng, i.range))
+                    .then(|| self.random_value(rng, i))
             })
             .collect();
         let frames = (0..frames)
@@ -895,7 +909,7 @@ impl Fuzzer {
                 self.inputs
                     .iter()
                     .zip(&held)
-                    .map(|(i, h)| h.unwrap_or_else(|| self.random_value(rng, i.range)))
+                    .map(|(i, h)| h.unwrap_or_else(|| self.random_value(rng, i)))
                     .collect()
             })
             .collect();
@@ -1020,7 +1034,7 @@ impl Fuzzer {
             }
             for q in 0..self.inputs.len() {
                 let range = self.inputs[q].range;
-                let d = range.default_value();
+                let d = self.inputs[q].reported(range.default_value());
                 if case.frames.iter().all(|f| f[q] == d) {
                     continue;
                 }
@@ -1047,7 +1061,7 @@ impl Fuzzer {
                     let v = case.frames[fr][q];
                     for s in simpler(v, range) {
                         let mut c = case.clone();
-                        c.frames[fr][q] = s;
+                        c.frames[fr][q] = self.inputs[q].reported(s);
                         if let Some(f) = attempt(self, &c, &mut budget) {
                             (case, found) = (c, f);
                             progress = true;

@@ -116,9 +116,13 @@ impl Driver {
             }
         }
         let n = slots.len();
+        let mut timeline = timeline.clone();
+        // A timeline built in code (`bench --set`) has no angle flags: wrapped angles are
+        // known by name, whoever built it.
+        timeline.angles = inputs::angle_columns(&timeline.queries, &timeline.kinds);
         (
             Driver {
-                timeline: timeline.clone(),
+                timeline,
                 slots,
                 arg_cols,
                 var_slots,

@@ -1,29 +1,51 @@
 //! Forward kinematics over a Bedrock geometry: bone pivots and locators in model space
-//! (pixels, +Y up, the entity facing −Z), from bind rotations plus animated channels.
+//! (pixels, +Y up, the entity facing −Z, its left at +X), from bind rotations plus animated
+//! channels. This is the workspace's one implementation of the bone transform: `molang run
+//! --world` and the Doggoyle rig's checks (`ik-gait/src/model.rs`) both use [`local`].
 //!
-//! Conventions, the same as `ik-gait/src/model.rs` (which the rig's checks validated) and as
-//! Blockbench's Bedrock preview:
+//! Conventions:
 //! - a bone maps a point p of its bind geometry to
 //!   `parent(pivot + position + R · S · (p − pivot))`;
 //! - `R = Rz(−z) · Ry(y) · Rx(−x)` in right-handed model coordinates, angles in degrees
 //!   (bind rotation + animation, per axis). X turns first, then Y, then Z. A positive X
-//!   rotation tips the bone's top towards −Z, clockwise in a side view with forward
-//!   (−Z) to the right; this is ik-gait's `Rcw`. Nobody has checked the Z sign in the game.
+//!   rotation tips the bone's top towards −Z (a head looks down); a positive Y turns the
+//!   bone's −Z face towards −X, the entity's right (clockwise seen from above, the way the
+//!   game's yaw grows); a positive Z swings a bone hanging below its pivot towards −X.
 //! - position moves the pivot by (x, y, z) pixels in the parent's frame; scale multiplies
 //!   about the pivot.
+//!
+//! Evidence for the axis signs and the order:
+//! - Blockbench (the modelling tool whose preview matches the game) reads a Bedrock geometry
+//!   by mirroring X (`origin[0] *= -1` for pivots, `from[0] = -(origin[0] + size[0])` for
+//!   cubes) and negating the X and Y rotations (`if (axis !== 2) rotation[axis] *= -1`),
+//!   then renders with three.js's right-handed rotations in Euler order `ZYX` (`js/io/formats/
+//!   bedrock.js`, `parseBone`, in JannisX11/blockbench). Mirroring X back into Bedrock's
+//!   coordinates turns Ry and Rz the other way again: `Rz(−z)·Ry(y)·Rx(−x)` here.
+//! - The game's vanilla animations agree: `animation.humanoid.bob` rotates `rightarm` by
+//!   +Z (up to 5.73°) and `leftarm` by −Z, Java's `bobArms` (0.05 rad) in degrees, and the
+//!   arms sway outwards, away from the body (`rightArm` hangs at −X); with Z not negated they
+//!   would swing into the torso. `animation.common.look_at_target` rotates the head by
+//!   `query.target_y_rotation` about Y, the head's yaw relative to the body (positive turning
+//!   clockwise seen from above, as the game's yaw: 0 faces south, 90 west); the head turns
+//!   towards what it looks at only if +Y turns −Z towards −X. `ik-gait/tests/
+//!   bedrock_convention.rs` runs both on the vanilla packs.
+//! - The entity's yaw ψ places the model in the world as a bone Y rotation of ψ would, with Z
+//!   mirrored (model −Z, the front, is world +Z, south, at yaw 0; model +X, the left, is
+//!   east): [`to_world`].
 
 use super::model::Bone;
 
 /// Row-major 3×4 affine transform.
-type Affine = [[f64; 4]; 3];
+pub type Affine = [[f64; 4]; 3];
 
-const IDENTITY: Affine = [
+pub const IDENTITY: Affine = [
     [1.0, 0.0, 0.0, 0.0],
     [0.0, 1.0, 0.0, 0.0],
     [0.0, 0.0, 1.0, 0.0],
 ];
 
-fn mul(a: &Affine, b: &Affine) -> Affine {
+/// `a` after `b`: the transform that applies `b`, then `a`.
+pub fn mul(a: &Affine, b: &Affine) -> Affine {
     let mut out = [[0.0; 4]; 3];
     for r in 0..3 {
         for c in 0..4 {
@@ -37,7 +59,8 @@ fn mul(a: &Affine, b: &Affine) -> Affine {
     out
 }
 
-fn apply(m: &Affine, p: [f64; 3]) -> [f64; 3] {
+/// `m` applied to point `p`.
+pub fn apply(m: &Affine, p: [f64; 3]) -> [f64; 3] {
     let mut out = [0.0; 3];
     for (r, o) in out.iter_mut().enumerate() {
         *o = m[r][0] * p[0] + m[r][1] * p[1] + m[r][2] * p[2] + m[r][3];
@@ -79,6 +102,29 @@ pub fn rotation(deg: [f64; 3]) -> [[f64; 3]; 3] {
     m3(rz, m3(ry, rx))
 }
 
+/// A bone's transform relative to its parent: `pivot + pos + R(rot) · S(scale) · (p − pivot)`
+/// (rotation in degrees, bind + animation; see the module's conventions).
+pub fn local(pivot: [f64; 3], pos: [f64; 3], rot: [f64; 3], scale: [f64; 3]) -> Affine {
+    let r = rotation(rot);
+    let mut out = [[0.0; 4]; 3];
+    for row in 0..3 {
+        for c in 0..3 {
+            out[row][c] = r[row][c] * scale[c];
+        }
+        let rs_pivot: f64 = (0..3).map(|c| out[row][c] * pivot[c]).sum();
+        out[row][3] = pivot[row] + pos[row] - rs_pivot;
+    }
+    out
+}
+
+/// A model-space point of an entity at world position `origin` (x, y, z px) with body yaw
+/// `yaw_deg` (`query.body_y_rotation`: 0 faces south, +Z; 90 west, −X) in world space: the
+/// yaw turns the model as a bone Y rotation would, then Z is mirrored.
+pub fn to_world(origin: [f64; 3], yaw_deg: f64, p: [f64; 3]) -> [f64; 3] {
+    let q = apply(&local([0.0; 3], [0.0; 3], [0.0, yaw_deg, 0.0], [1.0; 3]), p);
+    [origin[0] + q[0], origin[1] + q[1], origin[2] - q[2]]
+}
+
 /// Per-bone animated channels of one frame.
 pub struct Channels<'a> {
     pub rot: &'a [[f32; 3]],
@@ -105,21 +151,12 @@ pub fn forward(
         let pivot = f(b.pivot);
         let pos = f(ch.pos[i]);
         let s = f(ch.scale[i]);
-        let r = rotation([
+        let rot = [
             b.rotation[0] as f64 + ch.rot[i][0] as f64,
             b.rotation[1] as f64 + ch.rot[i][1] as f64,
             b.rotation[2] as f64 + ch.rot[i][2] as f64,
-        ]);
-        // local(p) = pivot + pos + R·S·(p − pivot)
-        let mut local = [[0.0; 4]; 3];
-        for row in 0..3 {
-            for c in 0..3 {
-                local[row][c] = r[row][c] * s[c];
-            }
-            let rs_pivot: f64 = (0..3).map(|c| local[row][c] * pivot[c]).sum();
-            local[row][3] = pivot[row] + pos[row] - rs_pivot;
-        }
-        xf[i] = mul(&parent, &local);
+        ];
+        xf[i] = mul(&parent, &local(pivot, pos, rot, s));
         let wp = apply(
             &parent,
             [pivot[0] + pos[0], pivot[1] + pos[1], pivot[2] + pos[2]],
@@ -146,6 +183,46 @@ mod tests {
             rotation: [0.0; 3],
             locators: Vec::new(),
         }
+    }
+
+    /// A positive Y turns the front (−Z) towards −X (the entity's right) and a positive Z
+    /// swings a hanging point towards −X; X tips the top towards −Z (module docs).
+    #[test]
+    fn axis_signs() {
+        let r = |d: [f64; 3], p: [f64; 3]| {
+            let m = rotation(d);
+            [0, 1, 2].map(|i| (0..3).map(|k| m[i][k] * p[k]).sum::<f64>())
+        };
+        let near = |a: [f64; 3], b: [f64; 3]| (0..3).all(|i| (a[i] - b[i]).abs() < 1e-12);
+        assert!(near(
+            r([0.0, 90.0, 0.0], [0.0, 0.0, -1.0]),
+            [-1.0, 0.0, 0.0]
+        ));
+        assert!(near(
+            r([0.0, 0.0, 90.0], [0.0, -1.0, 0.0]),
+            [-1.0, 0.0, 0.0]
+        ));
+        assert!(near(r([90.0, 0.0, 0.0], [0.0, 1.0, 0.0]), [0.0, 0.0, -1.0]));
+        // Order: X first, then Y. X 90 tips up (+Y) to −Z, Y 90 then turns −Z to −X.
+        assert!(near(
+            r([90.0, 90.0, 0.0], [0.0, 1.0, 0.0]),
+            [-1.0, 0.0, 0.0]
+        ));
+    }
+
+    /// The world placement: yaw 0 faces south (+Z), yaw 90 west (−X); the left (+X) is east
+    /// at yaw 0.
+    #[test]
+    fn to_world_faces_the_games_yaw() {
+        let near = |a: [f64; 3], b: [f64; 3]| (0..3).all(|i| (a[i] - b[i]).abs() < 1e-12);
+        let front = [0.0, 0.0, -1.0];
+        assert!(near(to_world([0.0; 3], 0.0, front), [0.0, 0.0, 1.0]));
+        assert!(near(to_world([0.0; 3], 90.0, front), [-1.0, 0.0, 0.0]));
+        assert!(near(to_world([0.0; 3], -90.0, front), [1.0, 0.0, 0.0]));
+        assert!(near(
+            to_world([2.0, 0.0, 0.0], 0.0, [1.0, 0.0, 0.0]),
+            [3.0, 0.0, 0.0]
+        ));
     }
 
     #[test]

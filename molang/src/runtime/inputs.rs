@@ -1,5 +1,6 @@
 //! The input timeline: a CSV with a `t` column (seconds) and one column per query, linearly
-//! interpolated to each frame time and clamped at the ends. Columns may also name variables
+//! interpolated to each frame time and clamped at the ends. Angles the game reports wrapped
+//! ([`WRAPPED_ANGLES`]) interpolate along the shorter arc and are reported in (−180, 180]. Columns may also name variables
 //! the game sets on the entity (`v.attack_time`, `variable.attack_animation_tick`): the
 //! runtime writes them before each frame, as the engine does.
 //!
@@ -32,9 +33,70 @@ pub struct Timeline {
     pub times: Vec<f32>,
     /// `rows[i][j]`: query j at `times[i]` (0 in a string column).
     pub rows: Vec<Vec<f32>>,
+    /// Parallel to `queries` (may be short: not an angle then): the column is an angle the
+    /// game reports wrapped ([`is_wrapped_angle`]). [`parse`] fills it; so does the driver
+    /// for a timeline built in code.
+    pub angles: Vec<bool>,
     /// Parallel to `queries` (may be short: numbers then): for a column of strings
     /// (`'warm'`, for `q.property('ns:x')`), the game's hash of each row's string.
     pub strings: Vec<Option<Vec<u64>>>,
+}
+
+/// Queries whose value is an angle in degrees that the game reports wrapped to (−180, 180]:
+/// body and head yaw and pitch, the look-at rotations, the ride and rider rotations, and the
+/// camera rotations. Source: the query table of `../shared/spec/molang.md` §6.3 ("yaw of head
+/// n, wraps within −179.9…179.9"; "body yaw (−180…180)") and Microsoft's Molang query
+/// reference (learn.microsoft.com/minecraft/creator/reference/content/molangreference/
+/// examples/molangconcepts/queryfunctions). The pitches stay within ±90, so for them the
+/// shorter arc is the straight line; they are listed so that a column never has to be told
+/// apart by axis.
+pub const WRAPPED_ANGLES: [&str; 18] = [
+    "body_x_rotation",
+    "body_y_rotation",
+    "head_x_rotation",
+    "head_y_rotation",
+    "target_x_rotation",
+    "target_y_rotation",
+    "eye_target_x_rotation",
+    "eye_target_y_rotation",
+    "ride_body_x_rotation",
+    "ride_body_y_rotation",
+    "ride_head_x_rotation",
+    "ride_head_y_rotation",
+    "rider_body_x_rotation",
+    "rider_body_y_rotation",
+    "rider_head_x_rotation",
+    "rider_head_y_rotation",
+    "camera_rotation",
+    "rotation_to_camera",
+];
+
+/// Whether query `name` (short, lower case) is one of [`WRAPPED_ANGLES`].
+pub fn is_wrapped_angle(name: &str) -> bool {
+    WRAPPED_ANGLES.contains(&name)
+}
+
+/// An angle in degrees wrapped to (−180, 180], as the game reports yaw (−180 becomes 180).
+pub fn wrap_deg(deg: f32) -> f32 {
+    let r = deg.rem_euclid(360.0);
+    // `+ 0.0`: no −0 (a CSV row of −0 reads as 0 elsewhere too).
+    (if r > 180.0 { r - 360.0 } else { r }) + 0.0
+}
+
+/// The angle a fraction `a` of the way from `from` to `to` along the shorter arc, wrapped
+/// to (−180, 180]: 179.5 → −179.5 is a 1° turn through 180, not 359° through 0. A half turn
+/// exactly goes the positive way.
+pub fn lerp_angle(from: f32, to: f32, a: f32) -> f32 {
+    wrap_deg(from + wrap_deg(to - from) * a)
+}
+
+/// Per column of a timeline: whether it is a wrapped angle (queries only).
+pub fn angle_columns(queries: &[String], kinds: &[Kind]) -> Vec<bool> {
+    queries
+        .iter()
+        .zip(kinds)
+        .map(|(q, k)| *k == Kind::Query && is_wrapped_angle(q))
+        .collect()
 }
 
 /// Strips `q.` / `query.` (case-insensitive) from a column name; `None` if it is no query
@@ -373,6 +435,7 @@ fn parse_text(text: &str, file: &str) -> Result<Timeline, String> {
         out.times.push(t);
         out.rows.push(row);
     }
+    out.angles = angle_columns(&out.queries, &out.kinds);
     Ok(out)
 }
 
@@ -386,6 +449,7 @@ impl Timeline {
     }
 
     /// Every query's value at time `t` (linear between rows, clamped at the ends), into `out`.
+    /// Wrapped angles ([`Timeline::angles`]) take the shorter arc and come out in (−180, 180].
     pub fn sample(&self, t: f32, out: &mut [f32]) {
         let n = self.times.len();
         if n == 0 {
@@ -393,16 +457,22 @@ impl Timeline {
             return;
         }
         let i = self.times.partition_point(|&x| x <= t);
-        if i == 0 {
-            out.copy_from_slice(&self.rows[0]);
-        } else if i >= n {
-            out.copy_from_slice(&self.rows[n - 1]);
+        let angle = |j: usize| self.angles.get(j).copied().unwrap_or(false);
+        if i == 0 || i >= n {
+            let row = &self.rows[if i == 0 { 0 } else { n - 1 }];
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = if angle(j) { wrap_deg(row[j]) } else { row[j] };
+            }
         } else {
             let (t0, t1) = (self.times[i - 1], self.times[i]);
             let a = if t1 > t0 { (t - t0) / (t1 - t0) } else { 1.0 };
             for (j, o) in out.iter_mut().enumerate() {
                 let (v0, v1) = (self.rows[i - 1][j], self.rows[i][j]);
-                *o = v0 + (v1 - v0) * a;
+                *o = if angle(j) {
+                    lerp_angle(v0, v1, a)
+                } else {
+                    v0 + (v1 - v0) * a
+                };
             }
         }
     }
@@ -482,6 +552,46 @@ mod tests {
         assert_eq!(v, [0.0, 1.0]);
         tl.sample(9.0, &mut v);
         assert_eq!(v, [4.0, 0.0]);
+    }
+
+    /// Yaw crossing ±180 between two rows turns the short way (159 → −153 is a 48° turn
+    /// through 180, not 312° through 0), and every value is reported in (−180, 180]; a
+    /// column that is no angle still interpolates straight.
+    #[test]
+    fn wrapped_angles_take_the_shorter_arc_between_rows() {
+        let tl = parse(
+            "t,q.body_y_rotation,q.ground_speed,v.body_y_rotation\n0,159,159,159\n1,-153,-153,-153\n2,540,0,0\n",
+            "in.csv",
+        )
+        .unwrap();
+        assert_eq!(tl.angles, [true, false, false]);
+        let mut v = [0.0; 3];
+        tl.sample(0.5, &mut v);
+        assert_eq!(v[0], -177.0);
+        assert_eq!(v[1], 3.0);
+        assert_eq!(v[2], 3.0, "a variable column is not a query angle");
+        tl.sample(0.75, &mut v);
+        assert_eq!(v[0], -165.0);
+        // −153 → 540 (= 180): 27° the negative way.
+        tl.sample(1.5, &mut v);
+        assert!((v[0] - 193.5 + 360.0).abs() < 1e-4, "{v:?}");
+        // Clamped after the last row, and wrapped: 540 reads 180.
+        tl.sample(9.0, &mut v);
+        assert_eq!(v[0], 180.0);
+    }
+
+    #[test]
+    fn wrap_and_lerp_angle_edges() {
+        assert_eq!(wrap_deg(-180.0), 180.0);
+        assert_eq!(wrap_deg(180.0), 180.0);
+        assert_eq!(wrap_deg(-0.0).to_bits(), 0.0f32.to_bits());
+        assert_eq!(wrap_deg(-190.0), 170.0);
+        assert_eq!(wrap_deg(725.0), 5.0);
+        // 179.5 → −179.5 is a 1° turn.
+        assert_eq!(lerp_angle(179.5, -179.5, 0.5), 180.0);
+        assert!((lerp_angle(179.5, -179.5, 0.75) + 179.75).abs() < 1e-4);
+        assert!((lerp_angle(-179.5, 179.5, 0.25) + 179.75).abs() < 1e-4);
+        assert_eq!(lerp_angle(10.0, 20.0, 0.5), 15.0);
     }
 
     #[test]
