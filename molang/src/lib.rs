@@ -15,6 +15,8 @@
 //! ```
 
 #[forbid(unsafe_code)]
+pub mod bbmodel;
+#[forbid(unsafe_code)]
 pub mod builtins;
 #[forbid(unsafe_code)]
 pub mod check;
