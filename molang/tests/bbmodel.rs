@@ -482,3 +482,71 @@ fn import_writes_only_inside_the_folder_it_is_given() {
         assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
     }
 }
+
+fn read_fixture(name: &str) -> molang::bbmodel::Model {
+    let text = std::fs::read_to_string(model(name)).unwrap();
+    let read = molang::bbmodel::read(&text);
+    assert!(!read.has_errors(), "{name}: {:?}", read.problems);
+    read.model.unwrap()
+}
+
+#[test]
+fn ik_chains_run_from_the_source_to_the_target() {
+    let names = |m: &molang::bbmodel::Model, c: &molang::bbmodel::IkChain| {
+        c.bones
+            .iter()
+            .map(|&b| m.groups[b].name.clone())
+            .collect::<Vec<_>>()
+    };
+    let leg = read_fixture("leg2_v4.bbmodel");
+    let (chains, skipped) = leg.ik_chains();
+    assert!(skipped.is_empty(), "{skipped:?}");
+    assert_eq!(names(&leg, &chains[0]), ["thigh", "shin"]);
+    assert_eq!(
+        chains[0].joints,
+        [[0.0, 16.0, 0.0], [0.0, 8.0, 0.0], [0.0, 0.0, 0.0]]
+    );
+    assert_eq!(chains[0].target_rest, [0.0, 2.0, 4.0]);
+    // Format 5, groups layout, a locator target: the hand holds it, so the hand turns too.
+    let arm = read_fixture("arm3_v5.bbmodel");
+    let (chains, _) = arm.ik_chains();
+    assert_eq!(names(&arm, &chains[0]), ["upper", "fore", "hand"]);
+    assert_eq!(chains[0].joints.len(), 4);
+    assert_eq!(chains[0].joints[3], [0.0, 6.0, 0.0]);
+    assert_eq!(chains[0].target_rest, [-6.0, 14.0, 4.0]);
+    let tail = read_fixture("tail8.bbmodel");
+    let (chains, _) = tail.ik_chains();
+    assert_eq!(chains[0].bones.len(), 8);
+    assert_eq!(chains[0].joints[8], [0.0, 8.0, 32.0]);
+    // The reach fixture's target is farther than the chain is long.
+    let reach = read_fixture("reach.bbmodel");
+    let (chains, _) = reach.ik_chains();
+    let c = &chains[0];
+    let len: f64 = c
+        .joints
+        .windows(2)
+        .map(|w| {
+            (0..3)
+                .map(|i| (w[1][i] - w[0][i]).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        })
+        .sum();
+    let dist = (0..3)
+        .map(|i| (c.target_rest[i] - c.joints[0][i]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!(dist > len, "{dist} {len}");
+    // An empty ik_source means the null's parent (as Blockbench reads it); a target that is
+    // not in the model is no chain, with the reason.
+    let text = r#"{"meta": {"format_version": "4.5"},
+ "elements": [{"type": "null_object", "name": "ik", "uuid": "n", "position": [0,0,0], "ik_source": "", "ik_target": "g-c"},
+              {"type": "null_object", "name": "lost", "uuid": "n2", "position": [0,0,0], "ik_target": "nowhere"}],
+ "outliner": [{"name": "a", "uuid": "g-a", "origin": [0,10,0], "children": ["n", {"name": "b", "uuid": "g-b", "origin": [0,5,0],
+   "children": [{"name": "c", "uuid": "g-c", "origin": [0,0,0], "children": []}]}]}, "n2"]}"#;
+    let m = molang::bbmodel::read(text).model.unwrap();
+    let (chains, skipped) = m.ik_chains();
+    assert_eq!(names(&m, &chains[0]), ["a", "b"]);
+    assert_eq!(skipped.len(), 1);
+    assert_contains(&skipped[0], "lost");
+}

@@ -167,6 +167,20 @@ pub fn export(model: &Model, id: Option<&str>) -> Result<Exported, Error> {
     let (identifier, name) = identity(model, id)?;
     let mut notes = Vec::new();
     let mut files = Vec::new();
+    let (chains, skipped) = model.ik_chains();
+    for c in &chains {
+        let names: Vec<&str> = c
+            .bones
+            .iter()
+            .map(|&b| model.groups[b].name.as_str())
+            .collect();
+        notes.push(format!(
+            "IK null {} drives the chain {}; the pack does not solve IK yet: those bones play their keyframes only",
+            model.nulls[c.null].name,
+            names.join(" > ")
+        ));
+    }
+    notes.extend(skipped);
     let geometry_id = format!("geometry.{name}");
     let (geometry, exported_bones) = geometry(model, &geometry_id, &mut notes);
     files.push((format!("models/entity/{name}.geo.json"), pretty(&geometry)));

@@ -1311,3 +1311,101 @@ impl<'s> Reader<'s> {
         })
     }
 }
+
+/// An IK chain of a null object: the bones from `ik_source` down to the bone holding the
+/// `ik_target`, and the joints they turn about.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IkChain {
+    /// The null object (index into [`Model::nulls`]).
+    pub null: usize,
+    /// Groups of the chain, root first; each turns about its pivot.
+    pub bones: Vec<usize>,
+    /// Rest positions of the joints in Bedrock geometry coordinates (pixels, X negated from
+    /// Blockbench's): the pivot of each bone, then the end (the target bone's pivot or the
+    /// target locator's position). One more than `bones`.
+    pub joints: Vec<[f64; 3]>,
+    /// The null's own rest position (Bedrock coordinates): where Blockbench puts the target
+    /// before the null's keyframed offset.
+    pub target_rest: [f64; 3],
+}
+
+fn bedrock_point(p: [f64; 3]) -> [f64; 3] {
+    [-p[0], p[1], p[2]]
+}
+
+impl Model {
+    /// The IK chains of the model's null objects, and why the others are not chains.
+    ///
+    /// As Blockbench reads them: an empty `ik_source` means the null's parent group; the
+    /// chain runs from the source down to the group holding the target (a locator, or a
+    /// group whose pivot is the chain's end). The seed's importer skips chains with no
+    /// `ik_source`; Blockbench does not, and neither does this. Sibling and downward searches
+    /// of the seed's importer are not made: the source must be an ancestor of the target.
+    pub fn ik_chains(&self) -> (Vec<IkChain>, Vec<String>) {
+        let mut chains = Vec::new();
+        let mut skipped = Vec::new();
+        for (ni, n) in self.nulls.iter().enumerate() {
+            let Some(target) = &n.ik_target else { continue };
+            let end = if let Some(g) = self.groups.iter().position(|g| &g.uuid == target) {
+                self.groups[g].parent.map(|p| (p, self.groups[g].origin))
+            } else if let Some(l) = self.locators.iter().find(|l| &l.uuid == target) {
+                l.parent.map(|p| (p, l.position))
+            } else {
+                skipped.push(format!(
+                    "IK null {}: its ik_target is not a bone or locator of the model",
+                    n.name
+                ));
+                continue;
+            };
+            let Some((end_bone, end_point)) = end else {
+                skipped.push(format!(
+                    "IK null {}: its target is not inside a bone, so no bone can reach it",
+                    n.name
+                ));
+                continue;
+            };
+            let source = match &n.ik_source {
+                Some(s) => self.groups.iter().position(|g| &g.uuid == s),
+                None => n.parent,
+            };
+            let Some(source) = source else {
+                skipped.push(format!(
+                    "IK null {}: no ik_source bone (and no parent bone to stand for it)",
+                    n.name
+                ));
+                continue;
+            };
+            let mut bones = vec![end_bone];
+            let mut at = end_bone;
+            while at != source {
+                match self.groups[at].parent {
+                    Some(p) if bones.len() <= self.groups.len() => {
+                        bones.push(p);
+                        at = p;
+                    }
+                    _ => break,
+                }
+            }
+            if at != source {
+                skipped.push(format!(
+                    "IK null {}: the ik_source bone {} is not above the target",
+                    n.name, self.groups[source].name
+                ));
+                continue;
+            }
+            bones.reverse();
+            let mut joints: Vec<[f64; 3]> = bones
+                .iter()
+                .map(|&b| bedrock_point(self.groups[b].origin))
+                .collect();
+            joints.push(bedrock_point(end_point));
+            chains.push(IkChain {
+                null: ni,
+                bones,
+                joints,
+                target_rest: bedrock_point(n.position),
+            });
+        }
+        (chains, skipped)
+    }
+}

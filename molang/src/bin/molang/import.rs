@@ -258,7 +258,7 @@ fn write_pack(out: &Path, exported: &Exported, force: bool) -> Result<(), String
 /// in memory, and the entity's identifier (`Err` after the problems are printed).
 pub fn bbmodel_pack(layers: &[PathBuf]) -> Option<Result<(molang::pack::Pack, String), ()>> {
     let [model] = layers else { return None };
-    if !model.extension().is_some_and(|e| e == "bbmodel") {
+    if model.extension().is_none_or(|e| e != "bbmodel") {
         return None;
     }
     let exported = match import_in_memory(model, None) {
