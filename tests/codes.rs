@@ -254,6 +254,10 @@ const PACK_ONLY: &[Code] = &[
     Code::ControllerCycle,
     // A `molang-ignore` comment in a pack file naming no code.
     Code::UnknownIgnoredCode,
+    // Blockbench models (`molang/tests/bbmodel.rs` triggers each).
+    Code::BadModel,
+    Code::ModelPartSkipped,
+    Code::ModelTooLarge,
 ];
 
 /// Codes the grammar defines but no input reaches yet, with the reason.

@@ -40,6 +40,8 @@
 //! [`runtime::player`] for an example, and `examples/play_entity.rs`).
 
 #[forbid(unsafe_code)]
+pub mod bbmodel;
+#[forbid(unsafe_code)]
 pub mod builtins;
 #[forbid(unsafe_code)]
 pub mod check;

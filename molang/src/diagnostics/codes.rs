@@ -115,6 +115,15 @@ codes! {
     // Packs: E07xx.
     BrokenJson = "E0701", Error, "the file is not valid JSON";
     Io = "E0702", Error, "the file could not be read";
+    /// A Blockbench model (`.bbmodel`) whose structure is wrong: a field of the wrong type,
+    /// a missing `meta`, a number too large. Blockbench refuses it or reads it wrongly.
+    BadModel = "E0703", Error, "the Blockbench model is malformed";
+    /// A part of a Blockbench model that is read but not used: an element type with no
+    /// Bedrock geometry, an animator for a missing bone, a malformed timeline (skipped as the
+    /// seed's importer skips it), a texture that is not an embedded PNG.
+    ModelPartSkipped = "W0704", Warning, "part of the Blockbench model is skipped";
+    /// A model file over `molang::bbmodel::MAX_MODEL_BYTES`: a limit of this tool.
+    ModelTooLarge = "E0705", Error, "the Blockbench model is larger than molang reads";
     // Pack structure: E08xx / W08xx. The game loads the pack and logs a content error (or
     // nothing); the broken part does nothing.
     /// A controller transition names a state the controller does not have.

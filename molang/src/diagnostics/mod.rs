@@ -92,6 +92,12 @@ impl Diagnostic {
             Severity::Error if self.code == Code::SourceTooLong => {
                 "molang does not read text this long; what the game does with it is not known."
             }
+            Severity::Error if matches!(self.code, Code::BadModel | Code::ModelTooLarge) => {
+                "molang does not import this Blockbench model until this is fixed."
+            }
+            Severity::Warning if self.code == Code::ModelPartSkipped => {
+                "molang import leaves this part out of the pack."
+            }
             Severity::Error if self.code.is_runtime() => {
                 "The game loads this expression, but at run time this read ends it with value 0, so later statements never run."
             }

@@ -76,6 +76,12 @@ pub fn main(a: Args, layers: Vec<PathBuf>) -> ExitCode {
         }
         return check_expr(&expr, a.version, a.format, a.color);
     }
+    // A Blockbench model is checked on its own (its Molang at its places in the file).
+    if let [model] = layers.as_slice() {
+        if model.extension().is_some_and(|e| e == "bbmodel") && a.context.is_empty() {
+            return crate::import::check_model(model, a.version, a.format == Format::Json, a.color);
+        }
+    }
     let settings = Settings {
         context: a.context,
         config: a.config,

@@ -18,6 +18,7 @@ mod check;
 mod eval;
 mod fmt;
 mod fuzz;
+mod import;
 mod lsp;
 mod run;
 mod test;
@@ -59,6 +60,9 @@ enum Command {
     /// Run a pack's entity tests (`*.test.json`): expectations on variables, bones, the
     /// content log and whole-trace snapshots.
     Test(test::Args),
+    /// Import a Blockbench model (`.bbmodel`) as a Bedrock resource pack: geometry,
+    /// animations, a state-machine controller, render controller and texture.
+    Import(import::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,5 +83,6 @@ fn main() -> ExitCode {
         Command::Fmt(a) => fmt::main(a),
         Command::Lsp => lsp::main(),
         Command::Test(a) => test::main(a),
+        Command::Import(a) => import::main(a),
     }
 }

@@ -234,11 +234,17 @@ fn run(args: &Args) -> Result<Found, Failure> {
             return Err(bad(format!("{}: no such file or directory", p.display())));
         }
     }
-    // One entity to play: only what it uses is walked (every file is still judged).
-    let pack = match &args.entity {
-        Some(id) if !args.list && !args.bench => molang::pack::load_entity(&layers, id),
-        _ => molang::pack::load(&layers),
+    // A Blockbench model plays as the pack `molang import` would write, made in memory.
+    let (pack, model_entity) = match crate::import::bbmodel_pack(&layers) {
+        Some(Ok((pack, id))) => (pack, Some(id)),
+        Some(Err(())) => return Err(bad("the model cannot be imported")),
+        // One entity to play: only what it uses is walked (every file is still judged).
+        None => match &args.entity {
+            Some(id) if !args.list && !args.bench => (molang::pack::load_entity(&layers, id), None),
+            _ => (molang::pack::load(&layers), None),
+        },
     };
+    let entity = args.entity.clone().or(model_entity);
     if args.list {
         for id in client_entities(&pack) {
             println!("{}", one_line(&id));
@@ -259,7 +265,7 @@ fn run(args: &Args) -> Result<Found, Failure> {
         bench(args, &pack, &timeline, n)?;
         return Ok(Found::Nothing);
     }
-    let Some(id) = &args.entity else {
+    let Some(id) = &entity else {
         return Err(bad(
             "give --entity IDENTIFIER (or --bench to time every entity, --list to name them)",
         ));

@@ -1,0 +1,552 @@
+//! Blockbench models: `molang check MODEL.bbmodel`, `molang import` and `molang run` on the
+//! fixture models of `tests/fixtures/bbmodel/` (made for these tests: a 2-bone leg in
+//! format 4, a 3-bone arm with a locator target in format 5's `groups` layout, an 8-bone
+//! tail with Molang keyframes, an out-of-reach target), and hostile model files.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use support::{assert_code, assert_contains, molang, scratch, text};
+
+const FIXTURES: [(&str, &str); 4] = [
+    ("leg2_v4.bbmodel", "blockbench:leg"),
+    ("arm3_v5.bbmodel", "blockbench:arm"),
+    ("tail8.bbmodel", "blockbench:tail_model_"),
+    ("reach.bbmodel", "blockbench:reach"),
+];
+
+fn model(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bbmodel")
+        .join(name)
+}
+
+/// Imports a fixture into a new folder under `dir`; returns the pack folder.
+fn import(name: &str, dir: &Path) -> PathBuf {
+    let out = dir.join(name.trim_end_matches(".bbmodel"));
+    let o = molang()
+        .arg("import")
+        .arg(model(name))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    out
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The JSON-lines output of `molang check ARGS --format json`: diagnostics and summary.
+fn check_json(path: &Path) -> (Vec<Value>, Value) {
+    let o = molang()
+        .arg("check")
+        .arg(path)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let lines: Vec<Value> = text(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (summary, diags) = lines.split_last().unwrap();
+    (diags.to_vec(), summary["summary"].clone())
+}
+
+fn run(pack: &Path, entity: Option<&str>, backend: &str) -> String {
+    let mut cmd = molang();
+    cmd.arg("run").arg(pack);
+    if let Some(e) = entity {
+        cmd.args(["--entity", e]);
+    }
+    let o = cmd
+        .args([
+            "--seconds",
+            "3",
+            "--fps",
+            "20",
+            "--world",
+            "--backend",
+            backend,
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    text(&o.stdout)
+}
+
+#[test]
+fn every_fixture_imports_checks_clean_and_plays_the_same_on_both_back_ends() {
+    let dir = scratch("bbmodel-fixtures");
+    for (name, id) in FIXTURES {
+        // The model's own Molang loads.
+        let (_, summary) = check_json(&model(name));
+        assert_eq!(summary["errors"], 0, "{name}: {summary}");
+        let pack = import(name, &dir);
+        let (diags, summary) = check_json(&pack);
+        assert!(
+            diags.is_empty() && summary["errors"] == 0 && summary["warnings"] == 0,
+            "{name}: the imported pack is not clean: {diags:?} {summary}"
+        );
+        let jit = run(&pack, Some(id), "jit");
+        let interp = run(&pack, Some(id), "interp");
+        assert_eq!(jit, interp, "{name}: the back ends differ");
+        assert!(jit.lines().count() > 60, "{name}: {jit}");
+        // Something moves: the trace is not one pose repeated.
+        let rows: std::collections::BTreeSet<String> = jit
+            .lines()
+            .skip(1)
+            .map(|l| {
+                l.split_once(',')
+                    .map_or(l, |(_, rest)| rest)
+                    .split_once(',')
+                    .map_or("", |(_, r)| r)
+                    .to_string()
+            })
+            .collect();
+        assert!(rows.len() > 2, "{name}: nothing moves:\n{jit}");
+        // Playing the model directly is playing the imported pack.
+        assert_eq!(
+            run(&model(name), None, "jit"),
+            jit,
+            "{name}: run MODEL differs from run DIR"
+        );
+    }
+}
+
+#[test]
+fn geometry_is_written_as_blockbench_exports_it() {
+    let dir = scratch("bbmodel-geometry");
+    let pack = import("leg2_v4.bbmodel", &dir);
+    let geo = read_json(&pack.join("models/entity/leg.geo.json"));
+    let g = &geo["minecraft:geometry"][0];
+    assert_eq!(g["description"]["identifier"], "geometry.leg");
+    assert_eq!(g["description"]["visible_bounds_width"], 2);
+    assert_eq!(
+        g["description"]["visible_bounds_offset"],
+        serde_json::json!([0, 0.5, 0])
+    );
+    let bones = g["bones"].as_array().unwrap();
+    let names: Vec<&str> = bones.iter().map(|b| b["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["root", "thigh", "shin", "foot"]);
+    assert_eq!(bones[1]["parent"], "root");
+    assert_eq!(bones[1]["pivot"], serde_json::json!([0, 16, 0]));
+    // Box UV cube: origin x is minus `to.x`.
+    assert_eq!(
+        bones[1]["cubes"][0]["origin"],
+        serde_json::json!([-1, 8, -1])
+    );
+    assert_eq!(bones[1]["cubes"][0]["size"], serde_json::json!([2, 8, 2]));
+    assert_eq!(bones[2]["cubes"][0]["uv"], serde_json::json!([0, 1]));
+    // The texture is the embedded PNG, byte for byte.
+    let png = std::fs::read(pack.join("textures/entity/leg.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    // Locators, negated X, and the excluded hitbox bone.
+    let arm = import("arm3_v5.bbmodel", &dir);
+    let geo = read_json(&arm.join("models/entity/arm.geo.json"));
+    let bones = geo["minecraft:geometry"][0]["bones"].as_array().unwrap();
+    let hand = bones.iter().find(|b| b["name"] == "hand").unwrap();
+    assert_eq!(hand["locators"]["tip"], serde_json::json!([0, 6, 0]));
+    assert_eq!(hand["cubes"][0]["rotation"], serde_json::json!([0, 0, 10]));
+    assert_eq!(hand["cubes"][0]["pivot"], serde_json::json!([0, 12, 0]));
+    let reach = import("reach.bbmodel", &dir);
+    let geo = read_json(&reach.join("models/entity/reach.geo.json"));
+    let bones = geo["minecraft:geometry"][0]["bones"].as_array().unwrap();
+    assert!(bones.iter().all(|b| b["name"] != "hitbox"));
+}
+
+#[test]
+fn animations_keep_loop_modes_interpolation_and_format_5_signs() {
+    let dir = scratch("bbmodel-animations");
+    let leg = import("leg2_v4.bbmodel", &dir);
+    let a = read_json(&leg.join("animations/leg.animation.json"));
+    let walk = &a["animations"]["animation.leg.walk"];
+    assert_eq!(walk["loop"], true);
+    assert_eq!(walk["animation_length"], 0.8);
+    assert_eq!(
+        walk["bones"]["thigh"]["rotation"]["0.4"],
+        serde_json::json!({"post": [-20, 0, 0], "lerp_mode": "catmullrom"})
+    );
+    // The zero-length pose is not exported.
+    assert!(a["animations"].get("animation.leg.pose").is_none());
+
+    let arm = import("arm3_v5.bbmodel", &dir);
+    let a = read_json(&arm.join("animations/arm.animation.json"));
+    let attack = &a["animations"]["animation.arm.attack"];
+    assert_eq!(attack["loop"], "hold_on_last_frame");
+    // Format 5: X (and Y) rotation flipped back to Bedrock's sign; step: pre is the
+    // previous value, the two data points become pre/post... here the step wins: the value
+    // before the key is held.
+    assert_eq!(
+        attack["bones"]["upper"]["rotation"]["0.3"],
+        serde_json::json!({"pre": [0, 0, 0], "post": [90, 0, 0]})
+    );
+    let idle = &a["animations"]["animation.arm.idle"];
+    let upper = idle["bones"]["upper"]["rotation"].as_object().unwrap();
+    // Bezier segments baked every tick: 0.05 .. 0.95 and 1.05 .. 1.95, plus the 3 keys.
+    assert_eq!(upper.len(), 3 + 19 + 19, "{upper:?}");
+    // Ease-in-out: slow at the ends, half way at the middle.
+    let at = |t: &str, axis: usize| upper[t][axis].as_f64().unwrap();
+    assert!((at("0.5", 0) - (-7.5)).abs() < 1e-3, "{}", at("0.5", 0));
+    assert!(at("0.05", 0).abs() < 0.1);
+    assert_eq!(upper["0.0"], serde_json::json!([0, -10, 0]));
+    // Position X flipped, step on position.
+    let fore = &idle["bones"]["fore"]["position"];
+    assert_eq!(fore["0.0"], serde_json::json!([-1, 0, 0]));
+    assert_eq!(
+        fore["0.5"],
+        serde_json::json!({"pre": [-1, 0, 0], "post": [0, 0, 0]})
+    );
+}
+
+#[test]
+fn the_state_machine_follows_the_seed() {
+    let dir = scratch("bbmodel-states");
+    let arm = import("arm3_v5.bbmodel", &dir);
+    let c = read_json(&arm.join("animation_controllers/arm.animation_controllers.json"));
+    let c = &c["animation_controllers"]["controller.animation.arm.state"];
+    assert_eq!(c["initial_state"], "spawn");
+    let states = c["states"].as_object().unwrap();
+    assert_eq!(
+        states.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["attack", "idle", "spawn"]
+    );
+    assert_eq!(
+        states["spawn"]["transitions"],
+        serde_json::json!([{"idle": "q.all_animations_finished"}])
+    );
+    assert_eq!(
+        states["idle"]["transitions"],
+        serde_json::json!([{"attack": "v.attack_time > 0"}])
+    );
+    // The leg has idle and walk: speed switches them.
+    let leg = import("leg2_v4.bbmodel", &dir);
+    let c = read_json(&leg.join("animation_controllers/leg.animation_controllers.json"));
+    let s = &c["animation_controllers"]["controller.animation.leg.state"]["states"];
+    assert_eq!(
+        s["idle"]["transitions"],
+        serde_json::json!([{"walk": "q.ground_speed > 0"}])
+    );
+    assert_eq!(
+        s["walk"]["transitions"],
+        serde_json::json!([{"idle": "q.is_on_ground && q.ground_speed <= 0"}])
+    );
+    // The tail has idle and death; death is entered when the entity dies and never left.
+    let tail = import("tail8.bbmodel", &dir);
+    let c = read_json(&tail.join("animation_controllers/tail_model_.animation_controllers.json"));
+    let s = &c["animation_controllers"]["controller.animation.tail_model_.state"]["states"];
+    assert_eq!(
+        s["idle"]["transitions"],
+        serde_json::json!([{"death": "!q.is_alive"}])
+    );
+    assert!(s["death"].get("transitions").is_none());
+    // Played with a walking timeline, the leg switches to walk.
+    let inputs = dir.join("walk.csv");
+    std::fs::write(
+        &inputs,
+        "t,q.ground_speed,q.is_on_ground\n0,0,1\n0.99,0,1\n1,2,1\n",
+    )
+    .unwrap();
+    let o = molang()
+        .arg("run")
+        .arg(&leg)
+        .args([
+            "--entity",
+            "blockbench:leg",
+            "--seconds",
+            "2",
+            "--fps",
+            "10",
+            "-q",
+        ])
+        .arg("--inputs")
+        .arg(&inputs)
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    let trace = text(&o.stdout);
+    let header: Vec<&str> = trace.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "rx").unwrap();
+    let thigh_rx: Vec<f64> = trace
+        .lines()
+        .filter(|l| l.split(',').nth(2) == Some("thigh"))
+        .map(|l| l.split(',').nth(col).unwrap().parse().unwrap())
+        .collect();
+    assert!(thigh_rx[..10].iter().all(|&x| x == 0.0), "{thigh_rx:?}");
+    assert!(thigh_rx[10..].iter().any(|&x| x != 0.0), "{thigh_rx:?}");
+}
+
+/// Writes `text` as a model file in a scratch folder.
+fn model_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn molang_in_keyframes_is_checked_at_its_place_in_the_file() {
+    let dir = scratch("bbmodel-molang");
+    let text = r#"{"meta": {"format_version": "4.5", "model_format": "bedrock"},
+ "outliner": [{"name": "b", "origin": [0,0,0], "uuid": "g", "children": []}],
+ "animations": [{"name": "idle", "loop": "loop", "length": 1, "animators": {"g": {"name": "b", "type": "bone",
+  "keyframes": [{"channel": "rotation", "time": 0, "interpolation": "linear",
+   "data_points": [{"x": "math.sin(q.anim_time", "y": "0", "z": "math.tan(1)"}]}]}}}]}
+"#;
+    let p = model_file(&dir, "bad_molang.bbmodel", text);
+    let (diags, summary) = check_json(&p);
+    assert_eq!(summary["errors"], 2, "{diags:?}");
+    let tan = diags.iter().find(|d| d["code"] == "E0202").unwrap();
+    assert_eq!(tan["line"], 5);
+    // `"z": "math.tan(1)"`: the text starts after the quote.
+    let col = text.lines().nth(4).unwrap().find("math.tan").unwrap() + 1;
+    assert_eq!(tan["column"], col as u64);
+    assert!(diags
+        .iter()
+        .any(|d| d["line"] == 5 && d["severity"] == "error" && d["code"] != "E0202"));
+    // The import refuses nothing here (the model reads), but its pack does not check clean.
+    let o = molang().arg("check").arg(&p).output().unwrap();
+    assert_code(&o, 1);
+}
+
+#[test]
+fn hostile_models_get_diagnostics_with_positions() {
+    let dir = scratch("bbmodel-hostile");
+    let full = std::fs::read_to_string(model("leg2_v4.bbmodel")).unwrap();
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("truncated", full[..full.len() / 2].to_string(), "E0701"),
+        ("not_an_object", "[1, 2]".into(), "E0703"),
+        ("no_meta", "{\"elements\": []}".into(), "E0703"),
+        (
+            "huge_number",
+            full.replacen("\"length\": 1,", "\"length\": 1e999,", 1),
+            "E0703",
+        ),
+        (
+            "wrong_type",
+            full.replacen("\"loop\": \"loop\"", "\"loop\": 5", 1),
+            "E0703",
+        ),
+        (
+            "bad_interpolation",
+            full.replacen("\"catmullrom\"", "\"cubic\"", 1),
+            "W0704",
+        ),
+        (
+            "mesh",
+            full.replacen("\"type\": \"null_object\"", "\"type\": \"mesh\"", 1),
+            "W0704",
+        ),
+        (
+            "not_utf8",
+            String::from_utf8_lossy(b"{\"meta\": \xff}").into_owned(),
+            "E0701",
+        ),
+        (
+            "deep",
+            format!(
+                "{{\"meta\": {{}}, \"outliner\": {}{}}}",
+                "[{\"children\": ".repeat(100),
+                "[]}]".repeat(100)
+            ),
+            "E0701",
+        ),
+    ];
+    for (name, text, code) in cases {
+        assert_ne!(text, full, "{name}: the case did not change the model");
+        let p = model_file(&dir, &format!("{name}.bbmodel"), &text);
+        let (diags, _) = check_json(&p);
+        let d = diags
+            .iter()
+            .find(|d| d["code"] == code)
+            .unwrap_or_else(|| panic!("{name}: no {code} in {diags:?}"));
+        assert!(d["line"].as_u64().unwrap() >= 1 && d["column"].as_u64().unwrap() >= 1);
+        // Import never panics: it refuses (exit 1) or imports.
+        let o = molang()
+            .arg("import")
+            .arg(&p)
+            .arg("--out")
+            .arg(dir.join(format!("{name}_out")))
+            .output()
+            .unwrap();
+        let code = o.status.code();
+        assert!(
+            code == Some(0) || code == Some(1),
+            "{name}: {code:?} {}",
+            support::text(&o.stderr)
+        );
+    }
+    // The huge number is reported where it is written.
+    let p = dir.join("huge_number.bbmodel");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let (diags, _) = check_json(&p);
+    let d = diags.iter().find(|d| d["code"] == "E0703").unwrap();
+    let line = text[..text.find("1e999").unwrap()].matches('\n').count() + 1;
+    assert_eq!(d["line"], line as u64);
+    // Over the size limit: refused before parsing.
+    let big = dir.join("big.bbmodel");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(64 * 1024 * 1024 + 1).unwrap();
+    let (diags, _) = check_json(&big);
+    assert_eq!(diags[0]["code"], "E0705");
+}
+
+#[test]
+fn import_writes_only_inside_the_folder_it_is_given() {
+    let dir = scratch("bbmodel-out");
+    // The parent of DIR must exist: only DIR itself is created.
+    let o = molang()
+        .arg("import")
+        .arg(model("leg2_v4.bbmodel"))
+        .arg("--out")
+        .arg(dir.join("missing/pack"))
+        .output()
+        .unwrap();
+    assert_code(&o, 2);
+    assert!(!dir.join("missing").exists());
+    // A folder that is not empty is refused unless --force.
+    let out = dir.join("pack");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("keep.txt"), "mine").unwrap();
+    let o = molang()
+        .arg("import")
+        .arg(model("leg2_v4.bbmodel"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_code(&o, 2);
+    assert_contains(&text(&o.stderr), "not empty");
+    let o = molang()
+        .arg("import")
+        .arg(model("leg2_v4.bbmodel"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--force")
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    assert_eq!(
+        std::fs::read_to_string(out.join("keep.txt")).unwrap(),
+        "mine"
+    );
+    // Identifiers are sanitised before they name files.
+    let out = dir.join("evil");
+    let o = molang()
+        .arg("import")
+        .arg(model("leg2_v4.bbmodel"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--id", "../x:../../Evil Name"])
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    assert!(out.join("entity/______evil_name.entity.json").is_file());
+    let entity = read_json(&out.join("entity/______evil_name.entity.json"));
+    assert_eq!(
+        entity["minecraft:client_entity"]["description"]["identifier"],
+        "___x:______evil_name"
+    );
+    // Symbolic links are not written through.
+    #[cfg(unix)]
+    {
+        let target = dir.join("elsewhere");
+        std::fs::create_dir(&target).unwrap();
+        let out = dir.join("linked");
+        std::fs::create_dir(&out).unwrap();
+        std::os::unix::fs::symlink(&target, out.join("entity")).unwrap();
+        let o = molang()
+            .arg("import")
+            .arg(model("leg2_v4.bbmodel"))
+            .arg("--out")
+            .arg(&out)
+            .arg("--force")
+            .output()
+            .unwrap();
+        assert_code(&o, 2);
+        assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
+        let link = dir.join("link_out");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let o = molang()
+            .arg("import")
+            .arg(model("leg2_v4.bbmodel"))
+            .arg("--out")
+            .arg(&link)
+            .output()
+            .unwrap();
+        assert_code(&o, 2);
+        assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
+    }
+}
+
+fn read_fixture(name: &str) -> molang::bbmodel::Model {
+    let text = std::fs::read_to_string(model(name)).unwrap();
+    let read = molang::bbmodel::read(&text);
+    assert!(!read.has_errors(), "{name}: {:?}", read.problems);
+    read.model.unwrap()
+}
+
+#[test]
+fn ik_chains_run_from_the_source_to_the_target() {
+    let names = |m: &molang::bbmodel::Model, c: &molang::bbmodel::IkChain| {
+        c.bones
+            .iter()
+            .map(|&b| m.groups[b].name.clone())
+            .collect::<Vec<_>>()
+    };
+    let leg = read_fixture("leg2_v4.bbmodel");
+    let (chains, skipped) = leg.ik_chains();
+    assert!(skipped.is_empty(), "{skipped:?}");
+    assert_eq!(names(&leg, &chains[0]), ["thigh", "shin"]);
+    assert_eq!(
+        chains[0].joints,
+        [[0.0, 16.0, 0.0], [0.0, 8.0, 0.0], [0.0, 0.0, 0.0]]
+    );
+    assert_eq!(chains[0].target_rest, [0.0, 2.0, 4.0]);
+    // Format 5, groups layout, a locator target: the hand holds it, so the hand turns too.
+    let arm = read_fixture("arm3_v5.bbmodel");
+    let (chains, _) = arm.ik_chains();
+    assert_eq!(names(&arm, &chains[0]), ["upper", "fore", "hand"]);
+    assert_eq!(chains[0].joints.len(), 4);
+    assert_eq!(chains[0].joints[3], [0.0, 6.0, 0.0]);
+    assert_eq!(chains[0].target_rest, [-6.0, 14.0, 4.0]);
+    let tail = read_fixture("tail8.bbmodel");
+    let (chains, _) = tail.ik_chains();
+    assert_eq!(chains[0].bones.len(), 8);
+    assert_eq!(chains[0].joints[8], [0.0, 8.0, 32.0]);
+    // The reach fixture's target is farther than the chain is long.
+    let reach = read_fixture("reach.bbmodel");
+    let (chains, _) = reach.ik_chains();
+    let c = &chains[0];
+    let len: f64 = c
+        .joints
+        .windows(2)
+        .map(|w| {
+            (0..3)
+                .map(|i| (w[1][i] - w[0][i]).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        })
+        .sum();
+    let dist = (0..3)
+        .map(|i| (c.target_rest[i] - c.joints[0][i]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    assert!(dist > len, "{dist} {len}");
+    // An empty ik_source means the null's parent (as Blockbench reads it); a target that is
+    // not in the model is no chain, with the reason.
+    let text = r#"{"meta": {"format_version": "4.5"},
+ "elements": [{"type": "null_object", "name": "ik", "uuid": "n", "position": [0,0,0], "ik_source": "", "ik_target": "g-c"},
+              {"type": "null_object", "name": "lost", "uuid": "n2", "position": [0,0,0], "ik_target": "nowhere"}],
+ "outliner": [{"name": "a", "uuid": "g-a", "origin": [0,10,0], "children": ["n", {"name": "b", "uuid": "g-b", "origin": [0,5,0],
+   "children": [{"name": "c", "uuid": "g-c", "origin": [0,0,0], "children": []}]}]}, "n2"]}"#;
+    let m = molang::bbmodel::read(text).model.unwrap();
+    let (chains, skipped) = m.ik_chains();
+    assert_eq!(names(&m, &chains[0]), ["a", "b"]);
+    assert_eq!(skipped.len(), 1);
+    assert_contains(&skipped[0], "lost");
+}
