@@ -1535,3 +1535,36 @@ fn lsp_lower_layers_are_context_unless_asked() {
     assert_eq!(published_says(&published), all);
     c.shutdown();
 }
+
+#[test]
+fn lsp_shared_animation_read_warns_for_each_entity_that_does_not_set() {
+    let fx = Fixture::new("shared");
+    // A second entity plays the pig's walk animation but never sets `v.walk`.
+    std::fs::write(
+        fx.path("entity/cow.entity.json"),
+        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
+  "identifier": "test:cow",
+  "scripts": {"animate": ["walk"]},
+  "animations": {"walk": "animation.test.walk"}}}}"#,
+    )
+    .unwrap();
+    let roots = vec![fx.dir.clone()];
+    let says = check_says(&roots);
+    let pack = molang::pack::load(&roots);
+    let (d, _) = molang::lint::check_pack(&pack);
+    let w: Vec<_> = d
+        .iter()
+        .filter(|d| d.diagnostic.code.as_str() == "W0604")
+        .map(|d| d.diagnostic.message.as_str())
+        .collect();
+    assert_eq!(
+        w,
+        ["`variable.walk` is never set by test:cow, which plays this like test:pig that sets it"],
+        "{says:?}"
+    );
+    // The server says the same.
+    let c = Client::start(&roots);
+    let published = c.diagnostics_n(files_with_diagnostics(&roots));
+    assert_eq!(published_says(&published), says);
+    c.shutdown();
+}
