@@ -287,7 +287,7 @@ pub fn check_site_at(
             // Asked of each owner per variable read, rather than merged into one set per
             // site: most sites read no variable, and merging every owner's sets cost more
             // than checking the expression.
-            let known = |n: &str| owners.iter().any(|&o| facts.entity_sets[o].contains(n));
+            let known = |o: usize, n: &str| facts.entity_sets[o].contains(n);
             let public = |n: &str| {
                 owners
                     .iter()
@@ -298,7 +298,9 @@ pub fn check_site_at(
                 &names,
                 known,
                 public,
-                owners.iter().map(|&o| pack.entities[o].identifier.as_str()),
+                owners
+                    .iter()
+                    .map(|&o| (o, pack.entities[o].identifier.as_str())),
             ));
         }
     }
@@ -409,16 +411,18 @@ pub fn assigned_variables(p: &Program, names: &Names) -> BTreeSet<String> {
     out
 }
 
-/// W0604: a variable read in an animation, controller or render controller that no script
-/// of the entities using it ever sets.
+/// W0604: a variable read in an animation, controller or render controller that a script
+/// of an entity using it never sets. Each entity has its own variables: when some entities
+/// playing a shared site set it and others do not, the others are named (their reads end
+/// the expression in the game).
 fn never_set<'e>(
     p: &Program,
     names: &Names,
-    known: impl Fn(&str) -> bool,
+    known: impl Fn(usize, &str) -> bool,
     public: impl Fn(&str) -> bool,
-    owners: impl Iterator<Item = &'e str>,
+    owners: impl Iterator<Item = (usize, &'e str)>,
 ) -> Vec<Diagnostic> {
-    let owners: Vec<&str> = owners.collect();
+    let owners: Vec<(usize, &str)> = owners.collect();
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     let guarded: BTreeSet<_> = (0..p.len())
@@ -442,23 +446,47 @@ fn never_set<'e>(
         };
         let name = names.variables.name(*slot);
         let root = name.split('.').next().unwrap_or(name);
-        if known(name) || known(root) || guarded.contains(slot) {
-            continue;
-        }
-        let engine_sets =
-            |o: &&str| crate::engine_vars::for_entity(o).any(|v| v.name == name || v.name == root);
-        if queries::is_engine_variable(name)
+        if guarded.contains(slot)
+            || queries::is_engine_variable(name)
             || queries::is_engine_variable(root)
             || public(root)
-            || owners.iter().any(engine_sets)
         {
             continue;
         }
-        if !seen.insert(name.to_string()) {
+        let sets = |&(o, id): &(usize, &str)| {
+            known(o, name)
+                || known(o, root)
+                || crate::engine_vars::for_entity(id).any(|v| v.name == name || v.name == root)
+        };
+        let (setters, missing): (Vec<_>, Vec<_>) = owners.iter().partition(|o| sets(o));
+        if missing.is_empty() || !seen.insert(name.to_string()) {
             continue;
         }
+        let ids = |list: &[&(usize, &str)]| {
+            list.iter()
+                .map(|(_, id)| *id)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let message = if setters.is_empty() {
+            format!("`variable.{name}` is never set by {}", ids(&missing))
+        } else {
+            let shown: Vec<_> = setters.iter().take(3).copied().collect();
+            format!(
+                "`variable.{name}` is never set by {}, which play{} this like {}{} that set{} it",
+                ids(&missing),
+                if missing.len() == 1 { "s" } else { "" },
+                ids(&shown),
+                if setters.len() > 3 {
+                    format!(" and {} more", setters.len() - 3)
+                } else {
+                    String::new()
+                },
+                if setters.len() == 1 { "s" } else { "" },
+            )
+        };
         out.push(
-            Diagnostic::new(Code::NeverSet, p.span(id), format!("`variable.{name}` is never set by {}", owners.join(", ")))
+            Diagnostic::new(Code::NeverSet, p.span(id), message)
                 .with_help("the game ends the expression at this read; set it in the entity's initialize or pre_animation, or use `?? 0`"),
         );
     }

@@ -1203,3 +1203,80 @@ mod tests {
         );
     }
 }
+
+/// What a query returns, in a sentence, for the queries animations use most (editors show
+/// it on hover and in completion; the others show their arguments and deprecation only).
+/// Sorted by name. "Bool" means 1.0 or 0.0.
+static QUERY_DOCS: &[(&str, &str)] = &[
+    ("all", "1.0 when every argument after the first equals the first (`q.all(v, a, b, ...)`)."),
+    ("all_animations_finished", "Bool: every animation of the current controller state has played through at least once. Animation controllers only."),
+    ("anim_time", "Seconds since the current animation started (advanced by the animation's `anim_time_update`); 0 outside animations."),
+    ("any", "1.0 when at least one argument after the first equals the first (`q.any(v, a, b, ...)`)."),
+    ("any_animation_finished", "Bool: at least one animation of the current controller state has played through once. Animation controllers only."),
+    ("approx_eq", "1.0 when all arguments are equal within a float epsilon."),
+    ("body_x_rotation", "Body pitch, in degrees."),
+    ("body_y_rotation", "Body yaw, in degrees (-180 to 180)."),
+    ("camera_rotation", "Camera rotation on axis `0` (x) or `1` (y), in degrees."),
+    ("cape_flap_amount", "How far the cape is lifted, 0 (down) to 1 (up)."),
+    ("count", "How many things were passed; an entity array counts its elements."),
+    ("delta_time", "Seconds since the previous frame."),
+    ("frame_alpha", "0 to 1: how far between the last two game ticks this frame is rendered; vanilla adds it to tick counters to smooth them."),
+    ("ground_speed", "Horizontal speed, in blocks per second."),
+    ("has_rider", "Bool: something rides this entity."),
+    ("head_x_rotation", "Pitch of head `n` (0 for most mobs), in degrees, about -90 (up) to 90 (down)."),
+    ("head_y_rotation", "Yaw of head `n` relative to the body, in degrees; horses take a second argument that clamps it."),
+    ("in_range", "1.0 when `lo <= v <= hi` (`q.in_range(v, lo, hi)`, both ends inclusive)."),
+    ("is_alive", "Bool: the entity is alive."),
+    ("is_baby", "Bool: the entity is a baby."),
+    ("is_first_person", "Bool: the camera is in first person (the local player)."),
+    ("is_gliding", "Bool: gliding with elytra."),
+    ("is_in_lava", "Bool: in lava."),
+    ("is_in_water", "Bool: in water."),
+    ("is_in_water_or_rain", "Bool: in water or in rain."),
+    ("is_jumping", "Bool: jumping."),
+    ("is_moving", "Bool: the entity moves."),
+    ("is_on_ground", "Bool: standing on the ground."),
+    ("is_riding", "Bool: riding something."),
+    ("is_sitting", "Bool: sitting."),
+    ("is_sleeping", "Bool: sleeping."),
+    ("is_sneaking", "Bool: sneaking."),
+    ("is_sprinting", "Bool: sprinting."),
+    ("is_swimming", "Bool: swimming."),
+    ("is_using_item", "Bool: using an item (eating, drawing a bow)."),
+    ("key_frame_lerp_time", "0 to 1: where the current time lies between the previous and the next keyframe. Keyframe values only."),
+    ("life_time", "Seconds since the entity was created on the client (`q.life_time < 0.01` is its first frame)."),
+    ("modified_distance_moved", "Horizontal distance walked since the entity was loaded, scaled by its walk-animation factors (a baby's runs faster); vanilla drives walk cycles with it."),
+    ("modified_move_speed", "Walking speed scaled by the same factors as `modified_distance_moved` (player about 0.86 walking, 1.0 sprinting)."),
+    ("movement_direction", "Axis `0` (x), `1` (y) or `2` (z) of the direction of movement (normalised)."),
+    ("position", "Position on axis `0` (x), `1` (y) or `2` (z), in blocks."),
+    ("position_delta", "Movement on axis `0`, `1` or `2` since the last tick, in blocks."),
+    ("property", "The value of the entity's property named by the string argument (`q.property('ns:name')`)."),
+    ("rotation_to_camera", "Rotation on axis `0` (x) or `1` (y) that would face the camera, in degrees."),
+    ("state_time", "Seconds spent in the current animation-controller state. Animation controllers only."),
+    ("target_x_rotation", "Pitch needed to look at the current target, in degrees."),
+    ("target_y_rotation", "Yaw needed to look at the current target, in degrees."),
+    ("time_of_day", "Time of day: 0 midnight, 0.25 sunrise, 0.5 noon, 0.75 sunset."),
+    ("time_stamp", "The level's current tick count (whole ticks, not interpolated)."),
+    ("variant", "The entity's `minecraft:variant` value."),
+    ("vertical_speed", "Vertical speed, in blocks per second (up is positive)."),
+    ("walk_distance", "Distance walked on the ground while not sneaking, in blocks."),
+    ("yaw_speed", "How fast the entity turns (yaw per tick)."),
+];
+
+/// What query `name` (without `query.`, any ASCII case) returns, when this table says.
+pub fn doc(name: &str) -> Option<&'static str> {
+    find_ci(QUERY_DOCS, |d| d.0, name).map(|i| QUERY_DOCS[i].1)
+}
+
+#[cfg(test)]
+mod doc_tests {
+    #[test]
+    fn query_docs_are_sorted_and_name_known_queries() {
+        for w in super::QUERY_DOCS.windows(2) {
+            assert!(w[0].0 < w[1].0, "{} before {}", w[0].0, w[1].0);
+        }
+        for (name, _) in super::QUERY_DOCS {
+            assert!(super::lookup(name).is_some(), "{name} is not a query");
+        }
+    }
+}

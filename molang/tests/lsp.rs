@@ -21,6 +21,12 @@ struct Client {
 
 impl Client {
     fn start(roots: &[PathBuf]) -> Client {
+        Client::start_with(roots, json!({}), Value::Null)
+    }
+
+    /// A session whose client announces `capabilities` and passes `options`
+    /// (`initializationOptions`).
+    fn start_with(roots: &[PathBuf], capabilities: Value, options: Value) -> Client {
         let (server_side, conn) = Connection::memory();
         let server = std::thread::spawn(move || molang::lsp::serve(server_side));
         let mut c = Client {
@@ -34,7 +40,7 @@ impl Client {
             .collect();
         let result = c.request(
             "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": {}, "workspaceFolders": folders}),
+            json!({"processId": null, "rootUri": null, "capabilities": capabilities, "initializationOptions": options, "workspaceFolders": folders}),
         );
         assert!(
             result["capabilities"]["hoverProvider"] == json!(true),
@@ -359,6 +365,8 @@ fn lsp_diagnostics_on_open_change_save() {
     assert!(d
         .iter()
         .all(|d| d.code != Some(NumberOrString::String("E0106".into()))));
+    // The editor writes the file, then says so; the server reads it again.
+    std::fs::write(&anim, &broken).unwrap();
     c.notify(
         "textDocument/didSave",
         json!({"textDocument": {"uri": uri(&anim)}}),
@@ -416,9 +424,12 @@ fn lsp_hover_queries_math_variables_constants() {
     };
     let q = hover(&mut c, "q.anim_time", 4);
     assert_contains(&q, "**query.anim_time**: takes no arguments or more");
+    // What it returns, not only its arguments.
+    assert_contains(&q, "Seconds since the current animation started");
     let m = hover(&mut c, "math.cos", 6);
-    assert_contains(&m, "math.cos(x1)");
+    assert_contains(&m, "math.cos(x)");
     assert_contains(&m, "exactly 1 argument");
+    assert_contains(&m, "degrees");
     let v = hover(&mut c, "v.walk", 3);
     assert_contains(&v, "variable.walk");
     assert_contains(&v, "test:pig");
@@ -434,6 +445,19 @@ fn lsp_hover_queries_math_variables_constants() {
     assert_contains(&k, "`38.17` = **38.17**");
     let pi = hover(&mut c, "math.pi/2", 8);
     assert_contains(&pi, "`math.pi/2` = **1.5707964**");
+    // Signature help inside a call: the signature, its documentation, the argument.
+    let sig = c.request(
+        "textDocument/signatureHelp",
+        tdp(&anim, ANIMATION, "q.anim_time*38", 2),
+    );
+    assert_eq!(sig["signatures"][0]["label"], json!("math.cos(x)"), "{sig}");
+    assert_eq!(sig["activeParameter"], json!(0), "{sig}");
+    assert_contains(
+        sig["signatures"][0]["documentation"]["value"]
+            .as_str()
+            .unwrap(),
+        "degrees",
+    );
     // Outside Molang: no hover.
     let none = c.request("textDocument/hover", tdp(&anim, ANIMATION, "\"loop\"", 2));
     assert_eq!(none, Value::Null);
@@ -480,9 +504,12 @@ fn lsp_completion_queries_math_variables() {
         .expect("math.clamp");
     assert_eq!(
         clamp["textEdit"]["newText"],
-        "math.clamp(${1:x1}, ${2:x2}, ${3:x3})"
+        "math.clamp(${1:v}, ${2:lo}, ${3:hi})"
     );
     assert_eq!(clamp["insertTextFormat"], 2);
+    // Its documentation carries the game's NaN rule.
+    let doc = clamp["documentation"]["value"].as_str().unwrap();
+    assert_contains(doc, "NaN");
     assert_eq!(labels(&v).len(), 61);
     // `v.` : the entity's variables across its files.
     let v = c.request(
@@ -510,6 +537,17 @@ fn lsp_completion_queries_math_variables() {
         .filter(|q| q.deprecated.is_some())
         .count();
     assert_eq!(deprecated, expected);
+    // A deprecated query's documentation names its successor.
+    let old = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "q.get_equipped_item_name")
+        .expect("q.get_equipped_item_name");
+    assert_contains(
+        old["documentation"]["value"].as_str().unwrap(),
+        "**Deprecated**",
+    );
     c.shutdown();
 }
 
@@ -628,6 +666,21 @@ fn lsp_vanilla_resource_pack() {
     let h = v["contents"]["value"].as_str().unwrap();
     assert_contains(h, "minecraft:cow");
     assert_contains(h, "cow.v3.render_controllers.json");
+    // A script array's entries: each write at its own line.
+    let player = roots[0].join("entity/player.entity.json");
+    let ptext = std::fs::read_to_string(&player).unwrap();
+    let v = c.request(
+        "textDocument/hover",
+        tdp(&player, &ptext, "variable.hand_bob = 0.0", 10),
+    );
+    let h = v["contents"]["value"].as_str().unwrap();
+    let line = |needle: &str| ptext[..ptext.find(needle).unwrap()].matches('\n').count() + 1;
+    for needle in [
+        "variable.hand_bob = 0.0",
+        "variable.hand_bob = query.life_time",
+    ] {
+        assert_contains(h, &format!("player.entity.json:{} (", line(needle)));
+    }
     // Completion offers what the game provides where it provides it.
     let complete = |c: &mut Client, rel: &str, needle: &str, at: usize| -> Vec<String> {
         let path = roots[0].join(rel);
@@ -656,6 +709,18 @@ fn lsp_vanilla_resource_pack() {
             "{absent} in {animation:?}"
         );
     }
+    // `v.` in the iron golem: its own variables and engine ones, not the goat's.
+    let golem = complete(
+        &mut c,
+        "entity/iron_golem.entity.json",
+        "variable.modified_tcos0 =",
+        9,
+    );
+    assert!(
+        golem.iter().any(|l| l == "variable.modified_tcos0"),
+        "{golem:?}"
+    );
+    assert!(!golem.iter().any(|l| l.contains("goat")), "{golem:?}");
     let shield = complete(
         &mut c,
         "animation_controllers/shield.animation_controllers.json",
@@ -940,5 +1005,566 @@ fn lsp_range_formatting() {
     assert_eq!(only.len(), 1, "{only:?}");
     assert_eq!(only[0].new_text, "math.pi / 2");
     assert!(whole.contains(&only[0]));
+    c.shutdown();
+}
+
+/// `edits` (a rename's `changes`) applied to the files they name.
+#[allow(clippy::mutable_key_type)]
+fn apply_edits(
+    changes: &std::collections::HashMap<Uri, Vec<TextEdit>>,
+) -> BTreeMap<PathBuf, String> {
+    let mut out = BTreeMap::new();
+    for (uri, edits) in changes {
+        let path = uri_to_path(uri).unwrap();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        let index = molang::lsp::text::LineIndex::new(&text);
+        let mut spans: Vec<(usize, usize, &str)> = edits
+            .iter()
+            .map(|e| {
+                (
+                    index.offset(&text, e.range.start),
+                    index.offset(&text, e.range.end),
+                    e.new_text.as_str(),
+                )
+            })
+            .collect();
+        spans.sort();
+        for w in spans.windows(2) {
+            assert!(w[0].1 <= w[1].0, "overlapping edits in {}", path.display());
+        }
+        for (a, b, new) in spans.into_iter().rev() {
+            text.replace_range(a..b, new);
+        }
+        out.insert(path, text);
+    }
+    out
+}
+
+/// The vanilla pack with `texts` laid over its files.
+fn pack_with(roots: &[PathBuf], texts: &BTreeMap<PathBuf, String>) -> molang::pack::Pack {
+    let mut layers = molang::pack::read_layers(roots);
+    for (_, files) in &mut layers {
+        for (p, t) in files.iter_mut() {
+            if let Some(new) = texts.get(p) {
+                *t = new.clone();
+            }
+        }
+    }
+    molang::pack::load_layered_sources(layers)
+}
+
+/// What check says, without columns (a rename to a name of another length moves them).
+fn check_lines(pack: &molang::pack::Pack) -> Vec<(PathBuf, String, usize, String)> {
+    let (d, _) = molang::lint::check_pack(pack);
+    let mut out: Vec<_> = d
+        .iter()
+        .map(|d| {
+            (
+                d.path.clone(),
+                d.diagnostic.code.as_str().to_string(),
+                d.line,
+                d.diagnostic.message.clone(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A digest per frame of entity `id`'s pose, walking (tests/fixtures/runtime/walking).
+fn pose_trace(pack: &molang::pack::Pack, id: &str, frames: u64) -> Vec<u64> {
+    use molang::runtime::{driver::Driver, play::Runtime};
+    let csv = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/runtime/walking/walk.csv");
+    let timeline =
+        molang::runtime::inputs::parse(&std::fs::read_to_string(&csv).unwrap(), "walk.csv")
+            .unwrap();
+    let Ok(loaded) = molang::runtime::load::load_from_pack(pack, id) else {
+        return Vec::new();
+    };
+    let fps = 20.0;
+    let mut rt = Runtime::new(loaded, molang::interp::exec::Backend::Interp, fps, 1);
+    let (mut driver, _) = Driver::new(&timeline, &mut rt);
+    (0..frames)
+        .map(|f| {
+            let t = molang::runtime::driver::frame_time(f, fps);
+            driver.sample(t, 1.0 / fps, f == 0);
+            driver.apply(&mut rt);
+            rt.step(t, driver.queries());
+            molang::runtime::instances::pose_digest(0, rt.pose())
+        })
+        .collect()
+}
+
+/// The client entities that run a site of one of `files`.
+fn entities_touching(pack: &molang::pack::Pack, files: &BTreeMap<PathBuf, String>) -> Vec<String> {
+    let mut ids: Vec<String> = (0..pack.entities.len())
+        .filter(|&e| pack.entities[e].kind == molang::pack::EntityKind::Client)
+        .filter(|&e| {
+            molang::lint::entity_sites(pack, e)
+                .iter()
+                .any(|&s| files.contains_key(&pack.files[pack.sites[s].file].path))
+                || files.contains_key(&pack.files[pack.entities[e].file].path)
+        })
+        .map(|e| pack.entities[e].identifier.clone())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+/// A rename of `variable.old` to `variable.new` given as `changes` keeps the pack as it
+/// was: check says the same (with the name changed) and every entity it touches moves
+/// the same; no entity names both the old and the new name afterwards. The entities
+/// touched, by identifier.
+#[allow(clippy::mutable_key_type)]
+fn assert_rename_is_safe(
+    roots: &[PathBuf],
+    before: &molang::pack::Pack,
+    before_says: &[(PathBuf, String, usize, String)],
+    changes: &std::collections::HashMap<Uri, Vec<TextEdit>>,
+    old: &str,
+    new: &str,
+) -> Vec<String> {
+    let texts = apply_edits(changes);
+    let after = pack_with(roots, &texts);
+    let mut renamed: Vec<_> = check_lines(&after)
+        .into_iter()
+        .map(|(p, c, l, m)| {
+            (
+                p,
+                c,
+                l,
+                m.replace(&format!("variable.{new}`"), &format!("variable.{old}`")),
+            )
+        })
+        .collect();
+    renamed.sort();
+    assert_eq!(
+        renamed, before_says,
+        "check differs after renaming {old} to {new}"
+    );
+    let mentions = |pack: &molang::pack::Pack, e: usize, name: &str| {
+        molang::lint::entity_sites(pack, e).iter().any(|&s| {
+            let t = pack.sites[s].text.to_ascii_lowercase();
+            t.contains(&format!("v.{name}")) || t.contains(&format!("variable.{name}"))
+        })
+    };
+    for e in 0..after.entities.len() {
+        let both =
+            mentions(&after, e, new) && mentions(&after, e, old) && !mentions(before, e, new);
+        assert!(
+            !both || old.starts_with(new) || new.starts_with(old),
+            "{} names both v.{old} and v.{new} after the rename",
+            after.entities[e].identifier
+        );
+    }
+    let ids = entities_touching(before, &texts);
+    for id in &ids {
+        assert_eq!(
+            pose_trace(before, id, 30),
+            pose_trace(&after, id, 30),
+            "{id} moves differently after renaming v.{old} to v.{new}"
+        );
+    }
+    ids
+}
+
+#[test]
+#[allow(clippy::mutable_key_type)]
+fn lsp_rename_reaches_every_entity_that_shares_the_variable() {
+    let roots = vec![vanilla()];
+    let mut c = Client::start(&roots);
+    c.diagnostics_n(files_with_diagnostics(&roots));
+    let zombie = roots[0].join("entity/zombie.entity.json");
+    let text = std::fs::read_to_string(&zombie).unwrap();
+    let at = tdp(&zombie, &text, "v.tcos0", 3);
+    // prepareRename names what is renamed.
+    let v = c.request("textDocument/prepareRename", at.clone());
+    assert_eq!(v["placeholder"], json!("tcos0"), "{v}");
+    let mut params = at.clone();
+    params["newName"] = json!("leg_swing");
+    let v = c.request("textDocument/rename", params);
+    let edit: WorkspaceEdit = serde_json::from_value(v).unwrap();
+    let changes = edit.changes.unwrap();
+    let files: Vec<PathBuf> = changes.keys().map(|u| uri_to_path(u).unwrap()).collect();
+    for rel in [
+        "entity/zombie.entity.json",
+        "entity/husk.entity.json",
+        "entity/drowned.entity.json",
+        "animations/humanoid.animation.json",
+    ] {
+        assert!(
+            files.contains(&roots[0].join(rel)),
+            "{rel} not edited: {files:?}"
+        );
+    }
+    let before = molang::pack::load(&roots);
+    let says = check_lines(&before);
+    let touched = assert_rename_is_safe(&roots, &before, &says, &changes, "tcos0", "leg_swing");
+    assert!(
+        touched.iter().any(|id| id == "minecraft:husk"),
+        "{touched:?}"
+    );
+    // Every entity that plays a humanoid animation is renamed with it.
+    let humanoid = roots[0].join("animations/humanoid.animation.json");
+    let after = pack_with(&roots, &apply_edits(&changes));
+    for e in 0..after.entities.len() {
+        let sites = molang::lint::entity_sites(&after, e);
+        // Entities with their own `tcos0` in their own animations (the piglin) keep it.
+        let plays = sites.iter().any(|&s| {
+            after.files[after.sites[s].file].path == humanoid
+                && after.sites[s].text.contains("leg_swing")
+        });
+        let left = sites
+            .iter()
+            .any(|&s| after.sites[s].text.to_ascii_lowercase().contains("v.tcos0"));
+        assert!(
+            !(plays && left),
+            "{} plays a humanoid animation reading v.leg_swing and still names v.tcos0",
+            after.entities[e].identifier
+        );
+    }
+    // A name that one of those entities already uses is refused, with the reason.
+    let mut params = at.clone();
+    params["newName"] = json!("use_dedicated_baby_armor");
+    let err = c.request_result("textDocument/rename", params).unwrap_err();
+    assert_contains(&err, "already used");
+    assert_contains(&err, "merge two variables");
+    // Queries are not renamed.
+    let err = c
+        .request_result(
+            "textDocument/prepareRename",
+            tdp(&zombie, &text, "query.is_baby", 8),
+        )
+        .unwrap_err();
+    assert_contains(&err, "built into the game");
+    c.shutdown();
+}
+
+/// Renames at fixed-seed random variable sites of vanilla: each is either refused with a
+/// reason or keeps check's diagnostics (renamed) and every touched entity's motion.
+#[test]
+#[allow(clippy::mutable_key_type)]
+fn lsp_rename_property_on_vanilla() {
+    let roots = vec![vanilla()];
+    let before = molang::pack::load(&roots);
+    let says = check_lines(&before);
+    // Every `v.` name in an entity, animation or controller file, as (file, byte offset).
+    let mut candidates: Vec<(PathBuf, String, String)> = Vec::new();
+    for f in &before.files {
+        let rel = f
+            .path
+            .strip_prefix(&roots[0])
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        if !(rel.starts_with("entity/")
+            || rel.starts_with("animations/")
+            || rel.starts_with("animation_controllers/"))
+        {
+            continue;
+        }
+        let src = &f.source;
+        let mut i = 0;
+        while let Some(k) = src[i..].find("v.") {
+            let at = i + k;
+            i = at + 2;
+            let boundary = at == 0
+                || !src.as_bytes()[at - 1].is_ascii_alphanumeric()
+                    && src.as_bytes()[at - 1] != b'_'
+                    && src.as_bytes()[at - 1] != b'.';
+            let name: String = src[at + 2..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if boundary && !name.is_empty() && !src[at + 2 + name.len()..].starts_with('.') {
+                let needle = format!("v.{name}");
+                // The first occurrence of the name in the file stands for it.
+                if src.find(&needle) == Some(at) {
+                    candidates.push((f.path.clone(), needle, name));
+                }
+            }
+        }
+    }
+    assert!(candidates.len() > 100, "{}", candidates.len());
+    let mut c = Client::start(&roots);
+    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut seed: u64 = 0x5eed_2026;
+    let (mut renamed, mut refused) = (0, Vec::new());
+    for case in 0..10 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let (path, needle, old) = &candidates[(seed >> 33) as usize % candidates.len()];
+        let text = std::fs::read_to_string(path).unwrap();
+        let at = tdp(path, &text, needle, 2);
+        match c.request_result("textDocument/prepareRename", at.clone()) {
+            Err(why) => {
+                assert_contains(&why, "cannot be renamed safely");
+                refused.push(why);
+                continue;
+            }
+            Ok(v) if v.is_null() => continue,
+            Ok(_) => {}
+        }
+        let new = format!("rn{case}_{old}");
+        let mut params = at;
+        params["newName"] = json!(new);
+        let v = c.request("textDocument/rename", params);
+        let edit: WorkspaceEdit = serde_json::from_value(v).unwrap();
+        let touched =
+            assert_rename_is_safe(&roots, &before, &says, &edit.changes.unwrap(), old, &new);
+        println!(
+            "{}: v.{old} renamed, {} entities",
+            path.display(),
+            touched.len()
+        );
+        renamed += 1;
+    }
+    println!("{renamed} renamed, refused: {refused:?}");
+    assert!(
+        renamed >= 5,
+        "only {renamed} of 10 renamed; refused: {refused:?}"
+    );
+    c.shutdown();
+}
+
+#[test]
+fn lsp_files_changed_on_disk_are_read_again() {
+    let fx = Fixture::new("watch");
+    let roots = vec![fx.dir.clone()];
+    let caps = json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true, "relativePatternSupport": true}}});
+    let c = Client::start_with(&roots, caps, Value::Null);
+    c.diagnostics_n(files_with_diagnostics(&roots));
+    // The server asks to watch the pack's JSON files under the folder.
+    let id = match c.recv() {
+        Message::Request(r) if r.method == "client/registerCapability" => {
+            let reg = &r.params["registrations"][0];
+            assert_eq!(
+                reg["method"],
+                json!("workspace/didChangeWatchedFiles"),
+                "{reg}"
+            );
+            let w = &reg["registerOptions"]["watchers"][0]["globPattern"];
+            assert_eq!(w["pattern"], json!("**/*.json"), "{w}");
+            assert_eq!(w["baseUri"], json!(uri(&fx.dir)), "{w}");
+            r.id
+        }
+        other => panic!("expected the watcher registration, got {other:?}"),
+    };
+    c.conn
+        .sender
+        .send(Message::Response(lsp_server::Response::new_ok(id, ())))
+        .unwrap();
+    let watched = |path: &Path, typ: u32| {
+        c.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": uri(path), "type": typ}]}),
+        );
+    };
+    // An unopened file edited on disk (as Blockbench or git would): its error appears.
+    let anim = fx.path("animations/walk.animation.json");
+    std::fs::write(&anim, ANIMATION.replace("math.pi/2", "math.pi/(2")).unwrap();
+    watched(&anim, 2);
+    let (p, d) = c.diagnostics();
+    assert_eq!(p, anim);
+    assert!(
+        d.iter()
+            .any(|d| d.code == Some(NumberOrString::String("E0105".into()))),
+        "{d:?}"
+    );
+    // Fixed on disk: cleared.
+    std::fs::write(&anim, ANIMATION).unwrap();
+    watched(&anim, 2);
+    let (p, d) = c.diagnostics();
+    assert_eq!(p, anim);
+    assert!(
+        !d.iter()
+            .any(|d| d.code == Some(NumberOrString::String("E0105".into()))),
+        "{d:?}"
+    );
+    // A new animation file the entity plays, reading a variable nothing sets.
+    let entity = fx.path("entity/pig.entity.json");
+    let created = fx.path("animations/extra.animation.json");
+    std::fs::write(
+        &created,
+        r#"{"format_version": "1.8.0", "animations": {"animation.test.extra": {"bones": {"a": {"rotation": ["v.nowhere * 2", 0, 0]}}}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &entity,
+        ENTITY
+            .replace(
+                "\"walk\": \"animation.test.walk\",",
+                "\"walk\": \"animation.test.walk\", \"extra\": \"animation.test.extra\",",
+            )
+            .replace("[\"walk\", \"ctrl\"]", "[\"walk\", \"ctrl\", \"extra\"]"),
+    )
+    .unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&created), "type": 1}, {"uri": uri(&entity), "type": 2}]}),
+    );
+    let (p, d) = c.diagnostics();
+    assert_eq!(p, created);
+    assert!(
+        d.iter()
+            .any(|d| d.code == Some(NumberOrString::String("W0604".into()))),
+        "{d:?}"
+    );
+    // Deleted: its diagnostics go with it, and the entity now names an animation no file
+    // defines.
+    std::fs::remove_file(&created).unwrap();
+    watched(&created, 3);
+    let got = c.diagnostics_n(2);
+    assert!(got[&created].is_empty(), "{got:?}");
+    assert!(
+        got[&entity]
+            .iter()
+            .any(|d| d.code == Some(NumberOrString::String("W0805".into()))),
+        "{got:?}"
+    );
+    // Put back on disk: cleared.
+    std::fs::write(&entity, ENTITY).unwrap();
+    watched(&entity, 2);
+    let (p, d) = c.diagnostics();
+    assert_eq!(p, entity);
+    assert!(d.is_empty(), "{d:?}");
+    // A save re-reads the file: what was saved counts once the editor closes it.
+    let broken = ENTITY.replace("v.speed * 2", "v.speed * (2");
+    c.open(&entity, ENTITY);
+    c.change(&entity, 2, &broken);
+    // The entity's error, and the animation's read of the `v.walk` it no longer sets.
+    let got = c.diagnostics_n(2);
+    assert!(got.contains_key(&entity), "{got:?}");
+    std::fs::write(&entity, &broken).unwrap();
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&entity)}}),
+    );
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&entity)}}),
+    );
+    // Nothing to publish: the disk now holds the broken text the editor had.
+    let mut c = c;
+    let v = c.request("textDocument/hover", tdp(&entity, &broken, "v.speed *", 3));
+    assert!(v["contents"]["value"].as_str().is_some(), "{v}");
+    // A client without dynamic registration gets no registration request (other tests).
+    c.shutdown();
+}
+
+#[test]
+fn lsp_quick_fixes_for_near_names() {
+    let fx = Fixture::new("near");
+    // An unknown query one letter off, and an entity naming an animation one letter off.
+    let anim_text = ANIMATION.replace("q.anim_time*38.17", "q.anim_tme*38.17");
+    let entity_text = ENTITY.replace(
+        "\"walk\": \"animation.test.walk\"",
+        "\"walk\": \"animation.test.wlak\"",
+    );
+    std::fs::write(fx.path("animations/walk.animation.json"), &anim_text).unwrap();
+    std::fs::write(fx.path("entity/pig.entity.json"), &entity_text).unwrap();
+    let mut c = session(&fx);
+    let mut fix = |path: &Path, text: &str, needle: &str, code: &str| -> (Value, String) {
+        let range = json!({"start": pos(text, needle, 0), "end": pos(text, needle, needle.len())});
+        let v = c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri(path)}, "range": range, "context": {"diagnostics": []}}),
+        );
+        let a = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["diagnostics"][0]["code"] == code)
+            .unwrap_or_else(|| panic!("no fix for {code} at {needle}: {v}"))
+            .clone();
+        let edit = &a["edit"]["changes"][uri(path)][0];
+        (
+            edit["range"].clone(),
+            edit["newText"].as_str().unwrap().to_string(),
+        )
+    };
+    let anim = fx.path("animations/walk.animation.json");
+    let (r, new) = fix(&anim, &anim_text, "q.anim_tme", "W0205");
+    assert_eq!(new, "anim_time");
+    assert_eq!(r["start"], pos(&anim_text, "anim_tme", 0));
+    let entity = fx.path("entity/pig.entity.json");
+    let (r, new) = fix(&entity, &entity_text, "animation.test.wlak", "W0805");
+    assert_eq!(new, "animation.test.walk");
+    assert_eq!(r["start"], pos(&entity_text, "animation.test.wlak", 0));
+    assert_eq!(r["end"], pos(&entity_text, "animation.test.wlak", 19));
+    c.shutdown();
+}
+
+#[test]
+fn lsp_lower_layers_are_context_unless_asked() {
+    let addon =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/addon_over_vanilla/RP");
+    let roots = vec![vanilla(), addon.clone()];
+    let all = check_says(&roots);
+    let files = |keep: &dyn Fn(&Path) -> bool| {
+        let mut p: Vec<PathBuf> = all
+            .iter()
+            .map(|(p, _, _)| p.clone())
+            .filter(|p| keep(p))
+            .collect();
+        p.dedup();
+        p.len()
+    };
+    let in_addon = files(&|p: &Path| p.starts_with(&addon));
+    let in_vanilla = files(&|p: &Path| p.starts_with(&roots[0]));
+    assert!(in_vanilla > 0, "vanilla has diagnostics to hide");
+    // By default only the add-on's files get diagnostics.
+    let c = Client::start(&roots);
+    let published = c.diagnostics_n(in_addon);
+    assert!(
+        published.keys().all(|p| p.starts_with(&addon)),
+        "{:?}",
+        published.keys()
+    );
+    c.shutdown();
+    // Asked for, vanilla's come too.
+    let c = Client::start_with(
+        &roots,
+        json!({}),
+        json!({"showLowerLayerDiagnostics": true}),
+    );
+    let published = c.diagnostics_n(in_addon + in_vanilla);
+    assert_eq!(published_says(&published), all);
+    c.shutdown();
+}
+
+#[test]
+fn lsp_shared_animation_read_warns_for_each_entity_that_does_not_set() {
+    let fx = Fixture::new("shared");
+    // A second entity plays the pig's walk animation but never sets `v.walk`.
+    std::fs::write(
+        fx.path("entity/cow.entity.json"),
+        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
+  "identifier": "test:cow",
+  "scripts": {"animate": ["walk"]},
+  "animations": {"walk": "animation.test.walk"}}}}"#,
+    )
+    .unwrap();
+    let roots = vec![fx.dir.clone()];
+    let says = check_says(&roots);
+    let pack = molang::pack::load(&roots);
+    let (d, _) = molang::lint::check_pack(&pack);
+    let w: Vec<_> = d
+        .iter()
+        .filter(|d| d.diagnostic.code.as_str() == "W0604")
+        .map(|d| d.diagnostic.message.as_str())
+        .collect();
+    assert_eq!(
+        w,
+        ["`variable.walk` is never set by test:cow, which plays this like test:pig that sets it"],
+        "{says:?}"
+    );
+    // The server says the same.
+    let c = Client::start(&roots);
+    let published = c.diagnostics_n(files_with_diagnostics(&roots));
+    assert_eq!(published_says(&published), says);
     c.shutdown();
 }

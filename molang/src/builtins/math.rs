@@ -165,6 +165,8 @@ impl NativeFn {
 
 struct Row {
     name: &'static str,
+    /// What it returns, its arguments and its NaN rule (the variant's doc comment).
+    doc: &'static str,
     symbol: &'static str,
     arity: usize,
     native: Option<NativeFn>,
@@ -213,13 +215,13 @@ pub enum Cost {
 /// can disagree with the first.
 macro_rules! math_fns {
     ($(
-        $(#[$doc:meta])*
+        $(#[doc = $doc:literal])*
         $variant:ident => $name:literal, $arity:literal, $native:expr, $lowering:expr, $cost:expr;
     )*) => {
         /// Every `math.*` builtin: 31 classic ones (including `pi`) and the 30 `ease_*` ones.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum MathFn {
-            $( $(#[$doc])* $variant, )*
+            $( $(#[doc = $doc])* $variant, )*
         }
 
         impl MathFn {
@@ -230,6 +232,7 @@ macro_rules! math_fns {
         const TABLE: [Row; 61] = [ $(
             Row {
                 name: $name,
+                doc: concat!($($doc),*),
                 symbol: concat!("molang_", $name),
                 arity: $arity,
                 native: $native,
@@ -241,127 +244,127 @@ macro_rules! math_fns {
 }
 
 math_fns! {
-    /// `math.abs(x)`.
+    /// `math.abs(x)`: the absolute value of `x`. A NaN stays NaN.
     Abs => "abs", 1, Some(NativeFn::A1(molang_abs)), Lowering::Abs, Cost::Free;
-    /// `math.acos(x)`, in degrees.
+    /// `math.acos(x)`: the arc cosine of `x`, in degrees (0 to 180). `x` within 1.0005 of [-1, 1] is clamped into it first; further out the result is NaN. A NaN reads as -1 (180) on arm64 and stays NaN on x86-64.
     Acos => "acos", 1, Some(NativeFn::A1(molang_acos)), Lowering::Call, Cost::Free;
-    /// `math.asin(x)`, in degrees.
+    /// `math.asin(x)`: the arc sine of `x`, in degrees (-90 to 90). `x` within 1.0005 of [-1, 1] is clamped into it first; further out the result is NaN. A NaN reads as -1 (-90) on arm64 and stays NaN on x86-64.
     Asin => "asin", 1, Some(NativeFn::A1(molang_asin)), Lowering::Call, Cost::Free;
-    /// `math.atan(x)`, in degrees.
+    /// `math.atan(x)`: the arc tangent of `x`, in degrees (-90 to 90).
     Atan => "atan", 1, Some(NativeFn::A1(molang_atan)), Lowering::Call, Cost::Free;
-    /// `math.atan2(y, x)`, in degrees.
+    /// `math.atan2(y, x)`: the angle of the point (x, y), in degrees (-180 to 180); `y` comes first.
     Atan2 => "atan2", 2, Some(NativeFn::A2(molang_atan2)), Lowering::Call, Cost::Free;
-    /// `math.ceil(x)`.
+    /// `math.ceil(x)`: `x` rounded up to a whole number.
     Ceil => "ceil", 1, Some(NativeFn::A1(molang_ceil)), Lowering::Call, Cost::Free;
-    /// `math.clamp(v, lo, hi)`.
+    /// `math.clamp(v, lo, hi)`: `v` held between `lo` and `hi` (computed `v > hi ? hi : max(v, lo)`, so `lo > hi` gives `hi`). NaN: x86-64 `clamp(NaN, 0, 1)` = 0 and a NaN `lo` gives NaN; arm64 ignores a NaN bound.
     Clamp => "clamp", 3, Some(NativeFn::A3(molang_clamp)), Lowering::Clamp, Cost::Free;
-    /// `math.copy_sign(a, b)`.
+    /// `math.copy_sign(a, b)`: the magnitude of `a` with the sign of `b`.
     CopySign => "copy_sign", 2, Some(NativeFn::A2(molang_copy_sign)), Lowering::Call, Cost::Free;
-    /// `math.cos(x)`, `x` in degrees.
+    /// `math.cos(x)`: the cosine of `x` degrees (not radians).
     Cos => "cos", 1, Some(NativeFn::A1(molang_cos)), Lowering::Call, Cost::Free;
-    /// `math.die_roll(n, lo, hi)`: random.
+    /// `math.die_roll(n, lo, hi)`: the sum of `n` random numbers each between `lo` and `hi` (random; each roll counts against the expression's loop budget).
     DieRoll => "die_roll", 3, None, Lowering::Random, Cost::PerRoll;
-    /// `math.die_roll_integer(n, lo, hi)`: random.
+    /// `math.die_roll_integer(n, lo, hi)`: the sum of `n` random whole numbers each from `lo` to `hi` inclusive (random).
     DieRollInteger => "die_roll_integer", 3, None, Lowering::Random, Cost::PerRoll;
-    /// `math.exp(x)`.
+    /// `math.exp(x)`: e raised to `x`.
     Exp => "exp", 1, Some(NativeFn::A1(molang_exp)), Lowering::Call, Cost::Free;
-    /// `math.floor(x)`.
+    /// `math.floor(x)`: `x` rounded down to a whole number.
     Floor => "floor", 1, Some(NativeFn::A1(molang_floor)), Lowering::Call, Cost::Free;
-    /// `math.hermite_blend(t)`.
+    /// `math.hermite_blend(t)`: `3t² - 2t³`, a smooth step from 0 to 1 for `t` in [0, 1].
     HermiteBlend => "hermite_blend", 1, Some(NativeFn::A1(molang_hermite_blend)), Lowering::HermiteBlend, Cost::Free;
-    /// `math.inverse_lerp(a, b, v)`.
+    /// `math.inverse_lerp(a, b, v)`: where `v` lies from `a` (0) to `b` (1), not clamped; `a == b` gives 0. Since 1.21.120.
     InverseLerp => "inverse_lerp", 3, Some(NativeFn::A3(molang_inverse_lerp)), Lowering::Call, Cost::Free;
-    /// `math.lerp(a, b, t)`.
+    /// `math.lerp(a, b, t)`: `a + (b - a) * t`, `t` not clamped. arm64 rounds the multiply-add once, so the last bit may differ from x86-64.
     Lerp => "lerp", 3, Some(NativeFn::A3(molang_lerp)), Lowering::Call, Cost::Free;
-    /// `math.lerprotate(a, b, t)`, degrees.
+    /// `math.lerprotate(a, b, t)`: from angle `a` to angle `b` (degrees) by `t`, along the shorter way round.
     LerpRotate => "lerprotate", 3, Some(NativeFn::A3(molang_lerprotate)), Lowering::Call, Cost::Free;
-    /// `math.ln(x)`.
+    /// `math.ln(x)`: the natural logarithm of `x` (`ln(0)` is -inf, a negative `x` NaN).
     Ln => "ln", 1, Some(NativeFn::A1(molang_ln)), Lowering::Call, Cost::Free;
-    /// `math.max(a, b)`.
+    /// `math.max(a, b)`: the larger of `a` and `b`. NaN: x86-64 returns the second operand when either is NaN (`max(NaN, 4)` = 4, `max(4, NaN)` = NaN); arm64 ignores a NaN operand.
     Max => "max", 2, Some(NativeFn::A2(molang_max)), Lowering::Max, Cost::Free;
-    /// `math.min(a, b)`.
+    /// `math.min(a, b)`: the smaller of `a` and `b`. NaN: x86-64 returns the second operand when either is NaN; arm64 ignores a NaN operand.
     Min => "min", 2, Some(NativeFn::A2(molang_min)), Lowering::Min, Cost::Free;
-    /// `math.min_angle(x)`, degrees.
+    /// `math.min_angle(x)`: the angle `x` (degrees) brought into [-180, 180).
     MinAngle => "min_angle", 1, Some(NativeFn::A1(molang_min_angle)), Lowering::Call, Cost::Free;
-    /// `math.mod(a, b)`.
+    /// `math.mod(a, b)`: the remainder of `a / b`, with the sign of `a` (C `fmod`).
     Mod => "mod", 2, Some(NativeFn::A2(molang_mod)), Lowering::Call, Cost::Free;
-    /// `math.pi`, used without parentheses.
+    /// `math.pi`: π as an f32 (3.14159274), used without parentheses.
     Pi => "pi", 0, Some(NativeFn::A0(molang_pi)), Lowering::Call, Cost::Free;
-    /// `math.pow(base, exponent)`.
+    /// `math.pow(base, exponent)`: `base` raised to `exponent` (a negative base with a fractional exponent gives NaN).
     Pow => "pow", 2, Some(NativeFn::A2(molang_pow)), Lowering::PowSquare, Cost::Free;
-    /// `math.random(lo, hi)`: random.
+    /// `math.random(lo, hi)`: a random number between `lo` and `hi` (random; a new one at each call).
     Random => "random", 2, None, Lowering::Random, Cost::Free;
-    /// `math.random_integer(lo, hi)`: random.
+    /// `math.random_integer(lo, hi)`: a random whole number from `lo` to `hi` inclusive (random).
     RandomInteger => "random_integer", 2, None, Lowering::Random, Cost::Free;
-    /// `math.round(x)`.
+    /// `math.round(x)`: `x` rounded to the nearest whole number, halves away from zero.
     Round => "round", 1, Some(NativeFn::A1(molang_round)), Lowering::Call, Cost::Free;
-    /// `math.sign(x)`.
+    /// `math.sign(x)`: -1 for a negative `x`, 1 otherwise (0 gives 1). A NaN gives 1 on x86-64 and -1 on arm64.
     Sign => "sign", 1, Some(NativeFn::A1(molang_sign)), Lowering::Call, Cost::Free;
-    /// `math.sin(x)`, `x` in degrees.
+    /// `math.sin(x)`: the sine of `x` degrees (not radians).
     Sin => "sin", 1, Some(NativeFn::A1(molang_sin)), Lowering::Call, Cost::Free;
-    /// `math.sqrt(x)`.
+    /// `math.sqrt(x)`: the square root of `x`; a negative `x` gives NaN.
     Sqrt => "sqrt", 1, Some(NativeFn::A1(molang_sqrt)), Lowering::Sqrt, Cost::Free;
-    /// `math.trunc(x)`.
+    /// `math.trunc(x)`: `x` rounded toward zero to a whole number.
     Trunc => "trunc", 1, Some(NativeFn::A1(molang_trunc)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_quad(start, end, t)`.
+    /// `math.ease_in_quad(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in quad easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInQuad => "ease_in_quad", 3, Some(NativeFn::A3(molang_ease_in_quad)), Lowering::Call, Cost::Free;
-    /// `math.ease_out_quad(start, end, t)`.
+    /// `math.ease_out_quad(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the out quad easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseOutQuad => "ease_out_quad", 3, Some(NativeFn::A3(molang_ease_out_quad)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_out_quad(start, end, t)`.
+    /// `math.ease_in_out_quad(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in out quad easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInOutQuad => "ease_in_out_quad", 3, Some(NativeFn::A3(molang_ease_in_out_quad)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_cubic(start, end, t)`.
+    /// `math.ease_in_cubic(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in cubic easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInCubic => "ease_in_cubic", 3, Some(NativeFn::A3(molang_ease_in_cubic)), Lowering::Call, Cost::Free;
-    /// `math.ease_out_cubic(start, end, t)`.
+    /// `math.ease_out_cubic(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the out cubic easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseOutCubic => "ease_out_cubic", 3, Some(NativeFn::A3(molang_ease_out_cubic)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_out_cubic(start, end, t)`.
+    /// `math.ease_in_out_cubic(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in out cubic easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInOutCubic => "ease_in_out_cubic", 3, Some(NativeFn::A3(molang_ease_in_out_cubic)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_quart(start, end, t)`.
+    /// `math.ease_in_quart(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in quart easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInQuart => "ease_in_quart", 3, Some(NativeFn::A3(molang_ease_in_quart)), Lowering::Call, Cost::Free;
-    /// `math.ease_out_quart(start, end, t)`.
+    /// `math.ease_out_quart(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the out quart easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseOutQuart => "ease_out_quart", 3, Some(NativeFn::A3(molang_ease_out_quart)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_out_quart(start, end, t)`.
+    /// `math.ease_in_out_quart(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in out quart easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInOutQuart => "ease_in_out_quart", 3, Some(NativeFn::A3(molang_ease_in_out_quart)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_quint(start, end, t)`.
+    /// `math.ease_in_quint(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in quint easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInQuint => "ease_in_quint", 3, Some(NativeFn::A3(molang_ease_in_quint)), Lowering::Call, Cost::Free;
-    /// `math.ease_out_quint(start, end, t)`.
+    /// `math.ease_out_quint(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the out quint easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseOutQuint => "ease_out_quint", 3, Some(NativeFn::A3(molang_ease_out_quint)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_out_quint(start, end, t)`.
+    /// `math.ease_in_out_quint(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in out quint easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInOutQuint => "ease_in_out_quint", 3, Some(NativeFn::A3(molang_ease_in_out_quint)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_sine(start, end, t)`.
+    /// `math.ease_in_sine(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in sine easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInSine => "ease_in_sine", 3, Some(NativeFn::A3(molang_ease_in_sine)), Lowering::Call, Cost::Free;
-    /// `math.ease_out_sine(start, end, t)`.
+    /// `math.ease_out_sine(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the out sine easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseOutSine => "ease_out_sine", 3, Some(NativeFn::A3(molang_ease_out_sine)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_out_sine(start, end, t)`.
+    /// `math.ease_in_out_sine(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in out sine easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInOutSine => "ease_in_out_sine", 3, Some(NativeFn::A3(molang_ease_in_out_sine)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_expo(start, end, t)`.
+    /// `math.ease_in_expo(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in expo easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInExpo => "ease_in_expo", 3, Some(NativeFn::A3(molang_ease_in_expo)), Lowering::Call, Cost::Free;
-    /// `math.ease_out_expo(start, end, t)`.
+    /// `math.ease_out_expo(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the out expo easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseOutExpo => "ease_out_expo", 3, Some(NativeFn::A3(molang_ease_out_expo)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_out_expo(start, end, t)`.
+    /// `math.ease_in_out_expo(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in out expo easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInOutExpo => "ease_in_out_expo", 3, Some(NativeFn::A3(molang_ease_in_out_expo)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_circ(start, end, t)`.
+    /// `math.ease_in_circ(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in circ easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInCirc => "ease_in_circ", 3, Some(NativeFn::A3(molang_ease_in_circ)), Lowering::Call, Cost::Free;
-    /// `math.ease_out_circ(start, end, t)`.
+    /// `math.ease_out_circ(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the out circ easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseOutCirc => "ease_out_circ", 3, Some(NativeFn::A3(molang_ease_out_circ)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_out_circ(start, end, t)`.
+    /// `math.ease_in_out_circ(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in out circ easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInOutCirc => "ease_in_out_circ", 3, Some(NativeFn::A3(molang_ease_in_out_circ)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_back(start, end, t)`.
+    /// `math.ease_in_back(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in back easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInBack => "ease_in_back", 3, Some(NativeFn::A3(molang_ease_in_back)), Lowering::Call, Cost::Free;
-    /// `math.ease_out_back(start, end, t)`.
+    /// `math.ease_out_back(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the out back easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseOutBack => "ease_out_back", 3, Some(NativeFn::A3(molang_ease_out_back)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_out_back(start, end, t)`.
+    /// `math.ease_in_out_back(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in out back easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInOutBack => "ease_in_out_back", 3, Some(NativeFn::A3(molang_ease_in_out_back)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_elastic(start, end, t)`.
+    /// `math.ease_in_elastic(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in elastic easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInElastic => "ease_in_elastic", 3, Some(NativeFn::A3(molang_ease_in_elastic)), Lowering::Call, Cost::Free;
-    /// `math.ease_out_elastic(start, end, t)`.
+    /// `math.ease_out_elastic(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the out elastic easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseOutElastic => "ease_out_elastic", 3, Some(NativeFn::A3(molang_ease_out_elastic)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_out_elastic(start, end, t)`.
+    /// `math.ease_in_out_elastic(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in out elastic easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInOutElastic => "ease_in_out_elastic", 3, Some(NativeFn::A3(molang_ease_in_out_elastic)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_bounce(start, end, t)`.
+    /// `math.ease_in_bounce(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in bounce easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInBounce => "ease_in_bounce", 3, Some(NativeFn::A3(molang_ease_in_bounce)), Lowering::Call, Cost::Free;
-    /// `math.ease_out_bounce(start, end, t)`.
+    /// `math.ease_out_bounce(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the out bounce easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseOutBounce => "ease_out_bounce", 3, Some(NativeFn::A3(molang_ease_out_bounce)), Lowering::Call, Cost::Free;
-    /// `math.ease_in_out_bounce(start, end, t)`.
+    /// `math.ease_in_out_bounce(start, end, t)`: from `start` to `end` as `t` goes from 0 to 1, with the in out bounce easing curve (`start + (end - start) * E(t)`). Since 1.21.120.
     EaseInOutBounce => "ease_in_out_bounce", 3, Some(NativeFn::A3(molang_ease_in_out_bounce)), Lowering::Call, Cost::Free;
 }
 
@@ -373,6 +376,12 @@ impl MathFn {
     /// The name without `math.`, e.g. `"max"` or `"ease_in_out_back"`.
     pub fn name(self) -> &'static str {
         self.row().name
+    }
+
+    /// What the builtin returns, its arguments and what it does with a NaN, in Markdown
+    /// (shown by editors on hover and in completion).
+    pub fn doc(self) -> &'static str {
+        self.row().doc.trim()
     }
 
     /// The exact number of arguments (the engine accepts no other count); `pi` is 0.

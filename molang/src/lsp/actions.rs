@@ -9,7 +9,10 @@
 //!   of the namespace used (`q.` or `query.`);
 //! - `math.min` / `math.max` with more than two arguments (E0203): nested two-argument
 //!   calls, left to right (`math.max(a, b, c)` → `math.max(math.max(a, b), c)`);
-//! - a complex expression without its final `;` (E0108): the `;`.
+//! - a complex expression without its final `;` (E0108): the `;`;
+//! - an unknown query (W0205) close to a known one: the known one;
+//! - an animation or controller id no file defines (W0805) close to one that is defined
+//!   (same side, a few edits or only the case apart): that id.
 //!
 //! Inlay hints: after each `variable.*` read, the script that sets it first in the game's
 //! order (initialize, then pre_animation, then the rest); and at each file's
@@ -86,7 +89,89 @@ pub fn code_actions(ws: &Workspace, p: &CodeActionParams) -> Option<CodeActionRe
             ..CodeAction::default()
         }));
     }
+    // Fixes of the pack's structure (no Molang site): the JSON value itself.
+    for pd in ws.diagnostics() {
+        if pd.site.is_some()
+            || pd.file != Some(at.file)
+            || pd.diagnostic.code != Code::UndefinedAnimation
+        {
+            continue;
+        }
+        let r = pd.diagnostic.span.start as usize..pd.diagnostic.span.end as usize;
+        if r.end < want.start || r.start > want.end {
+            continue;
+        }
+        let Some((inner, near)) = near_animation_id(ws, at.file, r) else {
+            continue;
+        };
+        let edit = TextEdit::new(at.index.range(src, inner), json_escape(&near));
+        let changes = HashMap::from([(path_to_uri(&ws.pack.files[at.file].path), vec![edit])]);
+        out.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: format!("Replace with `{near}`"),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![lsp_diagnostic(ws, pd, &at.index)]),
+            edit: Some(WorkspaceEdit {
+                changes: Some(changes),
+                ..WorkspaceEdit::default()
+            }),
+            is_preferred: Some(true),
+            ..CodeAction::default()
+        }));
+    }
     Some(out)
+}
+
+/// For an undefined animation or controller id at `r` (the JSON string, quotes or not) of
+/// entity file `file`: the range of the id's text and the nearest id defined for the
+/// entity's side, when one is near (only the case apart, or at most a quarter of its
+/// length in edits, at most 3).
+fn near_animation_id(
+    ws: &Workspace,
+    file: usize,
+    r: std::ops::Range<usize>,
+) -> Option<(std::ops::Range<usize>, String)> {
+    let src = ws.text(file);
+    let raw = src.get(r.clone())?;
+    let inner = match raw.strip_prefix('"').and_then(|x| x.strip_suffix('"')) {
+        Some(_) => r.start + 1..r.end - 1,
+        None => r,
+    };
+    let id = src.get(inner.clone())?;
+    let e = ws
+        .pack
+        .entities
+        .iter()
+        .find(|e| e.file == file && e.animations.iter().any(|(_, a)| a == id))?;
+    let side = ws.pack.entity_side(e);
+    let known = ws
+        .pack
+        .animations
+        .iter()
+        .filter(|a| ws.pack.files[a.file].side.meets(side))
+        .map(|a| a.id.as_str())
+        .chain(
+            ws.pack
+                .controllers
+                .iter()
+                .filter(|c| ws.pack.files[c.file].side.meets(side))
+                .map(|c| c.id.as_str()),
+        );
+    let lower = id.to_ascii_lowercase();
+    let allowed = (id.len() / 4).clamp(1, 3);
+    let mut best: Option<(usize, &str)> = None;
+    for k in known {
+        let d = if k.to_ascii_lowercase() == lower {
+            0
+        } else if k.len().abs_diff(id.len()) > allowed {
+            continue;
+        } else {
+            strsim::levenshtein(&lower, &k.to_ascii_lowercase())
+        };
+        if d <= allowed && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, k));
+        }
+    }
+    best.map(|(_, k)| (inner, k.to_string()))
 }
 
 fn fix(
@@ -167,6 +252,22 @@ fn fix(
                 preferred: true,
                 range: span,
                 new_text: nested,
+            })
+        }
+        Code::UnknownQuery => {
+            let tok = lex(text).into_iter().find(|t| {
+                t.kind == TokenKind::Path
+                    && t.span.start as usize <= span.start
+                    && span.start < t.span.end as usize
+            })?;
+            let word = &text[tok.span.start as usize..tok.span.end as usize];
+            let (ns, at) = split(word);
+            let near = queries::suggest(&word[at..])?;
+            (ns == Namespace::Query).then(|| Fix {
+                title: format!("Replace with `{}{near}`", &word[..at]),
+                preferred: true,
+                range: tok.span.start as usize + at..tok.span.end as usize,
+                new_text: near.to_string(),
             })
         }
         Code::MissingFinalSemicolon => Some(Fix {

@@ -58,8 +58,13 @@ pub fn diagnostics(
 ) -> HashMap<PathBuf, Vec<Diagnostic>> {
     let mut out: HashMap<PathBuf, Vec<Diagnostic>> = HashMap::new();
     let mut indexes: HashMap<usize, LineIndex> = HashMap::new();
+    let hidden = ws.hidden_layers();
     for pd in ws.diagnostics() {
         if only.is_some_and(|o| !o.contains(&pd.path)) {
+            continue;
+        }
+        let layer = file_of(ws, pd).map(|f| ws.pack.files[f].layer);
+        if layer.is_some_and(|l| hidden.get(l).copied().unwrap_or(false)) {
             continue;
         }
         let d = match file_of(ws, pd) {
@@ -164,13 +169,67 @@ fn arity_text(min: u8, max: Option<u8>) -> String {
     }
 }
 
-fn math_signature(f: MathFn) -> String {
-    let args: Vec<String> = (0..f.arity()).map(|i| format!("x{}", i + 1)).collect();
-    if f.arity() == 0 {
+/// `math.clamp(v, lo, hi)` and its parameter names, from the builtin's documentation
+/// (which opens with its signature in backticks).
+fn math_signature(f: MathFn) -> (String, Vec<String>) {
+    let doc = f.doc();
+    let sig = doc
+        .strip_prefix('`')
+        .and_then(|d| d.split('`').next())
+        .filter(|s| s.starts_with("math."))
+        .map(str::to_string);
+    let params: Vec<String> = sig
+        .as_deref()
+        .and_then(|s| s.split_once('('))
+        .map(|(_, rest)| {
+            rest.trim_end_matches(')')
+                .split(',')
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect()
+        })
+        .filter(|p: &Vec<String>| p.len() == f.arity())
+        .unwrap_or_else(|| (1..=f.arity()).map(|i| format!("x{i}")).collect());
+    let sig = if f.arity() == 0 {
         format!("math.{}", f.name())
     } else {
-        format!("math.{}({})", f.name(), args.join(", "))
+        format!("math.{}({})", f.name(), params.join(", "))
+    };
+    (sig, params)
+}
+
+/// A query's documentation: what it returns (when known), its arguments, and its
+/// deprecation with the query that replaces it.
+fn query_doc(q: &queries::QueryInfo) -> String {
+    let mut s = format!(
+        "**query.{}**: {}",
+        q.name,
+        arity_text(q.min_args, q.max_args)
+    );
+    if let Some(d) = queries::doc(q.name) {
+        s.push_str("\n\n");
+        s.push_str(d);
     }
+    if let Some(d) = q.deprecated {
+        match d.strip_prefix("none:") {
+            Some(note) => s.push_str(&format!("\n\n**Deprecated**:{note}")),
+            None => s.push_str(&format!("\n\n**Deprecated**: use `{d}` instead")),
+        }
+    }
+    s
+}
+
+/// A math builtin's documentation: signature, what it returns, its NaN rule.
+fn math_doc(f: MathFn) -> String {
+    let (sig, _) = math_signature(f);
+    let mut s = format!(
+        "**{sig}**: takes exactly {} argument{}",
+        f.arity(),
+        if f.arity() == 1 { "" } else { "s" }
+    );
+    s.push_str("\n\n");
+    s.push_str(f.doc());
+    s
 }
 
 pub fn hover(ws: &Workspace, p: &HoverParams) -> Option<Hover> {
@@ -187,27 +246,11 @@ pub fn hover(ws: &Workspace, p: &HoverParams) -> Option<Hover> {
         let name = word[at_name..].to_ascii_lowercase();
         let value = match ns {
             Namespace::Query => match queries::lookup(&name) {
-                Some(q) => {
-                    let mut s = format!(
-                        "**query.{}**: {}",
-                        q.name,
-                        arity_text(q.min_args, q.max_args)
-                    );
-                    if let Some(d) = q.deprecated {
-                        s.push_str(&format!("\n\nDeprecated: {d}"));
-                    }
-                    s
-                }
+                Some(q) => query_doc(q),
                 None => format!("**query.{name}**: not a query the game knows"),
             },
             Namespace::Math => match MathFn::from_name(&name) {
-                Some(f) => format!(
-                    "**{}**: takes exactly {} argument{}{}",
-                    math_signature(f),
-                    f.arity(),
-                    if f.arity() == 1 { "" } else { "s" },
-                    if f.is_random() { " (random)" } else { "" }
-                ),
+                Some(f) => math_doc(f),
                 None => format!("**math.{name}**: not a math function"),
             },
             Namespace::Variable => variable_hover(ws, site, &name),
@@ -251,7 +294,7 @@ fn variable_hover(ws: &Workspace, site: SiteId, name: &str) -> String {
         let mut places: Vec<String> = occ
             .iter()
             .filter(|o| o.write == write)
-            .map(|o| ws.describe_site(o.site))
+            .map(|o| ws.describe_at(o.site, o.token.start))
             .collect();
         places.dedup();
         if places.is_empty() {
@@ -362,38 +405,46 @@ pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResp
     let file_text = ws.text(at.file);
     let edit_range = at.index.range(file_text, ws.file_range(site, start..off));
     let mut items = Vec::new();
-    let mut add =
-        |label: String, kind, detail: String, snippet: Option<String>, deprecated: bool| {
-            let short = short_form(&label);
-            if !(label.starts_with(&prefix) || short.starts_with(&prefix)) {
-                return;
-            }
-            // Keep the user's spelling of the namespace (`q.` or `query.`).
-            let written = if !prefix.is_empty()
-                && short.starts_with(&prefix)
-                && !label.starts_with(&prefix)
-            {
+    let mut add_doc = |label: String,
+                       kind,
+                       detail: String,
+                       snippet: Option<String>,
+                       deprecated: bool,
+                       doc: Option<String>| {
+        let short = short_form(&label);
+        if !(label.starts_with(&prefix) || short.starts_with(&prefix)) {
+            return;
+        }
+        // Keep the user's spelling of the namespace (`q.` or `query.`).
+        let written =
+            if !prefix.is_empty() && short.starts_with(&prefix) && !label.starts_with(&prefix) {
                 short
             } else {
                 label.clone()
             };
-            let (new_text, format) = match snippet {
-                Some(args) => (format!("{written}({args})"), InsertTextFormat::SNIPPET),
-                None => (written.clone(), InsertTextFormat::PLAIN_TEXT),
-            };
-            items.push(CompletionItem {
-                label: written.clone(),
-                kind: Some(kind),
-                detail: Some(detail),
-                filter_text: Some(written),
-                insert_text_format: Some(format),
-                text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
-                    edit_range, new_text,
-                ))),
-                tags: deprecated.then(|| vec![CompletionItemTag::DEPRECATED]),
-                ..CompletionItem::default()
-            });
+        let (new_text, format) = match snippet {
+            Some(args) => (format!("{written}({args})"), InsertTextFormat::SNIPPET),
+            None => (written.clone(), InsertTextFormat::PLAIN_TEXT),
         };
+        items.push(CompletionItem {
+            label: written.clone(),
+            kind: Some(kind),
+            detail: Some(detail),
+            filter_text: Some(written),
+            insert_text_format: Some(format),
+            text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
+                edit_range, new_text,
+            ))),
+            tags: deprecated.then(|| vec![CompletionItemTag::DEPRECATED]),
+            documentation: doc.map(|value| {
+                Documentation::MarkupContent(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value,
+                })
+            }),
+            ..CompletionItem::default()
+        });
+    };
     for q in queries::all() {
         let snippet = (q.min_args > 0).then(|| {
             (1..=q.min_args)
@@ -405,29 +456,37 @@ pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResp
         if let Some(d) = q.deprecated {
             detail.push_str(&format!("; deprecated: {d}"));
         }
-        add(
+        add_doc(
             format!("query.{}", q.name),
             CompletionItemKind::FUNCTION,
             detail,
             snippet,
             q.deprecated.is_some(),
+            Some(query_doc(q)),
         );
     }
     for f in MathFn::ALL {
+        let (_, params) = math_signature(f);
         let snippet = (f.arity() > 0).then(|| {
-            (1..=f.arity())
-                .map(|i| format!("${{{i}:x{i}}}"))
+            params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| format!("${{{}:{p}}}", i + 1))
                 .collect::<Vec<_>>()
                 .join(", ")
         });
-        add(
+        add_doc(
             format!("math.{}", f.name()),
             CompletionItemKind::FUNCTION,
-            math_signature(f),
+            math_signature(f).0,
             snippet,
             false,
+            Some(f.doc().to_string()),
         );
     }
+    let mut add = |label: String, kind, detail: String, snippet: Option<String>, deprecated| {
+        add_doc(label, kind, detail, snippet, deprecated, None)
+    };
     let mut offered = std::collections::BTreeSet::new();
     for v in ws.entity_variables(site) {
         offered.insert(v.clone());
@@ -453,9 +512,31 @@ pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResp
                 .map(|v| (v.to_string(), "the game sets it for particles")),
         );
     }
+    // The generic engine variables are those some vanilla entity receives; one named after
+    // another kind of entity (`goat_has_left_horn` for an iron golem) is not offered.
+    let short = |id: &str| id.rsplit(':').next().unwrap_or(id).to_ascii_lowercase();
+    let kinds: BTreeSet<String> = ws
+        .pack
+        .entities
+        .iter()
+        .map(|e| short(&e.identifier))
+        .filter(|k| k.len() >= 3)
+        .collect();
+    let names_other = |v: &str, own: &str| {
+        kinds.iter().any(|k| {
+            k != own
+                && !own.contains(k.as_str())
+                && (v == k
+                    || v.starts_with(&format!("{k}_"))
+                    || v.ends_with(&format!("_{k}"))
+                    || v.contains(&format!("_{k}_")))
+        })
+    };
     for &e in owners {
+        let own = short(&ws.pack.entities[e].identifier);
         engine.extend(
             crate::engine_vars::for_entity(&ws.pack.entities[e].identifier)
+                .filter(|v| !names_other(v.name, &own))
                 .map(|v| (v.name.to_string(), "the game sets it on this entity")),
         );
     }
@@ -511,6 +592,84 @@ pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResp
         );
     }
     Some(CompletionResponse::Array(items))
+}
+
+/// `textDocument/signatureHelp`: inside the parentheses of a query or math call, its
+/// signature, documentation and the argument under the cursor.
+pub fn signature_help(ws: &Workspace, p: &SignatureHelpParams) -> Option<SignatureHelp> {
+    let (_, site, off) = site_under(ws, &p.text_document_position_params)?;
+    let text = &ws.pack.sites[site].text;
+    let before = &text[..off];
+    let tokens = lex(before);
+    // Open parentheses before the cursor: the call they belong to, and commas seen.
+    let mut open: Vec<(Option<&str>, u32)> = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        match t.kind {
+            TokenKind::LParen => {
+                let callee = i
+                    .checked_sub(1)
+                    .map(|j| &tokens[j])
+                    .filter(|c| c.kind == TokenKind::Path)
+                    .map(|c| &before[c.span.start as usize..c.span.end as usize]);
+                open.push((callee, 0));
+            }
+            TokenKind::RParen => {
+                open.pop();
+            }
+            TokenKind::Comma => {
+                if let Some(top) = open.last_mut() {
+                    top.1 += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    let (callee, active) = open.iter().rev().find_map(|(c, n)| Some(((*c)?, *n)))?;
+    let (ns, at) = split(callee);
+    let name = callee[at..].to_ascii_lowercase();
+    let (label, params, doc) = match ns {
+        Namespace::Math => {
+            let f = MathFn::from_name(&name)?;
+            let (label, params) = math_signature(f);
+            (label, params, math_doc(f))
+        }
+        Namespace::Query => {
+            let q = queries::lookup(&name)?;
+            let shown = q.max_args.unwrap_or(q.min_args).max(q.min_args);
+            let mut params: Vec<String> = (1..=shown).map(|i| format!("arg{i}")).collect();
+            if q.max_args.is_none() {
+                params.push("...".to_string());
+            }
+            let label = format!("query.{}({})", q.name, params.join(", "));
+            (label, params, query_doc(q))
+        }
+        _ => return None,
+    };
+    let active = match params.last() {
+        Some(last) if last == "..." => active.min(params.len() as u32 - 1),
+        _ => active,
+    };
+    Some(SignatureHelp {
+        signatures: vec![SignatureInformation {
+            label,
+            documentation: Some(Documentation::MarkupContent(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: doc,
+            })),
+            parameters: Some(
+                params
+                    .into_iter()
+                    .map(|p| ParameterInformation {
+                        label: ParameterLabel::Simple(p),
+                        documentation: None,
+                    })
+                    .collect(),
+            ),
+            active_parameter: Some(active),
+        }],
+        active_signature: Some(0),
+        active_parameter: Some(active),
+    })
 }
 
 /// `query.x` → `q.x`, `variable.x` → `v.x`, `temp.x` → `t.x`, `context.x` → `c.x`.
@@ -656,6 +815,158 @@ fn valid_name(name: &str) -> bool {
         && tokens[0].span.end as usize == full.len()
 }
 
+/// An entity as a rename's message names it: identifier and file.
+fn entity_label(ws: &Workspace, ei: usize) -> String {
+    let e = &ws.pack.entities[ei];
+    let file = ws.pack.files[e.file]
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{} ({file})", e.identifier)
+}
+
+/// Where entity `ei` defines `variable.name` outside Molang text: the game (engine
+/// variables), its `scripts.variables` (public), or a controller state's `variables` key.
+/// A rename cannot follow those: the reason, when one applies.
+fn defined_outside_molang(ws: &Workspace, ei: usize, name: &str) -> Option<String> {
+    let e = &ws.pack.entities[ei];
+    if crate::engine_vars::for_entity(&e.identifier).any(|v| v.name == name) {
+        return Some(format!(
+            "the game sets `variable.{name}` on {}",
+            entity_label(ws, ei)
+        ));
+    }
+    if e.public_variables.iter().any(|v| v == name) {
+        return Some(format!(
+            "`variable.{name}` is public in the `scripts.variables` of {} (other entities may read it through `->`)",
+            entity_label(ws, ei)
+        ));
+    }
+    let side = ws.pack.entity_side(e);
+    for (_, full) in &e.animations {
+        for c in ws.pack.controllers_for(side, full) {
+            for st in &c.states {
+                if st.variables.iter().any(|(n, _)| n == name) {
+                    return Some(format!(
+                        "`variable.{name}` is a `variables` key of state `{}` of `{}`, played by {}",
+                        st.name,
+                        c.id,
+                        entity_label(ws, ei)
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// What a rename of `variable.name` from `site` edits, or why it cannot be renamed safely.
+/// The rename reaches every entity that shares the variable through a shared animation,
+/// controller or render controller ([`Workspace::variable_reach`]); it is refused when the
+/// name is also defined outside Molang text, is a struct, or is read from another entity
+/// through `->` (which entity cannot be told).
+pub fn rename_reach(
+    ws: &Workspace,
+    site: SiteId,
+    name: &str,
+) -> Result<super::state::Reach, String> {
+    let refuse = |why: String| Err(format!("`variable.{name}` cannot be renamed safely: {why}"));
+    if name.contains('.') {
+        return refuse("it is a struct member; rename the struct variable instead".into());
+    }
+    if queries::is_engine_variable(name) || queries::is_engine_variable(&format!("variable.{name}"))
+    {
+        return refuse("the game sets it".into());
+    }
+    let reach = ws.variable_reach(site, name);
+    for &e in &reach.entities {
+        if let Some(why) = defined_outside_molang(ws, e, name) {
+            return refuse(why);
+        }
+        // `v.name.member` is the same variable: its members would be left behind.
+        for &s in ws.entity_sites(e) {
+            let text = &ws.pack.sites[s].text;
+            if !text.contains('.') {
+                continue;
+            }
+            for t in lex(text).iter().filter(|t| t.kind == TokenKind::Path) {
+                let w = &text[t.span.start as usize..t.span.end as usize];
+                let (ns, at) = split(w);
+                let rest = w[at..].to_ascii_lowercase();
+                if ns == Namespace::Variable
+                    && rest.strip_prefix(name).is_some_and(|r| r.starts_with('.'))
+                {
+                    return refuse(format!(
+                        "{} uses it as a struct (`{w}` in {})",
+                        entity_label(ws, e),
+                        ws.describe_site(s)
+                    ));
+                }
+            }
+        }
+    }
+    // Read from another entity (`c.other->v.name`): which entities that reaches is unknown.
+    for (si, s) in ws.pack.sites.iter().enumerate() {
+        if !s.text.contains("->") {
+            continue;
+        }
+        if let Some(o) = ws
+            .occurrences(&[si], Namespace::Variable, name)
+            .iter()
+            .find(|o| o.foreign)
+        {
+            return refuse(format!(
+                "`{}` in {} reads it from another entity, and which entities that is cannot be told",
+                &s.text[o.token.clone()],
+                ws.describe_site(si)
+            ));
+        }
+    }
+    Ok(reach)
+}
+
+/// `textDocument/prepareRename`: the name under the cursor and what it can be renamed as,
+/// or why not. Temps are renamed in their expression; variables through
+/// [`rename_reach`].
+pub fn prepare_rename(
+    ws: &Workspace,
+    p: &TextDocumentPositionParams,
+) -> Result<Option<PrepareRenameResponse>, String> {
+    let Some(at) = resolve(ws, &p.text_document.uri, Some(p.position)) else {
+        return Ok(None);
+    };
+    let Some((site, off)) = ws.site_at(at.file, at.offset) else {
+        return Ok(None);
+    };
+    let Some((tok, TokenKind::Path)) = ws.token_at(site, off) else {
+        return Ok(None);
+    };
+    let word = &ws.pack.sites[site].text[tok.clone()];
+    let (ns, at_name) = split(word);
+    let name = word[at_name..].to_ascii_lowercase();
+    match ns {
+        Namespace::Temp => {}
+        Namespace::Variable => {
+            rename_reach(ws, site, &name)?;
+        }
+        Namespace::Query | Namespace::Math => {
+            return Err(format!(
+                "`{word}` is built into the game and cannot be renamed"
+            ))
+        }
+        _ => return Ok(None),
+    }
+    let range = at.index.range(
+        ws.text(at.file),
+        ws.file_range(site, tok.start + at_name..tok.end),
+    );
+    Ok(Some(PrepareRenameResponse::RangeWithPlaceholder {
+        range,
+        placeholder: word[at_name..].to_string(),
+    }))
+}
+
 // lsp-types' `Uri` caches its parse in a cell, which clippy takes for a mutable key; its
 // hash and equality only look at the text.
 #[allow(clippy::mutable_key_type)]
@@ -676,7 +987,48 @@ pub fn rename(ws: &Workspace, p: &RenameParams) -> Result<Option<WorkspaceEdit>,
             p.new_name
         ));
     }
-    let occ = ws.occurrences(&scope_of(ws, site, ns), ns, &name);
+    let new_lower = new.to_ascii_lowercase();
+    let occ = match ns {
+        Namespace::Temp => {
+            if new_lower != name && !ws.occurrences(&[site], ns, &new_lower).is_empty() {
+                return Err(format!(
+                    "`temp.{new}` is already used in this expression: the two would become one"
+                ));
+            }
+            ws.occurrences(&[site], ns, &name)
+        }
+        _ => {
+            let reach = rename_reach(ws, site, &name)?;
+            if new_lower != name {
+                // The new name must be free in every entity the rename reaches, or two
+                // variables would become one.
+                let taken = |why: String| {
+                    Err(format!(
+                        "`variable.{new}` is already used: {why}; renaming would merge two variables"
+                    ))
+                };
+                if queries::is_engine_variable(&new_lower) {
+                    return taken("the game sets it".into());
+                }
+                for &e in &reach.entities {
+                    if let Some(why) = defined_outside_molang(ws, e, &new_lower) {
+                        return taken(why);
+                    }
+                    if let Some(o) = ws.occurrences(ws.entity_sites(e), ns, &new_lower).first() {
+                        return taken(format!(
+                            "{} names it in {}",
+                            entity_label(ws, e),
+                            ws.describe_site(o.site)
+                        ));
+                    }
+                }
+                if let Some(o) = ws.occurrences(&reach.sites, ns, &new_lower).first() {
+                    return taken(format!("it is named in {}", ws.describe_site(o.site)));
+                }
+            }
+            ws.occurrences(&reach.sites, ns, &name)
+        }
+    };
     let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
     for o in occ {
         let file = ws.pack.sites[o.site].file;

@@ -23,12 +23,13 @@ use std::path::PathBuf;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
-    Notification as _, PublishDiagnostics,
+    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+    DidSaveTextDocument, Initialized, Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
     CodeActionRequest, Completion, DocumentSymbolRequest, Formatting, GotoDefinition, HoverRequest,
-    InlayHintRequest, RangeFormatting, References, Rename, Request as _, SemanticTokensFullRequest,
+    InlayHintRequest, PrepareRenameRequest, RangeFormatting, References, Rename, Request as _,
+    SemanticTokensFullRequest, SignatureHelpRequest,
 };
 use lsp_types::*;
 
@@ -50,9 +51,17 @@ pub fn capabilities() -> ServerCapabilities {
             trigger_characters: Some(vec![".".to_string()]),
             ..CompletionOptions::default()
         }),
+        signature_help_provider: Some(SignatureHelpOptions {
+            trigger_characters: Some(vec!["(".to_string(), ",".to_string()]),
+            retrigger_characters: None,
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        }),
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
-        rename_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Right(RenameOptions {
+            prepare_provider: Some(true),
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        })),
         document_formatting_provider: Some(OneOf::Left(true)),
         document_range_formatting_provider: Some(OneOf::Left(true)),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
@@ -153,10 +162,28 @@ pub fn session(connection: Connection) -> Result<Ending, crate::Error> {
     )));
     let params: InitializeParams = serde_json::from_value(params).map_err(protocol)?;
     let roots = workspace_roots(&params);
+    let watched = params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref());
+    let watch = watched
+        .and_then(|d| d.dynamic_registration)
+        .unwrap_or(false);
+    let relative = watched
+        .and_then(|d| d.relative_pattern_support)
+        .unwrap_or(false);
+    let show_lower = params
+        .initialization_options
+        .as_ref()
+        .and_then(|o| o.get("showLowerLayerDiagnostics"))
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
     let mut server = Server {
-        ws: Workspace::new(&roots),
+        ws: Workspace::with_options(&roots, show_lower),
         published: HashMap::new(),
         connection: &connection,
+        watch: watch.then_some((roots, relative)),
     };
     server.publish();
     let mut shut_down = false;
@@ -211,7 +238,14 @@ struct Server<'c> {
     /// What each file was last sent, so that only changes are published.
     published: HashMap<PathBuf, Vec<Diagnostic>>,
     connection: &'c Connection,
+    /// The folders to ask the client to watch, when it can (dynamic registration of
+    /// `workspace/didChangeWatchedFiles`), and whether patterns can be relative to a
+    /// folder; asked once, on `initialized`.
+    watch: Option<(Vec<PathBuf>, bool)>,
 }
+
+/// The id of the server's request that registers its file watchers.
+pub const WATCH_REGISTRATION: &str = "molang/watch-pack-files";
 
 impl Server<'_> {
     fn send(&self, msg: Message) {
@@ -256,9 +290,74 @@ impl Server<'_> {
         }
     }
 
+    /// Asks the client to tell the server about pack files changed on disk (by Blockbench,
+    /// git, a generator): every JSON file and manifest under each workspace folder.
+    fn register_watchers(&mut self) {
+        let Some((roots, relative)) = self.watch.take() else {
+            return;
+        };
+        // Without relative patterns a glob is matched in every workspace folder of the
+        // client: one watcher does.
+        let watchers: Vec<FileSystemWatcher> = if relative {
+            roots
+                .iter()
+                .map(|root| FileSystemWatcher {
+                    glob_pattern: GlobPattern::Relative(RelativePattern {
+                        base_uri: OneOf::Right(text::path_to_uri(root)),
+                        pattern: "**/*.json".to_string(),
+                    }),
+                    kind: None,
+                })
+                .collect()
+        } else {
+            vec![FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/*.json".to_string()),
+                kind: None,
+            }]
+        };
+        let params = RegistrationParams {
+            registrations: vec![Registration {
+                id: WATCH_REGISTRATION.to_string(),
+                method: DidChangeWatchedFiles::METHOD.to_string(),
+                register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions {
+                    watchers,
+                })
+                .ok(),
+            }],
+        };
+        self.send(Message::Request(Request::new(
+            lsp_server::RequestId::from(WATCH_REGISTRATION.to_string()),
+            request::RegisterCapability::METHOD.to_string(),
+            params,
+        )));
+    }
+
     fn notification(&mut self, n: Notification) {
         let path_of = |uri: &Uri| text::uri_to_path(uri);
         match n.method.as_str() {
+            Initialized::METHOD => self.register_watchers(),
+            DidChangeWatchedFiles::METHOD => {
+                if let Ok(p) = serde_json::from_value::<DidChangeWatchedFilesParams>(n.params) {
+                    let (mut changed, mut other) = (Vec::new(), Vec::new());
+                    for c in p.changes {
+                        let Some(path) = path_of(&c.uri) else {
+                            continue;
+                        };
+                        if !self.ws.in_workspace(&path) {
+                            continue;
+                        }
+                        if c.typ == FileChangeType::CHANGED {
+                            changed.push(path);
+                        } else {
+                            other.push(path);
+                        }
+                    }
+                    if !changed.is_empty() || !other.is_empty() {
+                        self.ws.files_changed(&changed, &other);
+                        self.publish();
+                    }
+                }
+            }
             DidOpenTextDocument::METHOD => {
                 if let Ok(p) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) {
                     if let Some(path) = path_of(&p.text_document.uri) {
@@ -324,11 +423,16 @@ impl Server<'_> {
         match req.method.as_str() {
             HoverRequest::METHOD => json(handlers::hover(ws, &params(req)?)),
             Completion::METHOD => json(handlers::completion(ws, &params(req)?)),
+            SignatureHelpRequest::METHOD => json(handlers::signature_help(ws, &params(req)?)),
             GotoDefinition::METHOD => json(handlers::definition(ws, &params(req)?)),
             References::METHOD => json(handlers::references(ws, &params(req)?)),
+            PrepareRenameRequest::METHOD => match handlers::prepare_rename(ws, &params(req)?) {
+                Ok(r) => json(r),
+                Err(message) => Err((ErrorCode::RequestFailed, message)),
+            },
             Rename::METHOD => match handlers::rename(ws, &params(req)?) {
                 Ok(edit) => json(edit),
-                Err(message) => Err((ErrorCode::InvalidParams, message)),
+                Err(message) => Err((ErrorCode::RequestFailed, message)),
             },
             Formatting::METHOD => {
                 let p: DocumentFormattingParams = params(req)?;

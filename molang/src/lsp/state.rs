@@ -24,6 +24,8 @@ use crate::pack::{self, FileKind, Pack, SiteId};
 
 /// The packs the editor opened, and what is analysed of them.
 pub struct Workspace {
+    /// The workspace folders, in order (read again when files appear or vanish on disk).
+    roots: Vec<PathBuf>,
     /// Layers as on disk: `(root, files)` in the order of the workspace folders.
     disk: Vec<(PathBuf, Vec<(PathBuf, String)>)>,
     /// Open documents by path: their text in the editor.
@@ -41,6 +43,10 @@ pub struct Workspace {
     /// Files whose diagnostics may have changed since [`Workspace::take_changed`]; `None`
     /// after a full analysis (every file).
     changed: Option<BTreeSet<PathBuf>>,
+    /// Publish the diagnostics of lower layers too (`initializationOptions`
+    /// `showLowerLayerDiagnostics`); by default a layer that a later workspace folder of the
+    /// same side lies over (vanilla under an add-on) is context, read but not reported.
+    pub show_lower_layers: bool,
     /// How many whole-pack analyses and how many one-file updates were made.
     pub full_analyses: usize,
     pub incremental_analyses: usize,
@@ -56,6 +62,17 @@ pub struct Occurrence {
     pub name: std::ops::Range<usize>,
     /// An assignment target (`v.x = ...`).
     pub write: bool,
+    /// After `->`: another entity's variable (`c.other->v.x`).
+    pub foreign: bool,
+}
+
+/// The sites and entities that share one `variable.*` with a site: what a rename must edit.
+#[derive(Clone, Debug, Default)]
+pub struct Reach {
+    /// Sites that name the variable, of every entity below (and the starting site).
+    pub sites: Vec<SiteId>,
+    /// Entities that run any of those sites: each one's variable is the same one.
+    pub entities: Vec<usize>,
 }
 
 /// A name's namespace, from its first segment.
@@ -89,7 +106,13 @@ pub fn split(path: &str) -> (Namespace, usize) {
 impl Workspace {
     /// Reads the packs at `roots` (one layer each, in order) and analyses them.
     pub fn new(roots: &[PathBuf]) -> Workspace {
+        Workspace::with_options(roots, false)
+    }
+
+    /// [`Workspace::new`], publishing the lower layers' diagnostics when `show_lower_layers`.
+    pub fn with_options(roots: &[PathBuf], show_lower_layers: bool) -> Workspace {
         let mut ws = Workspace {
+            roots: roots.to_vec(),
             disk: pack::read_layers(roots),
             open: BTreeMap::new(),
             pack: Pack::default(),
@@ -100,6 +123,7 @@ impl Workspace {
             site_diagnostics: Vec::new(),
             structure: Vec::new(),
             changed: None,
+            show_lower_layers,
             full_analyses: 0,
             incremental_analyses: 0,
         };
@@ -125,16 +149,70 @@ impl Workspace {
         }
     }
 
-    /// The document was saved: its disk text is now the editor's.
+    /// The document was saved: the disk's text is read again (a save may differ from the
+    /// buffer, as when the editor formats on save); the editor's text when it cannot be.
     pub fn saved(&mut self, path: &Path) {
-        if let Some(text) = self.open.get(path).cloned() {
-            for (_, files) in &mut self.disk {
-                for (p, t) in files.iter_mut() {
-                    if p == path {
-                        *t = text.clone();
+        if !self.in_workspace(path) {
+            return;
+        }
+        if path.is_file() {
+            self.files_changed(&[path.to_path_buf()], &[]);
+        } else if let Some(text) = self.open.get(path).cloned() {
+            self.set_disk_text(path, &text);
+        }
+    }
+
+    /// Sets the disk text of `path` when it is a file of a layer; whether it is.
+    fn set_disk_text(&mut self, path: &Path, text: &str) -> bool {
+        let mut found = false;
+        for (_, files) in &mut self.disk {
+            for (p, t) in files.iter_mut() {
+                if p == path {
+                    found = true;
+                    if t != text {
+                        *t = text.to_string();
                     }
                 }
             }
+        }
+        found
+    }
+
+    /// Whether `path` lies in a workspace folder.
+    pub fn in_workspace(&self, path: &Path) -> bool {
+        self.disk.iter().any(|(root, _)| path.starts_with(root))
+    }
+
+    /// Files changed on disk by another program (`changed`: edited; `appeared_or_gone`:
+    /// created or deleted). Edited files the pack reads are read again and re-analysed as
+    /// an edit would be (an open document's text still counts over the disk's); a file
+    /// that appeared or vanished, or one the pack did not read, makes the folders be read
+    /// again, as at start.
+    pub fn files_changed(&mut self, changed: &[PathBuf], appeared_or_gone: &[PathBuf]) {
+        let mut rewalk = !appeared_or_gone.is_empty();
+        let mut edited = Vec::new();
+        for p in changed {
+            let before = self.current_text(p).map(str::to_string);
+            match std::fs::read_to_string(p) {
+                Ok(text) if self.set_disk_text(p, &text) => {
+                    if self.current_text(p).map(str::to_string) != before {
+                        edited.push(p.clone());
+                    }
+                }
+                // Unreadable now, or a file the walk left out: the walk decides.
+                _ => rewalk = true,
+            }
+        }
+        if rewalk {
+            let layers = pack::read_layers(&self.roots);
+            if layers != self.disk {
+                self.disk = layers;
+                self.analyse();
+            }
+            return;
+        }
+        for p in edited {
+            self.update(&p);
         }
     }
 
@@ -470,6 +548,37 @@ impl Workspace {
         }
     }
 
+    /// Per layer: whether it is a lower layer whose diagnostics are not published (see
+    /// [`Workspace::show_lower_layers`]): a later layer has files of the same side.
+    pub fn hidden_layers(&self) -> Vec<bool> {
+        let n = self
+            .pack
+            .files
+            .iter()
+            .map(|f| f.layer + 1)
+            .max()
+            .unwrap_or(0);
+        if self.show_lower_layers || n < 2 {
+            return vec![false; n];
+        }
+        let mut sides: Vec<BTreeSet<u8>> = vec![BTreeSet::new(); n];
+        for f in &self.pack.files {
+            let side = match f.side {
+                pack::Side::Resource => 0,
+                pack::Side::Behaviour => 1,
+                pack::Side::Any => continue,
+            };
+            sides[f.layer].insert(side);
+        }
+        (0..n)
+            .map(|i| {
+                sides[i]
+                    .iter()
+                    .any(|s| sides[i + 1..].iter().any(|later| later.contains(s)))
+            })
+            .collect()
+    }
+
     /// Index into [`Pack::files`] of `path`.
     pub fn file_index(&self, path: &Path) -> Option<usize> {
         self.pack.files.iter().position(|f| f.path == path)
@@ -536,6 +645,42 @@ impl Workspace {
         out
     }
 
+    /// Everything that shares `variable.name` with `site`. An animation or controller runs
+    /// in every entity that plays it, each with its own variables: a name changed in a
+    /// shared site must change in every site of every entity that plays it, and so on
+    /// through the sites of those entities that name it (a closure over sites and entities).
+    pub fn variable_reach(&self, site: SiteId, name: &str) -> Reach {
+        let mut sites = BTreeSet::from([site]);
+        let mut entities = BTreeSet::new();
+        let mut todo = vec![site];
+        while let Some(s) = todo.pop() {
+            for &e in self.owners(s) {
+                if !entities.insert(e) {
+                    continue;
+                }
+                for &s2 in &self.entity_site_lists[e] {
+                    if !sites.contains(&s2)
+                        && !self
+                            .occurrences(&[s2], Namespace::Variable, name)
+                            .is_empty()
+                    {
+                        sites.insert(s2);
+                        todo.push(s2);
+                    }
+                }
+            }
+        }
+        Reach {
+            sites: sites.into_iter().collect(),
+            entities: entities.into_iter().collect(),
+        }
+    }
+
+    /// The sites entity `ei` runs.
+    pub fn entity_sites(&self, ei: usize) -> &[SiteId] {
+        &self.entity_site_lists[ei]
+    }
+
     /// Every occurrence of the name `ns.name` (lowercase name, any spelling of the
     /// namespace) in `sites`.
     pub fn occurrences(&self, sites: &[SiteId], ns: Namespace, name: &str) -> Vec<Occurrence> {
@@ -555,11 +700,13 @@ impl Workspace {
                 let write = tokens
                     .get(i + 1)
                     .is_some_and(|n| n.kind == TokenKind::Assign);
+                let foreign = i > 0 && tokens[i - 1].kind == TokenKind::Arrow;
                 out.push(Occurrence {
                     site: si,
                     token: a..b,
                     name: a + at..b,
                     write,
+                    foreign,
                 });
             }
         }
@@ -611,6 +758,12 @@ impl Workspace {
 
     /// A short description of where a site is: file name and role.
     pub fn describe_site(&self, site: SiteId) -> String {
+        self.describe_at(site, 0)
+    }
+
+    /// [`Workspace::describe_site`] with the line of byte `offset` of the site's text (a
+    /// script array's entries lie on lines of their own).
+    pub fn describe_at(&self, site: SiteId, offset: usize) -> String {
         let s = &self.pack.sites[site];
         let file = &self.pack.files[s.file];
         let name = file
@@ -618,7 +771,7 @@ impl Workspace {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let (line, _) = self.pack.locate(s, 0);
+        let (line, _) = self.pack.locate(s, offset);
         format!("{name}:{line} ({})", s.role)
     }
 }

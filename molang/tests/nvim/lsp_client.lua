@@ -85,6 +85,9 @@ end
 if not found then fail('completion has no v.index') end
 io.stdout:write('completion ok\n')
 
+local prep = request('textDocument/prepareRename', at('v.index', 3))
+if not prep or prep.placeholder ~= 'index' then fail('prepareRename: ' .. vim.inspect(prep)) end
+
 local params = at('v.index', 3)
 params.newName = 'variant_index'
 local edit = request('textDocument/rename', params)
@@ -94,7 +97,18 @@ for _, list in pairs(edit.changes or {}) do
   edits = edits + #list
 end
 if files < 2 then fail('rename touched ' .. files .. ' files: ' .. vim.inspect(edit)) end
-io.stdout:write(string.format('rename ok (%d edits in %d files)\n', edits, files))
+-- The client applies it across files: the render controller's buffer reads the new name.
+vim.lsp.util.apply_workspace_edit(edit, 'utf-16')
+local applied = 0
+for uri, _ in pairs(edit.changes or {}) do
+  local b = vim.uri_to_bufnr(uri)
+  local text = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n')
+  if text:find('variant_index', 1, true) then
+    applied = applied + 1
+  end
+end
+if applied ~= files then fail('the rename was applied in ' .. applied .. ' of ' .. files .. ' files') end
+io.stdout:write(string.format('rename ok (%d edits in %d files, applied)\n', edits, files))
 
 vim.lsp.stop_client(id)
 vim.wait(5000, function() return client.is_stopped() end, 20)
