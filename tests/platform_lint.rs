@@ -36,6 +36,8 @@ fn no_warning_where_both_platforms_agree_or_no_nan_is_possible() {
         "math.sqrt(math.max(v.x, 0)) < 1",
         "math.sqrt(math.pow(v.x, 2) + math.pow(v.y, 2)) < 1",
         "math.sqrt(math.abs(v.x)) < 1",
+        // A distance: a square is never negative (the Doggoyle's IK writes it so).
+        "t.dx = v.x - 1; t.d = math.sqrt(t.dx * t.dx + v.y * v.y); return t.d < 14;",
         "math.asin(math.clamp(v.x, -1, 1)) < 1",
         "math.acos(math.sin(v.x)) < 1",
         // `>` and `>=` are false with a NaN on both platforms.

@@ -91,6 +91,16 @@ fn join_states(a: &State, b: &State) -> State {
     out
 }
 
+/// Whether two nodes read the same name (or are the same node): their values are equal.
+fn same_read(program: &Program, a: NodeId, b: NodeId) -> bool {
+    a == b
+        || matches!(
+            (program.node(a), program.node(b)),
+            (Node::Read { scope: s1, slot: l1 }, Node::Read { scope: s2, slot: l2 })
+                if s1 == s2 && l1 == l2
+        )
+}
+
 /// The W0507 warnings of `program`.
 pub fn analyse(program: &Program) -> Vec<Diagnostic> {
     // Most programs have no NaN source at all: one scan spares them the walk.
@@ -214,7 +224,14 @@ impl Walk<'_> {
             Node::Arith { op, lhs, rhs } => {
                 let a = self.eval(*lhs, state);
                 let b = self.eval(*rhs, state);
-                self.arith(id, *op, *rhs, a, b)
+                let v = self.arith(id, *op, *rhs, a, b);
+                // `x * x` (the same read twice, as in a distance) is never negative: the
+                // corners of the intervals alone would allow `lo * hi`.
+                if *op == ArithOp::Mul && same_read(program, *lhs, *rhs) {
+                    Abs::range(v.lo.max(0.0), v.hi).with_nan(v.nan)
+                } else {
+                    v
+                }
             }
             Node::Compare { op, lhs, rhs } => {
                 let a = self.eval(*lhs, state);
