@@ -285,6 +285,34 @@ fn inline_inputs_of_different_lengths_are_refused() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `seconds` × `fps` of a test file is bounded like `molang run --seconds/--fps`, and
+/// lower: a test keeps every frame. 3600 s at 10000 fps (each in range on its own) asked for
+/// 36,000,000 recorded frames, gigabytes before the first expectation was checked.
+#[test]
+fn a_test_files_frame_count_is_refused_at_its_line() {
+    let pack = support::examples().join("classic_mobs");
+    let test = format!(
+        "{{\"entity\": \"classic:spider\", \"packs\": [{}],\n  \"fps\": 10000,\n  \"seconds\": 3600}}",
+        json_str(pack.to_str().unwrap())
+    );
+    let dir = scratch("frames");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("long.test.json");
+    std::fs::write(&file, test).unwrap();
+    let start = Instant::now();
+    let out = molang_limited(1024, &["test", file.to_str().unwrap()]);
+    assert_code(&out, 2);
+    assert_contains(
+        &text(&out.stderr),
+        &format!(
+            "{}:3:14: seconds 3600 at fps 10000 is 36000000 frames; a test has at most 1000000",
+            file.display()
+        ),
+    );
+    assert!(start.elapsed() < Duration::from_secs(20));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // ---- 6. Terminal escapes -------------------------------------------------------------
 
 #[test]

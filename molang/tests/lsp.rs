@@ -375,6 +375,40 @@ fn lsp_diagnostics_on_open_change_save() {
     c.shutdown();
 }
 
+/// A UTF-16 file on disk: the server publishes what `check` says of it (E0702: the game reads
+/// UTF-8), before and after the editor opens it (an editor decodes UTF-16 and sends the text,
+/// but the game still skips the file). It used to publish nothing for it.
+#[test]
+fn lsp_reports_a_utf16_file_as_check_does() {
+    let fx = Fixture::new("utf16");
+    let path = fx.path("entity/cow.entity.json");
+    let json = r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {"identifier": "t:cow"}}}"#;
+    let mut bytes = vec![0xFF, 0xFE];
+    for u in json.encode_utf16() {
+        bytes.extend_from_slice(&u.to_le_bytes());
+    }
+    std::fs::write(&path, bytes).unwrap();
+    let roots = vec![fx.dir.clone()];
+    let mut c = Client::start(&roots);
+    let published = c.diagnostics_n(files_with_diagnostics(&roots));
+    assert_eq!(published_says(&published), check_says(&roots));
+    let utf16 = |ds: &[Diagnostic]| {
+        ds.iter()
+            .filter(|d| {
+                d.code == Some(NumberOrString::String("E0702".into()))
+                    && d.message.contains("UTF-16")
+                    && d.message.contains("UTF-8")
+            })
+            .count()
+    };
+    assert_eq!(utf16(&published[&path]), 1, "{:?}", published[&path]);
+    c.open(&path, json);
+    let (p, ds) = c.diagnostics();
+    assert_eq!(p, path);
+    assert_eq!(utf16(&ds), 1, "{ds:?}");
+    c.shutdown();
+}
+
 #[test]
 fn lsp_diagnostics_of_the_mistakes_pack_match_check() {
     let roots = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/mistakes_pack")];

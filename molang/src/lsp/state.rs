@@ -36,6 +36,9 @@ pub struct Workspace {
     facts: EntityFacts,
     /// Diagnostics of files that did not load, of each site, and of the pack's structure.
     problems: Vec<PackDiagnostic>,
+    /// Files on disk that could not be read (UTF-16 text, I/O errors): reported like `check`
+    /// does, whatever an editor shows of them.
+    unread: Vec<pack::PackProblem>,
     site_diagnostics: Vec<Vec<PackDiagnostic>>,
     structure: Vec<PackDiagnostic>,
     /// Files whose diagnostics may have changed since [`Workspace::take_changed`]; `None`
@@ -89,8 +92,10 @@ pub fn split(path: &str) -> (Namespace, usize) {
 impl Workspace {
     /// Reads the packs at `roots` (one layer each, in order) and analyses them.
     pub fn new(roots: &[PathBuf]) -> Workspace {
+        let (disk, unread) = pack::read_layers_reporting(roots);
         let mut ws = Workspace {
-            disk: pack::read_layers(roots),
+            disk,
+            unread,
             open: BTreeMap::new(),
             pack: Pack::default(),
             assignments: Vec::new(),
@@ -193,6 +198,7 @@ impl Workspace {
     fn analyse(&mut self) {
         self.full_analyses += 1;
         self.pack = pack::load_layered_sources(self.layers());
+        self.pack.problems.extend(self.unread.iter().cloned());
         let pack = &self.pack;
         self.entity_site_lists = (0..pack.entities.len())
             .into_par_iter()
