@@ -133,10 +133,7 @@ pub fn file_problems(pack: &Pack) -> Vec<PackDiagnostic> {
     let mut out = Vec::new();
     for p in &pack.problems {
         let (code, help) = if p.line == 0 {
-            (
-                Code::Io,
-                "the game skips a file it cannot read as UTF-8 text, whole",
-            )
+            (Code::Io, "the game skips a file it cannot read, whole")
         } else {
             (
                 Code::BrokenJson,

@@ -19,6 +19,7 @@
 //! | `eval --batch` line that is not UTF-8              | an error line naming the line, the batch goes on     |
 //! | `fmt --write` that cannot write                    | not counted as reformatted                           |
 //! | inline test inputs of different lengths            | refused naming the column                            |
+//! | test file `seconds` × `fps`                        | at most 1e6 frames, at the later key's line:col      |
 
 use std::io::{Read, Write};
 use std::path::PathBuf;

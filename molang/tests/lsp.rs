@@ -255,7 +255,8 @@ fn check_says(roots: &[PathBuf]) -> Vec<(PathBuf, String, u32)> {
             (
                 d.path.clone(),
                 d.diagnostic.code.as_str().to_string(),
-                d.line as u32,
+                // Whole-file problems (line 0) are shown on line 1, as `check` prints them.
+                d.line.max(1) as u32,
             )
         })
         .collect();
@@ -402,10 +403,13 @@ fn lsp_reports_a_utf16_file_as_check_does() {
             .count()
     };
     assert_eq!(utf16(&published[&path]), 1, "{:?}", published[&path]);
-    c.open(&path, json);
+    // The editor's decoded text, with a mistake of its own: both are published.
+    let edited = r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {"identifier": "t:cow", "scripts": {"pre_animation": ["v.x = ;"]}}}}"#;
+    c.open(&path, edited);
     let (p, ds) = c.diagnostics();
     assert_eq!(p, path);
     assert_eq!(utf16(&ds), 1, "{ds:?}");
+    assert!(ds.len() > 1, "{ds:?}");
     c.shutdown();
 }
 
