@@ -702,6 +702,61 @@ impl Lsp {
     }
 }
 
+/// Issue item 4 for the language server: a FIFO (and a link to `/dev/zero`) in the workspace
+/// folder made it read forever, and `initialize` was never answered. A watchdog ends the
+/// server after 60 s, so a hang fails the test instead of stalling it.
+#[cfg(unix)]
+#[test]
+fn lsp_answers_initialize_over_a_pack_holding_a_fifo() {
+    let dir = scratch("lsp-fifo");
+    std::fs::create_dir_all(dir.join("animations")).unwrap();
+    std::fs::write(
+        dir.join("animations/a.json"),
+        r#"{"animations": {"animation.t.a": {"anim_time_update": "q.anim_time"}}}"#,
+    )
+    .unwrap();
+    assert!(Command::new("mkfifo")
+        .arg(dir.join("animations/pipe.json"))
+        .status()
+        .unwrap()
+        .success());
+    std::os::unix::fs::symlink("/dev/zero", dir.join("animations/zero.json")).unwrap();
+    let mut s = Lsp::start();
+    let pid = s.child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(60) {
+                if done.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+        })
+    };
+    let uri = format!("file://{}", dir.display());
+    s.send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"processId": null, "rootUri": uri, "capabilities": {},
+            "workspaceFolders": [{"uri": uri, "name": "p"}]}}),
+    );
+    let r = s.response(&mut Vec::new());
+    assert!(r["result"]["capabilities"].is_object(), "{r}");
+    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    // Answered once the workspace is read.
+    s.send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "shutdown"}));
+    let r = s.response(&mut Vec::new());
+    assert_eq!(r["id"], 1, "{r}");
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    watchdog.join().unwrap();
+    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(s.exit_code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn lsp_refuses_huge_content_lengths_and_keeps_serving() {
     let mut s = Lsp::start();
