@@ -390,7 +390,7 @@ fn lsp_reports_a_utf16_file_as_check_does() {
     }
     std::fs::write(&path, bytes).unwrap();
     let roots = vec![fx.dir.clone()];
-    let mut c = Client::start(&roots);
+    let c = Client::start(&roots);
     let published = c.diagnostics_n(files_with_diagnostics(&roots));
     assert_eq!(published_says(&published), check_says(&roots));
     let utf16 = |ds: &[Diagnostic]| {
