@@ -132,14 +132,15 @@ pub fn check_pack_at(pack: &Pack, version: Option<i16>) -> (Vec<PackDiagnostic>,
 pub fn file_problems(pack: &Pack) -> Vec<PackDiagnostic> {
     let mut out = Vec::new();
     for p in &pack.problems {
-        let code = if p.line == 0 {
-            Code::Io
+        let (code, help) = if p.line == 0 {
+            (Code::Io, "the game skips a file it cannot read, whole")
         } else {
-            Code::BrokenJson
+            (
+                Code::BrokenJson,
+                "the game reads JSON with comments and trailing commas, nothing looser; this file is skipped whole",
+            )
         };
-        let d = Diagnostic::new(code, Span::default(), p.message.clone()).with_help(
-            "the game reads JSON with comments and trailing commas, nothing looser; this file is skipped whole",
-        );
+        let d = Diagnostic::new(code, Span::default(), p.message.clone()).with_help(help);
         out.push(PackDiagnostic {
             path: p.file.clone(),
             site: None,

@@ -19,6 +19,7 @@
 //! | `eval --batch` line that is not UTF-8              | an error line naming the line, the batch goes on     |
 //! | `fmt --write` that cannot write                    | not counted as reformatted                           |
 //! | inline test inputs of different lengths            | refused naming the column                            |
+//! | test file `seconds` × `fps`                        | at most 1e6 frames, at the later key's line:col      |
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -282,6 +283,34 @@ fn inline_inputs_of_different_lengths_are_refused() {
             file.display()
         ),
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `seconds` × `fps` of a test file is bounded like `molang run --seconds/--fps`, and
+/// lower: a test keeps every frame. 3600 s at 10000 fps (each in range on its own) asked for
+/// 36,000,000 recorded frames, gigabytes before the first expectation was checked.
+#[test]
+fn a_test_files_frame_count_is_refused_at_its_line() {
+    let pack = support::examples().join("classic_mobs");
+    let test = format!(
+        "{{\"entity\": \"classic:spider\", \"packs\": [{}],\n  \"fps\": 10000,\n  \"seconds\": 3600}}",
+        json_str(pack.to_str().unwrap())
+    );
+    let dir = scratch("frames");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("long.test.json");
+    std::fs::write(&file, test).unwrap();
+    let start = Instant::now();
+    let out = molang_limited(1024, &["test", file.to_str().unwrap()]);
+    assert_code(&out, 2);
+    assert_contains(
+        &text(&out.stderr),
+        &format!(
+            "{}:3:14: seconds 3600 at fps 10000 is 36000000 frames; a test has at most 1000000",
+            file.display()
+        ),
+    );
+    assert!(start.elapsed() < Duration::from_secs(20));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -671,6 +700,61 @@ impl Lsp {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// Issue item 4 for the language server: a FIFO (and a link to `/dev/zero`) in the workspace
+/// folder made it read forever, and `initialize` was never answered. A watchdog ends the
+/// server after 60 s, so a hang fails the test instead of stalling it.
+#[cfg(unix)]
+#[test]
+fn lsp_answers_initialize_over_a_pack_holding_a_fifo() {
+    let dir = scratch("lsp-fifo");
+    std::fs::create_dir_all(dir.join("animations")).unwrap();
+    std::fs::write(
+        dir.join("animations/a.json"),
+        r#"{"animations": {"animation.t.a": {"anim_time_update": "q.anim_time"}}}"#,
+    )
+    .unwrap();
+    assert!(Command::new("mkfifo")
+        .arg(dir.join("animations/pipe.json"))
+        .status()
+        .unwrap()
+        .success());
+    std::os::unix::fs::symlink("/dev/zero", dir.join("animations/zero.json")).unwrap();
+    let mut s = Lsp::start();
+    let pid = s.child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(60) {
+                if done.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+        })
+    };
+    let uri = format!("file://{}", dir.display());
+    s.send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"processId": null, "rootUri": uri, "capabilities": {},
+            "workspaceFolders": [{"uri": uri, "name": "p"}]}}),
+    );
+    let r = s.response(&mut Vec::new());
+    assert!(r["result"]["capabilities"].is_object(), "{r}");
+    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    // Answered once the workspace is read.
+    s.send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "shutdown"}));
+    let r = s.response(&mut Vec::new());
+    assert_eq!(r["id"], 1, "{r}");
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    watchdog.join().unwrap();
+    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(s.exit_code(), Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -261,7 +261,8 @@ fn check_says(roots: &[PathBuf]) -> Vec<(PathBuf, String, u32)> {
             (
                 d.path.clone(),
                 d.diagnostic.code.as_str().to_string(),
-                d.line as u32,
+                // Whole-file problems (line 0) are shown on line 1, as `check` prints them.
+                d.line.max(1) as u32,
             )
         })
         .collect();
@@ -380,6 +381,43 @@ fn lsp_diagnostics_on_open_change_save() {
         .as_str()
         .unwrap()
         .contains("query.anim_time"));
+    c.shutdown();
+}
+
+/// A UTF-16 file on disk: the server publishes what `check` says of it (E0702: the game reads
+/// UTF-8), before and after the editor opens it (an editor decodes UTF-16 and sends the text,
+/// but the game still skips the file). It used to publish nothing for it.
+#[test]
+fn lsp_reports_a_utf16_file_as_check_does() {
+    let fx = Fixture::new("utf16");
+    let path = fx.path("entity/cow.entity.json");
+    let json = r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {"identifier": "t:cow"}}}"#;
+    let mut bytes = vec![0xFF, 0xFE];
+    for u in json.encode_utf16() {
+        bytes.extend_from_slice(&u.to_le_bytes());
+    }
+    std::fs::write(&path, bytes).unwrap();
+    let roots = vec![fx.dir.clone()];
+    let c = Client::start(&roots);
+    let published = c.diagnostics_n(files_with_diagnostics(&roots));
+    assert_eq!(published_says(&published), check_says(&roots));
+    let utf16 = |ds: &[Diagnostic]| {
+        ds.iter()
+            .filter(|d| {
+                d.code == Some(NumberOrString::String("E0702".into()))
+                    && d.message.contains("UTF-16")
+                    && d.message.contains("UTF-8")
+            })
+            .count()
+    };
+    assert_eq!(utf16(&published[&path]), 1, "{:?}", published[&path]);
+    // The editor's decoded text, with a mistake of its own: both are published.
+    let edited = r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {"identifier": "t:cow", "scripts": {"pre_animation": ["v.x = ;"]}}}}"#;
+    c.open(&path, edited);
+    let (p, ds) = c.diagnostics();
+    assert_eq!(p, path);
+    assert_eq!(utf16(&ds), 1, "{ds:?}");
+    assert!(ds.len() > 1, "{ds:?}");
     c.shutdown();
 }
 

@@ -228,6 +228,9 @@ fn check_reports_missing_references_at_their_value() {
     assert_eq!(at["line"].as_u64(), Some(line as u64));
 }
 
+/// A UTF-16 entity file (with a byte-order mark): `check` and `run` give the one diagnostic,
+/// E0702 naming UTF-16 and UTF-8 (the language server too: `tests/lsp.rs`). `run` used to say
+/// the pack has no such entity.
 #[test]
 fn run_names_a_utf16_entity_file() {
     let d = scratch("utf16-run");
@@ -248,4 +251,21 @@ fn run_names_a_utf16_entity_file() {
     let err = text(&out.stderr);
     assert!(err.contains("UTF-16") && err.contains("e.json"), "{err}");
     assert!(!err.contains("it has none"), "{err}");
+    let message =
+        "the file is UTF-16 (little-endian, with a byte-order mark); the game reads UTF-8 only";
+    assert!(err.contains(&format!("error[E0702]: {message}")), "{err}");
+    let out = molang()
+        .args(["check", "--format", "json"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.contains("\"code\"")).collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    let diag: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(diag["code"], "E0702", "{stdout}");
+    assert!(
+        diag["message"].as_str().unwrap().contains(message),
+        "{stdout}"
+    );
 }

@@ -38,6 +38,9 @@ pub struct Workspace {
     facts: EntityFacts,
     /// Diagnostics of files that did not load, of each site, and of the pack's structure.
     problems: Vec<PackDiagnostic>,
+    /// Files on disk that could not be read (UTF-16 text, I/O errors): reported like `check`
+    /// does, whatever an editor shows of them.
+    unread: Vec<pack::PackProblem>,
     site_diagnostics: Vec<Vec<PackDiagnostic>>,
     structure: Vec<PackDiagnostic>,
     /// Files whose diagnostics may have changed since [`Workspace::take_changed`]; `None`
@@ -111,9 +114,11 @@ impl Workspace {
 
     /// [`Workspace::new`], publishing the lower layers' diagnostics when `show_lower_layers`.
     pub fn with_options(roots: &[PathBuf], show_lower_layers: bool) -> Workspace {
+        let (disk, unread) = pack::read_layers_reporting(roots);
         let mut ws = Workspace {
             roots: roots.to_vec(),
-            disk: pack::read_layers(roots),
+            disk,
+            unread,
             open: BTreeMap::new(),
             pack: Pack::default(),
             assignments: Vec::new(),
@@ -204,9 +209,10 @@ impl Workspace {
             }
         }
         if rewalk {
-            let layers = pack::read_layers(&self.roots);
-            if layers != self.disk {
+            let (layers, unread) = pack::read_layers_reporting(&self.roots);
+            if layers != self.disk || unread != self.unread {
                 self.disk = layers;
+                self.unread = unread;
                 self.analyse();
             }
             return;
@@ -271,6 +277,7 @@ impl Workspace {
     fn analyse(&mut self) {
         self.full_analyses += 1;
         self.pack = pack::load_layered_sources(self.layers());
+        self.pack.problems.extend(self.unread.iter().cloned());
         let pack = &self.pack;
         self.entity_site_lists = (0..pack.entities.len())
             .into_par_iter()

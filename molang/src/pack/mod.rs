@@ -543,7 +543,16 @@ pub fn load_entity(paths: &[PathBuf], identifier: &str) -> Pack {
 /// [`load_layered_sources`] takes (editors lay unsaved buffers over them); files that
 /// cannot be read are left out (`load` reports them).
 pub fn read_layers(paths: &[PathBuf]) -> Vec<(PathBuf, Vec<(PathBuf, String)>)> {
-    let (list, _, _) = read_sources(paths);
+    read_layers_reporting(paths).0
+}
+
+/// [`read_layers`], and the problems [`load`] would report for what it left out (a file
+/// that cannot be read, UTF-16 text): an editor shows them as `check` does.
+#[allow(clippy::type_complexity)]
+pub fn read_layers_reporting(
+    paths: &[PathBuf],
+) -> (Vec<(PathBuf, Vec<(PathBuf, String)>)>, Vec<PackProblem>) {
+    let (list, mut problems, _) = read_sources(paths);
     let mut layers: Vec<(PathBuf, Vec<(PathBuf, String)>)> = paths
         .iter()
         .map(|root| {
@@ -556,11 +565,17 @@ pub fn read_layers(paths: &[PathBuf]) -> Vec<(PathBuf, Vec<(PathBuf, String)>)> 
         })
         .collect();
     for s in list {
-        if let Ok(text) = s.text {
-            layers[s.layer].1.push((s.path, text));
+        match s.text {
+            Ok(text) => layers[s.layer].1.push((s.path, text)),
+            Err(message) => problems.push(PackProblem {
+                file: s.path,
+                line: 0,
+                column: 0,
+                message,
+            }),
         }
     }
-    layers
+    (layers, problems)
 }
 
 /// What reading the layers found besides the files to load: notes (files skipped and why),

@@ -190,7 +190,7 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
                 Some(p) if p.line == 0 => Error::new(
                     ErrorKind::BrokenFile,
                     format!(
-                        "no loaded file defines `{identifier}`, but {} could not be read (the entity may be defined there): {}",
+                        "no loaded file defines `{identifier}`, but {} could not be read (the entity may be defined there): error[E0702]: {}",
                         p.file.display(),
                         p.message
                     ),

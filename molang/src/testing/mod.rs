@@ -283,7 +283,16 @@ fn test_dir(test: &TestCase) -> &std::path::Path {
 }
 
 fn frame_count(test: &TestCase) -> u64 {
-    (test.seconds as f64 * test.fps as f64).round() as u64
+    frames(test.seconds, test.fps) as u64
+}
+
+/// Frames a test may have (`seconds` × `fps`). Lower than `molang run`'s 1e8: a run streams
+/// its frames, a test keeps every one (pose, variables, queries) to check its expectations.
+pub const MAX_FRAMES: u64 = 1_000_000;
+
+/// The frames `seconds` at `fps` make: frames 0 .. round(seconds · fps) − 1, as in `molang run`.
+pub fn frames(seconds: f32, fps: f32) -> f64 {
+    (seconds as f64 * fps as f64).round()
 }
 
 fn record(

@@ -201,6 +201,8 @@ fn parse_test(
     let mut inputs = Inputs::None;
     let mut expect = Vec::new();
     let mut expect_value = None;
+    // Where `fps` and `seconds` were given: a frame count too large is reported at the later.
+    let mut rate_at = None;
     for p in &obj.properties {
         let key = prop_name(&p.name);
         let at = prop_start(&p.name);
@@ -219,10 +221,12 @@ fn parse_test(
             "fps" => {
                 let ok = |f: f64| f.is_finite() && f > 0.0 && f <= 10_000.0;
                 fps = cx.num_where(&p.value, "fps", ok, "in (0, 10000]", true)? as f32;
+                rate_at = Some(start(&p.value));
             }
             "seconds" => {
                 let ok = |s: f64| s.is_finite() && (0.0..=3600.0).contains(&s);
                 seconds = cx.num_where(&p.value, "seconds", ok, "in [0, 3600]", true)? as f32;
+                rate_at = Some(start(&p.value));
             }
             "seed" => {
                 let ok = |s: f64| s >= 0.0 && s.fract() == 0.0 && s < 9.0e15;
@@ -248,6 +252,17 @@ fn parse_test(
             "expect" => expect_value = Some(&p.value),
             _ => return Err(cx.err(at, unknown_key(&key, TEST_KEYS, ""))),
         }
+    }
+    let frames = super::frames(seconds, fps);
+    if frames > super::MAX_FRAMES as f64 {
+        return Err(cx.err(
+            rate_at.unwrap_or(start(v)),
+            format!(
+                "seconds {seconds} at fps {fps} is {frames} frames; a test has at most {} (1e6), \
+every one kept in memory: shorten seconds or lower fps",
+                super::MAX_FRAMES
+            ),
+        ));
     }
     let Some(entity) = entity else {
         return Err(cx.err(
