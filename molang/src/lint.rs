@@ -128,18 +128,25 @@ pub fn check_pack_at(pack: &Pack, version: Option<i16>) -> (Vec<PackDiagnostic>,
     )
 }
 
-/// The files that did not load (unreadable, broken JSON), as diagnostics.
+/// The files that did not load (unreadable, broken JSON, past a limit of the walk), as
+/// diagnostics.
 pub fn file_problems(pack: &Pack) -> Vec<PackDiagnostic> {
     let mut out = Vec::new();
     for p in &pack.problems {
-        let code = if p.line == 0 {
-            Code::Io
+        let d = if p.limit {
+            Diagnostic::new(Code::PackLimit, Span::default(), p.message.clone()).with_help(
+                "the limits keep a check of strangers' files within bounded memory and time; what is past them is not checked",
+            )
         } else {
-            Code::BrokenJson
+            let code = if p.line == 0 {
+                Code::Io
+            } else {
+                Code::BrokenJson
+            };
+            Diagnostic::new(code, Span::default(), p.message.clone()).with_help(
+                "the game reads JSON with comments and trailing commas, nothing looser; this file is skipped whole",
+            )
         };
-        let d = Diagnostic::new(code, Span::default(), p.message.clone()).with_help(
-            "the game reads JSON with comments and trailing commas, nothing looser; this file is skipped whole",
-        );
         out.push(PackDiagnostic {
             path: p.file.clone(),
             site: None,

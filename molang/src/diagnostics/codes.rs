@@ -110,6 +110,9 @@ codes! {
     // Packs: E07xx.
     BrokenJson = "E0701", Error, "the file is not valid JSON";
     Io = "E0702", Error, "the file could not be read";
+    /// A file larger than the walk reads, or files past the number it reads
+    /// ([`crate::pack::Limits`]): not checked, though the game loads them.
+    PackLimit = "E0703", Error, "past the size or file-count limit of what one check reads";
     // Pack structure: E08xx / W08xx. The game loads the pack and logs a content error (or
     // nothing); the broken part does nothing.
     /// A controller transition names a state the controller does not have.

@@ -92,6 +92,9 @@ impl Diagnostic {
             Severity::Error if self.code == Code::SourceTooLong => {
                 "molang does not read text this long; what the game does with it is not known."
             }
+            Severity::Error if self.code == Code::PackLimit => {
+                "The game loads the files past this limit; molang did not read or check them."
+            }
             Severity::Error if self.code.is_runtime() => {
                 "The game loads this expression, but at run time this read ends it with value 0, so later statements never run."
             }

@@ -26,6 +26,9 @@ use crate::pack::{self, FileKind, Pack, SiteId};
 pub struct Workspace {
     /// Layers as on disk: `(root, files)` in the order of the workspace folders.
     disk: Vec<(PathBuf, Vec<(PathBuf, String)>)>,
+    /// Files on disk that were not read (unreadable, larger than a file may be, past the
+    /// number of files a walk reads): reported as `molang check` reports them.
+    disk_problems: Vec<pack::PackProblem>,
     /// Open documents by path: their text in the editor.
     open: BTreeMap<PathBuf, String>,
     pub pack: Pack,
@@ -89,8 +92,10 @@ pub fn split(path: &str) -> (Namespace, usize) {
 impl Workspace {
     /// Reads the packs at `roots` (one layer each, in order) and analyses them.
     pub fn new(roots: &[PathBuf]) -> Workspace {
+        let (disk, disk_problems) = pack::read_layers_with_problems(roots);
         let mut ws = Workspace {
-            disk: pack::read_layers(roots),
+            disk,
+            disk_problems,
             open: BTreeMap::new(),
             pack: Pack::default(),
             assignments: Vec::new(),
@@ -193,6 +198,11 @@ impl Workspace {
     fn analyse(&mut self) {
         self.full_analyses += 1;
         self.pack = pack::load_layered_sources(self.layers());
+        // A file the editor opened since is the editor's text now.
+        let unread = (self.disk_problems.iter())
+            .filter(|p| !self.open.contains_key(&p.file))
+            .cloned();
+        self.pack.problems.extend(unread);
         let pack = &self.pack;
         self.entity_site_lists = (0..pack.entities.len())
             .into_par_iter()

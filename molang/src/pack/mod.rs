@@ -167,7 +167,7 @@ pub struct PackFile {
     /// Reached through a symbolic link (one whose target stays inside the layer's folder):
     /// tools never write through it.
     pub via_link: bool,
-    line_starts: Vec<usize>,
+    line_starts: Vec<u32>,
     /// Characters before each block of [`json::char_marks`]: columns on a long line.
     char_marks: Vec<usize>,
 }
@@ -184,8 +184,10 @@ impl PackFile {
 pub struct Piece {
     /// Byte range in [`Site::text`].
     pub text: Range<usize>,
-    /// Pointer to the JSON string.
-    pub pointer: String,
+    /// The index of the entry in the site's array, and whether the string sits in that
+    /// entry's `{"expression": ..}` wrapper; `None` when the piece is the site's own string
+    /// ([`Site::piece_pointer`] gives the pointer).
+    pub(crate) entry: Option<(u32, bool)>,
     /// Byte range of the literal's contents (inside the quotes) in [`PackFile::source`].
     pub json: Range<usize>,
     escapes: Vec<json::Escape>,
@@ -220,6 +222,23 @@ pub struct Site {
     /// `version` of the `{"expression": .., "version": ..}` form newer files may use instead
     /// of a plain string (a per-expression Molang version); `None` for plain strings.
     pub expression_version: Option<i64>,
+}
+
+impl Site {
+    /// RFC 6901 pointer to the JSON string of piece `k` of [`Site::pieces`].
+    pub fn piece_pointer(&self, k: usize) -> String {
+        match self.pieces[k].entry {
+            None => self.pointer.clone(),
+            Some((index, in_wrapper)) => {
+                let p = json::ptr_idx(&self.pointer, index as usize);
+                if in_wrapper {
+                    json::ptr(&p, "expression")
+                } else {
+                    p
+                }
+            }
+        }
+    }
 }
 
 /// Which schema an [`Entity`] came from.
@@ -434,6 +453,56 @@ pub struct PackProblem {
     pub line: usize,
     pub column: usize,
     pub message: String,
+    /// Left unread because it is past one of the walk's [`Limits`] (not a fault of the file:
+    /// the game would read it).
+    pub limit: bool,
+}
+
+/// How much one load reads at most, so that a folder of strangers' files cannot take
+/// memory or time without bound. Past a limit, files are left unread with a
+/// [`PackProblem`] marked [`PackProblem::limit`] that names the limit; vanilla and large
+/// community add-ons stay far below both (README, "Hostile input").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest file read, in bytes.
+    pub file_size: u64,
+    /// The most JSON files read, all layers together; the walk stops there.
+    pub files: usize,
+}
+
+impl Limits {
+    /// 32 MiB: the largest file of the vanilla packs is 0.1 MiB, of a 3,700-file community
+    /// add-on a few MiB.
+    pub const FILE_SIZE: u64 = 32 << 20;
+    /// 20,000: the vanilla resource and behaviour packs together hold about 1,100 here
+    /// (the full release about 6,000), a large community add-on 3,700.
+    pub const FILES: usize = 20_000;
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            file_size: Limits::FILE_SIZE,
+            files: Limits::FILES,
+        }
+    }
+}
+
+/// `bytes` in MiB for a message: whole when whole, else with one decimal.
+fn mib(bytes: u64) -> String {
+    if bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
+}
+
+fn too_large(size: u64, limits: &Limits) -> String {
+    format!(
+        "the file is {}, larger than the {} a file may have; it is not read or checked (the game still loads it; `file_size_mib` under `[limits]` in molang.toml raises the limit)",
+        mib(size),
+        mib(limits.file_size)
+    )
 }
 
 /// Something the loader skipped on purpose, for a note line (not a diagnostic).
@@ -522,8 +591,13 @@ pub fn create_out_dir(dir: &Path) -> Result<(), crate::Error> {
 }
 
 pub fn load(paths: &[PathBuf]) -> Pack {
-    let (list, mut problems, extras) = read_sources(paths);
-    let mut pack = build(list);
+    load_with(paths, &Limits::default())
+}
+
+/// [`load`] within `limits` instead of the default ones.
+pub fn load_with(paths: &[PathBuf], limits: &Limits) -> Pack {
+    let (list, mut problems, extras) = read_sources(paths, limits);
+    let mut pack = build(list, limits);
     problems.append(&mut pack.problems);
     pack.problems = problems;
     extras.into_pack(&mut pack);
@@ -543,7 +617,17 @@ pub fn load_entity(paths: &[PathBuf], identifier: &str) -> Pack {
 /// [`load_layered_sources`] takes (editors lay unsaved buffers over them); files that
 /// cannot be read are left out (`load` reports them).
 pub fn read_layers(paths: &[PathBuf]) -> Vec<(PathBuf, Vec<(PathBuf, String)>)> {
-    let (list, _, _) = read_sources(paths);
+    read_layers_with_problems(paths).0
+}
+
+/// [`read_layers`], and what stopped files from being read there (unreadable, past a
+/// [`Limits`] limit), as [`load`] reports them: an editor shows these beside the problems of
+/// the texts it loads.
+#[allow(clippy::type_complexity)]
+pub fn read_layers_with_problems(
+    paths: &[PathBuf],
+) -> (Vec<(PathBuf, Vec<(PathBuf, String)>)>, Vec<PackProblem>) {
+    let (list, mut problems, _) = read_sources(paths, &Limits::default());
     let mut layers: Vec<(PathBuf, Vec<(PathBuf, String)>)> = paths
         .iter()
         .map(|root| {
@@ -556,11 +640,12 @@ pub fn read_layers(paths: &[PathBuf]) -> Vec<(PathBuf, Vec<(PathBuf, String)>)> 
         })
         .collect();
     for s in list {
-        if let Ok(text) = s.text {
-            layers[s.layer].1.push((s.path, text));
+        match s.text {
+            Ok(text) => layers[s.layer].1.push((s.path, text)),
+            Err(unread) => problems.push(unread.problem(s.path)),
         }
     }
-    layers
+    (layers, problems)
 }
 
 /// What reading the layers found besides the files to load: notes (files skipped and why),
@@ -719,9 +804,14 @@ fn lexically_clean(path: &Path) -> PathBuf {
     out
 }
 
-fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
+fn read_sources(paths: &[PathBuf], limits: &Limits) -> (Vec<Source>, Vec<PackProblem>, Extras) {
     let mut list: Vec<Source> = Vec::new();
     let mut problems = Vec::new();
+    let mut budget = Budget {
+        left: limits.files,
+        limit: limits.files,
+        stopped: false,
+    };
     let mut extras = Extras::default();
     let mut images: Vec<(PathBuf, usize)> = Vec::new();
     let mut seen = HashSet::new();
@@ -753,10 +843,15 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
                     &mut extras.notes,
                     &mut problems,
                     &mut HashSet::new(),
+                    &mut budget,
                 )
             }
             // A file named on the command line is read whatever its name, if it is a file.
-            Ok(meta) if meta.is_file() => found.json.push((root.clone(), key(root), false)),
+            Ok(meta) if meta.is_file() => {
+                if budget.take(root, &mut problems) {
+                    found.json.push((root.clone(), key(root), false))
+                }
+            }
             Ok(_) => extras.notes.push(PackNote {
                 path: root.clone(),
                 message: "not a regular file (a FIFO, socket or device); skipped".to_string(),
@@ -777,7 +872,7 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
     }
     // Manifests first: they decide which folders are read.
     let (mut list, roots) = apply_folder_rules(list, &mut extras, |s| {
-        read_text(&s.path).map_or(Side::Any, |t| extract::manifest_side(strip_bom(&t)))
+        read_text(&s.path, limits).map_or(Side::Any, |t| extract::manifest_side(strip_bom(&t)))
     });
     // Texture files, by their path below their pack root without the extension.
     for (image, layer) in images {
@@ -807,7 +902,7 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
     {
         use rayon::prelude::*;
         list.par_iter_mut()
-            .for_each(|s| s.text = read_text(&s.path));
+            .for_each(|s| s.text = read_text(&s.path, limits));
     }
     (list, problems, extras)
 }
@@ -823,6 +918,7 @@ pub fn load_sources(files: Vec<(PathBuf, String)>) -> Pack {
 /// overriding earlier ones; `root` is the layer's folder (file paths relative to their pack
 /// root decide which files replace which).
 pub fn load_layered_sources(layers: Vec<(PathBuf, Vec<(PathBuf, String)>)>) -> Pack {
+    let limits = Limits::default();
     let mut list = Vec::new();
     for (layer, (root, files)) in layers.into_iter().enumerate() {
         for (path, text) in files {
@@ -831,14 +927,14 @@ pub fn load_layered_sources(layers: Vec<(PathBuf, Vec<(PathBuf, String)>)>) -> P
             list.push(s);
         }
     }
-    build(list)
+    build(list, &limits)
 }
 
 /// One file to read, and the layer it belongs to.
 #[derive(Clone)]
 struct Source {
     path: PathBuf,
-    text: Result<String, String>,
+    text: Result<String, Unread>,
     layer: usize,
     layer_root: PathBuf,
     /// Named on the command line (read whatever its folder).
@@ -848,6 +944,26 @@ struct Source {
     decided: bool,
     /// Reached through a symbolic link (inside the layer's folder): never written.
     via_link: bool,
+}
+
+/// Why a file's text is not there.
+#[derive(Clone)]
+struct Unread {
+    message: String,
+    /// Past a [`Limits`] limit.
+    limit: bool,
+}
+
+impl Unread {
+    fn problem(self, file: PathBuf) -> PackProblem {
+        PackProblem {
+            file,
+            line: 0,
+            column: 0,
+            message: self.message,
+            limit: self.limit,
+        }
+    }
 }
 
 impl Source {
@@ -1010,22 +1126,88 @@ fn io_problem(path: &Path, e: &std::io::Error) -> PackProblem {
         line: 0,
         column: 0,
         message: e.to_string(),
+        limit: false,
     }
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+fn read_text(path: &Path, limits: &Limits) -> Result<String, Unread> {
+    use std::io::Read;
+    let fault = |message: String| Unread {
+        message,
+        limit: false,
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| fault(e.to_string()))?;
+    let size = file.metadata().map_err(|e| fault(e.to_string()))?.len();
+    if size > limits.file_size {
+        return Err(Unread {
+            message: too_large(size, limits),
+            limit: true,
+        });
+    }
+    // Read at most one byte past the limit: a file that grows while read is still bounded.
+    let mut bytes = Vec::with_capacity(size as usize);
+    (&mut file)
+        .take(limits.file_size + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fault(e.to_string()))?;
+    if bytes.len() as u64 > limits.file_size {
+        return Err(Unread {
+            message: too_large(bytes.len() as u64, limits),
+            limit: true,
+        });
+    }
     if let Some(which) = utf16(&bytes) {
-        return Err(format!(
+        return Err(fault(format!(
             "the file is UTF-16 ({which}); the game reads UTF-8 only and skips it: save it as UTF-8"
-        ));
+        )));
     }
     String::from_utf8(bytes).map_err(|e| {
-        format!(
+        fault(format!(
             "file is not UTF-8 (at byte {})",
             e.utf8_error().valid_up_to()
-        )
+        ))
     })
+}
+
+/// What is left of [`Limits::files`] in one load.
+struct Budget {
+    left: usize,
+    limit: usize,
+    /// The limit was reached: the walk lists nothing more.
+    stopped: bool,
+}
+
+impl Budget {
+    /// Counts JSON file `path`; `false` (and, the first time, a problem at `path`) when the
+    /// limit is reached.
+    fn take(&mut self, path: &Path, problems: &mut Vec<PackProblem>) -> bool {
+        if self.stopped {
+            return false;
+        }
+        if self.left == 0 {
+            self.stopped = true;
+            problems.push(self.problem(
+                path,
+                format!(
+                    "the packs hold more than {} JSON files; the walk stopped at this one and read no more (`files` under `[limits]` in molang.toml raises the limit)",
+                    self.limit
+                ),
+            ));
+            return false;
+        }
+        self.left -= 1;
+        true
+    }
+
+    fn problem(&self, path: &Path, message: String) -> PackProblem {
+        PackProblem {
+            file: path.to_path_buf(),
+            line: 0,
+            column: 0,
+            message,
+            limit: true,
+        }
+    }
 }
 
 /// Whether `bytes` look like UTF-16 text: a UTF-16 byte-order mark, or JSON's first
@@ -1061,6 +1243,7 @@ fn has_extension(path: &Path, exts: &[&str]) -> bool {
 /// listed (a FIFO, socket or device would block or never end a read); a symbolic link is
 /// followed only while its target stays inside `root` (a link out of the pack, to `/` or to
 /// `/dev/zero`, is skipped with a note); folders whose name starts with `.` are skipped.
+#[allow(clippy::too_many_arguments)]
 fn walk(
     dir: &Path,
     root: &Path,
@@ -1069,7 +1252,11 @@ fn walk(
     notes: &mut Vec<PackNote>,
     problems: &mut Vec<PackProblem>,
     visited: &mut HashSet<PathBuf>,
+    budget: &mut Budget,
 ) {
+    if budget.stopped {
+        return;
+    }
     // Symlinked folders are followed once each, so a link cycle cannot loop forever.
     let real_dir = std::fs::canonicalize(dir).ok();
     if let Some(canon) = &real_dir {
@@ -1081,11 +1268,24 @@ fn walk(
         Ok(entries) => entries,
         Err(e) => return problems.push(io_problem(dir, &e)),
     };
-    // Sorted by name, which within one folder is the order of their paths.
+    // Sorted by name, which within one folder is the order of their paths. A folder holding
+    // far more entries than the walk may read is not listed whole.
+    let most = budget.limit.saturating_mul(4).max(1024);
     let mut entries: Vec<(std::ffi::OsString, std::fs::DirEntry)> = entries
         .filter_map(Result::ok)
         .map(|e| (e.file_name(), e))
+        .take(most + 1)
         .collect();
+    if entries.len() > most {
+        budget.stopped = true;
+        return problems.push(budget.problem(
+            dir,
+            format!(
+                "the folder holds more than {most} entries, past what a walk of at most {} JSON files lists; the walk stopped here and read no more (`files` under `[limits]` in molang.toml raises the limit)",
+                budget.limit
+            ),
+        ));
+    }
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     for (_, entry) in entries {
         let path = entry.path();
@@ -1136,7 +1336,7 @@ fn walk(
         };
         if file_type.is_dir() {
             if !name.starts_with('.') {
-                walk(&path, root, link, out, notes, problems, visited);
+                walk(&path, root, link, out, notes, problems, visited, budget);
             }
         } else if !file_type.is_file() {
             if is_json || is_image {
@@ -1146,6 +1346,9 @@ fn walk(
                 });
             }
         } else if is_json {
+            if !budget.take(&path, problems) {
+                return;
+            }
             out.json.push((path, real, link));
         } else if is_image {
             out.images.push(path);
@@ -1169,9 +1372,9 @@ fn ancestor_manifest(root: &Path) -> Option<PathBuf> {
         .find(|m| m.is_file() && m != root)
 }
 
-fn build(sources: Vec<Source>) -> Pack {
+fn build(sources: Vec<Source>, limits: &Limits) -> Pack {
     let (sources, extras) = choose(sources);
-    let mut pack = build_chosen(sources);
+    let mut pack = build_chosen(sources, limits);
     extras.into_pack(&mut pack);
     pack
 }
@@ -1237,7 +1440,7 @@ fn apply_folder_rules(
     (kept, roots)
 }
 
-fn build_chosen(sources: Vec<Source>) -> Pack {
+fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
     // Manifests first, so every file knows its engine version and side whatever the order.
     let mut manifests: Vec<(PathBuf, Option<[u32; 3]>, Side)> = Vec::new();
     for src in &sources {
@@ -1270,11 +1473,19 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
     let mut pack = Pack::default();
     let mut keep = vec![false; texts.len()];
     let mut heads = heads.into_iter();
-    // The JSON of every file is parsed on all cores, ahead of the walk that extracts sites
-    // and definitions in file order (as layering needs); each tree is dropped after its turn.
+    // The JSON of every file is parsed on all cores, a batch ahead of the walk that extracts
+    // sites and definitions in file order (as layering needs); each tree is dropped after its
+    // turn.
     pipelined(
         &texts,
-        |t| t.as_ref().ok().map(|t| json::parse(t)),
+        |t| t.as_ref().map_or(0, String::len),
+        // A text in memory (an editor's) larger than a file may be is not parsed.
+        |t| {
+            t.as_ref()
+                .ok()
+                .filter(|t| t.len() as u64 <= limits.file_size)
+                .map(|t| json::parse(t))
+        },
         |file, parsed| {
             let Some((path, layer, layer_root, via_link)) = heads.next() else {
                 return;
@@ -1300,13 +1511,17 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
             };
             let (text, parsed) = match (text, parsed) {
                 (Ok(t), Some(p)) => (t, p),
-                (text, _) => {
-                    pack.problems.push(PackProblem {
-                        file: path,
-                        line: 0,
-                        column: 0,
-                        message: text.as_ref().err().cloned().unwrap_or_default(),
-                    });
+                (Ok(t), None) => {
+                    let unread = Unread {
+                        message: too_large(t.len() as u64, limits),
+                        limit: true,
+                    };
+                    pack.problems.push(unread.problem(path));
+                    pack.files.push(entry);
+                    return;
+                }
+                (Err(unread), _) => {
+                    pack.problems.push(unread.clone().problem(path));
                     pack.files.push(entry);
                     return;
                 }
@@ -1318,6 +1533,7 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
                         line: e.line,
                         column: e.column,
                         message: e.message,
+                        limit: false,
                     });
                     true
                 }
@@ -1327,6 +1543,7 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
                         line: 1,
                         column: 1,
                         message: "file holds no JSON value".to_string(),
+                        limit: false,
                     });
                     true
                 }
@@ -1384,67 +1601,63 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
     pack
 }
 
+/// How much `work` of [`pipelined`] may run ahead of the walk, in the items' weight (bytes of
+/// JSON): the trees waiting for their turn stay within two batches of this size, whatever the
+/// pack's size (a tree takes several times its text).
+const AHEAD: usize = 1 << 20;
+
 /// Calls `each(i, work(&items[i]))` for every item in order, while `work` runs on all cores
-/// ahead of it: the walk of one file overlaps the parse of the next ones. A worker's panic
-/// reaches the caller (at the end of the scope), and the walk stops at the first result it
-/// can no longer get, so it never waits forever.
+/// ahead of it: the walk of one batch of files overlaps the parse of the next batch. Items
+/// are taken in batches of about [`AHEAD`] of `weight` (at least one item), and the parse of
+/// a batch waits until the walk has taken the one before, so finished work never piles up.
+/// A worker's panic reaches the caller (at the end of the scope), and the walk stops at the
+/// first batch it can no longer get, so it never waits forever.
 fn pipelined<'a, T: Sync, R: Send>(
     items: &'a [T],
+    weight: impl Fn(&T) -> usize,
     work: impl Fn(&'a T) -> R + Sync,
     mut each: impl FnMut(usize, R),
 ) {
     use rayon::prelude::*;
-    use std::sync::{Condvar, Mutex, MutexGuard};
-    // On a pool thread, waiting for the pool could wait for itself: parse all, then walk.
+    let mut batches: Vec<Range<usize>> = Vec::new();
+    let (mut start, mut w) = (0, 0);
+    for (i, item) in items.iter().enumerate() {
+        w += weight(item).max(1);
+        if w >= AHEAD {
+            batches.push(start..i + 1);
+            (start, w) = (i + 1, 0);
+        }
+    }
+    if start < items.len() {
+        batches.push(start..items.len());
+    }
+    let run = |b: &Range<usize>| -> Vec<R> { items[b.clone()].par_iter().map(&work).collect() };
+    // On a pool thread, waiting for the pool could wait for itself: parse a batch, then walk it.
     if rayon::current_thread_index().is_some() {
-        let done: Vec<R> = items.par_iter().map(&work).collect();
-        for (i, r) in done.into_iter().enumerate() {
-            each(i, r);
+        for b in batches {
+            let done = run(&b);
+            for (i, r) in b.zip(done) {
+                each(i, r);
+            }
         }
         return;
     }
-    struct Slots<R> {
-        done: Vec<Option<R>>,
-        finished: bool,
-    }
-    let slots = Mutex::new(Slots {
-        done: (0..items.len()).map(|_| None).collect(),
-        finished: false,
-    });
-    let ready = Condvar::new();
-    let lock = || slots.lock().unwrap_or_else(|e| e.into_inner());
-    // Marks the workers finished however they end, panics included.
-    struct Finish<'s, R>(&'s Mutex<Slots<R>>, &'s Condvar);
-    impl<R> Drop for Finish<'_, R> {
-        fn drop(&mut self) {
-            self.0.lock().unwrap_or_else(|e| e.into_inner()).finished = true;
-            self.1.notify_all();
-        }
-    }
+    // A rendezvous channel: a parsed batch is handed over only when the walk asks for it.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(Range<usize>, Vec<R>)>(0);
     std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let _finish = Finish(&slots, &ready);
-            items.par_iter().enumerate().for_each(|(i, item)| {
-                let r = work(item);
-                lock().done[i] = Some(r);
-                ready.notify_all();
-            });
+        let run = &run;
+        scope.spawn(move || {
+            for b in batches {
+                let done = run(&b);
+                // The walk stopped (it panicked): nothing more to do.
+                if tx.send((b, done)).is_err() {
+                    return;
+                }
+            }
         });
-        for i in 0..items.len() {
-            let mut guard: MutexGuard<'_, Slots<R>> = lock();
-            let r = loop {
-                if let Some(r) = guard.done[i].take() {
-                    break Some(r);
-                }
-                if guard.finished {
-                    break None;
-                }
-                guard = ready.wait(guard).unwrap_or_else(|e| e.into_inner());
-            };
-            drop(guard);
-            match r {
-                Some(r) => each(i, r),
-                None => break,
+        for (b, done) in rx {
+            for (i, r) in b.zip(done) {
+                each(i, r);
             }
         }
     });
