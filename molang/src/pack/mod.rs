@@ -596,7 +596,7 @@ pub fn load(paths: &[PathBuf]) -> Pack {
 
 /// [`load`] within `limits` instead of the default ones.
 pub fn load_with(paths: &[PathBuf], limits: &Limits) -> Pack {
-    let (list, mut problems, extras) = read_sources(paths, limits);
+    let (list, mut problems, extras) = read_sources(paths, limits, false);
     let mut pack = build(list, limits);
     problems.append(&mut pack.problems);
     pack.problems = problems;
@@ -627,7 +627,7 @@ pub fn read_layers(paths: &[PathBuf]) -> Vec<(PathBuf, Vec<(PathBuf, String)>)> 
 pub fn read_layers_with_problems(
     paths: &[PathBuf],
 ) -> (Vec<(PathBuf, Vec<(PathBuf, String)>)>, Vec<PackProblem>) {
-    let (list, mut problems, _) = read_sources(paths, &Limits::default());
+    let (list, mut problems, _) = read_sources(paths, &Limits::default(), true);
     let mut layers: Vec<(PathBuf, Vec<(PathBuf, String)>)> = paths
         .iter()
         .map(|root| {
@@ -804,7 +804,13 @@ fn lexically_clean(path: &Path) -> PathBuf {
     out
 }
 
-fn read_sources(paths: &[PathBuf], limits: &Limits) -> (Vec<Source>, Vec<PackProblem>, Extras) {
+/// The files of `paths` that the folder rules keep, with their texts read (`eager`) or left
+/// for [`build`] to read batch by batch (manifests are always read: they decide the rest).
+fn read_sources(
+    paths: &[PathBuf],
+    limits: &Limits,
+    eager: bool,
+) -> (Vec<Source>, Vec<PackProblem>, Extras) {
     let mut list: Vec<Source> = Vec::new();
     let mut problems = Vec::new();
     let mut budget = Budget {
@@ -901,8 +907,13 @@ fn read_sources(paths: &[PathBuf], limits: &Limits) -> (Vec<Source>, Vec<PackPro
     }
     {
         use rayon::prelude::*;
-        list.par_iter_mut()
-            .for_each(|s| s.text = read_text(&s.path, limits));
+        list.par_iter_mut().for_each(|s| {
+            if eager || is_manifest(&s.path) {
+                s.text = read_text(&s.path, limits);
+            } else {
+                s.lazy = true;
+            }
+        });
     }
     (list, problems, extras)
 }
@@ -944,6 +955,9 @@ struct Source {
     decided: bool,
     /// Reached through a symbolic link (inside the layer's folder): never written.
     via_link: bool,
+    /// Not read yet: [`build`] reads it when its turn comes, so that the texts of files it
+    /// does not keep (geometry, recipes, ...) are never all in memory at once.
+    lazy: bool,
 }
 
 /// Why a file's text is not there.
@@ -976,6 +990,7 @@ impl Source {
             direct: false,
             decided: false,
             via_link: false,
+            lazy: false,
         }
     }
 }
@@ -1460,24 +1475,102 @@ fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
             .max_by_key(|(dir, _, _)| dir.components().count())
     };
 
-    let (heads, texts): (Vec<_>, Vec<_>) = sources
-        .into_iter()
-        .map(|src| {
-            let text = src.text.map(|t| match t.strip_prefix('\u{feff}') {
-                Some(rest) => rest.to_string(),
-                None => t,
-            });
-            ((src.path, src.layer, src.layer_root, src.via_link), text)
-        })
-        .unzip();
+    // Files are taken in groups of about [`GROUP`] bytes: a group's texts are read (when
+    // not read yet), parsed and walked, then the texts the model needs move into their files
+    // and the others are dropped, so memory holds the kept texts and one group.
+    let sizes: Vec<u64> = {
+        use rayon::prelude::*;
+        sources
+            .par_iter()
+            .map(|s| match (&s.text, s.lazy) {
+                (_, true) => std::fs::metadata(&s.path).map_or(0, |m| m.len()),
+                (Ok(t), false) => t.len() as u64,
+                (Err(_), false) => 0,
+            })
+            .collect()
+    };
+    let mut groups: Vec<Range<usize>> = Vec::new();
+    let (mut start, mut w) = (0, 0u64);
+    for (i, size) in sizes.iter().enumerate() {
+        w += (*size).max(1);
+        if w >= GROUP {
+            groups.push(start..i + 1);
+            (start, w) = (i + 1, 0);
+        }
+    }
+    if start < sources.len() {
+        groups.push(start..sources.len());
+    }
     let mut pack = Pack::default();
+    let mut sources: Vec<Option<Source>> = sources.into_iter().map(Some).collect();
+    for group in groups {
+        let texts: Vec<Result<String, Unread>> = {
+            use rayon::prelude::*;
+            sources[group.clone()]
+                .par_iter_mut()
+                .map(|s| {
+                    let s = s.as_mut().expect("each source is taken once");
+                    let text = match s.lazy {
+                        true => read_text(&s.path, limits),
+                        false => std::mem::replace(&mut s.text, Ok(String::new())),
+                    };
+                    text.map(|mut t| {
+                        if t.starts_with('\u{feff}') {
+                            t.drain(..'\u{feff}'.len_utf8());
+                        }
+                        t
+                    })
+                })
+                .collect()
+        };
+        let heads: Vec<Source> = sources[group.clone()]
+            .iter_mut()
+            .map(|s| s.take().expect("each source is taken once"))
+            .collect();
+        let keep = build_group(&mut pack, group.start, heads, &texts, &manifest_for, limits);
+        // Each file's tree went with its turn of the walk; the texts kept move into their
+        // files.
+        use rayon::prelude::*;
+        pack.files[group.clone()]
+            .par_iter_mut()
+            .zip(texts)
+            .zip(keep)
+            .for_each(|((entry, text), keep)| {
+                if let (true, Ok(text)) = (keep, text) {
+                    entry.line_starts = json::line_starts(&text);
+                    entry.char_marks = json::char_marks(&text);
+                    entry.source = text;
+                }
+            });
+    }
+    layer::resolve(&mut pack);
+    pack
+}
+
+/// Bytes of JSON [`build_chosen`] reads, parses and walks at a time.
+const GROUP: u64 = 2 << 20;
+
+/// The manifest a path falls under: its folder, `min_engine_version` and side.
+type ManifestOf<'m> = dyn Fn(&Path) -> Option<&'m (PathBuf, Option<[u32; 3]>, Side)> + 'm;
+
+/// Parses and walks one group of files (`texts[j]` is the text of `heads[j]`, file
+/// `first + j` of the pack), adding a [`PackFile`] for each; whether to keep each text.
+fn build_group(
+    pack: &mut Pack,
+    first: usize,
+    heads: Vec<Source>,
+    texts: &[Result<String, Unread>],
+    manifest_for: &ManifestOf<'_>,
+    limits: &Limits,
+) -> Vec<bool> {
     let mut keep = vec![false; texts.len()];
-    let mut heads = heads.into_iter();
-    // The JSON of every file is parsed on all cores, a batch ahead of the walk that extracts
-    // sites and definitions in file order (as layering needs); each tree is dropped after its
-    // turn.
+    let mut heads = heads
+        .into_iter()
+        .map(|s| (s.path, s.layer, s.layer_root, s.via_link, s.lazy));
+    // The JSON is parsed on all cores, a batch ahead of the walk that extracts sites and
+    // definitions in file order (as layering needs); each tree is dropped after its turn.
     pipelined(
-        &texts,
+        texts,
         |t| t.as_ref().map_or(0, String::len),
         // A text in memory (an editor's) larger than a file may be is not parsed.
         |t| {
@@ -1486,11 +1579,12 @@ fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
                 .filter(|t| t.len() as u64 <= limits.file_size)
                 .map(|t| json::parse(t))
         },
-        |file, parsed| {
-            let Some((path, layer, layer_root, via_link)) = heads.next() else {
+        |j, parsed| {
+            let Some((path, layer, layer_root, via_link, lazy)) = heads.next() else {
                 return;
             };
-            let text = &texts[file];
+            let file = first + j;
+            let text = &texts[j];
             let manifest = manifest_for(&path);
             let min_engine_version = manifest.and_then(|(_, v, _)| *v);
             let pack_root = manifest.map_or(layer_root.as_path(), |(dir, _, _)| dir.as_path());
@@ -1526,7 +1620,7 @@ fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
                     return;
                 }
             };
-            keep[file] = match parsed {
+            keep[j] = match parsed {
                 Err(e) => {
                     pack.problems.push(PackProblem {
                         file: path,
@@ -1550,9 +1644,9 @@ fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
                 Ok(Some(root)) => {
                     let before = pack.sites.len();
                     let models = defs::Before::of(&pack);
-                    let out = extract::file(&mut pack, file, &path, text, &root);
+                    let out = extract::file(pack, file, &path, text, &root);
                     if models != defs::Before::of(&pack) {
-                        defs::attach(&mut pack, &root, before, models);
+                        defs::attach(pack, &root, before, models);
                     }
                     entry.kind = out.kind;
                     entry.format_version = out.format_version;
@@ -1563,9 +1657,11 @@ fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
                     if entry.side == Side::Any {
                         entry.side = kind_side(out.kind);
                     }
-                    // The runtime (`molang run`) reads numbers and key order of these kinds
-                    // from the text, even where no string is Molang; structure checks point
-                    // into entity and render-controller files.
+                    // Diagnostics point into files with Molang, and structure checks into
+                    // entity, animation, controller and render-controller files. Geometry
+                    // (most of a pack's bytes) is kept only when its text was given in
+                    // memory (an editor's go-to-definition reads it); read from disk, nothing
+                    // reports in it, and `Pack::file_text` reads it again if asked.
                     pack.sites.len() > before
                         || matches!(
                             out.kind,
@@ -1575,36 +1671,20 @@ fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
                                 | FileKind::Animation
                                 | FileKind::AnimationController
                                 | FileKind::RenderController
-                                | FileKind::Geometry
                         )
+                        || (out.kind == FileKind::Geometry && !lazy)
                 }
             };
             pack.files.push(entry);
         },
     );
-    // Each file's tree went with its turn of the loop; the texts kept move into their files.
-    {
-        use rayon::prelude::*;
-        pack.files
-            .par_iter_mut()
-            .zip(texts)
-            .zip(keep)
-            .for_each(|((entry, text), keep)| {
-                if let (true, Ok(text)) = (keep, text) {
-                    entry.line_starts = json::line_starts(&text);
-                    entry.char_marks = json::char_marks(&text);
-                    entry.source = text;
-                }
-            });
-    }
-    layer::resolve(&mut pack);
-    pack
+    keep
 }
 
 /// How much `work` of [`pipelined`] may run ahead of the walk, in the items' weight (bytes of
 /// JSON): the trees waiting for their turn stay within two batches of this size, whatever the
 /// pack's size (a tree takes several times its text).
-const AHEAD: usize = 1 << 20;
+const AHEAD: usize = 256 << 10;
 
 /// Calls `each(i, work(&items[i]))` for every item in order, while `work` runs on all cores
 /// ahead of it: the walk of one batch of files overlaps the parse of the next batch. Items

@@ -20,7 +20,7 @@ use super::{build, json, read_sources, strip_bom, EntityKind, Limits, Pack, Sour
 /// caller's error can name the entities there are.
 pub(super) fn load_entity(paths: &[std::path::PathBuf], identifier: &str) -> Pack {
     let limits = Limits::default();
-    let (list, mut problems, extras) = read_sources(paths, &limits);
+    let (list, mut problems, extras) = read_sources(paths, &limits, true);
     let wanted = if identifier.contains(':') {
         identifier.to_ascii_lowercase()
     } else {
