@@ -490,7 +490,7 @@ impl Default for Limits {
 
 /// `bytes` in MiB for a message: whole when whole, else with one decimal.
 fn mib(bytes: u64) -> String {
-    if bytes % (1 << 20) == 0 {
+    if bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
@@ -1643,9 +1643,9 @@ fn build_group(
                 }
                 Ok(Some(root)) => {
                     let before = pack.sites.len();
-                    let models = defs::Before::of(&pack);
+                    let models = defs::Before::of(pack);
                     let out = extract::file(pack, file, &path, text, &root);
-                    if models != defs::Before::of(&pack) {
+                    if models != defs::Before::of(pack) {
                         defs::attach(pack, &root, before, models);
                     }
                     entry.kind = out.kind;
