@@ -8,6 +8,10 @@
 //!
 //! [codes]
 //! W0806 = "off"                         # or "warning", "error"
+//!
+//! [limits]                              # what one check reads at most
+//! file_size_mib = 32                    # a larger file is not read (E0706)
+//! files = 20000                         # JSON files of all layers; the walk stops there
 //! ```
 //!
 //! Paths are relative to the file's folder. A problem in the file (an unknown key, a value
@@ -46,6 +50,8 @@ pub struct Config {
     /// The `lower` layers, joined to [`Config::dir`], in order.
     pub lower: Vec<PathBuf>,
     pub version: Option<i16>,
+    /// `[limits]`, the defaults where it says nothing.
+    pub limits: crate::pack::Limits,
 }
 
 /// A problem in the file, at a 1-based line and character column.
@@ -66,7 +72,21 @@ struct Raw {
     #[serde(default)]
     lower: Vec<Spanned<String>>,
     version: Option<Spanned<i64>>,
+    #[serde(default)]
+    limits: RawLimits,
 }
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawLimits {
+    file_size_mib: Option<Spanned<i64>>,
+    files: Option<Spanned<i64>>,
+}
+
+/// Above this, a limit would no longer bound anything a machine has (and offsets in a file
+/// are kept in 32 bits).
+const MAX_FILE_SIZE_MIB: i64 = 4095;
+const MAX_FILES: i64 = 10_000_000;
 
 /// Parses the text of a `molang.toml` that sits in `dir`. Every problem found is returned
 /// (a TOML syntax or type error stops at the first).
@@ -160,6 +180,24 @@ pub fn parse(text: &str, dir: &Path) -> Result<Config, Vec<ConfigError>> {
             )),
         }
     }
+    if let Some(v) = &raw.limits.file_size_mib {
+        match *v.get_ref() {
+            n @ 1..=MAX_FILE_SIZE_MIB => config.limits.file_size = (n as u64) << 20,
+            n => errors.push(at(
+                v.span().start,
+                format!("limits.file_size_mib: {n} is not 1 to {MAX_FILE_SIZE_MIB}"),
+            )),
+        }
+    }
+    if let Some(v) = &raw.limits.files {
+        match *v.get_ref() {
+            n @ 1..=MAX_FILES => config.limits.files = n as usize,
+            n => errors.push(at(
+                v.span().start,
+                format!("limits.files: {n} is not 1 to {MAX_FILES}"),
+            )),
+        }
+    }
     if errors.is_empty() {
         Ok(config)
     } else {
@@ -236,6 +274,14 @@ mod tests {
         assert!(c.is_excluded(Path::new("build/x/y.json")));
         assert!(!c.is_excluded(Path::new("entity/build.json")));
         assert!(!c.is_excluded(Path::new("entity/a.json")));
+        assert_eq!(c.limits, crate::pack::Limits::default());
+        let c = parse(
+            "[limits]\nfile_size_mib = 64\nfiles = 50000\n",
+            Path::new("pack"),
+        )
+        .expect("parses");
+        assert_eq!(c.limits.file_size, 64 << 20);
+        assert_eq!(c.limits.files, 50_000);
     }
 
     #[test]
@@ -258,5 +304,10 @@ mod tests {
         assert_eq!(e[0].line, 1, "{e:?}");
         let e = errors("[codes\n");
         assert_eq!(e.len(), 1, "{e:?}");
+        let e = errors("[limits]\nfiles = 0\nfile_size_mib = 99999\n");
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert_eq!((e[0].line, e[0].column), (3, 17), "{e:?}");
+        assert!(e[0].message.contains("1 to 4095"), "{e:?}");
+        assert_eq!((e[1].line, e[1].column), (2, 9), "{e:?}");
     }
 }

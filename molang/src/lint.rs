@@ -128,19 +128,23 @@ pub fn check_pack_at(pack: &Pack, version: Option<i16>) -> (Vec<PackDiagnostic>,
     )
 }
 
-/// The files that did not load (unreadable, broken JSON), as diagnostics.
+/// The files that did not load (unreadable, broken JSON, past a limit of the walk), as
+/// diagnostics.
 pub fn file_problems(pack: &Pack) -> Vec<PackDiagnostic> {
     let mut out = Vec::new();
     for p in &pack.problems {
-        let (code, help) = if p.line == 0 {
-            (Code::Io, "the game skips a file it cannot read, whole")
+        let d = if p.limit {
+            Diagnostic::new(Code::PackLimit, Span::default(), p.message.clone()).with_help(
+                "the limits keep a check of strangers' files within bounded memory and time; what is past them is not checked",
+            )
+        } else if p.line == 0 {
+            Diagnostic::new(Code::Io, Span::default(), p.message.clone())
+                .with_help("the game skips a file it cannot read, whole")
         } else {
-            (
-                Code::BrokenJson,
+            Diagnostic::new(Code::BrokenJson, Span::default(), p.message.clone()).with_help(
                 "the game reads JSON with comments and trailing commas, nothing looser; this file is skipped whole",
             )
         };
-        let d = Diagnostic::new(code, Span::default(), p.message.clone()).with_help(help);
         out.push(PackDiagnostic {
             path: p.file.clone(),
             site: None,

@@ -20,6 +20,9 @@
 //! | `fmt --write` that cannot write                    | not counted as reformatted                           |
 //! | inline test inputs of different lengths            | refused naming the column                            |
 //! | test file `seconds` × `fps`                        | at most 1e6 frames, at the later key's line:col      |
+//! | a pack file (check, fmt, run, lsp)                 | 32 MiB (`[limits] file_size_mib`): E0706, not read   |
+//! | JSON files in one walk (check, fmt, run, lsp)      | 20000 (`[limits] files`): E0706 at the next one, walk stops |
+//! | `molang check` of the generated 50,000-expression pack | address space 64 MB + 4x its JSON bytes (was >11x) |
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -597,6 +600,154 @@ fn eval_batch_memory_stays_bounded_over_many_distinct_expressions() {
     assert_code(&out, 0);
     assert_eq!(stdout.lines().count(), 200_000);
     assert!(stdout.lines().last().unwrap().contains("\"value\""));
+}
+
+// ---- Pack walks: file size and count, memory that follows the Molang -----------------
+
+/// A resource pack with one client entity and `pad` bytes of spaces in it.
+fn padded_pack(name: &str, pad: usize) -> (PathBuf, PathBuf) {
+    let dir = scratch(name);
+    write_in(
+        &dir,
+        "rp/manifest.json",
+        r#"{"format_version":2,"header":{"name":"p","uuid":"00000000-0000-4000-8000-000000000001","version":[1,0,0]},"modules":[{"type":"resources","uuid":"00000000-0000-4000-8000-000000000002","version":[1,0,0]}]}"#,
+    );
+    let big = dir.join("rp/entity/big.entity.json");
+    std::fs::create_dir_all(big.parent().unwrap()).unwrap();
+    let mut f = std::fs::File::create(&big).unwrap();
+    f.write_all(br#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:big","scripts":{"pre_animation":["v.x = 1;"]}}}}"#).unwrap();
+    f.write_all(&vec![b' '; pad]).unwrap();
+    (dir, big)
+}
+
+/// The diagnostics of `molang check --format json` (one object per line).
+fn json_diagnostics(out: &Output) -> Vec<serde_json::Value> {
+    text(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|d| d.get("code").is_some())
+        .collect()
+}
+
+#[test]
+fn a_file_past_the_size_limit_is_not_read() {
+    // 33 MiB: past the default limit. Read, its tree alone would take far more than the
+    // address space given.
+    let (dir, big) = padded_pack("bigfile", 33 << 20);
+    let out = molang_limited(
+        400,
+        &[
+            "check",
+            dir.join("rp").to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    );
+    assert_code(&out, 1);
+    let diags = json_diagnostics(&out);
+    let d = diags
+        .iter()
+        .find(|d| d["code"] == "E0706")
+        .unwrap_or_else(|| panic!("no E0706 in {diags:?}\n{}", text(&out.stderr)));
+    assert_eq!(d["file"], big.to_str().unwrap(), "{d}");
+    assert_contains(
+        d["message"].as_str().unwrap(),
+        "the file is 33.0 MiB, larger than the 32 MiB a file may have; it is not read or checked",
+    );
+    // `[limits]` in molang.toml sets it: the same file under 64 MiB is read and checked.
+    std::fs::write(dir.join("rp/molang.toml"), "[limits]\nfile_size_mib = 64\n").unwrap();
+    let out = run(&[
+        "check",
+        dir.join("rp").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_code(&out, 0);
+    assert!(json_diagnostics(&out).iter().all(|d| d["code"] != "E0706"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_walk_stops_past_the_file_count_limit_in_bounded_memory() {
+    // 100,000 JSON files once grew past 20 GB; the walk now stops after 20,000.
+    let dir = scratch("manyfiles");
+    let ui = dir.join("p/animations");
+    std::fs::create_dir_all(&ui).unwrap();
+    for i in 0..20_010 {
+        std::fs::write(
+            ui.join(format!("f{i:05}.json")),
+            r#"{"format_version":"1.8.0","animations":{}}"#,
+        )
+        .unwrap();
+    }
+    let start = Instant::now();
+    let out = molang_limited(
+        600,
+        &["check", dir.join("p").to_str().unwrap(), "--format", "json"],
+    );
+    assert_code(&out, 1);
+    let limit: Vec<_> = json_diagnostics(&out)
+        .into_iter()
+        .filter(|d| d["code"] == "E0706")
+        .collect();
+    assert_eq!(limit.len(), 1, "{limit:?}");
+    // Folders are walked in name order: the 20,001st file is where it stopped.
+    assert_eq!(
+        limit[0]["file"],
+        ui.join("f20000.json").to_str().unwrap(),
+        "{limit:?}"
+    );
+    assert_contains(
+        limit[0]["message"].as_str().unwrap(),
+        "the packs hold more than 20000 JSON files; the walk stopped at this one and read no more",
+    );
+    assert!(start.elapsed() < Duration::from_secs(60));
+    // A lower limit from molang.toml.
+    std::fs::write(dir.join("p/molang.toml"), "[limits]\nfiles = 100\n").unwrap();
+    let out = run(&["check", dir.join("p").to_str().unwrap(), "--format", "json"]);
+    let limit: Vec<_> = json_diagnostics(&out)
+        .into_iter()
+        .filter(|d| d["code"] == "E0706")
+        .collect();
+    assert_eq!(limit.len(), 1, "{limit:?}");
+    // A folder of far more entries than that is not even listed whole.
+    assert_eq!(limit[0]["file"], ui.to_str().unwrap());
+    assert_contains(
+        limit[0]["message"].as_str().unwrap(),
+        "the folder holds more than 1024 entries, past what a walk of at most 100 JSON files lists",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[allow(dead_code)]
+#[path = "../../benches/support/gen_pack.rs"]
+mod gen_pack;
+
+#[test]
+fn check_memory_follows_the_json_read() {
+    // The benchmark's generated add-on: 50,000 expressions, 4,076 files, 39.5 MB of JSON.
+    // `molang check` once read every file before parsing and let the parse run ahead of the
+    // walk without bound: it needed more than 450 MB of address space here (peak resident
+    // 261 MB); now a group of files at a time, about 180 MB (peak resident ~110 MB).
+    let dir = scratch("genpack");
+    let out_dir = dir.join("gen");
+    let stats = gen_pack::generate(&out_dir, 50_000, 1).unwrap();
+    let json_mb = stats.bytes / 1_000_000;
+    assert!(json_mb >= 35, "{stats:?}");
+    // Address space, not resident memory: the binary, its thread stacks and the allocator's
+    // reservations take about 100 MB whatever the input (a tiny pack checks within it).
+    let out = molang_limited(
+        64 + 4 * json_mb,
+        &[
+            "check",
+            out_dir.join("resource_pack").to_str().unwrap(),
+            out_dir.join("behavior_pack").to_str().unwrap(),
+        ],
+    );
+    let stdout = text(&out.stdout);
+    assert_code(&out, 0);
+    assert_contains(&stdout, &format!("{} files", stats.files));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---- 3. The language server: framing ---------------------------------------------------

@@ -124,6 +124,9 @@ codes! {
     ModelPartSkipped = "W0704", Warning, "part of the Blockbench model is skipped";
     /// A model file over `molang::bbmodel::MAX_MODEL_BYTES`: a limit of this tool.
     ModelTooLarge = "E0705", Error, "the Blockbench model is larger than molang reads";
+    /// A file larger than the walk reads, or files past the number it reads
+    /// ([`crate::pack::Limits`]): not checked, though the game loads them.
+    PackLimit = "E0706", Error, "past the size or file-count limit of what one check reads";
     // Pack structure: E08xx / W08xx. The game loads the pack and logs a content error (or
     // nothing); the broken part does nothing.
     /// A controller transition names a state the controller does not have.

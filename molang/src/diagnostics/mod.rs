@@ -98,6 +98,9 @@ impl Diagnostic {
             Severity::Warning if self.code == Code::ModelPartSkipped => {
                 "molang import leaves this part out of the pack."
             }
+            Severity::Error if self.code == Code::PackLimit => {
+                "The game loads the files past this limit; molang did not read or check them."
+            }
             Severity::Error if self.code.is_runtime() => {
                 "The game loads this expression, but at run time this read ends it with value 0, so later statements never run."
             }

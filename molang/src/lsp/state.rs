@@ -28,6 +28,9 @@ pub struct Workspace {
     roots: Vec<PathBuf>,
     /// Layers as on disk: `(root, files)` in the order of the workspace folders.
     disk: Vec<(PathBuf, Vec<(PathBuf, String)>)>,
+    /// Files on disk that were not read (unreadable, larger than a file may be, past the
+    /// number of files a walk reads): reported as `molang check` reports them.
+    disk_problems: Vec<pack::PackProblem>,
     /// Open documents by path: their text in the editor.
     open: BTreeMap<PathBuf, String>,
     pub pack: Pack,
@@ -38,9 +41,6 @@ pub struct Workspace {
     facts: EntityFacts,
     /// Diagnostics of files that did not load, of each site, and of the pack's structure.
     problems: Vec<PackDiagnostic>,
-    /// Files on disk that could not be read (UTF-16 text, I/O errors): reported like `check`
-    /// does, whatever an editor shows of them.
-    unread: Vec<pack::PackProblem>,
     site_diagnostics: Vec<Vec<PackDiagnostic>>,
     structure: Vec<PackDiagnostic>,
     /// Files whose diagnostics may have changed since [`Workspace::take_changed`]; `None`
@@ -114,11 +114,11 @@ impl Workspace {
 
     /// [`Workspace::new`], publishing the lower layers' diagnostics when `show_lower_layers`.
     pub fn with_options(roots: &[PathBuf], show_lower_layers: bool) -> Workspace {
-        let (disk, unread) = pack::read_layers_reporting(roots);
+        let (disk, disk_problems) = pack::read_layers_with_problems(roots);
         let mut ws = Workspace {
             roots: roots.to_vec(),
             disk,
-            unread,
+            disk_problems,
             open: BTreeMap::new(),
             pack: Pack::default(),
             assignments: Vec::new(),
@@ -209,10 +209,10 @@ impl Workspace {
             }
         }
         if rewalk {
-            let (layers, unread) = pack::read_layers_reporting(&self.roots);
-            if layers != self.disk || unread != self.unread {
+            let (layers, problems) = pack::read_layers_with_problems(&self.roots);
+            if layers != self.disk || problems != self.disk_problems {
                 self.disk = layers;
-                self.unread = unread;
+                self.disk_problems = problems;
                 self.analyse();
             }
             return;
@@ -277,7 +277,9 @@ impl Workspace {
     fn analyse(&mut self) {
         self.full_analyses += 1;
         self.pack = pack::load_layered_sources(self.layers());
-        self.pack.problems.extend(self.unread.iter().cloned());
+        // Kept while the editor has the file open: the game reads the disk, not the editor
+        // (a UTF-16 file stays unreadable to it until saved as UTF-8).
+        self.pack.problems.extend(self.disk_problems.iter().cloned());
         let pack = &self.pack;
         self.entity_site_lists = (0..pack.entities.len())
             .into_par_iter()

@@ -252,11 +252,11 @@ struct Cx<'p, 's> {
 }
 
 impl Cx<'_, '_> {
-    fn piece(&self, lit: &StringLit<'_>, pointer: String, at: usize) -> Piece {
+    fn piece(&self, lit: &StringLit<'_>, entry: Option<(u32, bool)>, at: usize) -> Piece {
         let (json, escapes) = literal_layout(self.src, lit);
         Piece {
             text: at..at + lit.value.len(),
-            pointer,
+            entry,
             json,
             escapes,
         }
@@ -305,7 +305,7 @@ impl Cx<'_, '_> {
         if plainly_not_molang(&lit.value) {
             return None;
         }
-        let piece = self.piece(lit, pointer.clone(), 0);
+        let piece = self.piece(lit, None, 0);
         let id = self.push(
             pointer,
             kind,
@@ -336,12 +336,12 @@ impl Cx<'_, '_> {
         let mut pieces: Vec<Piece> = Vec::new();
         let mut version = None;
         for (i, e) in arr.elements.iter().enumerate() {
-            let (lit, entry_ptr) = match e {
-                Value::StringLit(lit) => (lit, ptr_idx(pointer, i)),
+            let (lit, in_wrapper) = match e {
+                Value::StringLit(lit) => (lit, false),
                 _ => match wrapped(e) {
                     Some((lit, v)) => {
                         version = version.or(v);
-                        (lit, ptr(&ptr_idx(pointer, i), "expression"))
+                        (lit, true)
                     }
                     None => continue,
                 },
@@ -352,12 +352,23 @@ impl Cx<'_, '_> {
             if !pieces.is_empty() {
                 text.push('\n');
             }
-            pieces.push(self.piece(lit, entry_ptr, text.len()));
+            // Entry pointers are built when asked for (`Site::piece_pointer`): a script
+            // array of a million entries would otherwise hold a million pointers.
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            pieces.push(self.piece(lit, Some((index, in_wrapper)), text.len()));
             text.push_str(&lit.value);
         }
         let site_ptr = match pieces.len() {
             0 => return None,
-            1 => pieces[0].pointer.clone(),
+            1 => {
+                let (index, in_wrapper) = pieces[0].entry.take().unwrap_or_default();
+                let p = ptr_idx(pointer, index as usize);
+                if in_wrapper {
+                    ptr(&p, "expression")
+                } else {
+                    p
+                }
+            }
             _ => pointer.to_string(),
         };
         let id = self.push(site_ptr, kind, role, stmts, text, pieces);

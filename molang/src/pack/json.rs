@@ -403,12 +403,14 @@ pub(crate) fn raw_offset(escapes: &[Escape], offset: usize) -> usize {
 }
 
 /// Byte offsets where lines start, for turning byte offsets into line/column.
-pub(crate) fn line_starts(src: &str) -> Vec<usize> {
+pub(crate) fn line_starts(src: &str) -> Vec<u32> {
     // `memchr_iter` finds each `\n` for a few instructions; `match_indices('\n')` restarts a
-    // search per line at about 160 (15 M of a check of the vanilla resource pack).
+    // search per line at about 160 (15 M of a check of the vanilla resource pack). Offsets
+    // are 32-bit (a kept file is at most `Limits::file_size`, under 4 GiB): pretty-printed
+    // JSON has a line every 30 bytes or so, where 8 bytes a line was a quarter of the text.
     let mut out = Vec::with_capacity(src.len() / 32 + 1);
     out.push(0);
-    out.extend(memchr::memchr_iter(b'\n', src.as_bytes()).map(|i| i + 1));
+    out.extend(memchr::memchr_iter(b'\n', src.as_bytes()).map(|i| (i + 1) as u32));
     out
 }
 
@@ -437,7 +439,7 @@ fn chars_in(bytes: &[u8]) -> usize {
 /// same text, or empty.
 pub(crate) fn line_col(
     src: &str,
-    starts: &[usize],
+    starts: &[u32],
     marks: &[usize],
     offset: usize,
 ) -> (usize, usize) {
@@ -445,8 +447,8 @@ pub(crate) fn line_col(
     while !src.is_char_boundary(offset) {
         offset -= 1;
     }
-    let line = starts.partition_point(|&s| s <= offset).max(1);
-    let start = starts[line - 1];
+    let line = starts.partition_point(|&s| s as usize <= offset).max(1);
+    let start = starts[line - 1] as usize;
     let bytes = src.as_bytes();
     // Characters before byte `x`, from the mark of its block.
     let before = |x: usize| {

@@ -167,7 +167,7 @@ pub struct PackFile {
     /// Reached through a symbolic link (one whose target stays inside the layer's folder):
     /// tools never write through it.
     pub via_link: bool,
-    line_starts: Vec<usize>,
+    line_starts: Vec<u32>,
     /// Characters before each block of [`json::char_marks`]: columns on a long line.
     char_marks: Vec<usize>,
 }
@@ -184,8 +184,10 @@ impl PackFile {
 pub struct Piece {
     /// Byte range in [`Site::text`].
     pub text: Range<usize>,
-    /// Pointer to the JSON string.
-    pub pointer: String,
+    /// The index of the entry in the site's array, and whether the string sits in that
+    /// entry's `{"expression": ..}` wrapper; `None` when the piece is the site's own string
+    /// ([`Site::piece_pointer`] gives the pointer).
+    pub(crate) entry: Option<(u32, bool)>,
     /// Byte range of the literal's contents (inside the quotes) in [`PackFile::source`].
     pub json: Range<usize>,
     escapes: Vec<json::Escape>,
@@ -220,6 +222,23 @@ pub struct Site {
     /// `version` of the `{"expression": .., "version": ..}` form newer files may use instead
     /// of a plain string (a per-expression Molang version); `None` for plain strings.
     pub expression_version: Option<i64>,
+}
+
+impl Site {
+    /// RFC 6901 pointer to the JSON string of piece `k` of [`Site::pieces`].
+    pub fn piece_pointer(&self, k: usize) -> String {
+        match self.pieces[k].entry {
+            None => self.pointer.clone(),
+            Some((index, in_wrapper)) => {
+                let p = json::ptr_idx(&self.pointer, index as usize);
+                if in_wrapper {
+                    json::ptr(&p, "expression")
+                } else {
+                    p
+                }
+            }
+        }
+    }
 }
 
 /// Which schema an [`Entity`] came from.
@@ -434,6 +453,56 @@ pub struct PackProblem {
     pub line: usize,
     pub column: usize,
     pub message: String,
+    /// Left unread because it is past one of the walk's [`Limits`] (not a fault of the file:
+    /// the game would read it).
+    pub limit: bool,
+}
+
+/// How much one load reads at most, so that a folder of strangers' files cannot take
+/// memory or time without bound. Past a limit, files are left unread with a
+/// [`PackProblem`] marked [`PackProblem::limit`] that names the limit; vanilla and large
+/// community add-ons stay far below both (README, "Hostile input").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest file read, in bytes.
+    pub file_size: u64,
+    /// The most JSON files read, all layers together; the walk stops there.
+    pub files: usize,
+}
+
+impl Limits {
+    /// 32 MiB: the largest file of the vanilla packs is 0.1 MiB, of a 3,700-file community
+    /// add-on a few MiB.
+    pub const FILE_SIZE: u64 = 32 << 20;
+    /// 20,000: the vanilla resource and behaviour packs together hold about 1,100 here
+    /// (the full release about 6,000), a large community add-on 3,700.
+    pub const FILES: usize = 20_000;
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            file_size: Limits::FILE_SIZE,
+            files: Limits::FILES,
+        }
+    }
+}
+
+/// `bytes` in MiB for a message: whole when whole, else with one decimal.
+fn mib(bytes: u64) -> String {
+    if bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
+}
+
+fn too_large(size: u64, limits: &Limits) -> String {
+    format!(
+        "the file is {}, larger than the {} a file may have; it is not read or checked (the game still loads it; `file_size_mib` under `[limits]` in molang.toml raises the limit)",
+        mib(size),
+        mib(limits.file_size)
+    )
 }
 
 /// Something the loader skipped on purpose, for a note line (not a diagnostic).
@@ -522,8 +591,13 @@ pub fn create_out_dir(dir: &Path) -> Result<(), crate::Error> {
 }
 
 pub fn load(paths: &[PathBuf]) -> Pack {
-    let (list, mut problems, extras) = read_sources(paths);
-    let mut pack = build(list);
+    load_with(paths, &Limits::default())
+}
+
+/// [`load`] within `limits` instead of the default ones.
+pub fn load_with(paths: &[PathBuf], limits: &Limits) -> Pack {
+    let (list, mut problems, extras) = read_sources(paths, limits, false);
+    let mut pack = build(list, limits);
     problems.append(&mut pack.problems);
     pack.problems = problems;
     extras.into_pack(&mut pack);
@@ -543,16 +617,17 @@ pub fn load_entity(paths: &[PathBuf], identifier: &str) -> Pack {
 /// [`load_layered_sources`] takes (editors lay unsaved buffers over them); files that
 /// cannot be read are left out (`load` reports them).
 pub fn read_layers(paths: &[PathBuf]) -> Vec<(PathBuf, Vec<(PathBuf, String)>)> {
-    read_layers_reporting(paths).0
+    read_layers_with_problems(paths).0
 }
 
-/// [`read_layers`], and the problems [`load`] would report for what it left out (a file
-/// that cannot be read, UTF-16 text): an editor shows them as `check` does.
+/// [`read_layers`], and what stopped files from being read there (unreadable, past a
+/// [`Limits`] limit), as [`load`] reports them: an editor shows these beside the problems of
+/// the texts it loads.
 #[allow(clippy::type_complexity)]
-pub fn read_layers_reporting(
+pub fn read_layers_with_problems(
     paths: &[PathBuf],
 ) -> (Vec<(PathBuf, Vec<(PathBuf, String)>)>, Vec<PackProblem>) {
-    let (list, mut problems, _) = read_sources(paths);
+    let (list, mut problems, _) = read_sources(paths, &Limits::default(), true);
     let mut layers: Vec<(PathBuf, Vec<(PathBuf, String)>)> = paths
         .iter()
         .map(|root| {
@@ -567,12 +642,7 @@ pub fn read_layers_reporting(
     for s in list {
         match s.text {
             Ok(text) => layers[s.layer].1.push((s.path, text)),
-            Err(message) => problems.push(PackProblem {
-                file: s.path,
-                line: 0,
-                column: 0,
-                message,
-            }),
+            Err(unread) => problems.push(unread.problem(s.path)),
         }
     }
     (layers, problems)
@@ -734,9 +804,20 @@ fn lexically_clean(path: &Path) -> PathBuf {
     out
 }
 
-fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
+/// The files of `paths` that the folder rules keep, with their texts read (`eager`) or left
+/// for [`build`] to read batch by batch (manifests are always read: they decide the rest).
+fn read_sources(
+    paths: &[PathBuf],
+    limits: &Limits,
+    eager: bool,
+) -> (Vec<Source>, Vec<PackProblem>, Extras) {
     let mut list: Vec<Source> = Vec::new();
     let mut problems = Vec::new();
+    let mut budget = Budget {
+        left: limits.files,
+        limit: limits.files,
+        stopped: false,
+    };
     let mut extras = Extras::default();
     let mut images: Vec<(PathBuf, usize)> = Vec::new();
     let mut seen = HashSet::new();
@@ -768,10 +849,15 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
                     &mut extras.notes,
                     &mut problems,
                     &mut HashSet::new(),
+                    &mut budget,
                 )
             }
             // A file named on the command line is read whatever its name, if it is a file.
-            Ok(meta) if meta.is_file() => found.json.push((root.clone(), key(root), false)),
+            Ok(meta) if meta.is_file() => {
+                if budget.take(root, &mut problems) {
+                    found.json.push((root.clone(), key(root), false))
+                }
+            }
             Ok(_) => extras.notes.push(PackNote {
                 path: root.clone(),
                 message: "not a regular file (a FIFO, socket or device); skipped".to_string(),
@@ -792,7 +878,7 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
     }
     // Manifests first: they decide which folders are read.
     let (mut list, roots) = apply_folder_rules(list, &mut extras, |s| {
-        read_text(&s.path).map_or(Side::Any, |t| extract::manifest_side(strip_bom(&t)))
+        read_text(&s.path, limits).map_or(Side::Any, |t| extract::manifest_side(strip_bom(&t)))
     });
     // Texture files, by their path below their pack root without the extension.
     for (image, layer) in images {
@@ -821,8 +907,13 @@ fn read_sources(paths: &[PathBuf]) -> (Vec<Source>, Vec<PackProblem>, Extras) {
     }
     {
         use rayon::prelude::*;
-        list.par_iter_mut()
-            .for_each(|s| s.text = read_text(&s.path));
+        list.par_iter_mut().for_each(|s| {
+            if eager || is_manifest(&s.path) {
+                s.text = read_text(&s.path, limits);
+            } else {
+                s.lazy = true;
+            }
+        });
     }
     (list, problems, extras)
 }
@@ -838,6 +929,7 @@ pub fn load_sources(files: Vec<(PathBuf, String)>) -> Pack {
 /// overriding earlier ones; `root` is the layer's folder (file paths relative to their pack
 /// root decide which files replace which).
 pub fn load_layered_sources(layers: Vec<(PathBuf, Vec<(PathBuf, String)>)>) -> Pack {
+    let limits = Limits::default();
     let mut list = Vec::new();
     for (layer, (root, files)) in layers.into_iter().enumerate() {
         for (path, text) in files {
@@ -846,14 +938,14 @@ pub fn load_layered_sources(layers: Vec<(PathBuf, Vec<(PathBuf, String)>)>) -> P
             list.push(s);
         }
     }
-    build(list)
+    build(list, &limits)
 }
 
 /// One file to read, and the layer it belongs to.
 #[derive(Clone)]
 struct Source {
     path: PathBuf,
-    text: Result<String, String>,
+    text: Result<String, Unread>,
     layer: usize,
     layer_root: PathBuf,
     /// Named on the command line (read whatever its folder).
@@ -863,6 +955,29 @@ struct Source {
     decided: bool,
     /// Reached through a symbolic link (inside the layer's folder): never written.
     via_link: bool,
+    /// Not read yet: [`build`] reads it when its turn comes, so that the texts of files it
+    /// does not keep (geometry, recipes, ...) are never all in memory at once.
+    lazy: bool,
+}
+
+/// Why a file's text is not there.
+#[derive(Clone)]
+struct Unread {
+    message: String,
+    /// Past a [`Limits`] limit.
+    limit: bool,
+}
+
+impl Unread {
+    fn problem(self, file: PathBuf) -> PackProblem {
+        PackProblem {
+            file,
+            line: 0,
+            column: 0,
+            message: self.message,
+            limit: self.limit,
+        }
+    }
 }
 
 impl Source {
@@ -875,6 +990,7 @@ impl Source {
             direct: false,
             decided: false,
             via_link: false,
+            lazy: false,
         }
     }
 }
@@ -1025,22 +1141,88 @@ fn io_problem(path: &Path, e: &std::io::Error) -> PackProblem {
         line: 0,
         column: 0,
         message: e.to_string(),
+        limit: false,
     }
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+fn read_text(path: &Path, limits: &Limits) -> Result<String, Unread> {
+    use std::io::Read;
+    let fault = |message: String| Unread {
+        message,
+        limit: false,
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| fault(e.to_string()))?;
+    let size = file.metadata().map_err(|e| fault(e.to_string()))?.len();
+    if size > limits.file_size {
+        return Err(Unread {
+            message: too_large(size, limits),
+            limit: true,
+        });
+    }
+    // Read at most one byte past the limit: a file that grows while read is still bounded.
+    let mut bytes = Vec::with_capacity(size as usize);
+    (&mut file)
+        .take(limits.file_size + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fault(e.to_string()))?;
+    if bytes.len() as u64 > limits.file_size {
+        return Err(Unread {
+            message: too_large(bytes.len() as u64, limits),
+            limit: true,
+        });
+    }
     if let Some(which) = utf16(&bytes) {
-        return Err(format!(
+        return Err(fault(format!(
             "the file is UTF-16 ({which}); the game reads UTF-8 only and skips it: save it as UTF-8"
-        ));
+        )));
     }
     String::from_utf8(bytes).map_err(|e| {
-        format!(
+        fault(format!(
             "file is not UTF-8 (at byte {})",
             e.utf8_error().valid_up_to()
-        )
+        ))
     })
+}
+
+/// What is left of [`Limits::files`] in one load.
+struct Budget {
+    left: usize,
+    limit: usize,
+    /// The limit was reached: the walk lists nothing more.
+    stopped: bool,
+}
+
+impl Budget {
+    /// Counts JSON file `path`; `false` (and, the first time, a problem at `path`) when the
+    /// limit is reached.
+    fn take(&mut self, path: &Path, problems: &mut Vec<PackProblem>) -> bool {
+        if self.stopped {
+            return false;
+        }
+        if self.left == 0 {
+            self.stopped = true;
+            problems.push(self.problem(
+                path,
+                format!(
+                    "the packs hold more than {} JSON files; the walk stopped at this one and read no more (`files` under `[limits]` in molang.toml raises the limit)",
+                    self.limit
+                ),
+            ));
+            return false;
+        }
+        self.left -= 1;
+        true
+    }
+
+    fn problem(&self, path: &Path, message: String) -> PackProblem {
+        PackProblem {
+            file: path.to_path_buf(),
+            line: 0,
+            column: 0,
+            message,
+            limit: true,
+        }
+    }
 }
 
 /// Whether `bytes` look like UTF-16 text: a UTF-16 byte-order mark, or JSON's first
@@ -1076,6 +1258,7 @@ fn has_extension(path: &Path, exts: &[&str]) -> bool {
 /// listed (a FIFO, socket or device would block or never end a read); a symbolic link is
 /// followed only while its target stays inside `root` (a link out of the pack, to `/` or to
 /// `/dev/zero`, is skipped with a note); folders whose name starts with `.` are skipped.
+#[allow(clippy::too_many_arguments)]
 fn walk(
     dir: &Path,
     root: &Path,
@@ -1084,7 +1267,11 @@ fn walk(
     notes: &mut Vec<PackNote>,
     problems: &mut Vec<PackProblem>,
     visited: &mut HashSet<PathBuf>,
+    budget: &mut Budget,
 ) {
+    if budget.stopped {
+        return;
+    }
     // Symlinked folders are followed once each, so a link cycle cannot loop forever.
     let real_dir = std::fs::canonicalize(dir).ok();
     if let Some(canon) = &real_dir {
@@ -1096,11 +1283,24 @@ fn walk(
         Ok(entries) => entries,
         Err(e) => return problems.push(io_problem(dir, &e)),
     };
-    // Sorted by name, which within one folder is the order of their paths.
+    // Sorted by name, which within one folder is the order of their paths. A folder holding
+    // far more entries than the walk may read is not listed whole.
+    let most = budget.limit.saturating_mul(4).max(1024);
     let mut entries: Vec<(std::ffi::OsString, std::fs::DirEntry)> = entries
         .filter_map(Result::ok)
         .map(|e| (e.file_name(), e))
+        .take(most + 1)
         .collect();
+    if entries.len() > most {
+        budget.stopped = true;
+        return problems.push(budget.problem(
+            dir,
+            format!(
+                "the folder holds more than {most} entries, past what a walk of at most {} JSON files lists; the walk stopped here and read no more (`files` under `[limits]` in molang.toml raises the limit)",
+                budget.limit
+            ),
+        ));
+    }
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     for (_, entry) in entries {
         let path = entry.path();
@@ -1151,7 +1351,7 @@ fn walk(
         };
         if file_type.is_dir() {
             if !name.starts_with('.') {
-                walk(&path, root, link, out, notes, problems, visited);
+                walk(&path, root, link, out, notes, problems, visited, budget);
             }
         } else if !file_type.is_file() {
             if is_json || is_image {
@@ -1161,6 +1361,9 @@ fn walk(
                 });
             }
         } else if is_json {
+            if !budget.take(&path, problems) {
+                return;
+            }
             out.json.push((path, real, link));
         } else if is_image {
             out.images.push(path);
@@ -1184,9 +1387,9 @@ fn ancestor_manifest(root: &Path) -> Option<PathBuf> {
         .find(|m| m.is_file() && m != root)
 }
 
-fn build(sources: Vec<Source>) -> Pack {
+fn build(sources: Vec<Source>, limits: &Limits) -> Pack {
     let (sources, extras) = choose(sources);
-    let mut pack = build_chosen(sources);
+    let mut pack = build_chosen(sources, limits);
     extras.into_pack(&mut pack);
     pack
 }
@@ -1252,7 +1455,7 @@ fn apply_folder_rules(
     (kept, roots)
 }
 
-fn build_chosen(sources: Vec<Source>) -> Pack {
+fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
     // Manifests first, so every file knows its engine version and side whatever the order.
     let mut manifests: Vec<(PathBuf, Option<[u32; 3]>, Side)> = Vec::new();
     for src in &sources {
@@ -1272,29 +1475,116 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
             .max_by_key(|(dir, _, _)| dir.components().count())
     };
 
-    let (heads, texts): (Vec<_>, Vec<_>) = sources
-        .into_iter()
-        .map(|src| {
-            let text = src.text.map(|t| match t.strip_prefix('\u{feff}') {
-                Some(rest) => rest.to_string(),
-                None => t,
-            });
-            ((src.path, src.layer, src.layer_root, src.via_link), text)
-        })
-        .unzip();
+    // Files are taken in groups of about [`GROUP`] bytes: a group's texts are read (when
+    // not read yet), parsed and walked, then the texts the model needs move into their files
+    // and the others are dropped, so memory holds the kept texts and one group.
+    let sizes: Vec<u64> = {
+        use rayon::prelude::*;
+        sources
+            .par_iter()
+            .map(|s| match (&s.text, s.lazy) {
+                (_, true) => std::fs::metadata(&s.path).map_or(0, |m| m.len()),
+                (Ok(t), false) => t.len() as u64,
+                (Err(_), false) => 0,
+            })
+            .collect()
+    };
+    let mut groups: Vec<Range<usize>> = Vec::new();
+    let (mut start, mut w) = (0, 0u64);
+    for (i, size) in sizes.iter().enumerate() {
+        w += (*size).max(1);
+        if w >= GROUP {
+            groups.push(start..i + 1);
+            (start, w) = (i + 1, 0);
+        }
+    }
+    if start < sources.len() {
+        groups.push(start..sources.len());
+    }
     let mut pack = Pack::default();
+    let mut sources: Vec<Option<Source>> = sources.into_iter().map(Some).collect();
+    for group in groups {
+        let texts: Vec<Result<String, Unread>> = {
+            use rayon::prelude::*;
+            sources[group.clone()]
+                .par_iter_mut()
+                .map(|s| {
+                    let s = s.as_mut().expect("each source is taken once");
+                    let text = match s.lazy {
+                        true => read_text(&s.path, limits),
+                        false => std::mem::replace(&mut s.text, Ok(String::new())),
+                    };
+                    text.map(|mut t| {
+                        if t.starts_with('\u{feff}') {
+                            t.drain(..'\u{feff}'.len_utf8());
+                        }
+                        t
+                    })
+                })
+                .collect()
+        };
+        let heads: Vec<Source> = sources[group.clone()]
+            .iter_mut()
+            .map(|s| s.take().expect("each source is taken once"))
+            .collect();
+        let keep = build_group(&mut pack, group.start, heads, &texts, &manifest_for, limits);
+        // Each file's tree went with its turn of the walk; the texts kept move into their
+        // files.
+        use rayon::prelude::*;
+        pack.files[group.clone()]
+            .par_iter_mut()
+            .zip(texts)
+            .zip(keep)
+            .for_each(|((entry, text), keep)| {
+                if let (true, Ok(text)) = (keep, text) {
+                    entry.line_starts = json::line_starts(&text);
+                    entry.char_marks = json::char_marks(&text);
+                    entry.source = text;
+                }
+            });
+    }
+    layer::resolve(&mut pack);
+    pack
+}
+
+/// Bytes of JSON [`build_chosen`] reads, parses and walks at a time.
+const GROUP: u64 = 2 << 20;
+
+/// The manifest a path falls under: its folder, `min_engine_version` and side.
+type ManifestOf<'m> = dyn Fn(&Path) -> Option<&'m (PathBuf, Option<[u32; 3]>, Side)> + 'm;
+
+/// Parses and walks one group of files (`texts[j]` is the text of `heads[j]`, file
+/// `first + j` of the pack), adding a [`PackFile`] for each; whether to keep each text.
+fn build_group(
+    pack: &mut Pack,
+    first: usize,
+    heads: Vec<Source>,
+    texts: &[Result<String, Unread>],
+    manifest_for: &ManifestOf<'_>,
+    limits: &Limits,
+) -> Vec<bool> {
     let mut keep = vec![false; texts.len()];
-    let mut heads = heads.into_iter();
-    // The JSON of every file is parsed on all cores, ahead of the walk that extracts sites
-    // and definitions in file order (as layering needs); each tree is dropped after its turn.
+    let mut heads = heads
+        .into_iter()
+        .map(|s| (s.path, s.layer, s.layer_root, s.via_link, s.lazy));
+    // The JSON is parsed on all cores, a batch ahead of the walk that extracts sites and
+    // definitions in file order (as layering needs); each tree is dropped after its turn.
     pipelined(
-        &texts,
-        |t| t.as_ref().ok().map(|t| json::parse(t)),
-        |file, parsed| {
-            let Some((path, layer, layer_root, via_link)) = heads.next() else {
+        texts,
+        |t| t.as_ref().map_or(0, String::len),
+        // A text in memory (an editor's) larger than a file may be is not parsed.
+        |t| {
+            t.as_ref()
+                .ok()
+                .filter(|t| t.len() as u64 <= limits.file_size)
+                .map(|t| json::parse(t))
+        },
+        |j, parsed| {
+            let Some((path, layer, layer_root, via_link, lazy)) = heads.next() else {
                 return;
             };
-            let text = &texts[file];
+            let file = first + j;
+            let text = &texts[j];
             let manifest = manifest_for(&path);
             let min_engine_version = manifest.and_then(|(_, v, _)| *v);
             let pack_root = manifest.map_or(layer_root.as_path(), |(dir, _, _)| dir.as_path());
@@ -1315,24 +1605,29 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
             };
             let (text, parsed) = match (text, parsed) {
                 (Ok(t), Some(p)) => (t, p),
-                (text, _) => {
-                    pack.problems.push(PackProblem {
-                        file: path,
-                        line: 0,
-                        column: 0,
-                        message: text.as_ref().err().cloned().unwrap_or_default(),
-                    });
+                (Ok(t), None) => {
+                    let unread = Unread {
+                        message: too_large(t.len() as u64, limits),
+                        limit: true,
+                    };
+                    pack.problems.push(unread.problem(path));
+                    pack.files.push(entry);
+                    return;
+                }
+                (Err(unread), _) => {
+                    pack.problems.push(unread.clone().problem(path));
                     pack.files.push(entry);
                     return;
                 }
             };
-            keep[file] = match parsed {
+            keep[j] = match parsed {
                 Err(e) => {
                     pack.problems.push(PackProblem {
                         file: path,
                         line: e.line,
                         column: e.column,
                         message: e.message,
+                        limit: false,
                     });
                     true
                 }
@@ -1342,15 +1637,16 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
                         line: 1,
                         column: 1,
                         message: "file holds no JSON value".to_string(),
+                        limit: false,
                     });
                     true
                 }
                 Ok(Some(root)) => {
                     let before = pack.sites.len();
-                    let models = defs::Before::of(&pack);
-                    let out = extract::file(&mut pack, file, &path, text, &root);
-                    if models != defs::Before::of(&pack) {
-                        defs::attach(&mut pack, &root, before, models);
+                    let models = defs::Before::of(pack);
+                    let out = extract::file(pack, file, &path, text, &root);
+                    if models != defs::Before::of(pack) {
+                        defs::attach(pack, &root, before, models);
                     }
                     entry.kind = out.kind;
                     entry.format_version = out.format_version;
@@ -1361,9 +1657,11 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
                     if entry.side == Side::Any {
                         entry.side = kind_side(out.kind);
                     }
-                    // The runtime (`molang run`) reads numbers and key order of these kinds
-                    // from the text, even where no string is Molang; structure checks point
-                    // into entity and render-controller files.
+                    // Diagnostics point into files with Molang, and structure checks into
+                    // entity, animation, controller and render-controller files. Geometry
+                    // (most of a pack's bytes) is kept only when its text was given in
+                    // memory (an editor's go-to-definition reads it); read from disk, nothing
+                    // reports in it, and `Pack::file_text` reads it again if asked.
                     pack.sites.len() > before
                         || matches!(
                             out.kind,
@@ -1373,93 +1671,73 @@ fn build_chosen(sources: Vec<Source>) -> Pack {
                                 | FileKind::Animation
                                 | FileKind::AnimationController
                                 | FileKind::RenderController
-                                | FileKind::Geometry
                         )
+                        || (out.kind == FileKind::Geometry && !lazy)
                 }
             };
             pack.files.push(entry);
         },
     );
-    // Each file's tree went with its turn of the loop; the texts kept move into their files.
-    {
-        use rayon::prelude::*;
-        pack.files
-            .par_iter_mut()
-            .zip(texts)
-            .zip(keep)
-            .for_each(|((entry, text), keep)| {
-                if let (true, Ok(text)) = (keep, text) {
-                    entry.line_starts = json::line_starts(&text);
-                    entry.char_marks = json::char_marks(&text);
-                    entry.source = text;
-                }
-            });
-    }
-    layer::resolve(&mut pack);
-    pack
+    keep
 }
 
+/// How much `work` of [`pipelined`] may run ahead of the walk, in the items' weight (bytes of
+/// JSON): the trees waiting for their turn stay within two batches of this size, whatever the
+/// pack's size (a tree takes several times its text).
+const AHEAD: usize = 256 << 10;
+
 /// Calls `each(i, work(&items[i]))` for every item in order, while `work` runs on all cores
-/// ahead of it: the walk of one file overlaps the parse of the next ones. A worker's panic
-/// reaches the caller (at the end of the scope), and the walk stops at the first result it
-/// can no longer get, so it never waits forever.
+/// ahead of it: the walk of one batch of files overlaps the parse of the next batch. Items
+/// are taken in batches of about [`AHEAD`] of `weight` (at least one item), and the parse of
+/// a batch waits until the walk has taken the one before, so finished work never piles up.
+/// A worker's panic reaches the caller (at the end of the scope), and the walk stops at the
+/// first batch it can no longer get, so it never waits forever.
 fn pipelined<'a, T: Sync, R: Send>(
     items: &'a [T],
+    weight: impl Fn(&T) -> usize,
     work: impl Fn(&'a T) -> R + Sync,
     mut each: impl FnMut(usize, R),
 ) {
     use rayon::prelude::*;
-    use std::sync::{Condvar, Mutex, MutexGuard};
-    // On a pool thread, waiting for the pool could wait for itself: parse all, then walk.
+    let mut batches: Vec<Range<usize>> = Vec::new();
+    let (mut start, mut w) = (0, 0);
+    for (i, item) in items.iter().enumerate() {
+        w += weight(item).max(1);
+        if w >= AHEAD {
+            batches.push(start..i + 1);
+            (start, w) = (i + 1, 0);
+        }
+    }
+    if start < items.len() {
+        batches.push(start..items.len());
+    }
+    let run = |b: &Range<usize>| -> Vec<R> { items[b.clone()].par_iter().map(&work).collect() };
+    // On a pool thread, waiting for the pool could wait for itself: parse a batch, then walk it.
     if rayon::current_thread_index().is_some() {
-        let done: Vec<R> = items.par_iter().map(&work).collect();
-        for (i, r) in done.into_iter().enumerate() {
-            each(i, r);
+        for b in batches {
+            let done = run(&b);
+            for (i, r) in b.zip(done) {
+                each(i, r);
+            }
         }
         return;
     }
-    struct Slots<R> {
-        done: Vec<Option<R>>,
-        finished: bool,
-    }
-    let slots = Mutex::new(Slots {
-        done: (0..items.len()).map(|_| None).collect(),
-        finished: false,
-    });
-    let ready = Condvar::new();
-    let lock = || slots.lock().unwrap_or_else(|e| e.into_inner());
-    // Marks the workers finished however they end, panics included.
-    struct Finish<'s, R>(&'s Mutex<Slots<R>>, &'s Condvar);
-    impl<R> Drop for Finish<'_, R> {
-        fn drop(&mut self) {
-            self.0.lock().unwrap_or_else(|e| e.into_inner()).finished = true;
-            self.1.notify_all();
-        }
-    }
+    // A rendezvous channel: a parsed batch is handed over only when the walk asks for it.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(Range<usize>, Vec<R>)>(0);
     std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let _finish = Finish(&slots, &ready);
-            items.par_iter().enumerate().for_each(|(i, item)| {
-                let r = work(item);
-                lock().done[i] = Some(r);
-                ready.notify_all();
-            });
+        let run = &run;
+        scope.spawn(move || {
+            for b in batches {
+                let done = run(&b);
+                // The walk stopped (it panicked): nothing more to do.
+                if tx.send((b, done)).is_err() {
+                    return;
+                }
+            }
         });
-        for i in 0..items.len() {
-            let mut guard: MutexGuard<'_, Slots<R>> = lock();
-            let r = loop {
-                if let Some(r) = guard.done[i].take() {
-                    break Some(r);
-                }
-                if guard.finished {
-                    break None;
-                }
-                guard = ready.wait(guard).unwrap_or_else(|e| e.into_inner());
-            };
-            drop(guard);
-            match r {
-                Some(r) => each(i, r),
-                None => break,
+        for (b, done) in rx {
+            for (i, r) in b.zip(done) {
+                each(i, r);
             }
         }
     });

@@ -13,13 +13,14 @@
 
 use std::collections::HashSet;
 
-use super::{build, json, read_sources, strip_bom, EntityKind, Pack, Source};
+use super::{build, json, read_sources, strip_bom, EntityKind, Limits, Pack, Source};
 
 /// The [`Pack`] of `paths` as far as client entity or attachable `identifier` (`pig` means
 /// `minecraft:pig`, case ignored) can see it; the whole pack when no file defines it, so the
 /// caller's error can name the entities there are.
 pub(super) fn load_entity(paths: &[std::path::PathBuf], identifier: &str) -> Pack {
-    let (list, mut problems, extras) = read_sources(paths);
+    let limits = Limits::default();
+    let (list, mut problems, extras) = read_sources(paths, &limits, true);
     let wanted = if identifier.contains(':') {
         identifier.to_ascii_lowercase()
     } else {
@@ -33,6 +34,7 @@ pub(super) fn load_entity(paths: &[std::path::PathBuf], identifier: &str) -> Pac
             .filter(|(_, &keep)| keep)
             .map(|(s, _)| s.clone())
             .collect(),
+        &limits,
     );
     let mut needles = vec![wanted.clone()];
     let mut found = false;
@@ -87,6 +89,7 @@ pub(super) fn load_entity(paths: &[std::path::PathBuf], identifier: &str) -> Pac
             .zip(keep)
             .filter_map(|(s, k)| k.then_some(s))
             .collect(),
+        &limits,
     );
     problems.append(&mut pack.problems);
     pack.problems = problems;

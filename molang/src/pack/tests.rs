@@ -118,7 +118,7 @@ fn client_entity_sites_and_model() {
     assert_eq!(pre.text, "variable.tilt = q.is_baby ? {\n  1;\n};");
     assert_eq!(pre.pieces.len(), 3);
     assert_eq!(
-        pre.pieces[1].pointer,
+        pre.piece_pointer(1),
         "/minecraft:client_entity/description/scripts/pre_animation/1"
     );
     assert_eq!(e.pre_animation_entries, vec![(0, 29), (30, 34), (35, 37)]);
@@ -1264,10 +1264,10 @@ fn vanilla_shapes_match_the_corpus_files() {
                 "joined script not in corpus scripts: {site_key:?}"
             );
         }
-        for p in &s.pieces {
+        for i in 0..s.pieces.len() {
             let k = (
                 file.clone(),
-                p.pointer.clone(),
+                s.piece_pointer(i),
                 kind.clone(),
                 s.role.to_string(),
             );
@@ -1868,6 +1868,7 @@ fn pipelined_walk_sees_every_result_in_order() {
         let mut seen = Vec::new();
         pipelined(
             &items,
+            |_| 1000,
             // Uneven work, so later items often finish first.
             |&x| (0..(x % 7) * 500).fold(x, |a, b| a.wrapping_mul(31).wrapping_add(b)),
             |i, r| seen.push((i, r)),
@@ -1894,7 +1895,7 @@ fn pipelined_walk_on_a_busy_pool_thread_does_not_wait_for_itself() {
         pool.install(|| {
             let items: Vec<u32> = (0..100).collect();
             let mut seen = Vec::new();
-            pipelined(&items, |&x| x * 3, |i, r| seen.push((i, r)));
+            pipelined(&items, |_| 1, |&x| x * 3, |i, r| seen.push((i, r)));
             seen
         })
     });
@@ -1905,6 +1906,29 @@ fn pipelined_walk_on_a_busy_pool_thread_does_not_wait_for_itself() {
 }
 
 #[test]
+fn pipelined_work_runs_at_most_one_batch_ahead_of_the_walk() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    // Batches of 8 items: while the walk takes one, the next may be parsed, no more (before
+    // batches, every tree of the pack could be waiting at once).
+    let most = within_a_minute(|| {
+        let items: Vec<usize> = (0..400).collect();
+        let started = AtomicUsize::new(0);
+        let mut most = 0;
+        pipelined(
+            &items,
+            |_| super::AHEAD / 8,
+            |&x| {
+                started.fetch_add(1, SeqCst);
+                x
+            },
+            |i, _| most = most.max(started.load(SeqCst) - i),
+        );
+        most
+    });
+    assert!(most <= 16, "the work ran {most} items ahead of the walk");
+}
+
+#[test]
 fn a_panic_in_the_parallel_work_reaches_the_caller() {
     let outcome = within_a_minute(|| {
         std::panic::catch_unwind(|| {
@@ -1912,6 +1936,7 @@ fn a_panic_in_the_parallel_work_reaches_the_caller() {
             let mut walked = 0;
             pipelined(
                 &items,
+                |_| 10_000,
                 |&x| {
                     assert_ne!(x, 250, "item 250 fails");
                     x
