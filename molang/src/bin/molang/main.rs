@@ -19,6 +19,7 @@ mod eval;
 mod fmt;
 mod fuzz;
 mod lsp;
+mod render;
 mod run;
 mod test;
 
@@ -59,6 +60,8 @@ enum Command {
     /// Run a pack's entity tests (`*.test.json`): expectations on variables, bones, the
     /// content log and whole-trace snapshots.
     Test(test::Args),
+    /// Draw an entity posed by the runtime: a PNG, an animated GIF or a contact sheet.
+    Render(render::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,5 +82,6 @@ fn main() -> ExitCode {
         Command::Fmt(a) => fmt::main(a),
         Command::Lsp => lsp::main(),
         Command::Test(a) => test::main(a),
+        Command::Render(a) => render::main(a, layers("packs", "pack_layers")),
     }
 }
