@@ -562,8 +562,8 @@ pub fn draw(
                     return;
                 }
                 depth[i] = z;
-                for k in 0..3 {
-                    pic.rgba[i * 4 + k] = (texel[k] as f64 * shade).round().clamp(0.0, 255.0) as u8;
+                for (out, t) in pic.rgba[i * 4..i * 4 + 3].iter_mut().zip(texel) {
+                    *out = (t as f64 * shade).round().clamp(0.0, 255.0) as u8;
                 }
                 pic.bone[i] = (q.bone + 1).min(u16::MAX as usize) as u16;
             });
