@@ -75,6 +75,8 @@ pub mod lsp;
 #[forbid(unsafe_code)]
 pub mod pack;
 #[forbid(unsafe_code)]
+pub mod picture;
+#[forbid(unsafe_code)]
 pub mod queries;
 #[forbid(unsafe_code)]
 pub mod report;

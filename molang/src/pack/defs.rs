@@ -201,6 +201,44 @@ pub struct GeometryBone {
     pub rotation: [f32; 3],
     /// Locator name and offset.
     pub locators: Vec<(String, [f32; 3])>,
+    /// `mirror`: box UV of its cubes mirrored, unless a cube says otherwise.
+    pub mirror: bool,
+    /// `cubes`, in order (what `molang render` draws).
+    pub cubes: Vec<GeometryCube>,
+}
+
+/// A cube of a geometry bone, as written (pixels and degrees, model space of the bind pose).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeometryCube {
+    pub origin: [f32; 3],
+    pub size: [f32; 3],
+    pub uv: CubeUv,
+    pub inflate: f32,
+    /// `mirror` of the cube; `None`: the bone's.
+    pub mirror: Option<bool>,
+    /// `pivot` and `rotation` of the cube (rotation about the pivot, in the bone's frame).
+    pub pivot: Option<[f32; 3]>,
+    pub rotation: [f32; 3],
+}
+
+/// How a cube's faces take the texture.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CubeUv {
+    /// `"uv": [u, v]`: the box layout from that corner (absent: `[0, 0]`).
+    Box([f32; 2]),
+    /// `"uv": {"north": {"uv": [u, v], "uv_size": [w, h]}, ...}` in the order of
+    /// [`FACES`]; a face not listed is not drawn.
+    Faces(Box<[Option<FaceUv>; 6]>),
+}
+
+/// Face names in the order of [`CubeUv::Faces`].
+pub const FACES: [&str; 6] = ["north", "east", "south", "west", "up", "down"];
+
+/// One face of a per-face UV cube; `uv_size` absent: the face's own size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FaceUv {
+    pub uv: [f32; 2],
+    pub uv_size: Option<[f32; 2]>,
 }
 
 /// What a client entity or attachable description plays and draws, besides its sites.
@@ -315,6 +353,8 @@ pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, befor
                         if let Some(g) = next(geometries, &mut at.geometries) {
                             g.legacy = false;
                             g.rig = get(geo, "bones").map(geometry_bones);
+                            let desc = get(geo, "description");
+                            g.texture_size = texture_size(desc, "texture_width", "texture_height");
                         }
                     }
                 }
@@ -325,6 +365,7 @@ pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, befor
                 if let Some(g) = next(geometries, &mut at.geometries) {
                     g.legacy = true;
                     g.rig = get(raw, "bones").map(geometry_bones);
+                    g.texture_size = texture_size(Some(raw), "texturewidth", "textureheight");
                 }
             }
             _ => {}
@@ -449,17 +490,55 @@ fn joined(v: &Value<'_>) -> Option<String> {
     }
 }
 
-fn geometry_bones(list: &Value<'_>) -> Vec<GeometryBone> {
-    let triple = |v: Option<&Value<'_>>| -> [f32; 3] {
-        let mut out = [0.0; 3];
-        if let Some(v) = v {
-            for (o, e) in out.iter_mut().zip(elems(v)) {
-                // f64, then f32, as every number of the pack is read.
-                *o = as_num(e).unwrap_or(0.0) as f32;
-            }
+/// `texture_width` and `texture_height` (either absent: 16, as the game and Blockbench).
+fn texture_size(desc: Option<&Value<'_>>, w: &str, h: &str) -> Option<[f32; 2]> {
+    let desc = desc?;
+    let num = |k: &str| get(desc, k).and_then(as_num).map(|n| n as f32);
+    match (num(w), num(h)) {
+        (None, None) => None,
+        (a, b) => Some([a.unwrap_or(16.0), b.unwrap_or(16.0)]),
+    }
+}
+
+/// The first `N` numbers of an array (missing or not numbers: 0).
+fn numbers<const N: usize>(v: Option<&Value<'_>>) -> [f32; N] {
+    let mut out = [0.0; N];
+    if let Some(v) = v {
+        for (o, e) in out.iter_mut().zip(elems(v)) {
+            // f64, then f32, as every number of the pack is read.
+            *o = as_num(e).unwrap_or(0.0) as f32;
         }
-        out
+    }
+    out
+}
+
+fn geometry_cube(c: &Value<'_>) -> GeometryCube {
+    let uv = match get(c, "uv") {
+        Some(faces @ Value::Object(_)) => {
+            let mut out: [Option<FaceUv>; 6] = [None; 6];
+            for (slot, name) in out.iter_mut().zip(FACES) {
+                *slot = get(faces, name).map(|f| FaceUv {
+                    uv: numbers(get(f, "uv")),
+                    uv_size: get(f, "uv_size").map(|s| numbers(Some(s))),
+                });
+            }
+            CubeUv::Faces(Box::new(out))
+        }
+        v => CubeUv::Box(numbers(v)),
     };
+    GeometryCube {
+        origin: numbers(get(c, "origin")),
+        size: numbers(get(c, "size")),
+        uv,
+        inflate: get(c, "inflate").and_then(as_num).unwrap_or(0.0) as f32,
+        mirror: get(c, "mirror").and_then(as_bool),
+        pivot: get(c, "pivot").map(|p| numbers(Some(p))),
+        rotation: numbers(get(c, "rotation")),
+    }
+}
+
+fn geometry_bones(list: &Value<'_>) -> Vec<GeometryBone> {
+    let triple = |v: Option<&Value<'_>>| -> [f32; 3] { numbers(v) };
     let mut out = Vec::new();
     for b in elems(list) {
         let Some(name) = get(b, "name").and_then(json::as_str) else {
@@ -475,6 +554,10 @@ fn geometry_bones(list: &Value<'_>) -> Vec<GeometryBone> {
             pivot: triple(get(b, "pivot")),
             rotation: triple(get(b, "rotation")),
             locators,
+            mirror: get(b, "mirror").and_then(as_bool).unwrap_or(false),
+            cubes: elems_of(b, "cubes")
+                .map(|(_, c)| geometry_cube(c))
+                .collect(),
         });
     }
     out

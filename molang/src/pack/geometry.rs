@@ -51,6 +51,11 @@ impl GeometryChain<'_> {
             .flat_map(|g| g.bones.iter().map(|b| b.to_ascii_lowercase()))
     }
 
+    /// `texture_width` and `texture_height` of the nearest definition that gives them.
+    pub fn texture_size(&self) -> Option<[f32; 2]> {
+        self.definitions.iter().find_map(|g| g.texture_size)
+    }
+
     /// Whether every geometry of the chain is in the pack (no missing parent, no cycle).
     pub fn complete(&self) -> bool {
         self.missing_parent.is_none() && self.cycle.is_none()

@@ -36,8 +36,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 pub use defs::{
-    AnimationData, BlendTransition, ClientData, Expr, GeometryBone, Lerp, LoopMode, RenderData,
-    StateData,
+    AnimationData, BlendTransition, ClientData, CubeUv, Expr, FaceUv, GeometryBone, GeometryCube,
+    Lerp, LoopMode, RenderData, StateData,
 };
 pub use geometry::GeometryChain;
 
@@ -419,6 +419,8 @@ pub struct Geometry {
     pub legacy: bool,
     /// The bones with their bind pose (`None`: no `bones` key).
     pub rig: Option<Vec<GeometryBone>>,
+    /// `texture_width`, `texture_height` (legacy: `texturewidth`, `textureheight`).
+    pub texture_size: Option<[f32; 2]>,
 }
 
 /// What kind of definition a [`Shadowed`] entry is.

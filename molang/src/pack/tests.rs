@@ -2179,3 +2179,56 @@ fn texture_files_are_listed_by_path_without_extension() {
     got.sort();
     assert_eq!(got, vec!["textures/entity/cow", "textures/entity/pig/pig"]);
 }
+
+#[test]
+fn geometry_cubes_and_texture_size_are_read() {
+    use super::{CubeUv, FaceUv};
+    let pack = pack_of(&[
+        (
+            "models/new.json",
+            r#"{"format_version": "1.12.0", "minecraft:geometry": [{"description": {
+                "identifier": "geometry.new", "texture_width": 64, "texture_height": 32},
+                "bones": [{"name": "body", "mirror": true, "cubes": [
+                  {"origin": [-4, 0, -2], "size": [8, 12, 4], "uv": [16, 16], "inflate": 0.5},
+                  {"origin": [0, 1, 2], "size": [1, 2, 3], "mirror": false,
+                   "pivot": [0, 1, 0], "rotation": [0, 45, 0],
+                   "uv": {"north": {"uv": [1, 2], "uv_size": [3, 4]}, "up": {"uv": [5, 6]}}}]}]}]}"#,
+        ),
+        (
+            "models/old.json",
+            r#"{"format_version": "1.8.0", "geometry.old": {"texturewidth": 128,
+                "bones": [{"name": "leg", "cubes": [{"origin": [1, 2, 3], "size": [1, 1, 1]}]}]}}"#,
+        ),
+    ]);
+    let new = pack.geometry_chain("geometry.new").expect("defined");
+    assert_eq!(new.texture_size(), Some([64.0, 32.0]));
+    let body = &new.bones()[0];
+    assert!(body.mirror);
+    assert_eq!(body.cubes.len(), 2);
+    let [a, b] = [&body.cubes[0], &body.cubes[1]];
+    assert_eq!((a.origin, a.size), ([-4.0, 0.0, -2.0], [8.0, 12.0, 4.0]));
+    assert_eq!(
+        (a.uv.clone(), a.inflate, a.mirror),
+        (CubeUv::Box([16.0, 16.0]), 0.5, None)
+    );
+    assert_eq!(
+        (b.mirror, b.pivot, b.rotation),
+        (Some(false), Some([0.0, 1.0, 0.0]), [0.0, 45.0, 0.0])
+    );
+    let CubeUv::Faces(faces) = &b.uv else {
+        panic!("per-face UV: {:?}", b.uv)
+    };
+    let north = FaceUv {
+        uv: [1.0, 2.0],
+        uv_size: Some([3.0, 4.0]),
+    };
+    let up = FaceUv {
+        uv: [5.0, 6.0],
+        uv_size: None,
+    };
+    assert_eq!(**faces, [Some(north), None, None, None, Some(up), None]);
+    // Legacy: `texturewidth` alone (height 16, the default); box UV absent is [0, 0].
+    let old = pack.geometry_chain("geometry.old").expect("defined");
+    assert_eq!(old.texture_size(), Some([128.0, 16.0]));
+    assert_eq!(old.bones()[0].cubes[0].uv, CubeUv::Box([0.0, 0.0]));
+}

@@ -171,6 +171,34 @@ pub fn forward(
     }
 }
 
+/// Each bone's whole transform (its bind geometry to model space: the map of the module
+/// doc), row-major 3×4, parents applied: what `molang render` moves cubes with. The same
+/// composition as [`forward`], whose pivots are `matrix · (pivot)`.
+pub fn matrices(bones: &[Bone], order: &[usize], ch: &Channels<'_>) -> Vec<[[f64; 4]; 3]> {
+    let mut xf = vec![IDENTITY; bones.len()];
+    for &i in order {
+        let b = &bones[i];
+        let parent = b.parent.map_or(IDENTITY, |p| xf[p]);
+        let f = |v: [f32; 3]| v.map(|c| c as f64);
+        let (pivot, pos, s) = (f(b.pivot), f(ch.pos[i]), f(ch.scale[i]));
+        let r = rotation([
+            b.rotation[0] as f64 + ch.rot[i][0] as f64,
+            b.rotation[1] as f64 + ch.rot[i][1] as f64,
+            b.rotation[2] as f64 + ch.rot[i][2] as f64,
+        ]);
+        let mut local = [[0.0; 4]; 3];
+        for row in 0..3 {
+            for c in 0..3 {
+                local[row][c] = r[row][c] * s[c];
+            }
+            let rs_pivot: f64 = (0..3).map(|c| local[row][c] * pivot[c]).sum();
+            local[row][3] = pivot[row] + pos[row] - rs_pivot;
+        }
+        xf[i] = mul(&parent, &local);
+    }
+    xf
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1116,7 +1116,7 @@ impl Builder<'_> {
 }
 
 /// Parents before children; a parent cycle is broken by detaching the bone that closes it.
-fn fk_order(bones: &mut [Bone]) -> Vec<usize> {
+pub(crate) fn fk_order(bones: &mut [Bone]) -> Vec<usize> {
     let n = bones.len();
     let mut state = vec![0u8; n]; // 0 new, 1 on the stack, 2 done
     let mut order = Vec::with_capacity(n);

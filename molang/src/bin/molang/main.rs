@@ -20,6 +20,7 @@ mod fmt;
 mod fuzz;
 mod import;
 mod lsp;
+mod render;
 mod run;
 mod test;
 
@@ -63,6 +64,8 @@ enum Command {
     /// Import a Blockbench model (`.bbmodel`) as a Bedrock resource pack: geometry,
     /// animations, a state-machine controller, render controller and texture.
     Import(import::Args),
+    /// Draw an entity posed by the runtime: a PNG, an animated GIF or a contact sheet.
+    Render(render::Args),
 }
 
 fn main() -> ExitCode {
@@ -84,5 +87,6 @@ fn main() -> ExitCode {
         Command::Lsp => lsp::main(),
         Command::Test(a) => test::main(a),
         Command::Import(a) => import::main(a),
+        Command::Render(a) => render::main(a, layers("packs", "pack_layers")),
     }
 }
