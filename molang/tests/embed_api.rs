@@ -50,7 +50,7 @@ fn player_frames_match_molang_run() {
             backend,
             fps: 20.0,
             frames: 40,
-            seed: 0,
+            ..PlayOptions::default()
         };
         let player = Player::new(&pack, "classic:quadruped", &timeline, options).expect("loads");
         let bones: Vec<String> = player.bones().map(str::to_string).collect();

@@ -980,3 +980,45 @@ fn lsp_exit_without_shutdown_is_code_1() {
     s.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(s.exit_code(), Some(1));
 }
+
+#[test]
+fn run_refuses_a_huge_script_array_in_bounded_memory() {
+    // Defect 9's reproduction: a client entity whose `pre_animation` is a huge array of
+    // entries (86 MB once needed 5 GB in `run`). Past the file-size limit it is not read:
+    // `run` names the file and the limit inside a 400 MB address space.
+    let dir = scratch("bigscripts");
+    write_in(
+        &dir,
+        "rp/manifest.json",
+        r#"{"format_version":2,"header":{"name":"p","uuid":"00000000-0000-4000-8000-000000000001","version":[1,0,0]},"modules":[{"type":"resources","uuid":"00000000-0000-4000-8000-000000000002","version":[1,0,0]}]}"#,
+    );
+    let big = dir.join("rp/entity/big.entity.json");
+    std::fs::create_dir_all(big.parent().unwrap()).unwrap();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
+    f.write_all(br#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:big","scripts":{"pre_animation":["#).unwrap();
+    for i in 0..3_000_000u32 {
+        if i > 0 {
+            f.write_all(b",").unwrap();
+        }
+        f.write_all(b"\"v.a = v.a + 1;\"").unwrap();
+    }
+    f.write_all(b"]}}}}").unwrap();
+    drop(f);
+    assert!(std::fs::metadata(&big).unwrap().len() > 33 << 20);
+    let out = molang_limited(
+        400,
+        &[
+            "run",
+            dir.join("rp").to_str().unwrap(),
+            "--entity",
+            "t:big",
+            "--seconds",
+            "1",
+        ],
+    );
+    let err = text(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert_contains(&err, "E0706");
+    assert_contains(&err, "larger than the 32 MiB a file may have");
+    let _ = std::fs::remove_dir_all(&dir);
+}

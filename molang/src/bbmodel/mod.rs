@@ -579,7 +579,10 @@ impl<'s> Reader<'s> {
             Err(e) => {
                 // The parser gives a line and column; turn them back into an offset.
                 let starts = json::line_starts(self.src);
-                let line_start = starts.get(e.line.saturating_sub(1)).copied().unwrap_or(0);
+                // Line starts are `u32` (files past 4 GiB are refused before this).
+                let line_start = starts
+                    .get(e.line.saturating_sub(1))
+                    .map_or(0, |&s| s as usize);
                 let offset = self.src[line_start..]
                     .char_indices()
                     .nth(e.column.saturating_sub(1))

@@ -279,7 +279,9 @@ impl Workspace {
         self.pack = pack::load_layered_sources(self.layers());
         // Kept while the editor has the file open: the game reads the disk, not the editor
         // (a UTF-16 file stays unreadable to it until saved as UTF-8).
-        self.pack.problems.extend(self.disk_problems.iter().cloned());
+        self.pack
+            .problems
+            .extend(self.disk_problems.iter().cloned());
         let pack = &self.pack;
         self.entity_site_lists = (0..pack.entities.len())
             .into_par_iter()

@@ -190,8 +190,10 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
                 Some(p) if p.line == 0 => Error::new(
                     ErrorKind::BrokenFile,
                     format!(
-                        "no loaded file defines `{identifier}`, but {} could not be read (the entity may be defined there): error[E0702]: {}",
+                        "no loaded file defines `{identifier}`, but {} could not be read (the entity may be defined there): error[{}]: {}",
                         p.file.display(),
+                        // The same code `molang check` gives the file.
+                        if p.limit { "E0706" } else { "E0702" },
                         p.message
                     ),
                 ),

@@ -24,6 +24,7 @@ use super::driver::{frame_time, Driver};
 use super::inputs::Timeline;
 use super::load::load_from_pack;
 use super::play::{Backend, LogLine, Pose, Runtime};
+use crate::interp::Platform;
 use crate::pack::Pack;
 use crate::Error;
 
@@ -38,16 +39,19 @@ pub struct PlayOptions {
     pub seed: u64,
     /// How many frames the iterator yields.
     pub frames: u64,
+    /// Which of the game's CPU families to compute as (see [`Platform`]).
+    pub platform: Platform,
 }
 
 impl Default for PlayOptions {
-    /// The JIT at 20 frames a second (the game's tick rate), seed 0, one second.
+    /// The JIT at 20 frames a second (the game's tick rate), seed 0, one second, x86-64.
     fn default() -> Self {
         PlayOptions {
             backend: Backend::Jit,
             fps: 20.0,
             seed: 0,
             frames: 20,
+            platform: Platform::X86_64,
         }
     }
 }
@@ -89,7 +93,8 @@ impl Player {
                 format!("frames per second must be above 0, got {}", options.fps),
             ));
         }
-        let loaded = load_from_pack(pack, identifier)?;
+        let mut loaded = load_from_pack(pack, identifier)?;
+        loaded.scripts.set_platform(options.platform);
         let mut notes = loaded.diagnostics.clone();
         notes.extend(loaded.notes.iter().cloned());
         let mut rt = Runtime::new(loaded, options.backend, options.fps, options.seed);

@@ -220,6 +220,7 @@ fn run(args: &Args) -> Result<(), String> {
             fps: args.fps,
             seed: args.seed,
             frames: end,
+            ..PlayOptions::default()
         },
         first,
         camera,
