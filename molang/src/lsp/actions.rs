@@ -200,13 +200,7 @@ fn fix(
             })
         }
         Code::DeprecatedQuery => {
-            // The token holding the name: `q.old` / `query.old`.
-            let tok = lex(text).into_iter().find(|t| {
-                t.kind == TokenKind::Path
-                    && t.span.start as usize <= span.start
-                    && span.start < t.span.end as usize
-            })?;
-            let word = &text[tok.span.start as usize..tok.span.end as usize];
+            let (start, word) = path_at(text, span.start)?;
             let (ns, at) = split(word);
             let old = queries::lookup(&word[at..])?;
             let new = old.deprecated?.strip_prefix("query.")?;
@@ -215,7 +209,7 @@ fn fix(
             (ns == Namespace::Query).then(|| Fix {
                 title: format!("Replace with `{}{new}`", &word[..at]),
                 preferred: same_arity,
-                range: tok.span.start as usize + at..tok.span.end as usize,
+                range: start + at..start + word.len(),
                 new_text: new.to_string(),
             })
         }
@@ -255,18 +249,13 @@ fn fix(
             })
         }
         Code::UnknownQuery => {
-            let tok = lex(text).into_iter().find(|t| {
-                t.kind == TokenKind::Path
-                    && t.span.start as usize <= span.start
-                    && span.start < t.span.end as usize
-            })?;
-            let word = &text[tok.span.start as usize..tok.span.end as usize];
+            let (start, word) = path_at(text, span.start)?;
             let (ns, at) = split(word);
             let near = queries::suggest(&word[at..])?;
             (ns == Namespace::Query).then(|| Fix {
                 title: format!("Replace with `{}{near}`", &word[..at]),
                 preferred: true,
-                range: tok.span.start as usize + at..tok.span.end as usize,
+                range: start + at..start + word.len(),
                 new_text: near.to_string(),
             })
         }
@@ -366,4 +355,13 @@ fn hint(position: Position, label: String) -> InlayHint {
         padding_right: None,
         data: None,
     }
+}
+
+/// The name token (`q.old`, `query.old`) holding byte `at` of `text`: its start and text.
+fn path_at(text: &str, at: usize) -> Option<(usize, &str)> {
+    let tok = lex(text).into_iter().find(|t| {
+        t.kind == TokenKind::Path && t.span.start as usize <= at && at < t.span.end as usize
+    })?;
+    let (start, end) = (tok.span.start as usize, tok.span.end as usize);
+    Some((start, &text[start..end]))
 }

@@ -1782,6 +1782,20 @@ pub fn write_text_file(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::write(path, text)
 }
 
+/// Opens `path` for writing a file the user named: a new file, or with `force` an existing
+/// one emptied. Without `force` an existing file is [`std::io::ErrorKind::AlreadyExists`],
+/// decided by the open itself (no window between a check and the write).
+pub fn create_output_file(path: &Path, force: bool) -> std::io::Result<std::fs::File> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true);
+    if force {
+        opts.create(true).truncate(true);
+    } else {
+        opts.create_new(true);
+    }
+    opts.open(path)
+}
+
 /// Every file under `dir` whose name ends with `suffix`, depth first, each folder's entries
 /// in path order (symbolic links to folders are not followed).
 pub fn find_files(dir: &Path, suffix: &str) -> std::io::Result<Vec<PathBuf>> {

@@ -55,14 +55,7 @@ pub fn write_new(path: &Path, bytes: &[u8], force: bool) -> Result<(), String> {
             "is a symbolic link; doggoyle never writes through one",
         ));
     }
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true);
-    if force {
-        opts.create(true).truncate(true);
-    } else {
-        opts.create_new(true);
-    }
-    let mut f = opts.open(path).map_err(|e| {
+    let mut f = molang::pack::create_output_file(path, force).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             at(path, "already exists; pass --force to overwrite it")
         } else {

@@ -420,29 +420,18 @@ fn check(paths: Vec<PathBuf>, settings: Settings, format: Format, color: bool) -
     let selection = report::select(&pack, &diags, &options);
     let mut notes = Vec::new();
     let hidden = &selection.hidden;
-    if hidden.context > 0 {
-        notes.push(format!(
-            "{} in the lower layers (context) not reported",
-            plural(hidden.context, "diagnostic", "diagnostics")
-        ));
-    }
-    if hidden.excluded > 0 {
-        notes.push(format!(
-            "{} in files molang.toml excludes not reported",
-            plural(hidden.excluded, "diagnostic", "diagnostics")
-        ));
-    }
-    if hidden.off > 0 {
-        notes.push(format!(
-            "{} of codes molang.toml turns off not reported",
-            plural(hidden.off, "diagnostic", "diagnostics")
-        ));
-    }
-    if hidden.suppressed > 0 {
-        notes.push(format!(
-            "{} silenced by molang-ignore comments",
-            plural(hidden.suppressed, "diagnostic", "diagnostics")
-        ));
+    for (n, why) in [
+        (hidden.context, "in the lower layers (context) not reported"),
+        (
+            hidden.excluded,
+            "in files molang.toml excludes not reported",
+        ),
+        (hidden.off, "of codes molang.toml turns off not reported"),
+        (hidden.suppressed, "silenced by molang-ignore comments"),
+    ] {
+        if n > 0 {
+            notes.push(format!("{} {why}", plural(n, "diagnostic", "diagnostics")));
+        }
     }
     // The baseline: keep only what it does not hold, or write it.
     let mut reported: Vec<&Reported> = selection.reported.iter().collect();
@@ -555,9 +544,5 @@ controllers, render controllers, particles, attachables)",
 /// Creates `path` (never its folder) and writes `text`; an existing file is not replaced.
 fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
-    f.write_all(text.as_bytes())
+    molang::pack::create_output_file(path, false)?.write_all(text.as_bytes())
 }

@@ -275,14 +275,7 @@ fn check_out(path: &Path, force: bool) -> Result<(), String> {
 /// Writes `bytes` to `path` (a new file, or with `force` an existing regular file).
 fn write_new(path: &Path, bytes: &[u8], force: bool) -> Result<(), String> {
     check_out(path, force)?;
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true);
-    if force {
-        opts.create(true).truncate(true);
-    } else {
-        opts.create_new(true);
-    }
-    let mut f = opts.open(path).map_err(|e| {
+    let mut f = molang::pack::create_output_file(path, force).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             format!(
                 "{}: already exists; pass --force to overwrite it",
