@@ -378,3 +378,283 @@ fn run_platform_both_prints_the_first_difference() {
         let _ = std::fs::remove_dir_all(&d);
     }
 }
+
+/// A pack with a textured block whose arm turns `speed` degrees a second (a render
+/// controller picks the geometry and the 32 × 32 texture, each texel its own colour), and the
+/// test file `test` in `tests/`.
+fn picture_fixture(name: &str, speed: &str, test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("molang-test-pic-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let files = [
+        (
+            "pack/entity/block.entity.json",
+            r#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:block",
+                "materials":{"default":"entity"},"textures":{"default":"textures/entity/block"},
+                "geometry":{"default":"geometry.block"},"render_controllers":["controller.render.block"],
+                "animations":{"spin":"animation.t.spin"},"scripts":{"animate":["spin"]}}}}"#
+                .to_string(),
+        ),
+        (
+            "pack/render_controllers/block.render_controllers.json",
+            r#"{"format_version":"1.8.0","render_controllers":{"controller.render.block":{
+                "geometry":"Geometry.default","materials":[{"*":"Material.default"}],
+                "textures":["Texture.default"]}}}"#
+                .to_string(),
+        ),
+        (
+            "pack/animations/spin.animation.json",
+            format!(
+                r#"{{"format_version":"1.8.0","animations":{{"animation.t.spin":{{"loop":true,
+                "bones":{{"arm":{{"rotation":[0,"q.life_time * {speed}",0]}}}}}}}}}}"#
+            ),
+        ),
+        (
+            "pack/models/entity/block.geo.json",
+            r#"{"format_version":"1.12.0","minecraft:geometry":[{"description":{"identifier":"geometry.block",
+                "texture_width":32,"texture_height":32},"bones":[
+                {"name":"body","pivot":[0,0,0],"cubes":[{"origin":[-2,0,-2],"size":[4,4,4],"uv":[0,0]}]},
+                {"name":"arm","parent":"body","pivot":[0,4,0],"cubes":[{"origin":[-1,4,-3],"size":[2,6,2],"uv":[0,16]}]}]}]}"#
+                .to_string(),
+        ),
+        ("tests/block.test.json", test.to_string()),
+    ];
+    for (rel, body) in files {
+        support::write_in(&dir, rel, body);
+    }
+    let texture = image::RgbaImage::from_fn(32, 32, |x, y| {
+        image::Rgba([(x * 8) as u8, (y * 8) as u8, 128 + ((x + y) * 2) as u8, 255])
+    });
+    std::fs::create_dir_all(dir.join("pack/textures/entity")).unwrap();
+    texture
+        .save(dir.join("pack/textures/entity/block.png"))
+        .unwrap();
+    dir
+}
+
+/// A test file with one image expectation; `extra`: more keys of it.
+fn image_test(extra: &str) -> String {
+    format!(
+        r#"{{"name": "block picture", "entity": "t:block", "packs": ["../pack"], "seconds": 1,
+  "expect": [
+    {{ "image": "spin.png", "frame": 10, "camera": "three-quarter", "size": 64{extra} }}
+  ]}}"#
+    )
+}
+
+fn read_rgba(path: &Path) -> image::RgbaImage {
+    image::open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .to_rgba8()
+}
+
+#[test]
+fn image_expectation_bless_pass_and_fail_with_actual_and_diff() {
+    let dir = picture_fixture("bless", "90", &image_test(""));
+    let tests = dir.join("tests");
+    let (expected, actual, diff) = (
+        tests.join("spin.png"),
+        tests.join("spin.actual.png"),
+        tests.join("spin.diff.png"),
+    );
+    // No image yet: a failure that says how to write it; the picture drawn is kept.
+    let out = test_in(&tests, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_contains(
+        &stdout,
+        "no image yet: run `molang test --bless` to write it",
+    );
+    assert_contains(&stdout, "spin.actual.png");
+    assert!(!expected.exists() && actual.exists());
+    std::fs::remove_file(&actual).unwrap();
+
+    let out = test_in(&tests, &["--bless"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert_contains(&text(&out.stdout), "wrote ");
+    let blessed = read_rgba(&expected);
+    assert_eq!(blessed.dimensions(), (64, 64));
+    // Something textured is drawn: more than the background's one colour.
+    let colours: std::collections::HashSet<_> = blessed.pixels().collect();
+    assert!(colours.len() > 10, "{} colours", colours.len());
+
+    // The same picture on both back ends, and nothing written on a pass.
+    let out = test_in(&tests, &["--backend", "both"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(!actual.exists() && !diff.exists());
+
+    // The arm turns twice as fast: frame 10 differs; the picture and a difference are written.
+    let changed = picture_fixture("bless-changed", "180", &image_test(""));
+    std::fs::copy(&expected, changed.join("tests/spin.png")).unwrap();
+    let tests = changed.join("tests");
+    let out = test_in(&tests, &["--backend", "both"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_contains(&stdout, "picture ");
+    assert_contains(&stdout, "of frame 10 (three-quarter camera, 64 px)");
+    assert_contains(&stdout, "pixels differ by more than 0");
+    assert_contains(&stdout, "the largest difference is");
+    assert_contains(&stdout, "spin.diff.png");
+    let (actual, diff) = (tests.join("spin.actual.png"), tests.join("spin.diff.png"));
+    let (drawn, marks) = (read_rgba(&actual), read_rgba(&diff));
+    let differing = blessed
+        .pixels()
+        .zip(drawn.pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(differing > 0);
+    // The count reported is the pixels that differ, each marked red in the difference image.
+    assert_contains(&stdout, &format!("{differing} of 4096 pixels differ"));
+    let red = marks.pixels().filter(|p| p.0 == [255, 0, 0, 255]).count();
+    assert_eq!(red, differing);
+    // Blessing the new picture makes it pass.
+    assert_eq!(test_in(&tests, &["--bless"]).status.code(), Some(0));
+    assert_eq!(read_rgba(&tests.join("spin.png")), drawn);
+    assert_eq!(test_in(&tests, &[]).status.code(), Some(0));
+    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(changed);
+}
+
+#[test]
+fn image_tolerance_is_per_channel_and_a_share_of_pixels() {
+    let dir = picture_fixture("tolerance", "90", &image_test(""));
+    let tests = dir.join("tests");
+    assert_eq!(test_in(&tests, &["--bless"]).status.code(), Some(0));
+    // Every drawn texel one step of 6 brighter in red: the same shapes, small differences.
+    let tex = dir.join("pack/textures/entity/block.png");
+    let mut t = read_rgba(&tex);
+    for p in t.pixels_mut() {
+        p.0[0] += 6;
+    }
+    t.save(&tex).unwrap();
+    let run = |extra: &str| {
+        std::fs::write(tests.join("block.test.json"), image_test(extra)).unwrap();
+        let out = test_in(&tests, &[]);
+        (out.status.code(), text(&out.stdout))
+    };
+    let (code, stdout) = run("");
+    assert_eq!(code, Some(1), "{stdout}");
+    // Shading scales the 6 by 0.55 to 1: the largest difference is 3 to 6.
+    let largest: u32 = stdout
+        .split("the largest difference is ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!((3..=6).contains(&largest), "{stdout}");
+    assert_eq!(run(&format!(r#", "tolerance": {largest}"#)).0, Some(0));
+    let (code, stdout) = run(&format!(r#", "tolerance": {}"#, largest - 1));
+    assert_eq!(code, Some(1), "{stdout}");
+    assert_contains(&stdout, &format!("differ by more than {}", largest - 1));
+    // The share of pixels allowed to differ: all of them passes, none fails.
+    assert_eq!(run(r#", "max_differing": 1"#).0, Some(0));
+    assert_eq!(run(r#", "max_differing": 0"#).0, Some(1));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn hostile_image_names_and_bad_image_keys_exit_2() {
+    let dir = picture_fixture("hostile", "90", &image_test(""));
+    let tests = dir.join("tests");
+    let outside = dir.join("outside.png");
+    std::fs::write(&outside, b"keep").unwrap();
+    std::os::unix::fs::symlink(&outside, tests.join("link.png")).unwrap();
+    let abs = outside.display().to_string();
+    for (expect, message) in [
+        (
+            r#""image": "../spin.png", "frame": 1"#,
+            "has a folder in it",
+        ),
+        (
+            r#""image": "sub/spin.png", "frame": 1"#,
+            "has a folder in it",
+        ),
+        (
+            r#""image": "..\\spin.png", "frame": 1"#,
+            "has a folder in it",
+        ),
+        (
+            &format!(r#""image": "{abs}", "frame": 1"#),
+            "has a folder in it",
+        ),
+        (r#""image": "..", "frame": 1"#, "starts with a dot"),
+        (r#""image": ".png", "frame": 1"#, "starts with a dot"),
+        (
+            r#""image": "C:spin.png", "frame": 1"#,
+            "not allowed in a file name",
+        ),
+        (
+            r#""image": "spin.txt", "frame": 1"#,
+            "is not a `.png` file name",
+        ),
+        (
+            r#""image": "spin.diff.png", "frame": 1"#,
+            "ends like the files",
+        ),
+        (r#""image": "link.png", "frame": 1"#, "symbolic link"),
+        (r#""image": "spin.png""#, "needs \"frame\""),
+        (
+            r#""image": "spin.png", "frame": 20"#,
+            "past the test's last frame",
+        ),
+        (
+            r#""image": "spin.png", "frame": 1, "tolerance": 1.5"#,
+            "whole number from 0 to 255",
+        ),
+        (
+            r#""image": "spin.png", "frame": 1, "tolerance": 256"#,
+            "whole number from 0 to 255",
+        ),
+        (
+            r#""image": "spin.png", "frame": 1, "camera": "back""#,
+            "camera is",
+        ),
+        (
+            r#""image": "spin.png", "frame": 1, "size": 4096"#,
+            "size must be",
+        ),
+        (
+            r#""image": "spin.png", "frame": 1, "max_differing": 2"#,
+            "max_differing must be",
+        ),
+        (
+            r#""at": 0.5, "v.x": 1, "frame": 1"#,
+            "applies to an image expectation only",
+        ),
+    ] {
+        let test = format!(
+            r#"{{"entity": "t:block", "packs": ["../pack"], "seconds": 1, "expect": [{{ {expect} }}]}}"#
+        );
+        std::fs::write(tests.join("block.test.json"), &test).unwrap();
+        for bless in [&[][..], &["--bless"][..]] {
+            let out = test_in(&tests, bless);
+            let stderr = text(&out.stderr);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{test}\n{stderr}{}",
+                text(&out.stdout)
+            );
+            assert_contains(&stderr, message);
+            assert_contains(&stderr, "block.test.json:1:");
+        }
+    }
+    assert_eq!(std::fs::read(&outside).unwrap(), b"keep");
+    // A failure's picture is not written through a symbolic link either.
+    std::fs::write(tests.join("block.test.json"), image_test("")).unwrap();
+    std::os::unix::fs::symlink(&outside, tests.join("spin.actual.png")).unwrap();
+    let out = test_in(&tests, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_contains(&text(&out.stdout), "cannot write");
+    assert_eq!(std::fs::read(&outside).unwrap(), b"keep");
+    let listed: Vec<_> = std::fs::read_dir(&tests)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !listed
+            .iter()
+            .any(|n| n == "spin.png" || n == "spin.diff.png"),
+        "{listed:?}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -758,3 +758,119 @@ pub fn render(
     }
     Ok(Rendered { pictures, notes })
 }
+
+/// Reads a PNG picture of at most `max_side` pixels a side (an expected image of
+/// `molang test`), as RGBA.
+pub fn read_png(path: &Path, max_side: u32) -> Result<Texture, String> {
+    let mut reader = image::ImageReader::open(path).map_err(|e| e.to_string())?;
+    reader.set_format(image::ImageFormat::Png);
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(max_side);
+    limits.max_image_height = Some(max_side);
+    limits.max_alloc = Some(64 << 20);
+    reader.limits(limits);
+    let img = reader.decode().map_err(|e| e.to_string())?.to_rgba8();
+    Ok(Texture {
+        width: img.width(),
+        height: img.height(),
+        rgba: img.into_raw(),
+    })
+}
+
+/// `rgba` (rows from the top, `width` × `height`) as PNG bytes.
+pub fn png_bytes(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, String> {
+    let img = image::RgbaImage::from_raw(width, height, rgba.to_vec())
+        .ok_or("internal: picture buffer of the wrong size")?;
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png)
+        .map_err(|e| format!("encoding the PNG: {e}"))?;
+    Ok(out.into_inner())
+}
+
+/// How far a drawn picture may be from its expected image and still match.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// A pixel matches when each of its R, G, B and A values differs from the expected one
+    /// by at most this much (0 to 255).
+    pub channel: u8,
+    /// The share of pixels (0 to 1) that may differ by more than `channel` while the
+    /// picture still matches.
+    pub share: f64,
+}
+
+/// A picture against its expected image, pixel by pixel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub width: u32,
+    pub height: u32,
+    /// Pixels with a channel differing by more than the tolerance's `channel`.
+    pub differing: u64,
+    /// The largest difference of one channel over the picture (0 to 255), and the first
+    /// pixel (x, y from the top left) that has it.
+    pub largest: u8,
+    pub largest_at: (u32, u32),
+    /// The difference image (RGBA): pixels that match shown as the expected image faded to
+    /// grey, pixels that differ within the tolerance in yellow, beyond it in red.
+    pub diff: Vec<u8>,
+}
+
+impl Comparison {
+    /// Whether the differing pixels are within the tolerance's share.
+    pub fn passes(&self, tolerance: &Tolerance) -> bool {
+        let total = self.width as u64 * self.height as u64;
+        self.differing as f64 <= tolerance.share * total as f64
+    }
+}
+
+/// Compares `actual` with `expected` pixel by pixel. `Err`: the sizes differ (what each is).
+pub fn compare(
+    expected: &Texture,
+    actual: &Picture,
+    tolerance: &Tolerance,
+) -> Result<Comparison, String> {
+    if expected.width != actual.size || expected.height != actual.size {
+        return Err(format!(
+            "the expected image is {}×{} pixels, the picture drawn {}×{}",
+            expected.width, expected.height, actual.size, actual.size
+        ));
+    }
+    let mut cmp = Comparison {
+        width: actual.size,
+        height: actual.size,
+        differing: 0,
+        largest: 0,
+        largest_at: (0, 0),
+        diff: Vec::with_capacity(actual.rgba.len()),
+    };
+    let width = actual.size as usize;
+    for (i, (e, a)) in expected
+        .rgba
+        .chunks_exact(4)
+        .zip(actual.rgba.chunks_exact(4))
+        .enumerate()
+    {
+        let d = e
+            .iter()
+            .zip(a)
+            .map(|(x, y)| x.abs_diff(*y))
+            .max()
+            .unwrap_or(0);
+        if d > cmp.largest {
+            cmp.largest = d;
+            cmp.largest_at = ((i % width) as u32, (i / width) as u32);
+        }
+        let px = if d > tolerance.channel {
+            cmp.differing += 1;
+            [255, 0, 0, 255]
+        } else if d > 0 {
+            [255, 220, 0, 255]
+        } else {
+            // Luma, faded towards mid grey: the shape stays readable behind the marks.
+            let l = (e[0] as u32 * 3 + e[1] as u32 * 6 + e[2] as u32) / 10;
+            let g = (64 + l / 3) as u8;
+            [g, g, g, 255]
+        };
+        cmp.diff.extend_from_slice(&px);
+    }
+    Ok(cmp)
+}

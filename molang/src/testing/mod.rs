@@ -13,6 +13,9 @@
 //!   missing animations); load-time notes are not content-log lines.
 //! - Snapshots are the `molang run --world --vars` CSV trace; a cell matches when both are NaN
 //!   or they differ by at most the tolerance (default 1e-4).
+//! - Images are `picture::render`'s drawing of one frame (default style), compared pixel by
+//!   pixel (`picture::compare`): a pixel differs when a channel is further than the
+//!   tolerance (0 to 255) from the expected one; at most the share `max_differing` may differ.
 //! - With two back ends, the JIT's frames must equal the interpreter's bit for bit (NaN = NaN);
 //!   expectations are checked on the interpreter's frames.
 //! - A test's `"platform"` overrides `--platform`. With both platforms, every expectation is
@@ -143,6 +146,15 @@ pub enum ExpectKind {
     Snapshot {
         file: PathBuf,
         tolerance: f32,
+    },
+    /// The entity drawn at `frame` (as `molang render` draws it) matches the PNG `file`,
+    /// which sits next to the test file.
+    Image {
+        file: PathBuf,
+        frame: u64,
+        camera: String,
+        size: u32,
+        tolerance: crate::picture::Tolerance,
     },
 }
 
@@ -665,6 +677,16 @@ pub fn run_test_on(
                 bless_here,
                 &mut outcome,
             );
+            check_images(
+                test,
+                pack,
+                backends,
+                *p,
+                &tag(*p),
+                bless,
+                bless_here,
+                &mut outcome,
+            );
         }
     }
     outcome.seconds = start.elapsed().as_secs_f64();
@@ -822,6 +844,8 @@ fn check(
                     }
                 }
             }
+            // Drawn and compared by `check_images`.
+            ExpectKind::Image { .. } => {}
             ExpectKind::Snapshot { file, tolerance } => {
                 let trace = rec.csv(test.fps);
                 if let Err(why) = spec::stays_inside(test_dir(test), file) {
@@ -863,6 +887,199 @@ fn check(
             }
         }
     }
+}
+
+/// Draws the entity for each image expectation of `test` on `platform` and compares it with
+/// its PNG (on `backends`; with both, the two pictures must be the same). With `bless` the
+/// pictures are written when `write` is set; a mismatch writes the picture drawn and a
+/// difference image next to the expected one.
+#[allow(clippy::too_many_arguments)]
+fn check_images(
+    test: &TestCase,
+    pack: &Pack,
+    backends: Backends,
+    platform: Platform,
+    tag: &str,
+    bless: bool,
+    write: bool,
+    outcome: &mut Outcome,
+) {
+    use crate::picture::{self, Camera, Settings, Style};
+    let images = test.expect.iter().filter_map(|e| match &e.kind {
+        ExpectKind::Image {
+            file,
+            frame,
+            camera,
+            size,
+            tolerance,
+        } => Some((e, file, *frame, camera, *size, tolerance)),
+        _ => None,
+    });
+    let dir = test_dir(test);
+    for (e, file, frame, camera, size, tolerance) in images {
+        let location = format!("{}:{}:{}", test.file.display(), e.line, e.column);
+        let what = format!(
+            "picture {} of frame {frame} ({camera} camera, {size} px){tag}",
+            file.display()
+        );
+        let mut fail = |what: String, detail: String| {
+            outcome.failures.push(Failure {
+                location: location.clone(),
+                what,
+                frame: Some(frame),
+                t: Some(crate::runtime::frame_time(frame, test.fps)),
+                detail,
+            })
+        };
+        let draw = |backend: Backend| -> Result<(picture::Picture, Vec<String>), String> {
+            let tl = timeline(test).map_err(|e| e.to_string())?;
+            let settings = Settings {
+                play: crate::runtime::PlayOptions {
+                    backend,
+                    fps: test.fps,
+                    seed: test.seed,
+                    frames: frame + 1,
+                    platform,
+                },
+                first: frame,
+                camera: Camera::named(camera).unwrap_or(Camera {
+                    yaw: 35.0,
+                    pitch: 25.0,
+                }),
+                size,
+                style: Style::default(),
+            };
+            let mut r =
+                picture::render(pack, &test.entity, &tl, &settings).map_err(|e| e.to_string())?;
+            let p = r.pictures.pop().ok_or("no frame was drawn")?;
+            Ok((p, r.notes))
+        };
+        let primary = if backends == Backends::Jit {
+            Backend::Jit
+        } else {
+            Backend::Interp
+        };
+        let (actual, notes) = match draw(primary) {
+            Ok(d) => d,
+            Err(why) => {
+                fail(what, format!("cannot draw it: {why}"));
+                continue;
+            }
+        };
+        for n in notes {
+            let n = format!("{}: {n}", file.display());
+            if !outcome.notes.contains(&n) {
+                outcome.notes.push(n);
+            }
+        }
+        if backends == Backends::Both {
+            match draw(Backend::Jit) {
+                Ok((jit, _)) if jit.rgba == actual.rgba => {}
+                Ok((jit, _)) => {
+                    let differ = (jit.rgba.chunks_exact(4).zip(actual.rgba.chunks_exact(4)))
+                        .filter(|(a, b)| a != b)
+                        .count();
+                    fail(
+                        format!("the JIT and the interpreter draw the same {what}"),
+                        format!("{differ} pixels differ"),
+                    );
+                }
+                Err(why) => fail(what.clone(), format!("cannot draw it on the JIT: {why}")),
+            }
+        }
+        let (actual_file, diff_file) = spec::image_outputs(file);
+        let png = |w: u32, h: u32, rgba: &[u8]| picture::png_bytes(w, h, rgba);
+        if bless {
+            if write {
+                match png(actual.size, actual.size, &actual.rgba)
+                    .and_then(|b| write_image_file(dir, file, &b))
+                {
+                    Ok(()) => outcome.blessed.push(file.clone()),
+                    Err(why) => fail(what, format!("cannot write it: {why}")),
+                }
+            }
+            continue;
+        }
+        // On a failure: the picture drawn (and the difference), written next to the image.
+        let keep = |diff: Option<(u32, &[u8])>| -> String {
+            let mut files = vec![(actual_file.clone(), actual.size, &actual.rgba[..])];
+            if let Some((side, rgba)) = diff {
+                files.push((diff_file.clone(), side, rgba));
+            }
+            let mut wrote = Vec::new();
+            for (path, side, rgba) in files {
+                match png(side, side, rgba).and_then(|b| write_image_file(dir, &path, &b)) {
+                    Ok(()) => wrote.push(path.display().to_string()),
+                    Err(why) => return format!("; cannot write {}: {why}", path.display()),
+                }
+            }
+            format!("; wrote {}", wrote.join(" and "))
+        };
+        if !file.exists() {
+            let wrote = keep(None);
+            fail(
+                what,
+                format!("no image yet: run `molang test --bless` to write it{wrote}"),
+            );
+            continue;
+        }
+        let expected = match picture::read_png(file, spec::MAX_IMAGE_SIZE) {
+            Ok(t) => t,
+            Err(why) => {
+                let wrote = keep(None);
+                fail(what, format!("cannot read it as a PNG: {why}{wrote}"));
+                continue;
+            }
+        };
+        match picture::compare(&expected, &actual, tolerance) {
+            Err(why) => {
+                let wrote = keep(None);
+                fail(what, format!("{why}{wrote}"));
+            }
+            Ok(cmp) if !cmp.passes(tolerance) => {
+                let wrote = keep(Some((cmp.width, &cmp.diff)));
+                let total = cmp.width as u64 * cmp.height as u64;
+                let (x, y) = cmp.largest_at;
+                fail(
+                    format!(
+                        "{what} matches within {} a channel and {}% of pixels",
+                        tolerance.channel,
+                        tolerance.share * 100.0
+                    ),
+                    format!(
+                        "{} of {total} pixels differ by more than {} ({:.2}%); the largest \
+difference is {} of 255, at pixel ({x}, {y}){wrote}",
+                        cmp.differing,
+                        tolerance.channel,
+                        cmp.differing as f64 * 100.0 / total as f64,
+                        cmp.largest
+                    ),
+                );
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
+/// Writes a picture file of an image expectation (the image with `--bless`, or a failure's
+/// `.actual.png` / `.diff.png`): the one place `molang test` writes pictures. Only inside the
+/// test file's folder `dir`, never through a symbolic link, replacing a regular file.
+fn write_image_file(
+    dir: &std::path::Path,
+    path: &std::path::Path,
+    bytes: &[u8],
+) -> Result<(), String> {
+    use std::io::Write;
+    spec::stays_inside(dir, path)?;
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err("is a symbolic link; molang test never writes through one".into())
+        }
+        Ok(m) if !m.is_file() => return Err("is not a file".into()),
+        _ => {}
+    }
+    let mut f = crate::pack::create_output_file(path, true).map_err(|e| e.to_string())?;
+    f.write_all(bytes).map_err(|e| e.to_string())
 }
 
 /// A trace's rows, fields unquoted (names may hold commas, quotes, line breaks).

@@ -43,6 +43,11 @@ const EXPECT_KEYS: &[&str] = &[
     "no_content_log",
     "snapshot",
     "platforms_agree",
+    "image",
+    "frame",
+    "camera",
+    "size",
+    "max_differing",
 ];
 
 /// Default tolerance of `at` values and snapshot cells.
@@ -281,7 +286,7 @@ every one kept in memory: shorten seconds or lower fps",
             return Err(cx.err(start(ev), "expect must be an array of expectations"));
         };
         for el in &a.elements {
-            expect.push(parse_expect(cx, el, dir, seconds)?);
+            expect.push(parse_expect(cx, el, dir, seconds, fps)?);
         }
     }
     let name = name.unwrap_or_else(|| format!("{entity} #{}", index + 1));
@@ -472,11 +477,69 @@ fn value_target(key: &str) -> Option<Target> {
     }
 }
 
+/// Picture side of an image expectation: default and largest.
+pub const IMAGE_SIZE: u32 = 128;
+pub const MAX_IMAGE_SIZE: u32 = 1024;
+
+/// An image expectation's `"image"` as the file next to the test it names, or why it is
+/// refused. The name comes from a test file (input): a plain file name ending `.png`, without
+/// folders (`/`, `\`), a leading dot (so no `..`), a drive or stream (`:`), characters that
+/// are not portable in file names, or the `.actual.png` / `.diff.png` endings `molang test`
+/// writes on a failure; and no symbolic link that leads out of the folder.
+pub fn image_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
+    let shown = crate::text::excerpt(name, 200);
+    let lower = name.to_ascii_lowercase();
+    let bad = |why: &str| {
+        Err(format!(
+            "image `{shown}` {why}; name a PNG file next to the test file, such as \"walk.png\""
+        ))
+    };
+    if name.contains(['/', '\\']) {
+        return bad("has a folder in it");
+    }
+    if name.starts_with('.') {
+        return bad("starts with a dot");
+    }
+    if name.len() > 200 {
+        return bad("is longer than 200 bytes");
+    }
+    if name
+        .chars()
+        .any(|c| c.is_control() || matches!(c, ':' | '*' | '?' | '"' | '<' | '>' | '|'))
+    {
+        return bad("has a character that is not allowed in a file name");
+    }
+    if !lower.ends_with(".png") || lower.len() == 4 {
+        return bad("is not a `.png` file name");
+    }
+    if lower.ends_with(".actual.png") || lower.ends_with(".diff.png") {
+        return bad("ends like the files a failing test writes (`.actual.png`, `.diff.png`)");
+    }
+    let path = dir.join(name);
+    stays_inside(dir, &path).map_err(|why| format!("image `{shown}` {why}"))?;
+    Ok(path)
+}
+
+/// The files a failing image expectation writes next to its image: `walk.png` →
+/// `walk.actual.png` (the picture drawn) and `walk.diff.png` (the difference).
+pub fn image_outputs(image: &Path) -> (PathBuf, PathBuf) {
+    let stem = image
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let stem = &stem[..stem.len().saturating_sub(4)];
+    (
+        image.with_file_name(format!("{stem}.actual.png")),
+        image.with_file_name(format!("{stem}.diff.png")),
+    )
+}
+
 fn parse_expect(
     cx: &Ctx<'_>,
     v: &Value<'_>,
     dir: &Path,
     seconds: f32,
+    fps: f32,
 ) -> Result<Expect, FileError> {
     let Value::Object(obj) = v else {
         return Err(cx.err(start(v), "an expectation must be an object"));
@@ -495,6 +558,13 @@ fn parse_expect(
     let mut no_log = false;
     let mut agree = false;
     let mut snapshot = None;
+    // "image" and its settings, with where they were written.
+    let mut image = None;
+    let mut frame: Option<(u64, usize)> = None;
+    let mut camera: Option<(String, usize)> = None;
+    let mut size: Option<(u32, usize)> = None;
+    let mut max_differing: Option<(f64, usize)> = None;
+    let mut tolerance_at = 0;
     // (target key, position, value or range)
     let mut values: Vec<(String, usize, f32)> = Vec::new();
     let mut ranges: Vec<(String, usize, f32, f32)> = Vec::new();
@@ -510,6 +580,41 @@ fn parse_expect(
                     return Err(cx.err(start(&p.value), "tolerance must be a number >= 0"));
                 }
                 tolerance = Some(x);
+                tolerance_at = start(&p.value);
+            }
+            "image" => {
+                let name = cx.string(&p.value, "image")?;
+                let path = image_file(dir, &name).map_err(|why| cx.err(start(&p.value), why))?;
+                image = Some(path);
+            }
+            "frame" => {
+                let ok = |f: f64| f >= 0.0 && f.fract() == 0.0 && f < 9.0e15;
+                let f = cx.num_where(&p.value, "frame", ok, "a whole number >= 0", false)?;
+                frame = Some((f as u64, start(&p.value)));
+            }
+            "camera" => {
+                let name = cx.string(&p.value, "camera")?;
+                if crate::picture::Camera::named(&name).is_none() {
+                    return Err(cx.err(
+                        start(&p.value),
+                        format!(
+                            "camera is \"front\", \"side\", \"top\" or \"three-quarter\", got \"{}\"",
+                            crate::text::excerpt(&name, 40)
+                        ),
+                    ));
+                }
+                camera = Some((name, kpos));
+            }
+            "size" => {
+                let ok = |s: f64| s.fract() == 0.0 && (8.0..=MAX_IMAGE_SIZE as f64).contains(&s);
+                let wanted = format!("a whole number of pixels from 8 to {MAX_IMAGE_SIZE}");
+                let s = cx.num_where(&p.value, "size", ok, &wanted, true)?;
+                size = Some((s as u32, kpos));
+            }
+            "max_differing" => {
+                let ok = |s: f64| (0.0..=1.0).contains(&s);
+                let s = cx.num_where(&p.value, "max_differing", ok, "a share from 0 to 1", true)?;
+                max_differing = Some((s, kpos));
             }
             "bone" => bone = Some(cx.string(&p.value, "bone")?),
             "from" => from = Some(t("from")?),
@@ -598,13 +703,29 @@ fn parse_expect(
         + usize::from(cond.is_some())
         + usize::from(no_log)
         + usize::from(agree)
-        + usize::from(snapshot.is_some());
+        + usize::from(snapshot.is_some())
+        + usize::from(image.is_some());
     if kinds != 1 || values.len() > 1 || ranges.len() > 1 {
         return Err(cx.err(
             pos,
             "an expectation states exactly one thing: a value (\"at\" with a channel or variable), \
-a range (NAME_between), \"always\"/\"never\", \"no_content_log\", \"platforms_agree\" or \"snapshot\"",
+a range (NAME_between), \"always\"/\"never\", \"no_content_log\", \"platforms_agree\", \"snapshot\" \
+or \"image\"",
         ));
+    }
+    if image.is_none() {
+        let stray = [
+            frame.map(|(_, at)| ("frame", at)),
+            camera.as_ref().map(|(_, at)| ("camera", *at)),
+            size.map(|(_, at)| ("size", at)),
+            max_differing.map(|(_, at)| ("max_differing", at)),
+        ];
+        if let Some((key, at)) = stray.into_iter().flatten().next() {
+            return Err(cx.err(
+                at,
+                format!("\"{key}\" applies to an image expectation only"),
+            ));
+        }
     }
     let kind = if let Some((key, kpos, want)) = values.pop() {
         let Some(at) = at else {
@@ -637,6 +758,41 @@ a range (NAME_between), \"always\"/\"never\", \"no_content_log\", \"platforms_ag
         ExpectKind::PlatformsAgree {
             from: from.unwrap_or(0.0),
             to: to.unwrap_or(seconds),
+        }
+    } else if let Some(file) = image {
+        let Some((frame, frame_at)) = frame else {
+            return Err(cx.err(pos, "an image expectation needs \"frame\": the frame drawn"));
+        };
+        let count = super::frames(seconds, fps);
+        if frame as f64 >= count {
+            return Err(cx.err(
+                frame_at,
+                format!("frame {frame} is past the test's last frame ({count} frames from 0)"),
+            ));
+        }
+        // Image tolerance: the largest difference of one colour channel, 0 to 255.
+        let channel = match tolerance {
+            None => 0,
+            Some(t) if t.fract() == 0.0 && t <= 255.0 => t as u8,
+            Some(t) => {
+                return Err(cx.err(
+                    tolerance_at,
+                    format!(
+                        "an image's tolerance is the largest difference of one colour channel: \
+a whole number from 0 to 255, got {t}"
+                    ),
+                ))
+            }
+        };
+        ExpectKind::Image {
+            file,
+            frame,
+            camera: camera.map_or_else(|| "three-quarter".into(), |(c, _)| c),
+            size: size.map_or(IMAGE_SIZE, |(s, _)| s),
+            tolerance: crate::picture::Tolerance {
+                channel,
+                share: max_differing.map_or(0.0, |(s, _)| s),
+            },
         }
     } else {
         ExpectKind::Snapshot {

@@ -290,9 +290,7 @@ fn write_new(path: &Path, bytes: &[u8], force: bool) -> Result<(), String> {
 }
 
 fn png_bytes(p: &Picture) -> Result<Vec<u8>, String> {
-    let img = image::RgbaImage::from_raw(p.size, p.size, p.rgba.clone())
-        .ok_or("internal: picture buffer of the wrong size")?;
-    sheet_png(&img)
+    picture::png_bytes(p.size, p.size, &p.rgba)
 }
 
 fn sheet_png(img: &image::RgbaImage) -> Result<Vec<u8>, String> {
