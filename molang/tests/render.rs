@@ -327,3 +327,79 @@ fn hostile_arguments_are_refused_before_any_work() {
     assert_contains(&text(&o.stderr), "nope:none");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A pack of one cube in one colour whose render controller sets `overlay` (JSON of the
+/// controller's `overlay_color`, or nothing).
+fn overlay_pack(dir: &Path, overlay: &str) -> PathBuf {
+    let pack = dir.join(if overlay.is_empty() {
+        "plain"
+    } else {
+        "overlay"
+    });
+    let files = [
+        (
+            "entity/block.entity.json",
+            r#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:block",
+                "materials":{"default":"entity"},"textures":{"default":"textures/entity/block"},
+                "geometry":{"default":"geometry.block"},"render_controllers":["controller.render.block"],
+                "scripts":{"initialize":["v.a = 0.5;"]}}}}"#
+                .to_string(),
+        ),
+        (
+            "render_controllers/block.render_controllers.json",
+            format!(
+                r#"{{"format_version":"1.8.0","render_controllers":{{"controller.render.block":{{
+                "geometry":"Geometry.default","materials":[{{"*":"Material.default"}}],
+                "textures":["Texture.default"]{overlay}}}}}}}"#
+            ),
+        ),
+        (
+            "models/entity/block.geo.json",
+            r#"{"format_version":"1.12.0","minecraft:geometry":[{"description":{"identifier":"geometry.block",
+                "texture_width":16,"texture_height":16},"bones":[
+                {"name":"body","pivot":[0,0,0],"cubes":[{"origin":[-2,0,-2],"size":[4,4,4],"uv":[0,0]}]}]}]}"#
+                .to_string(),
+        ),
+    ];
+    for (rel, body) in files {
+        write_in(&pack, rel, body);
+    }
+    std::fs::create_dir_all(pack.join("textures/entity")).unwrap();
+    image::RgbaImage::from_pixel(16, 16, image::Rgba([40, 200, 100, 255]))
+        .save(pack.join("textures/entity/block.png"))
+        .unwrap();
+    pack
+}
+
+#[test]
+fn the_render_controllers_overlay_colour_is_mixed_over_the_texels() {
+    let dir = scratch("render-overlay");
+    let draw = |pack: &Path, name: &str| {
+        let out = dir.join(name);
+        let o = molang()
+            .arg("render")
+            .arg(pack)
+            .args(["--entity", "t:block", "--flat", "--size", "32"])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_code(&o, 0);
+        image::open(&out).unwrap().to_rgba8()
+    };
+    let plain = draw(&overlay_pack(&dir, ""), "plain.png");
+    let red = r#","overlay_color":{"r":1.0,"g":0.0,"b":0.0,"a":"v.a"}"#;
+    let overlaid = draw(&overlay_pack(&dir, red), "overlay.png");
+    let mut drawn = 0;
+    for (p, o) in plain.pixels().zip(overlaid.pixels()) {
+        if p.0 == [40, 200, 100, 255] {
+            // mix(texel, red, 0.5): (40 + 255) / 2, 200 / 2, 100 / 2.
+            assert_eq!(o.0, [148, 100, 50, 255]);
+            drawn += 1;
+        } else {
+            assert_eq!(o, p, "the background changed");
+        }
+    }
+    assert!(drawn > 100, "{drawn} pixels of the cube");
+    let _ = std::fs::remove_dir_all(dir);
+}

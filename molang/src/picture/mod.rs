@@ -17,8 +17,9 @@
 //!   name, `up` and `down` with both directions reversed, as Blockbench imports them.
 //! - Texels are sampled nearest, clamped inside the face's rectangle (no bleeding from a
 //!   neighbouring face at a seam). Texels with alpha below one half are not drawn (the
-//!   cut-out materials of most mobs); colours, overlays, `uv_anim` and further texture layers
-//!   are not drawn.
+//!   cut-out materials of most mobs). The render controllers' `overlay_color` is mixed over
+//!   the texels by its alpha, as the game's entity shader does; `color`, the hurt and fire
+//!   colours, `uv_anim` and further texture layers are not drawn.
 //! - A light from the upper front shades faces (a flat shade per face, as the game's entity
 //!   lighting roughly does); [`Style::shade`] turns it off.
 //! - A missing or unreadable texture is drawn as the game's missing texture (a magenta and
@@ -463,6 +464,9 @@ pub struct Style {
     pub background: [u8; 3],
     /// Shade faces by a light from the upper front (off: texels as they are).
     pub shade: bool,
+    /// The render controllers' `overlay_color` (RGBA, 0 to 1): texels become
+    /// `mix(texel, overlay, overlay alpha)` before shading. Alpha 0 leaves them as they are.
+    pub overlay: [f32; 4],
 }
 
 impl Default for Style {
@@ -470,6 +474,7 @@ impl Default for Style {
         Style {
             background: [0x2b, 0x2f, 0x36],
             shade: true,
+            overlay: [0.0; 4],
         }
     }
 }
@@ -522,6 +527,14 @@ pub fn draw(
         bone: vec![0; n * n],
     };
     let mut depth = vec![f64::NEG_INFINITY; n * n];
+    // Out-of-range and NaN channels (Molang results) clamped to 0..1.
+    let overlay = style.overlay.map(|c| {
+        if c.is_nan() {
+            0.0
+        } else {
+            c.clamp(0.0, 1.0) as f64
+        }
+    });
     let light = {
         let l = [-0.3f64, 0.8, 0.5];
         let len = dot(l, l).sqrt();
@@ -562,8 +575,13 @@ pub fn draw(
                     return;
                 }
                 depth[i] = z;
-                for (out, t) in pic.rgba[i * 4..i * 4 + 3].iter_mut().zip(texel) {
-                    *out = (t as f64 * shade).round().clamp(0.0, 255.0) as u8;
+                for ((out, t), o) in pic.rgba[i * 4..i * 4 + 3]
+                    .iter_mut()
+                    .zip(texel)
+                    .zip(overlay)
+                {
+                    let t = t as f64 * (1.0 - overlay[3]) + o * 255.0 * overlay[3];
+                    *out = (t * shade).round().clamp(0.0, 255.0) as u8;
                 }
                 pic.bone[i] = (q.bone + 1).min(u16::MAX as usize) as u16;
             });
@@ -656,6 +674,7 @@ pub struct Rendered {
 /// One played frame ready to draw.
 struct Prepared {
     quads: Vec<Quad>,
+    overlay: [f32; 4],
     rig: Option<usize>,
     texture: Option<String>,
 }
@@ -711,6 +730,7 @@ pub fn render(
         let quads = rig.map(|r| rigs[r].quads(&f.pose)).unwrap_or_default();
         prepared.push(Prepared {
             quads,
+            overlay: render.colors[1],
             rig,
             texture: render.textures.first().cloned(),
         });
@@ -754,7 +774,11 @@ pub fn render(
                 .as_ref(),
         };
         let size = p.rig.map_or([16.0; 2], |r| rigs[r].texture_size);
-        pictures.push(draw(&p.quads, &frame, texture, size, &settings.style, None));
+        let style = Style {
+            overlay: p.overlay,
+            ..settings.style
+        };
+        pictures.push(draw(&p.quads, &frame, texture, size, &style, None));
     }
     Ok(Rendered { pictures, notes })
 }

@@ -228,6 +228,7 @@ fn run(args: &Args) -> Result<(), String> {
         style: Style {
             background,
             shade: !args.flat,
+            ..Style::default()
         },
     };
     let rendered =
