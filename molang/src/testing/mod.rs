@@ -1042,7 +1042,7 @@ fn check_images(
                 let (x, y) = cmp.largest_at;
                 fail(
                     format!(
-                        "{what} matches within {} a channel and {}% of pixels",
+                        "{what} matches (tolerance {} per channel, at most {}% of pixels differing)",
                         tolerance.channel,
                         tolerance.share * 100.0
                     ),
