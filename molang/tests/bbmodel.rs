@@ -576,8 +576,8 @@ fn fabrik(joints: &[V3], target: V3) -> (Vec<V3>, u32) {
     let root = joints[0];
     let mut p = joints.to_vec();
     if dist(root, target) >= lengths.iter().sum::<f64>() {
-        for i in 0..n {
-            let k = lengths[i] / dist(p[i], target);
+        for (i, l) in lengths.iter().enumerate() {
+            let k = l / dist(p[i], target);
             p[i + 1] = toward(p[i], target, k);
         }
         return (p, 0);
@@ -585,13 +585,13 @@ fn fabrik(joints: &[V3], target: V3) -> (Vec<V3>, u32) {
     let mut iterations = 0;
     while dist(p[n], target) > TOLERANCE_PX && iterations < 10 {
         p[n] = target;
-        for i in (0..n).rev() {
-            let k = lengths[i] / dist(p[i], p[i + 1]);
+        for (i, l) in lengths.iter().enumerate().rev() {
+            let k = l / dist(p[i], p[i + 1]);
             p[i] = toward(p[i + 1], p[i], k);
         }
         p[0] = root;
-        for i in 0..n {
-            let k = lengths[i] / dist(p[i], p[i + 1]);
+        for (i, l) in lengths.iter().enumerate() {
+            let k = l / dist(p[i], p[i + 1]);
             p[i + 1] = toward(p[i], p[i + 1], k);
         }
         iterations += 1;
@@ -916,6 +916,30 @@ fn run_model_animation_gives_the_trace_of_the_imported_pack() {
     assert!(trace
         .lines()
         .any(|l| l.split(',').nth(2) == Some("locator:tip")));
+    // --plot draws a locator (the chain's tip) and a variable (its target).
+    let svg = dir.join("tip.svg");
+    let o = molang()
+        .arg("run")
+        .arg(model("tail8.bbmodel"))
+        .args(["--animation", "idle", "--seconds", "1", "-q", "--plot"])
+        .arg(&svg)
+        .args(["--channels", "locator:end.wx,v.ik_tail_ik_tx"])
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.contains("locator:end.wx") && drawn.contains("v.ik_tail_ik_tx"));
+    for bad in ["locator:nowhere.wx", "locator:end.rx", "v.nothing"] {
+        let o = molang()
+            .arg("run")
+            .arg(model("tail8.bbmodel"))
+            .args(["--animation", "idle", "--seconds", "1", "-q", "--plot"])
+            .arg(&svg)
+            .args(["--channels", bad])
+            .output()
+            .unwrap();
+        assert_code(&o, 2);
+    }
     // An animation the model does not export is refused, naming those it has.
     let o = molang()
         .arg("run")

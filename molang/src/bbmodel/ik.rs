@@ -42,6 +42,8 @@ pub const ITERATIONS: u32 = 10;
 /// The seed's tolerance, 0.001 block, in pixels.
 pub const TOLERANCE_PX: f64 = 0.016;
 
+const XYZ: [&str; 3] = ["x", "y", "z"];
+
 /// How far (pixels) a target may be from the model's origin: keyframe Molang that gives an
 /// infinity or NaN leaves the solve finite.
 const FAR: u32 = 1_000_000;
@@ -173,11 +175,11 @@ fn track_molang(keys: &[Key]) -> String {
     let Some(first) = keys.first() else {
         return s;
     };
-    for a in 0..3 {
-        s.push_str(&format!("{} = {}; ", AXES[a], operand(&first.pre[a])));
+    for (axis, v) in AXES.iter().zip(&first.pre) {
+        s.push_str(&format!("{axis} = {}; ", operand(v)));
     }
-    for i in 0..keys.len().saturating_sub(1) {
-        let (ka, kb) = (&keys[i], &keys[i + 1]);
+    for (i, pair) in keys.windows(2).enumerate() {
+        let (ka, kb) = (&pair[0], &pair[1]);
         let span = kb.time - ka.time;
         s.push_str(&format!(
             "t.time >= {} ? {{ t.a = (t.time - {}) / {}; ",
@@ -185,7 +187,7 @@ fn track_molang(keys: &[Key]) -> String {
             n(ka.time),
             n(span)
         ));
-        for a in 0..3 {
+        for (a, axis) in AXES.iter().enumerate() {
             let p1 = operand(&ka.post[a]);
             let p2 = operand(&kb.pre[a]);
             let v = if ka.catmull || kb.catmull {
@@ -199,14 +201,14 @@ fn track_molang(keys: &[Key]) -> String {
             } else {
                 format!("math.lerp({p1}, {p2}, t.a)")
             };
-            s.push_str(&format!("{} = {v}; ", AXES[a]));
+            s.push_str(&format!("{axis} = {v}; "));
         }
         s.push_str("}; ");
     }
     let last = &keys[keys.len() - 1];
     s.push_str(&format!("t.time >= {} ? {{ ", n(last.time)));
-    for a in 0..3 {
-        s.push_str(&format!("{} = {}; ", AXES[a], operand(&last.post[a])));
+    for (axis, v) in AXES.iter().zip(&last.post) {
+        s.push_str(&format!("{axis} = {}; ", operand(v)));
     }
     s.push_str("}; ");
     s
@@ -412,14 +414,14 @@ fn solve_molang(c: &SolvedChain) -> String {
     jn.push(end);
     let lengths: Vec<f64> = joints.windows(2).map(|w| norm(sub(w[1], w[0]))).collect();
     let total: f64 = lengths.iter().sum();
-    let j = |i: usize, a: usize| format!("t.{}_{}", jn[i], ["x", "y", "z"][a]);
+    let j = |i: usize, a: usize| format!("t.{}_{}", jn[i], XYZ[a]);
     let mut s = String::new();
     s.push_str(&format!(
         "v.{p}_driven ? {{ t.tx = math.clamp(v.{p}_tx, -{FAR}, {FAR}); t.ty = math.clamp(v.{p}_ty, -{FAR}, {FAR}); t.tz = math.clamp(v.{p}_tz, -{FAR}, {FAR}); "
     ));
     for (i, jt) in joints.iter().enumerate() {
-        for a in 0..3 {
-            s.push_str(&format!("{} = {}; ", j(i, a), n(jt[a])));
+        for (a, x) in jt.iter().enumerate() {
+            s.push_str(&format!("{} = {}; ", j(i, a), n(*x)));
         }
     }
     let dist = |a: &str, b: &str| {
@@ -448,12 +450,10 @@ fn solve_molang(c: &SolvedChain) -> String {
     let mut along = 0.0;
     for (i, l) in lengths.iter().enumerate() {
         along += l;
-        for (a, u) in ["t.ux", "t.uy", "t.uz"].iter().enumerate() {
+        for (a, (u, axis)) in ["t.ux", "t.uy", "t.uz"].iter().zip(XYZ).enumerate() {
             s.push_str(&format!(
-                "{} = {}{} + {u} * {}; ",
+                "{} = {base}{axis} + {u} * {}; ",
                 j(i + 1, a),
-                base,
-                ["x", "y", "z"][a],
                 n(along)
             ));
         }
@@ -466,11 +466,11 @@ fn solve_molang(c: &SolvedChain) -> String {
         n(TOLERANCE_PX)
     ));
     // Backward: the tip on the target, each joint pulled to its length from the next.
-    for a in 0..3 {
-        s.push_str(&format!("{} = t.t{}; ", j(nb, a), ["x", "y", "z"][a]));
+    for (a, axis) in XYZ.iter().enumerate() {
+        s.push_str(&format!("{} = t.t{axis}; ", j(nb, a)));
     }
-    for i in (0..nb).rev() {
-        if lengths[i] == 0.0 {
+    for (i, &length) in lengths.iter().enumerate().rev() {
+        if length == 0.0 {
             for a in 0..3 {
                 s.push_str(&format!("{} = {}; ", j(i, a), j(i + 1, a)));
             }
@@ -478,7 +478,7 @@ fn solve_molang(c: &SolvedChain) -> String {
         }
         s.push_str(&format!(
             "t.k = {} / math.max({}, 0.000001); ",
-            n(lengths[i]),
+            n(length),
             dist(&jp(i), &jp(i + 1))
         ));
         for a in 0..3 {
@@ -490,11 +490,11 @@ fn solve_molang(c: &SolvedChain) -> String {
         }
     }
     // Forward: the root back on its place, each joint at its length from the one before.
-    for a in 0..3 {
-        s.push_str(&format!("{} = {}; ", j(0, a), n(joints[0][a])));
+    for (a, x) in joints[0].iter().enumerate() {
+        s.push_str(&format!("{} = {}; ", j(0, a), n(*x)));
     }
-    for i in 0..nb {
-        if lengths[i] == 0.0 {
+    for (i, &length) in lengths.iter().enumerate() {
+        if length == 0.0 {
             for a in 0..3 {
                 s.push_str(&format!("{} = {}; ", j(i + 1, a), j(i, a)));
             }
@@ -502,7 +502,7 @@ fn solve_molang(c: &SolvedChain) -> String {
         }
         s.push_str(&format!(
             "t.k = {} / math.max({}, 0.000001); ",
-            n(lengths[i]),
+            n(length),
             dist(&jp(i), &jp(i + 1))
         ));
         for a in 0..3 {
@@ -522,11 +522,10 @@ fn solve_molang(c: &SolvedChain) -> String {
     // chain's frame, Q = c·I + [v]× + v·vᵀ/(1 + c)), relative to the bone before it, as
     // Bedrock angles of `Rz(−z)·Ry(y)·Rx(−x)` (runtime::fk).
     let mut prev: Option<String> = None;
-    for i in 0..nb {
-        let stem = &c.bone_vars[i];
+    for (i, (stem, &length)) in c.bone_vars.iter().zip(&lengths).enumerate() {
         let q = format!("t.{}_q", jn[i]);
         let prev_q = prev.clone();
-        if lengths[i] == 0.0 {
+        if length == 0.0 {
             // No direction: it keeps the orientation of the bone before it.
             match &prev_q {
                 Some(pq) => {
@@ -574,9 +573,9 @@ fn solve_molang(c: &SolvedChain) -> String {
             let pl = norm(pa);
             let pa = pa.map(|x| x / pl);
             s.push_str("t.c <= -0.999999 ? { ");
-            for rr in 0..3 {
-                for cc in 0..3 {
-                    let v = 2.0 * pa[rr] * pa[cc] - if rr == cc { 1.0 } else { 0.0 };
+            for (rr, pr) in pa.iter().enumerate() {
+                for (cc, pc) in pa.iter().enumerate() {
+                    let v = 2.0 * pr * pc - if rr == cc { 1.0 } else { 0.0 };
                     s.push_str(&format!("{q}{rr}{cc} = {}; ", n(v)));
                 }
             }
@@ -587,19 +586,15 @@ fn solve_molang(c: &SolvedChain) -> String {
                 ["t.vz", "0", "-t.vx"],
                 ["-t.vy", "t.vx", "0"],
             ];
-            for rr in 0..3 {
-                for cc in 0..3 {
+            for (rr, (row, vr)) in cross.iter().zip(vv).enumerate() {
+                for (cc, (x, vc)) in row.iter().zip(vv).enumerate() {
                     let diag = if rr == cc { "t.c + " } else { "" };
-                    let x = cross[rr][cc];
-                    let xs = if x == "0" {
+                    let xs = if *x == "0" {
                         String::new()
                     } else {
                         format!("{x} + ")
                     };
-                    s.push_str(&format!(
-                        "{q}{rr}{cc} = {diag}{xs}t.kc * {} * {}; ",
-                        vv[rr], vv[cc]
-                    ));
+                    s.push_str(&format!("{q}{rr}{cc} = {diag}{xs}t.kc * {vr} * {vc}; "));
                 }
             }
             s.push_str("}; ");
@@ -634,4 +629,38 @@ fn solve_molang(c: &SolvedChain) -> String {
 /// The `on_entry` script of the state playing exported animation `state` (1-based).
 pub fn on_entry(state: usize) -> String {
     format!("v.ik_state = {state}; v.ik_start = q.life_time;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anim_time_in_data_points_reads_the_playing_animations_time() {
+        assert_eq!(
+            anim_time_as("math.sin(Q.Anim_Time * 120) + query.anim_time", "t.time"),
+            "math.sin(t.time * 120) + t.time"
+        );
+        // Other names that contain it are left alone.
+        assert_eq!(
+            anim_time_as("v.q.anim_time + q.anim_time_x + q.anim_times", "t.time"),
+            "v.q.anim_time + q.anim_time_x + q.anim_times"
+        );
+    }
+
+    #[test]
+    fn catmull_rom_folds_numbers_to_the_runtimes_polynomial() {
+        // Through p1 at 0 and p2 at 1; collinear points give the line.
+        let text = catmull("0", "1", "2", "3");
+        for (a, want) in [(0.0f32, 1.0f32), (0.5, 1.5), (1.0, 2.0)] {
+            let src = format!("t.a = {a}; return {text};");
+            let e = crate::compile(&src, &crate::CheckOptions::default()).unwrap();
+            let got = e.eval_with(&[]).value.as_num();
+            let rt = crate::runtime::play::catmull_rom(0.0, 1.0, 2.0, 3.0, a);
+            assert!(
+                (got - want).abs() < 1e-6 && (got - rt).abs() < 1e-6,
+                "{a}: {got}"
+            );
+        }
+    }
 }
