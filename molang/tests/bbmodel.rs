@@ -604,7 +604,7 @@ fn reference_fabrik_reaches_and_lays_straight() {
     // Two bones of 8 px down from y 16; a target 10 px away is reached, 20 px is not.
     let joints = [[0.0, 16.0, 0.0], [0.0, 8.0, 0.0], [0.0, 0.0, 0.0]];
     let (p, it) = fabrik(&joints, [0.0, 8.0, 6.0]);
-    assert!(dist(p[2], [0.0, 8.0, 6.0]) <= TOLERANCE_PX && it >= 1 && it <= 10);
+    assert!(dist(p[2], [0.0, 8.0, 6.0]) <= TOLERANCE_PX && (1..=10).contains(&it));
     assert!((dist(p[0], p[1]) - 8.0).abs() < 1e-9 && (dist(p[1], p[2]) - 8.0).abs() < 1e-9);
     let (p, _) = fabrik(&joints, [0.0, 16.0, 20.0]);
     assert!(dist(p[2], [0.0, 16.0, 16.0]) < 1e-9, "{p:?}");
@@ -856,11 +856,11 @@ fn ik_in_the_pack_matches_an_independent_fabrik() {
                 } else {
                     straight += 1;
                     // Laid straight: every joint on the ray from the root toward the target.
-                    for j in 1..reference.len() {
+                    for (j, joint) in reference.iter().enumerate().skip(1) {
                         let along: f64 =
                             c.joints.windows(2).take(j).map(|w| dist(w[0], w[1])).sum();
                         let on_ray = toward(c.joints[0], target, along / dist(c.joints[0], target));
-                        assert!(dist(reference[j], on_ray) < 1e-9);
+                        assert!(dist(*joint, on_ray) < 1e-9);
                     }
                 }
                 frames_checked += 1;
