@@ -257,7 +257,12 @@ const PACK_ONLY: &[Code] = &[
 ];
 
 /// Codes only a Blockbench model can produce: `molang/tests/bbmodel.rs` triggers each.
-const MODEL_ONLY: &[Code] = &[Code::BadModel, Code::ModelPartSkipped, Code::ModelTooLarge];
+const MODEL_ONLY: &[Code] = &[
+    Code::BadModel,
+    Code::ModelPartSkipped,
+    Code::ModelTooLarge,
+    Code::PreviewDiffers,
+];
 
 /// Codes only the pack walk's size and count limits produce (files of tens of MiB, tens of
 /// thousands of files): `molang/tests/hostile.rs` triggers each under a memory limit.

@@ -164,25 +164,24 @@ fn pretty(v: &J) -> Vec<u8> {
 /// Exports `model` as a resource pack for the client entity `id` (`namespace:name`; by
 /// default `blockbench:` and the model's identifier or name).
 pub fn export(model: &Model, id: Option<&str>) -> Result<Exported, Error> {
+    export_playing(model, id, None)
+}
+
+/// [`export`], with the entity playing the animation named `play` (its name in the model
+/// or its short name) on a loop instead of the state machine: what `molang run MODEL
+/// --animation NAME` plays.
+pub fn export_playing(
+    model: &Model,
+    id: Option<&str>,
+    play: Option<&str>,
+) -> Result<Exported, Error> {
     let (identifier, name) = identity(model, id)?;
     let mut notes = Vec::new();
     let mut files = Vec::new();
-    let (chains, skipped) = model.ik_chains();
-    for c in &chains {
-        let names: Vec<&str> = c
-            .bones
-            .iter()
-            .map(|&b| model.groups[b].name.as_str())
-            .collect();
-        notes.push(format!(
-            "IK null {} drives the chain {}; the pack does not solve IK yet: those bones play their keyframes only",
-            model.nulls[c.null].name,
-            names.join(" > ")
-        ));
-    }
-    notes.extend(skipped);
     let geometry_id = format!("geometry.{name}");
     let (geometry, exported_bones) = geometry(model, &geometry_id, &mut notes);
+    let ik_chains = super::ik::plan(model, &exported_bones, &mut notes);
+    let mut played = Vec::new();
     files.push((format!("models/entity/{name}.geo.json"), pretty(&geometry)));
 
     // Animations: short names unique, reserved states found.
@@ -217,8 +216,9 @@ pub fn export(model: &Model, id: Option<&str>) -> Result<Exported, Error> {
             short = format!("{short}_{n}");
         }
         let anim_id = format!("animation.{name}.{short}");
-        shorts.insert(short, anim_id.clone());
+        shorts.insert(short.clone(), anim_id.clone());
         anims.insert(anim_id, animation(model, a, &exported_bones, &mut notes));
+        played.push((short, ik_tracks(model, a, &ik_chains, &mut notes)));
     }
     if anims.is_empty() {
         // The entity definition stays valid and the state machine has a state.
@@ -230,13 +230,72 @@ pub fn export(model: &Model, id: Option<&str>) -> Result<Exported, Error> {
         );
         notes.push("the model has no animation to export; a no-op idle is written".into());
     }
+    // IK: the exported animations numbered in order (v.ik_state), the chains' Molang.
+    let states: BTreeMap<String, usize> = played
+        .iter()
+        .enumerate()
+        .map(|(i, (short, _))| (short.clone(), i + 1))
+        .collect();
+    let ik = (!ik_chains.is_empty()).then(|| {
+        let with_tracks: Vec<super::ik::PlayedAnimation<'_>> = played
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (_, tracks))| {
+                let (a, tracks) = tracks.as_ref()?;
+                Some(super::ik::PlayedAnimation {
+                    state: i + 1,
+                    animation: a,
+                    null_tracks: tracks.clone(),
+                })
+            })
+            .collect();
+        super::ik::build(model, &ik_chains, &with_tracks)
+    });
+    let ik_id = format!("animation.{name}.ik");
+    if let Some(ik) = &ik {
+        anims.insert(
+            ik_id.clone(),
+            json!({"loop": true, "bones": J::Object(ik.animation_bones.clone())}),
+        );
+    }
     files.push((
         format!("animations/{name}.animation.json"),
         pretty(&json!({"format_version": "1.8.0", "animations": anims})),
     ));
+    let play = match play {
+        None => None,
+        Some(p) => {
+            let short = model
+                .animations
+                .iter()
+                .find(|a| a.name == p)
+                .map_or_else(|| sanitize(p), |a| short_name(&a.name));
+            if !shorts.contains_key(&short) {
+                let mut known: Vec<&str> = shorts.keys().map(String::as_str).collect();
+                known.retain(|k| played.iter().any(|(s, _)| s == k));
+                return Err(Error::new(
+                    ErrorKind::Config,
+                    format!(
+                        "--animation {p}: the model has no exported animation of that name (it has: {})",
+                        known.join(", ")
+                    ),
+                ));
+            }
+            Some(short)
+        }
+    };
 
     let controller_id = format!("controller.animation.{name}.state");
-    let controller = state_machine(&shorts);
+    let mut controller = state_machine(&shorts);
+    if ik.is_some() {
+        if let Some(st) = controller["states"].as_object_mut() {
+            for (short, state) in st.iter_mut() {
+                if let Some(&k) = states.get(short) {
+                    state["on_entry"] = json!([super::ik::on_entry(k)]);
+                }
+            }
+        }
+    }
     files.push((
         format!("animation_controllers/{name}.animation_controllers.json"),
         pretty(&json!({"format_version": "1.10.0",
@@ -273,8 +332,25 @@ pub fn export(model: &Model, id: Option<&str>) -> Result<Exported, Error> {
         animations.insert(short.clone(), json!(id));
     }
     animations.insert("state_machine".into(), json!(controller_id));
+    let mut animate = vec![json!(play
+        .clone()
+        .unwrap_or_else(|| "state_machine".into()))];
+    let mut scripts = Map::new();
+    if let Some(ik) = &ik {
+        animations.insert("ik".into(), json!(ik_id));
+        animate.push(json!("ik"));
+        // The first state: the one played, else the controller's initial state.
+        let first = match &play {
+            Some(p) => Some(p.clone()),
+            None => controller["initial_state"].as_str().map(str::to_string),
+        };
+        let first = first.and_then(|f| states.get(&f).copied()).unwrap_or(0);
+        scripts.insert("initialize".into(), json!([super::ik::on_entry(first)]));
+        scripts.insert("pre_animation".into(), json!(ik.pre_animation));
+    }
+    scripts.insert("animate".into(), J::Array(animate));
     description["animations"] = J::Object(animations);
-    description["scripts"] = json!({"animate": ["state_machine"]});
+    description["scripts"] = J::Object(scripts);
     files.push((
         format!("entity/{name}.entity.json"),
         pretty(&json!({"format_version": "1.10.0",
@@ -674,6 +750,44 @@ fn animation(
         out["timeline"] = J::Object(timeline);
     }
     out
+}
+
+/// The Bedrock keys of the position tracks of the IK nulls that `a` moves, by null; and a
+/// note for each chain bone that has keyframes of its own where its chain is driven.
+fn ik_tracks<'a>(
+    model: &Model,
+    a: &'a super::Animation,
+    chains: &[super::ik::SolvedChain],
+    notes: &mut Vec<String>,
+) -> Option<(&'a super::Animation, BTreeMap<usize, J>)> {
+    let mut tracks = BTreeMap::new();
+    for c in chains {
+        let null = c.chain.null;
+        let frames: Vec<&Keyframe> = a
+            .animators
+            .iter()
+            .filter(|an| an.target == Target::Null(null))
+            .flat_map(|an| an.keyframes.iter())
+            .filter(|k| k.channel == Channel::Position)
+            .collect();
+        if frames.is_empty() {
+            continue;
+        }
+        tracks.insert(null, channel_keys(model, Channel::Position, &frames));
+        for &b in &c.chain.bones {
+            let own = a.animators.iter().any(|an| {
+                an.target == Target::Group(b)
+                    && an.keyframes.iter().any(|k| k.channel != Channel::Scale)
+            });
+            if own {
+                notes.push(format!(
+                    "animation {}: bone {} has rotation or position keyframes of its own; the IK rotation adds to them, so the chain leaves FABRIK's solution",
+                    a.name, model.groups[b].name
+                ));
+            }
+        }
+    }
+    (!tracks.is_empty()).then_some((a, tracks))
 }
 
 fn one_or_list(mut list: Vec<J>) -> J {

@@ -13,6 +13,7 @@
 //! byte range of the file, and reading goes on where it can.
 
 pub mod export;
+pub mod ik;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -1411,4 +1412,73 @@ impl Model {
         }
         (chains, skipped)
     }
+}
+
+/// Where Blockbench's preview (a JavaScript evaluator with MolangJS's rules) and the game
+/// give a keyframe Molang text different values: byte ranges of `text` and what each gives.
+///
+/// Found today: a division by a constant zero (`x / 0`, `1 / (2 - 2)`). The game guards the
+/// divisor and gives 0 (see `tests/divergences/edge-semantics.tsv`); JavaScript divides and
+/// gives an infinity, or NaN for `0 / 0`, which the preview shows as a bone flung away or
+/// gone.
+pub fn preview_divergences(text: &str) -> Vec<(Range<usize>, String)> {
+    use grammar::ast::{BinaryOp, Expr, ExprId, GroupKind};
+    let parsed = grammar::parse(text, grammar::ParseOptions::default());
+    if parsed.has_errors() {
+        return Vec::new();
+    }
+    let ast = &parsed.ast;
+    // A subtree of numbers and arithmetic only: its value is the same every frame.
+    fn constant(ast: &grammar::ast::Ast, id: ExprId, depth: usize) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        match *ast.expr(id) {
+            Expr::Number(_) => true,
+            Expr::Unary { operand, .. } => constant(ast, operand, depth + 1),
+            Expr::Binary { lhs, rhs, .. } => {
+                constant(ast, lhs, depth + 1) && constant(ast, rhs, depth + 1)
+            }
+            Expr::Group {
+                kind: GroupKind::Paren,
+                body,
+            } => {
+                body.semicolons == 0
+                    && ast
+                        .list(body.statements)
+                        .iter()
+                        .all(|&e| constant(ast, e, depth + 1))
+            }
+            _ => false,
+        }
+    }
+    let mut out = Vec::new();
+    for i in 0..ast.len() {
+        let id = ExprId(i as u32);
+        let Expr::Binary {
+            op: BinaryOp::Div,
+            rhs,
+            ..
+        } = *ast.expr(id)
+        else {
+            continue;
+        };
+        if !constant(ast, rhs, 0) {
+            continue;
+        }
+        let span = ast.span(rhs);
+        let Some(divisor) = text.get(span.start as usize..span.end as usize) else {
+            continue;
+        };
+        let value = crate::compile(divisor, &crate::CheckOptions::default())
+            .map(|e| e.eval_with(&[]).value.as_num());
+        if value.ok() == Some(0.0) {
+            let whole = ast.span(id);
+            out.push((
+                whole.start as usize..whole.end as usize,
+                "division by zero: the game gives 0, Blockbench's preview (JavaScript) an infinity or NaN".to_string(),
+            ));
+        }
+    }
+    out
 }

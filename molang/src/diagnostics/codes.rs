@@ -127,6 +127,9 @@ codes! {
     /// A file larger than the walk reads, or files past the number it reads
     /// ([`crate::pack::Limits`]): not checked, though the game loads them.
     PackLimit = "E0706", Error, "past the size or file-count limit of what one check reads";
+    /// A keyframe Molang value of a Blockbench model that Blockbench's preview (JavaScript,
+    /// MolangJS's rules) computes differently from the game: `molang::bbmodel::preview_divergences`.
+    PreviewDiffers = "W0740", Warning, "Blockbench's preview and the game give this value differently";
     // Pack structure: E08xx / W08xx. The game loads the pack and logs a content error (or
     // nothing); the broken part does nothing.
     /// A controller transition names a state the controller does not have.

@@ -115,7 +115,15 @@ pub fn check_model(path: &Path, version: Option<i16>, json: bool, color: bool) -
                 text: &text,
                 map: &map,
             };
-            for d in &checked.diagnostics {
+            let mut diagnostics = checked.diagnostics.clone();
+            for (range, message) in bbmodel::preview_divergences(&m.text) {
+                diagnostics.push(Diagnostic::new(
+                    molang::Code::PreviewDiffers,
+                    grammar::Span::new(range.start, range.end),
+                    message,
+                ));
+            }
+            for d in &diagnostics {
                 if d.is_error() {
                     errors += 1;
                 } else {
@@ -147,7 +155,11 @@ pub fn check_model(path: &Path, version: Option<i16>, json: bool, color: bool) -
 
 /// Reads and exports a model (no files written): the pack, or an exit code after the
 /// problems are printed.
-pub fn import_in_memory(path: &Path, id: Option<&str>) -> Result<Exported, ExitCode> {
+pub fn import_in_memory(
+    path: &Path,
+    id: Option<&str>,
+    play: Option<&str>,
+) -> Result<Exported, ExitCode> {
     let (text, read) = read_model(path)?;
     let Some(model) = read.model.as_ref().filter(|_| !read.has_errors()) else {
         print_problems(path, &text, &read.problems, false);
@@ -167,14 +179,14 @@ pub fn import_in_memory(path: &Path, id: Option<&str>) -> Result<Exported, ExitC
             terminal_safe(&p.message)
         );
     }
-    bbmodel::export::export(model, id).map_err(|e| {
+    bbmodel::export::export_playing(model, id, play).map_err(|e| {
         eprintln!("error: {}", terminal_safe(&e.to_string()));
         ExitCode::from(2)
     })
 }
 
 pub fn main(a: Args) -> ExitCode {
-    let exported = match import_in_memory(&a.model, a.id.as_deref()) {
+    let exported = match import_in_memory(&a.model, a.id.as_deref(), None) {
         Ok(e) => e,
         Err(code) => return code,
     };
@@ -255,13 +267,17 @@ fn write_pack(out: &Path, exported: &Exported, force: bool) -> Result<(), String
 }
 
 /// For `molang run`: when the only layer is a `.bbmodel`, the pack its import writes, made
-/// in memory, and the entity's identifier (`Err` after the problems are printed).
-pub fn bbmodel_pack(layers: &[PathBuf]) -> Option<Result<(molang::pack::Pack, String), ()>> {
+/// in memory (playing the animation `play` alone, if given), and the entity's identifier
+/// (`Err` after the problems are printed).
+pub fn bbmodel_pack(
+    layers: &[PathBuf],
+    play: Option<&str>,
+) -> Option<Result<(molang::pack::Pack, String), ()>> {
     let [model] = layers else { return None };
     if model.extension().is_none_or(|e| e != "bbmodel") {
         return None;
     }
-    let exported = match import_in_memory(model, None) {
+    let exported = match import_in_memory(model, None, play) {
         Ok(e) => e,
         Err(_) => return Some(Err(())),
     };

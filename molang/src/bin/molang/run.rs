@@ -64,7 +64,8 @@ pub struct Args {
     /// Draw channels over time into this SVG file (needs --channels).
     #[arg(long)]
     pub plot: Option<PathBuf>,
-    /// Channels to plot, e.g. `leg0.rx,body.py` (rx ry rz px py pz sx sy sz wx wy wz).
+    /// Channels to plot, e.g. `leg0.rx,body.py` (rx ry rz px py pz sx sy sz wx wy wz), a
+    /// locator's `locator:tip.wx` (wx wy wz) or a variable `v.name`.
     #[arg(long, value_delimiter = ',')]
     pub channels: Vec<String>,
     #[arg(long, value_enum, default_value = "csv")]
@@ -94,6 +95,10 @@ pub struct Args {
     /// Keep only the content log on stderr (no checker diagnostics, no notes, no progress).
     #[arg(long, short)]
     pub quiet: bool,
+    /// With a Blockbench model: play this animation (its name or short name) on its own
+    /// instead of the state machine.
+    #[arg(long, value_name = "NAME")]
+    pub animation: Option<String>,
 }
 
 /// The three kinds of stderr lines, each with its label: `check:` (the checker's
@@ -235,7 +240,8 @@ fn run(args: &Args) -> Result<Found, Failure> {
         }
     }
     // A Blockbench model plays as the pack `molang import` would write, made in memory.
-    let (pack, model_entity) = match crate::import::bbmodel_pack(&layers) {
+    let (pack, model_entity) = match crate::import::bbmodel_pack(&layers, args.animation.as_deref())
+    {
         Some(Ok((pack, id))) => (pack, Some(id)),
         Some(Err(())) => return Err(bad("the model cannot be imported")),
         // One entity to play: only what it uses is walked (every file is still judged).
@@ -244,6 +250,11 @@ fn run(args: &Args) -> Result<Found, Failure> {
             _ => (molang::pack::load(&layers), None),
         },
     };
+    if args.animation.is_some() && model_entity.is_none() {
+        return Err(bad(
+            "--animation plays an animation of a Blockbench model: give one .bbmodel file",
+        ));
+    }
     let entity = args.entity.clone().or(model_entity);
     if args.list {
         for id in client_entities(&pack) {
@@ -360,8 +371,13 @@ fn run(args: &Args) -> Result<Found, Failure> {
             .map_err(out_err)?;
         if let Some(plan) = &plot {
             let pose = rt.pose();
-            for (k, &(b, c)) in plan.iter().enumerate() {
-                series[k].push((t, channel_value(pose, b, c)));
+            for (k, source) in plan.iter().enumerate() {
+                let v = match *source {
+                    Plotted::Bone(b, c) => channel_value(pose, b, c),
+                    Plotted::Locator(l, axis) => pose.locators.get(l).map_or(f32::NAN, |p| p[axis]),
+                    Plotted::Variable(slot) => rt.variable(slot).unwrap_or(f32::NAN),
+                };
+                series[k].push((t, v));
             }
         }
         if let Some(bar) = &progress {
@@ -446,8 +462,19 @@ fn both_platforms(
     })
 }
 
-/// Resolves `--channels` to (bone index, channel index); checked before running.
-fn plan_plot(args: &Args, rt: &Runtime) -> Result<Option<Vec<(usize, usize)>>, Failure> {
+/// What one `--channels` entry plots.
+enum Plotted {
+    /// Bone index, channel index.
+    Bone(usize, usize),
+    /// `locator:NAME.wx`: locator index (the pose's order), axis.
+    Locator(usize, usize),
+    /// `v.NAME`: an entity variable.
+    Variable(molang::ir::Slot),
+}
+
+/// Resolves `--channels` (`BONE.CHANNEL`, `locator:NAME.wx|wy|wz`, `v.NAME`); checked
+/// before running.
+fn plan_plot(args: &Args, rt: &Runtime) -> Result<Option<Vec<Plotted>>, Failure> {
     let Some(_) = &args.plot else {
         if !args.channels.is_empty() {
             return Err(bad("--channels needs --plot OUT.svg"));
@@ -462,11 +489,41 @@ fn plan_plot(args: &Args, rt: &Runtime) -> Result<Option<Vec<(usize, usize)>>, F
     let mut plan = Vec::new();
     for spec in &args.channels {
         let spec = spec.trim();
+        if let Some(var) = spec
+            .strip_prefix("v.")
+            .or_else(|| spec.strip_prefix("variable."))
+        {
+            let Some(slot) = rt.variable_slot(&var.to_ascii_lowercase()) else {
+                return Err(bad(format!(
+                    "--channels: the entity has no variable `v.{var}`"
+                )));
+            };
+            plan.push(Plotted::Variable(slot));
+            continue;
+        }
         let Some((bone, ch)) = spec.rsplit_once('.') else {
             return Err(bad(format!(
                 "--channels: `{spec}` is not BONE.CHANNEL (e.g. leg0.rx)"
             )));
         };
+        if let Some(locator) = bone.strip_prefix("locator:") {
+            let Some(axis) = ["wx", "wy", "wz"].iter().position(|&k| k == ch) else {
+                return Err(bad(format!(
+                    "--channels: a locator has the channels wx, wy and wz, not `{ch}`"
+                )));
+            };
+            let Some(l) = rt
+                .model
+                .bones
+                .iter()
+                .flat_map(|b| b.locators.iter())
+                .position(|(n, _)| n.eq_ignore_ascii_case(locator))
+            else {
+                return Err(bad(format!("--channels: no locator `{locator}`")));
+            };
+            plan.push(Plotted::Locator(l, axis));
+            continue;
+        }
         let Some(c) = CHANNELS.iter().position(|&k| k == ch) else {
             return Err(bad(format!(
                 "--channels: `{ch}` is not a channel (one of {})",
@@ -485,7 +542,7 @@ fn plan_plot(args: &Args, rt: &Runtime) -> Result<Option<Vec<(usize, usize)>>, F
                 names.join(", ")
             )));
         };
-        plan.push((b, c));
+        plan.push(Plotted::Bone(b, c));
     }
     Ok(Some(plan))
 }
