@@ -384,6 +384,11 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         lit(p.f_max),
         lit(p.catchup)
     ));
+    // Within `swing_rate_max` (check 8), as in the reference.
+    e.s(format!(
+        "t.cr = math.min(t.cr, math.max({} - v.omega, 0.0))",
+        lit(p.swing_rate_max)
+    ));
     e.s(format!(
         "t.ex = ({sw} > 0.5 && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, t.cr * v.dt) : 0.0",
         sw = v("sw"),
