@@ -368,70 +368,76 @@ fn entry_settle(p: &RigParams) -> String {
     e.done()
 }
 
-/// 5. per leg: clock, stance, lift-off, wrap, touchdown, swing (§7.5–7.8).
-fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
-    let mut e = Entry::new();
-    let n = l.name;
-    let v = |f: &str| format!("v.{n}_{f}");
-    let (lp, sd) = (lit(l.lp), lit(l.sd));
-    let lim2 = lit(p.lim2(l));
-    let (rootf, off) = (lit(l.root_f), lit(l.hock_off()));
-    // 7.5, the catch-up rate faster in the walk (within check 5's bar), as in the reference.
-    e.s(format!(
-        "t.cr = (v.gait == 0.0) ? math.min({} * v.omega, ((1.0 + {}) * {}) - v.omega) : ({} * v.omega)",
-        lit(p.catchup_walk),
-        lit(p.catchup),
-        lit(p.f_max),
-        lit(p.catchup)
-    ));
-    e.s(format!(
-        "t.ex = ({sw} > 0.5 && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, t.cr * v.dt) : 0.0",
-        sw = v("sw"),
-        rem = v("rem")
-    ));
-    e.s(format!("t.ph0 = {}", v("ph")));
-    e.s(format!("{r} = {r} - t.ex", r = v("rem")));
-    e.s(format!("{ph} = {ph} + v.dphi + t.ex", ph = v("ph")));
-    // 7.6
-    e.s(format!("t.st = {} < 0.5", v("sw")));
-    // Issue 19: a planted toe turns about the entity origin by the yaw change, then moves
-    // back by the travel; the leg plane yaws about the root to pass through it. In swing the
-    // same carries the point the paw left (or, anchored, the one it lands on).
-    let x = lit(l.x);
-    e.s("t.ca = math.cos(v.dyaw)");
-    e.s("t.sa = math.sin(v.dyaw)");
-    e.s(format!("t.sx = {x} + {}", v("cs")));
-    e.s(format!("t.nf = {} * t.ca - t.sx * t.sa", v("cx")));
-    e.s(format!("t.ns = t.sx * t.ca + {} * t.sa", v("cx")));
-    e.s(format!("{} = t.nf - v.vpx * v.dt", v("cx")));
-    e.s(format!("{} = t.ns - {x}", v("cs")));
-    e.s(format!("{ts} = {ts} + v.dt", ts = v("ts")));
-    // reference::leg_plane with the least forward distance `dmin`.
-    let plane_at = |e: &mut Entry, dmin: &str| {
-        e.s(format!("t.df = math.max({} - {rootf}, {dmin})", v("cx")));
+/// One leg's names and constants for entry 5 (§7.5–7.8), and the pieces of Molang the entry
+/// writes more than once: the leg plane, the peeled stance toe, the reach limit and the
+/// lift-off latches (each the Molang of the `reference` function of the same name).
+struct LegText<'a> {
+    p: &'a RigParams,
+    l: &'a LegParams,
+    lp: String,
+    sd: String,
+    lim2: String,
+    rootf: String,
+    off: String,
+}
+
+impl<'a> LegText<'a> {
+    fn new(p: &'a RigParams, l: &'a LegParams) -> LegText<'a> {
+        LegText {
+            p,
+            l,
+            lp: lit(l.lp),
+            sd: lit(l.sd),
+            lim2: lit(p.lim2(l)),
+            rootf: lit(l.root_f),
+            off: lit(l.hock_off()),
+        }
+    }
+
+    /// The leg's variable `v.xx_f`.
+    fn v(&self, f: &str) -> String {
+        format!("v.{}_{f}", self.l.name)
+    }
+
+    /// `reference::leg_plane` with the least forward distance `dmin`: `t.cxp`, `t.yst`.
+    fn plane_at(&self, e: &mut Entry, dmin: &str) {
+        let rootf = &self.rootf;
+        e.s(format!(
+            "t.df = math.max({} - {rootf}, {dmin})",
+            self.v("cx")
+        ));
         // A toe near or behind the root's f: cx plus what cs adds at dmin.
         e.s(format!(
             "t.dr = math.sqrt(t.df * t.df + {cs} * {cs})",
-            cs = v("cs")
+            cs = self.v("cs")
         ));
         e.s(format!(
             "t.cxp = ({cs} == 0.0) ? {cx} : (({cx} - {rootf} >= {dmin}) ? ({rootf} + t.dr) : ({cx} + (t.dr - {dmin})))",
-            cs = v("cs"),
-            cx = v("cx")
+            cs = self.v("cs"),
+            cx = self.v("cx")
         ));
         e.s(format!(
             "t.yst = ({cs} == 0.0) ? 0.0 : math.atan2({cs}, t.df)",
-            cs = v("cs")
+            cs = self.v("cs")
         ));
-    };
-    let plane = |e: &mut Entry| plane_at(e, "0.5");
-    plane(&mut e);
-    // reference::peeled: the heel's peel angle `ta`, then the wrist's f and h in the plane.
-    let peeled = |e: &mut Entry, ta: &str, wf: &str, wh: &str| {
+    }
+
+    /// The planted toe's plane (least forward distance 0.5 px).
+    fn plane(&self, e: &mut Entry) {
+        self.plane_at(e, "0.5")
+    }
+
+    /// `reference::peeled`: the heel's peel angle `ta`, then the wrist's f and h in the plane.
+    fn peeled(&self, e: &mut Entry, ta: &str, wf: &str, wh: &str) {
+        let (lp, sd) = (&self.lp, &self.sd);
         e.s(format!(
             "{ta} = {} * v.w * {}",
-            lit(l.tpeel),
-            rc(&format!("({} / {} - 0.75) / 0.25", v("ph"), v("bt")))
+            lit(self.l.tpeel),
+            rc(&format!(
+                "({} / {} - 0.75) / 0.25",
+                self.v("ph"),
+                self.v("bt")
+            ))
         ));
         e.s(format!(
             "{wf} = t.cxp - {lp} * math.cos({ta}) + {sd} * math.sin({ta})"
@@ -439,25 +445,32 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         e.s(format!(
             "{wh} = {lp} * math.sin({ta}) + {sd} * math.cos({ta})"
         ));
-    };
-    // reference::reach_f, into `t.rf{k}` (`t.dy{k}` a temp).
-    let reach = |e: &mut Entry, k: &str| {
-        if l.fore {
+    }
+
+    /// `reference::reach`, into `t.rf{k}` (`t.dy{k}` a temp).
+    fn reach(&self, e: &mut Entry, k: &str) {
+        if self.l.fore {
             e.s(format!("t.dy{k} = v.hg - t.wh{k}"));
         } else {
-            e.s(format!("t.dy{k} = v.hg - (t.wh{k} + {})", lit(l.hock_h())));
+            e.s(format!(
+                "t.dy{k} = v.hg - (t.wh{k} + {})",
+                lit(self.l.hock_h())
+            ));
         }
         e.s(format!(
-            "t.rf{k} = math.sqrt(math.max({lim2} - t.dy{k} * t.dy{k}, 0.0))"
+            "t.rf{k} = math.sqrt(math.max({} - t.dy{k} * t.dy{k}, 0.0))",
+            self.lim2
         ));
-    };
-    // reference::lift_off, where `cond` holds.
-    let lift_off = |e: &mut Entry, cond: &str, wf: &str, ta: &str, yaw: &str| {
-        e.s(format!("{x} = {cond} ? 1.0 : {x}", x = v("sw")));
+    }
+
+    /// `reference::lift_off`, where `cond` holds.
+    fn lift_off(&self, e: &mut Entry, cond: &str, wf: &str, ta: &str, yaw: &str) {
+        let l = self.l;
+        e.s(format!("{x} = {cond} ? 1.0 : {x}", x = self.v("sw")));
         e.s(format!(
             "{bl} = {cond} ? math.min({}, 0.999) : {bl}",
-            v("ph"),
-            bl = v("bl")
+            self.v("ph"),
+            bl = self.v("bl")
         ));
         for (var, val) in [
             ("wl", wf.to_string()),
@@ -469,113 +482,194 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
             ("fw", "v.fwd".to_string()),
             ("ts", "0.0".to_string()),
         ] {
-            e.s(format!("{x} = {cond} ? {val} : {x}", x = v(var)));
+            e.s(format!("{x} = {cond} ? {val} : {x}", x = self.v(var)));
         }
-    };
-    peeled(&mut e, "t.ta", "t.wf", "t.wh");
-    reach(&mut e, "");
+    }
+}
+
+/// 5. per leg: clock, stance, lift-off, wrap, touchdown, swing (§7.5–7.8).
+fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
+    let mut e = Entry::new();
+    let g = LegText::new(p, l);
+    leg_clock(&g, &mut e);
+    leg_stance(&g, &mut e);
+    leg_touchdown(&g, &mut e);
+    leg_swing(&g, &mut e);
+    leg_target(&g, &mut e);
+    e.done()
+}
+
+/// §7.5: the clock and the catch-up paid in swing (within `swing_rate_max`).
+fn leg_clock(g: &LegText, e: &mut Entry) {
+    let p = g.p;
+    // 7.5, the catch-up rate faster in the walk (within check 5's bar), as in the reference.
+    e.s(format!(
+        "t.cr = (v.gait == 0.0) ? math.min({} * v.omega, ((1.0 + {}) * {}) - v.omega) : ({} * v.omega)",
+        lit(p.catchup_walk),
+        lit(p.catchup),
+        lit(p.f_max),
+        lit(p.catchup)
+    ));
+    // Within `swing_rate_max` (check 8), as in the reference.
+    e.s(format!(
+        "t.cr = math.min(t.cr, math.max({} - v.omega, 0.0))",
+        lit(p.swing_rate_max)
+    ));
+    e.s(format!(
+        "t.ex = ({sw} > 0.5 && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, t.cr * v.dt) : 0.0",
+        sw = g.v("sw"),
+        rem = g.v("rem")
+    ));
+    e.s(format!("t.ph0 = {}", g.v("ph")));
+    e.s(format!("{r} = {r} - t.ex", r = g.v("rem")));
+    e.s(format!("{ph} = {ph} + v.dphi + t.ex", ph = g.v("ph")));
+}
+
+/// §7.6: the planted (or carried) toe turned and moved with the body, its plane, the peeled
+/// stance, the reach limits and the lift-off, with the catch-up of the lift-off frame.
+fn leg_stance(g: &LegText, e: &mut Entry) {
+    let p = g.p;
+    let l = g.l;
+    let rootf = &g.rootf;
+    let off = &g.off;
+    // 7.6
+    e.s(format!("t.st = {} < 0.5", g.v("sw")));
+    // Issue 19: a planted toe turns about the entity origin by the yaw change, then moves
+    // back by the travel; the leg plane yaws about the root to pass through it. In swing the
+    // same carries the point the paw left (or, anchored, the one it lands on).
+    let x = lit(l.x);
+    e.s("t.ca = math.cos(v.dyaw)");
+    e.s("t.sa = math.sin(v.dyaw)");
+    e.s(format!("t.sx = {x} + {}", g.v("cs")));
+    e.s(format!("t.nf = {} * t.ca - t.sx * t.sa", g.v("cx")));
+    e.s(format!("t.ns = t.sx * t.ca + {} * t.sa", g.v("cx")));
+    e.s(format!("{} = t.nf - v.vpx * v.dt", g.v("cx")));
+    e.s(format!("{} = t.ns - {x}", g.v("cs")));
+    e.s(format!("{ts} = {ts} + v.dt", ts = g.v("ts")));
+    g.plane(e);
+    g.peeled(e, "t.ta", "t.wf", "t.wh");
+    g.reach(e, "");
     e.s(format!("t.rear = {rootf} - t.rf + {off}"));
     // The plane's yaw two frames ahead (it grows fast as a toe nears the root's f).
     e.s(format!(
         "t.dfn = math.max(({} - 2.0 * (v.vpx * v.dt)) - {rootf}, 0.5)",
-        v("cx")
+        g.v("cx")
     ));
     e.s(format!(
         "t.ynx = ({cs} == 0.0) ? 0.0 : math.atan2({cs}, t.dfn)",
-        cs = v("cs")
+        cs = g.v("cs")
     ));
     e.s(format!(
         "t.out = t.wf > {rootf} + t.rf + {off} || math.abs({cs}) > {} || math.abs(t.ynx) > {} || ({cs} != 0.0 && ({cx} - 2.0 * (v.vpx * v.dt)) - {rootf} < {})",
         lit(p.side_reach),
         lit(p.yaw_max),
         lit(p.plane_min),
-        cs = v("cs"),
-        cx = v("cx")
+        cs = g.v("cs"),
+        cx = g.v("cx")
     ));
     e.s("t.early = ((t.wf - v.vpx * v.dt < t.rear) || t.out) && v.settle < 0.5");
     e.s(format!(
         "t.lift = t.st && ({ph} >= {bt} || t.early) && {ph} < 1.0",
-        ph = v("ph"),
-        bt = v("bt")
+        ph = g.v("ph"),
+        bt = g.v("bt")
     ));
-    lift_off(&mut e, "t.lift", "t.wf", "t.ta", "t.yst");
+    g.lift_off(e, "t.lift", "t.wf", "t.ta", "t.yst");
     // A paw lifting by its duty lifted where its phase crossed bt, as in the reference.
     if p.lift_cross > 0.0 {
         e.s(format!(
             "{bl} = (t.lift && {ph} >= {bt}) ? math.min(math.max({bt}, t.ph0), 0.999) : {bl}",
-            ph = v("ph"),
-            bt = v("bt"),
-            bl = v("bl")
+            ph = g.v("ph"),
+            bt = g.v("bt"),
+            bl = g.v("bl")
         ));
     }
     // §7.5's catch-up in the lift-off frame too, as in the reference.
     e.s(format!(
         "t.ex = (t.lift && {rem} > 0.0 && v.settle < 0.5) ? math.min({rem}, t.cr * v.dt) : 0.0",
-        rem = v("rem")
+        rem = g.v("rem")
     ));
     // Unless that would end the swing in the frame it starts.
     e.s(format!(
         "t.ex = ({ph} + t.ex < 1.0) ? t.ex : 0.0",
-        ph = v("ph")
+        ph = g.v("ph")
     ));
-    e.s(format!("{r} = {r} - t.ex", r = v("rem")));
-    e.s(format!("{ph} = {ph} + t.ex", ph = v("ph")));
+    e.s(format!("{r} = {r} - t.ex", r = g.v("rem")));
+    e.s(format!("{ph} = {ph} + t.ex", ph = g.v("ph")));
+}
+
+/// §7.7: the phase wrap and touchdown, and the relift of a paw that lands out of reach.
+fn leg_touchdown(g: &LegText, e: &mut Entry) {
+    let p = g.p;
+    let lp = &g.lp;
+    let rootf = &g.rootf;
+    let off = &g.off;
     // 7.7
-    e.s(format!("t.wrap = {} >= 1.0", v("ph")));
-    e.s(format!("{ph} = t.wrap ? {ph} - 1.0 : {ph}", ph = v("ph")));
-    e.s(format!("t.tdn = t.wrap && {} > 0.5", v("sw")));
+    e.s(format!("t.wrap = {} >= 1.0", g.v("ph")));
+    e.s(format!("{ph} = t.wrap ? {ph} - 1.0 : {ph}", ph = g.v("ph")));
+    e.s(format!("t.tdn = t.wrap && {} > 0.5", g.v("sw")));
     // An anchored paw lands where it is held; otherwise on its line at td.
-    e.s(format!("t.tdl = t.tdn && {} < 0.5", v("pb")));
+    e.s(format!("t.tdl = t.tdn && {} < 0.5", g.v("pb")));
     e.s(format!(
         "{cx} = t.tdl ? {} + {lp} : {cx}",
-        v("td"),
-        cx = v("cx")
+        g.v("td"),
+        cx = g.v("cx")
     ));
-    e.s(format!("{cs} = t.tdl ? 0.0 : {cs}", cs = v("cs")));
-    e.s(format!("{pb} = t.tdn ? 0.0 : {pb}", pb = v("pb")));
-    e.s(format!("{sw} = t.tdn ? 0.0 : {sw}", sw = v("sw")));
+    e.s(format!("{cs} = t.tdl ? 0.0 : {cs}", cs = g.v("cs")));
+    e.s(format!("{pb} = t.tdn ? 0.0 : {pb}", pb = g.v("pb")));
+    e.s(format!("{sw} = t.tdn ? 0.0 : {sw}", sw = g.v("sw")));
     e.s(format!(
         "{bt} = t.wrap ? ((v.settle > 0.5) ? {} : {}) : {bt}",
         lit(p.settle_duty),
         by_gait("v.gait", p.beta),
-        bt = v("bt")
+        bt = g.v("bt")
     ));
     // A paw that lands behind its rear reach limit lifts again in the same frame (reference).
-    plane(&mut e);
-    peeled(&mut e, "t.tr", "t.wf2", "t.wh2");
-    reach(&mut e, "2");
+    g.plane(e);
+    g.peeled(e, "t.tr", "t.wf2", "t.wh2");
+    g.reach(e, "2");
     e.s(format!(
         "t.rl = t.wrap && {} < 0.5 && v.settle < 0.5 && (t.wf2 - v.vpx * v.dt < {rootf} - t.rf2 + {off} || t.wf2 > {rootf} + t.rf2 + {off})",
-        v("sw")
+        g.v("sw")
     ));
     let yaw = format!(
         "math.clamp(t.yst, {}, {})",
         lit(-(2.0 * p.yaw_max)),
         lit(2.0 * p.yaw_max)
     );
-    lift_off(&mut e, "t.rl", "t.wf2", "t.tr", &yaw);
+    g.lift_off(e, "t.rl", "t.wf2", "t.tr", &yaw);
     // Its swing clock starts at the landing (the wrap), as in the reference.
     if p.relift_cross > 0.0 {
         e.s(format!(
             "{ts} = t.rl ? v.dt * math.min({} / math.max(v.dphi, 0.000001), 1.0) : {ts}",
-            v("ph"),
-            ts = v("ts")
+            g.v("ph"),
+            ts = g.v("ts")
         ));
     }
+}
+
+/// §7.8: the swing's fold, path, anchor, plane yaw and lift (README, Turning).
+fn leg_swing(g: &LegText, e: &mut Entry) {
+    let p = g.p;
+    let l = g.l;
+    let lp = &g.lp;
+    let sd = &g.sd;
+    let lim2 = &g.lim2;
+    let rootf = &g.rootf;
+    let off = &g.off;
     // 7.8
     e.s(format!(
         "t.u = math.clamp(({ph} - {bl}) / math.max(1.0 - {bl}, 0.001), 0.0, 1.0)",
-        ph = v("ph"),
-        bl = v("bl")
+        ph = g.v("ph"),
+        bl = g.v("bl")
     ));
-    e.s(format!("t.tmw = {} * v.w", v("tm")));
+    e.s(format!("t.tmw = {} * v.w", g.v("tm")));
     // reference::step: the heel's peel continued into the swing (`pk`).
     e.s(format!(
         "t.pk = {tl} + ({} * v.w) * ({} - {})",
         lit(l.tpeel),
-        rc(&format!("({} / {} - 0.75) / 0.25", v("ph"), v("bt"))),
-        rc(&format!("({} / {} - 0.75) / 0.25", v("bl"), v("bt"))),
-        tl = v("tl")
+        rc(&format!("({} / {} - 0.75) / 0.25", g.v("ph"), g.v("bt"))),
+        rc(&format!("({} / {} - 0.75) / 0.25", g.v("bl"), g.v("bt"))),
+        tl = g.v("tl")
     ));
     e.s(format!(
         "t.tas = (t.u < 0.35) ? (t.pk + (t.tmw - t.pk) * {}) : ((t.u < 0.85) ? (t.tmw * (1.0 - {})) : 0.0)",
@@ -589,46 +683,49 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!(
         "{td} = math.min(({sm} > 0.5) ? {nn} : ({nn} + ((math.clamp(v.vf / {}, 0.0, 1.0) * v.beta_b * v.stride) / 2.0) * {fw}), t.front)",
         lit(p.td_ramp),
-        td = v("td"),
-        sm = v("sm"),
-        fw = v("fw"),
+        td = g.v("td"),
+        sm = g.v("sm"),
+        fw = g.v("fw"),
         nn = lit(l.n)
     ));
     e.s(format!(
         "t.m = ({} > 0.5) ? 0.0 : (((1.0 - {}) * v.stride) * {})",
-        v("sm"),
-        v("bl"),
-        v("fw")
+        g.v("sm"),
+        g.v("bl"),
+        g.v("fw")
     ));
     // Issue 19, touchdown without drag (reference::step): the blend starts from the carried
     // lift-off toe, is complete at u = td_anchor, and from there the paw is held in world
     // space at its landing point; the approach lift raises the toe at both ends.
     let ua = lit(p.td_anchor);
-    e.s(format!("t.ew = {} + t.m * (1.0 - t.u)", v("td")));
+    e.s(format!("t.ew = {} + t.m * (1.0 - t.u)", g.v("td")));
     e.s(format!(
         "t.sot = {lp} * math.cos(t.tas) - {sd} * math.sin(t.tas)"
     ));
     e.s(format!(
         "t.anc = {} > 0.5 && t.u >= {ua} && {} < 0.5",
-        v("sw"),
-        v("pb")
+        g.v("sw"),
+        g.v("pb")
     ));
-    e.s(format!("{cx} = t.anc ? t.ew + t.sot : {cx}", cx = v("cx")));
-    e.s(format!("{cs} = t.anc ? 0.0 : {cs}", cs = v("cs")));
-    e.s(format!("{pb} = t.anc ? 1.0 : {pb}", pb = v("pb")));
-    e.s(format!("t.ah = {} > 0.5", v("pb")));
+    e.s(format!(
+        "{cx} = t.anc ? t.ew + t.sot : {cx}",
+        cx = g.v("cx")
+    ));
+    e.s(format!("{cs} = t.anc ? 0.0 : {cs}", cs = g.v("cs")));
+    e.s(format!("{pb} = t.anc ? 1.0 : {pb}", pb = g.v("pb")));
+    e.s(format!("t.ah = {} > 0.5", g.v("pb")));
     // Outside the settle it is pulled back at most `held_pull` px/s (reference::step).
     e.s(format!(
         "t.lim = math.min({cx}, (t.front + t.sot) + t.m * (1.0 - t.u))",
-        cx = v("cx")
+        cx = g.v("cx")
     ));
     e.s(format!(
         "{cx} = t.ah ? ((v.settle > 0.5) ? t.lim : math.max(t.lim, {cx} - {} * v.dt)) : {cx}",
         lit(p.held_pull),
-        cx = v("cx")
+        cx = g.v("cx")
     ));
     e.s(format!("t.g = t.ah ? 0.0 : {}", hb(&format!("t.u / {ua}"))));
-    plane_at(&mut e, &lit(p.plane_min));
+    g.plane_at(e, &lit(p.plane_min));
     e.s(format!(
         "t.so = t.ah ? t.sot : ({lp} * math.cos(t.pk) - {sd} * math.sin(t.pk))"
     ));
@@ -637,7 +734,7 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     if p.td_rise > 0.0 {
         e.s(format!(
             "t.r = math.sin(90.0 * math.min(math.max(t.u / {q}, {} / {}), 1.0))",
-            v("ts"),
+            g.v("ts"),
             lit(p.td_rise)
         ));
     } else {
@@ -645,23 +742,23 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     }
     e.s("t.sws = t.cxp - t.so");
 
-    e.s(format!("t.spred = {} - t.m * t.u", v("wl")));
+    e.s(format!("t.spred = {} - t.m * t.u", g.v("wl")));
     e.s("t.swf = t.ah ? t.sws : ((t.spred + (t.ew - t.spred) * t.g) + (t.sws - t.spred) * (1.0 - t.r * t.r))");
     // Held: within ±2·yaw_max; carried: within 2·yaw_max of the lift-off yaw.
     let ym2 = lit(2.0 * p.yaw_max);
     e.s(format!(
         "t.cone = math.min({} * {}, {ym2})",
         lit(p.yaw_cone),
-        v("ts")
+        g.v("ts")
     ));
     e.s(format!(
         "t.ys = t.ah ? math.clamp(t.yst, {}, {ym2}) : math.clamp(t.yst, {yl} - t.cone, {yl} + t.cone)",
         lit(-(2.0 * p.yaw_max)),
-        yl = v("yl")
+        yl = g.v("yl")
     ));
     e.s(format!(
         "t.swry = t.ah ? t.ys : ((t.ys + ({} - t.ys) * (t.r * t.r)) * (1.0 - t.g))",
-        v("yl")
+        g.v("yl")
     ));
     e.s(format!(
         "t.bump = (t.u < 0.45) ? {} : {}",
@@ -672,9 +769,9 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
         "t.la = {} + (({} * math.abs({} - {} + t.m)) * v.omega_v) / math.max(1.0 - {}, 0.5)",
         lit(p.td_clear),
         lit(p.td_lift),
-        v("td"),
-        v("wl"),
-        v("bl")
+        g.v("td"),
+        g.v("wl"),
+        g.v("bl")
     ));
     e.s(format!(
         "t.edge = t.r * {}",
@@ -685,16 +782,19 @@ fn entry_leg_gait(p: &RigParams, l: &LegParams) -> String {
     e.s(format!(
         "t.swh = (({sd} + {}) + (({} * v.w) * t.bump)) + (t.la * t.edge)",
         drop(l, "t.tas"),
-        v("cl")
+        g.v("cl")
     ));
-    plane(&mut e);
-    peeled(&mut e, "t.tb", "t.stf", "t.sth");
-    e.s(format!("t.sw = {} > 0.5", v("sw")));
-    e.s(format!("{} = t.sw ? t.swf : t.stf", v("gf")));
-    e.s(format!("{} = t.sw ? t.swh : t.sth", v("gh")));
-    e.s(format!("{} = t.sw ? t.tas : t.tb", v("gtau")));
-    e.s(format!("{} = t.sw ? t.swry : t.yst", v("gry")));
-    e.done()
+}
+
+/// The gait target handed to entry 8: the swing's, or the stance's after the frame's events.
+fn leg_target(g: &LegText, e: &mut Entry) {
+    g.plane(e);
+    g.peeled(e, "t.tb", "t.stf", "t.sth");
+    e.s(format!("t.sw = {} > 0.5", g.v("sw")));
+    e.s(format!("{} = t.sw ? t.swf : t.stf", g.v("gf")));
+    e.s(format!("{} = t.sw ? t.swh : t.sth", g.v("gh")));
+    e.s(format!("{} = t.sw ? t.tas : t.tb", g.v("gtau")));
+    e.s(format!("{} = t.sw ? t.swry : t.yst", g.v("gry")));
 }
 
 /// 6. pose weights (§7.9).

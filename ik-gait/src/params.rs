@@ -149,6 +149,12 @@ pub struct RigParams {
     /// 0.60 or more cannot be paid in 3.5 cycles. The phase rate ω + rate stays within check
     /// 5's (1 + `catchup`)·`f_max`. Equal to `catchup` is the spec's rule.
     pub catchup_walk: f32,
+    /// The most a swinging leg's phase may advance while it pays a shift, ω plus its catch-up
+    /// (cycles/s; README, Deviations, check 8). A sudden acceleration puts the clock at or
+    /// near `f_max` (ω follows the raw speed, the stride the filtered one) just as the gait
+    /// switches, and 0.5·ω of catch-up on top ran a swing at 4.8 cycles/s, turning the thigh
+    /// faster than check 8's 2,300°/s. (1 + `catchup`)·`f_max` is the spec's rule.
+    pub swing_rate_max: f32,
     pub td_ramp: f32,
     pub idle_time: f32,
     pub settle_dist: f32,
@@ -325,6 +331,7 @@ impl Default for RigParams {
             body_drop: [0.0, 0.5, 0.5],
             catchup: 0.5,
             catchup_walk: 1.0,
+            swing_rate_max: 4.35,
             td_ramp: 0.3,
             idle_time: 0.5,
             settle_dist: 1.5,
@@ -437,6 +444,7 @@ impl RigParams {
         pos("dwell", self.dwell, &mut out);
         pos("catchup", self.catchup, &mut out);
         pos("catchup_walk", self.catchup_walk, &mut out);
+        pos("swing_rate_max", self.swing_rate_max, &mut out);
         if !(0.0..1.0).contains(&self.hind_r_min) {
             out.push(format!(
                 "hind_r_min is {}; it must be at least 0 and below 1",

@@ -562,6 +562,9 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     } else {
         f(p.catchup) * omega
     };
+    // A paying swing's phase rate ω + cr stays within `swing_rate_max` (check 8: the clock
+    // is near `f_max` right after a sudden acceleration, README, Deviations).
+    let cr = min(cr, max(f(p.swing_rate_max) - omega, zero));
 
     // 7.5–7.8 per leg
     let mut tgt = [Target::<T>::default(); 4];

@@ -10,7 +10,8 @@ use ik_gait::params::RigParams;
 /// Two soak runs that failed check 6 with §7.5's rate in the walk (terrier seed 39, the §10
 /// soak: gallop → walk owing 0.680, 3.589 cycles; mastiff seed 114 with yaw: 0.660, 4.191)
 /// pass it with `catchup_walk`, and check 5's phase rate still holds; with `catchup_walk` =
-/// `catchup` (the spec's rule) they fail again.
+/// `catchup` (the spec's rule, and the spec's swing rate: `swing_rate_max` changes the
+/// timing of the gallop before the switch) they fail again.
 #[test]
 fn gallop_to_walk_soak_switches_pass_check_6_with_the_walk_catch_up() {
     for (pn, seed, yaw) in [("terrier", 39, false), ("mastiff", 114, true)] {
@@ -20,6 +21,7 @@ fn gallop_to_walk_soak_switches_pass_check_6_with_the_walk_catch_up() {
         assert_eq!(m.phase_over_limit, 0, "{pn} {seed}: check 5");
         let spec = RigParams {
             catchup_walk: p.catchup,
+            swing_rate_max: (1.0 + p.catchup) * p.f_max,
             ..p.clone()
         };
         let m = soak_run(&spec, seed, yaw);
@@ -72,4 +74,44 @@ fn hind_reach_stays_above_check_9s_soak_bar_with_the_least_reach() {
     };
     let m = soak_run(&off, 57, true);
     assert!(m.hind_r_min.unwrap() < 0.28, "{:?}", m.hind_r_min);
+}
+
+/// Check 8 on a straight line with sudden speed changes (`tests/fixtures/profiles/
+/// speed-steps.csv`: walk ↔ trot ↔ gallop and stops, each change within 0.25 s). Right after
+/// such a change the clock is near `f_max` (ω follows the raw speed over the stride of the
+/// filtered one) as the gait switches, and the catch-up on top ran a swing at up to
+/// 1.5·3.2 = 4.8 cycles/s: the hind thigh turned at 2,322°/s (bar 2,300). With
+/// `swing_rate_max` = (1 + `catchup`)·`f_max` (the spec's rule) it fails; with the default it
+/// passes.
+#[test]
+fn sudden_speed_changes_keep_check_8_with_the_swing_rate_cap() {
+    use ik_gait::checks::{check_run, Context};
+    use ik_gait::model::Geometry;
+    use ik_gait::runner::{Backend, Engine};
+    use ik_gait::scenarios::{frames, Kind, Scenario};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/profiles/speed-steps.csv");
+    let sc = Scenario::from_csv("speed-steps", &std::fs::read_to_string(path).unwrap()).unwrap();
+    let thigh = |p: &RigParams| {
+        let ctx = Context {
+            fps: 240.0,
+            kind: Kind::Transition,
+            hitch: false,
+            soak: false,
+        };
+        let engine = Engine::new(p, Backend::Reference).unwrap();
+        let geo = Geometry::doggoyle(p);
+        let (m, _) =
+            check_run(p, &geo, &engine, None, &mut frames(&sc, 240.0, false), ctx).unwrap();
+        m.thigh_max.unwrap()
+    };
+    let p = RigParams::default();
+    let ours = thigh(&p);
+    assert!(ours <= 2300.0, "thigh {ours} deg/s");
+    let spec = RigParams {
+        swing_rate_max: (1.0 + p.catchup) * p.f_max,
+        ..p.clone()
+    };
+    let old = thigh(&spec);
+    assert!(old > 2300.0, "thigh {old} deg/s with the spec's catch-up");
 }

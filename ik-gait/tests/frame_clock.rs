@@ -131,3 +131,80 @@ fn doggoyle_run_and_molang_run_play_the_same_frames() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `molang run --world` on the emitted pack (the command a pack author runs) puts every toe
+/// where `doggoyle run` puts it, on a profile that turns both ways through ±180: molang's
+/// toe bones (`xx_toe`, entity at the origin facing its own −Z), placed at doggoyle's entity
+/// origin and heading, against `doggoyle run`'s world columns, frame by frame.
+#[test]
+fn molang_run_world_gives_the_toes_of_doggoyle_run() {
+    let dir = tmp("world");
+    common::emit(&dir, 3);
+    let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/profiles/wraps.csv");
+    let ours = dir.join("doggoyle.csv");
+    let theirs = dir.join("molang.csv");
+    let o = Command::new(env!("CARGO_BIN_EXE_doggoyle"))
+        .args(["run", "--inputs", profile.to_str().unwrap(), "--fps", "60"])
+        .args(["--backend", "jit", "--out", ours.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rp = dir.join(ik_gait::emit::RP_DIR);
+    let o = Command::new(molang_bin())
+        .args(["run", rp.to_str().unwrap(), "--entity", "doggoyle:doggoyle"])
+        .args([
+            "--inputs",
+            profile.to_str().unwrap(),
+            "--fps",
+            "60",
+            "--seconds",
+            "10",
+        ])
+        .args([
+            "--world",
+            "--backend",
+            "jit",
+            "--out",
+            theirs.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (dh, d) = read_csv(&ours, false);
+    let (mh, m) = read_csv(&theirs, false);
+    let by_bone: HashMap<(String, String), &Vec<String>> = m
+        .iter()
+        .map(|r| ((r[mh["frame"]].clone(), r[mh["bone"]].clone()), r))
+        .collect();
+    // The entity's origin per frame, as doggoyle places it: 16·v·dt along each frame's heading.
+    let text = std::fs::read_to_string(&profile).unwrap();
+    let sc = ik_gait::scenarios::Scenario::from_csv("wraps", &text).unwrap();
+    let inp = ik_gait::scenarios::inputs(&sc, 60.0, false);
+    assert_eq!(d.len(), inp.len());
+    let mut pos = (0.0f64, 0.0f64);
+    let mut worst = 0.0f64;
+    let mut compared = 0;
+    for (k, i) in inp.iter().enumerate() {
+        let yaw = i.body_yaw as f64;
+        let step = 16.0 * i.ground_speed.max(0.0) as f64 * i.dt as f64;
+        let (fwd, _) = ik_gait::checks::heading_axes(yaw);
+        pos = (pos.0 + step * fwd.0, pos.1 + step * fwd.1);
+        for l in ik_gait::LEG_NAMES {
+            let bone = format!("{l}_toe");
+            let r = by_bone
+                .get(&(k.to_string(), bone.clone()))
+                .unwrap_or_else(|| panic!("frame {k}: no row for {bone}"));
+            let w = ["wx", "wy", "wz"].map(|c| r[mh[c]].parse::<f64>().unwrap());
+            let world = molang::runtime::fk::to_world([pos.0, 0.0, pos.1], yaw, w);
+            for (a, c) in ["x", "y", "z"].iter().enumerate() {
+                let want: f64 = d[k][dh[&format!("{l}_toe_{c}")]].parse().unwrap();
+                worst = worst.max((world[a] - want).abs());
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 4 * inp.len());
+    // f32 runtime against doggoyle's 5-decimal columns.
+    assert!(worst < 2e-3, "toes differ by up to {worst} px");
+    let _ = std::fs::remove_dir_all(&dir);
+}

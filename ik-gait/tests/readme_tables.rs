@@ -12,6 +12,14 @@ use common::doggoyle;
 /// The README block the test re-makes.
 const CHEAP: [&str; 4] = ["--scenario", "trot-2.5,sine-gaits", "--fps", "20,60"];
 
+/// The turning scenarios at 60 fps (Measured, "The one FK, measured"), also cheap.
+const TURNING_60: [&str; 4] = [
+    "--scenario",
+    "circle-walk-left,circle-walk-right,circle-trot-left,circle-trot-right,zigzag-gallop,turn-in-place",
+    "--fps",
+    "60",
+];
+
 fn readme() -> (PathBuf, String) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
     let text = std::fs::read_to_string(&path).unwrap();
@@ -23,21 +31,26 @@ fn readme_tables_are_what_doggoyle_table_prints() {
     let (_, text) = readme();
     let found = blocks(&text).unwrap();
     // The Measured table (named scenarios, both back ends), the soak (three seeds, both back
-    // ends), the presets side by side and their soaks, and the cheap one.
-    assert!(found.len() >= 5, "{} table blocks", found.len());
-    let b = found.iter().find(|b| b.args == CHEAP).expect(
-        "README.md has the block `doggoyle table --scenario trot-2.5,sine-gaits --fps 20,60`",
-    );
-    let mut args = vec!["table"];
-    args.extend(CHEAP);
-    let (code, out, err) = doggoyle(&args);
-    assert_eq!(code, Some(0), "{err}");
-    assert_eq!(
-        out,
-        text[b.body.clone()],
-        "README.md's table differs from `doggoyle table {}`; run `doggoyle readme ik-gait/README.md --write`",
-        CHEAP.join(" ")
-    );
+    // ends), the presets side by side and their soaks, and the cheap ones.
+    assert!(found.len() >= 6, "{} table blocks", found.len());
+    for cheap in [CHEAP, TURNING_60] {
+        let b = found.iter().find(|b| b.args == cheap).unwrap_or_else(|| {
+            panic!(
+                "README.md has the block `doggoyle table {}`",
+                cheap.join(" ")
+            )
+        });
+        let mut args = vec!["table"];
+        args.extend(cheap);
+        let (code, out, err) = doggoyle(&args);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(
+            out,
+            text[b.body.clone()],
+            "README.md's table differs from `doggoyle table {}`; run `doggoyle readme ik-gait/README.md --write`",
+            cheap.join(" ")
+        );
+    }
 }
 
 /// `doggoyle readme FILE` finds a stale table (exit 1, naming the line) and `--write` mends

@@ -1,7 +1,8 @@
 //! Yaw as the game reports it, wrapped to (−180, 180] (issue 41): the profile reader takes the
 //! shorter arc between rows, the rig takes a wrap between two frames as the small turn it is,
 //! and the motion profiles in `tests/fixtures/profiles` (wraps both ways, curves, a stop, a
-//! 180° turn in place, a straight line heading north) pass every check at 20, 60 and 240 fps
+//! 180° turn in place, a straight line heading north, a straight line with sudden speed
+//! changes) pass every check at 20, 60 and 240 fps
 //! on the JIT and the interpreter. The toes `molang run --world` computes on the emitted pack
 //! are the toes `doggoyle run` prints.
 
@@ -147,6 +148,7 @@ fn every_profile_passes_every_check_on_both_back_ends() {
         "curves.csv",
         "stop-turn.csv",
         "straight-north.csv",
+        "speed-steps.csv",
     ] {
         for be in [Backend::Jit, Backend::Interp] {
             let rows = checks(name, be);
