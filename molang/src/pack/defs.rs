@@ -271,6 +271,127 @@ pub struct ClientData {
     pub parent_setup: Option<String>,
 }
 
+// Site ids inside the typed parts, renumbered when a file's sites are written into another
+// pack (an editor's patch of one file): every `Expr::Site` of a definition, not only the
+// site-id fields beside it, must follow, or the runtime reads another site's text.
+
+impl Expr {
+    fn remap(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        if let Expr::Site(s) = self {
+            *s = m(*s);
+        }
+    }
+}
+
+impl Num {
+    fn remap(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        if let Num::Molang(e) = self {
+            e.remap(m);
+        }
+    }
+}
+
+fn remap_num(n: &mut Option<Num>, m: &dyn Fn(SiteId) -> SiteId) {
+    if let Some(n) = n {
+        n.remap(m);
+    }
+}
+
+fn remap_vec3(v: &mut Option<Vec3>, m: &dyn Fn(SiteId) -> SiteId) {
+    match v {
+        Some(Vec3::Splat(n)) => n.remap(m),
+        Some(Vec3::Axes(axes)) => axes.iter_mut().for_each(|n| n.remap(m)),
+        None => {}
+    }
+}
+
+impl AnimationData {
+    /// Renumbers every site id inside (`m` maps an id to its new one).
+    pub fn remap_sites(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        for n in [
+            &mut self.anim_time_update,
+            &mut self.blend_weight,
+            &mut self.start_delay,
+            &mut self.loop_delay,
+        ] {
+            remap_num(n, m);
+        }
+        for (_, channel) in self.tracks.iter_mut().flat_map(|t| &mut t.channels) {
+            match channel {
+                ChannelDef::Static(v) => remap_vec3(v, m),
+                ChannelDef::Keys(keys) => {
+                    for k in keys {
+                        match &mut k.value {
+                            KeyValue::Plain(v) => remap_vec3(v, m),
+                            KeyValue::PrePost { pre, post, .. } => {
+                                remap_vec3(pre, m);
+                                remap_vec3(post, m);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (_, _, e) in &mut self.timeline {
+            e.remap(m);
+        }
+    }
+}
+
+impl StateData {
+    /// Renumbers every site id inside (`m` maps an id to its new one).
+    pub fn remap_sites(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        for (_, n) in self.animations.iter_mut().chain(&mut self.transitions) {
+            remap_num(n, m);
+        }
+        for e in [&mut self.on_entry, &mut self.on_exit]
+            .into_iter()
+            .flatten()
+        {
+            e.remap(m);
+        }
+        for v in &mut self.variables {
+            remap_num(&mut v.input, m);
+        }
+    }
+}
+
+impl RenderData {
+    /// Renumbers every site id inside (`m` maps an id to its new one).
+    pub fn remap_sites(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        if let Some(e) = &mut self.geometry {
+            e.remap(m);
+        }
+        for (_, e) in &mut self.textures {
+            e.remap(m);
+        }
+        for (_, _, e) in &mut self.materials {
+            e.remap(m);
+        }
+        for (_, _, n) in &mut self.part_visibility {
+            remap_num(n, m);
+        }
+        for n in self.colors.iter_mut().flatten() {
+            remap_num(n, m);
+        }
+        for n in self.uv_anim.iter_mut().flatten() {
+            remap_num(n, m);
+        }
+    }
+}
+
+impl ClientData {
+    /// Renumbers every site id inside (`m` maps an id to its new one).
+    pub fn remap_sites(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        for (_, n) in self.animate.iter_mut().chain(&mut self.render_controllers) {
+            remap_num(n, m);
+        }
+        for (_, _, n) in &mut self.scale {
+            remap_num(n, m);
+        }
+    }
+}
+
 /// Indices of the model entries that existed before a file was walked.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct Before {
