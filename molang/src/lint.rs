@@ -916,8 +916,9 @@ pub mod structure {
     }
 
     fn bones(pack: &Pack, out: &mut Vec<PackDiagnostic>) {
-        // Animation index -> the bone sets of the entities that play it (None: unknown).
-        let mut players: HashMap<usize, Vec<Option<HashSet<String>>>> = HashMap::new();
+        // Animation index -> the bone sets of the entities that play it (None: unknown),
+        // each set shared by the animations of its entity rather than copied per animation.
+        let mut players: HashMap<usize, Vec<Option<std::rc::Rc<HashSet<String>>>>> = HashMap::new();
         let anim_index: HashMap<*const crate::pack::Animation, usize> = pack
             .animations
             .iter()
@@ -938,7 +939,7 @@ pub mod structure {
                     .iter()
                     .map(|b| b.to_string()),
             );
-            let bones = known.then_some(set);
+            let bones = known.then(|| std::rc::Rc::new(set));
             let mut seen = HashSet::new();
             for (_, id) in &e.animations {
                 for a in pack.animations_for(Side::Resource, id) {

@@ -433,6 +433,9 @@ impl Workspace {
                 *s = mo(*s);
             }
             e.other_sites.iter_mut().for_each(|s| *s = m(*s));
+            if let Some(c) = &mut e.client {
+                c.remap_sites(&m);
+            }
             pack.entities[i] = e;
         }
         for (i, j) in animations {
@@ -442,6 +445,7 @@ impl Workspace {
                 .iter_mut()
                 .chain(&mut a.timeline)
                 .for_each(|s| *s = m(*s));
+            a.data.remap_sites(&m);
             pack.animations[i] = a;
         }
         for (i, j) in controllers {
@@ -460,6 +464,7 @@ impl Workspace {
                 }
                 st.on_entry = mo(st.on_entry);
                 st.on_exit = mo(st.on_exit);
+                st.data.remap_sites(&m);
             }
             pack.controllers[i] = c;
         }
@@ -467,6 +472,7 @@ impl Workspace {
             let mut r = mini.render_controllers[j].clone();
             r.file = fi;
             r.sites.iter_mut().for_each(|s| *s = m(*s));
+            r.data.remap_sites(&m);
             pack.render_controllers[i] = r;
         }
         for (i, j) in geometries {

@@ -19,9 +19,17 @@ pub enum Expr {
     /// A site of [`Pack::sites`]: its text and exact position.
     Site(SiteId),
     /// A string the site walkers do not take for Molang (empty, a `/command`), or a script
-    /// array whose site lies at its one entry: its text (entries joined with `"\n"`) and its
-    /// JSON pointer, which is then its position.
-    Unrecorded { text: String, pointer: String },
+    /// array whose site lies at its one entry. Boxed: most strings are sites, and an
+    /// unboxed pair of strings would triple the size of every number slot of every keyframe.
+    Unrecorded(Box<Unrecorded>),
+}
+
+/// The text (entries joined with `"\n"`) and JSON pointer, which is then its position, of
+/// an [`Expr::Unrecorded`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unrecorded {
+    pub text: String,
+    pub pointer: String,
 }
 
 impl Expr {
@@ -29,7 +37,7 @@ impl Expr {
     pub fn text<'p>(&'p self, pack: &'p Pack) -> &'p str {
         match self {
             Expr::Site(s) => &pack.sites[*s].text,
-            Expr::Unrecorded { text, .. } => text,
+            Expr::Unrecorded(u) => &u.text,
         }
     }
 
@@ -37,7 +45,7 @@ impl Expr {
     pub fn site<'p>(&self, pack: &'p Pack) -> Option<&'p Site> {
         match self {
             Expr::Site(s) => Some(&pack.sites[*s]),
-            Expr::Unrecorded { .. } => None,
+            Expr::Unrecorded(_) => None,
         }
     }
 }
@@ -263,6 +271,127 @@ pub struct ClientData {
     pub parent_setup: Option<String>,
 }
 
+// Site ids inside the typed parts, renumbered when a file's sites are written into another
+// pack (an editor's patch of one file): every `Expr::Site` of a definition, not only the
+// site-id fields beside it, must follow, or the runtime reads another site's text.
+
+impl Expr {
+    fn remap(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        if let Expr::Site(s) = self {
+            *s = m(*s);
+        }
+    }
+}
+
+impl Num {
+    fn remap(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        if let Num::Molang(e) = self {
+            e.remap(m);
+        }
+    }
+}
+
+fn remap_num(n: &mut Option<Num>, m: &dyn Fn(SiteId) -> SiteId) {
+    if let Some(n) = n {
+        n.remap(m);
+    }
+}
+
+fn remap_vec3(v: &mut Option<Vec3>, m: &dyn Fn(SiteId) -> SiteId) {
+    match v {
+        Some(Vec3::Splat(n)) => n.remap(m),
+        Some(Vec3::Axes(axes)) => axes.iter_mut().for_each(|n| n.remap(m)),
+        None => {}
+    }
+}
+
+impl AnimationData {
+    /// Renumbers every site id inside (`m` maps an id to its new one).
+    pub fn remap_sites(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        for n in [
+            &mut self.anim_time_update,
+            &mut self.blend_weight,
+            &mut self.start_delay,
+            &mut self.loop_delay,
+        ] {
+            remap_num(n, m);
+        }
+        for (_, channel) in self.tracks.iter_mut().flat_map(|t| &mut t.channels) {
+            match channel {
+                ChannelDef::Static(v) => remap_vec3(v, m),
+                ChannelDef::Keys(keys) => {
+                    for k in keys {
+                        match &mut k.value {
+                            KeyValue::Plain(v) => remap_vec3(v, m),
+                            KeyValue::PrePost { pre, post, .. } => {
+                                remap_vec3(pre, m);
+                                remap_vec3(post, m);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (_, _, e) in &mut self.timeline {
+            e.remap(m);
+        }
+    }
+}
+
+impl StateData {
+    /// Renumbers every site id inside (`m` maps an id to its new one).
+    pub fn remap_sites(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        for (_, n) in self.animations.iter_mut().chain(&mut self.transitions) {
+            remap_num(n, m);
+        }
+        for e in [&mut self.on_entry, &mut self.on_exit]
+            .into_iter()
+            .flatten()
+        {
+            e.remap(m);
+        }
+        for v in &mut self.variables {
+            remap_num(&mut v.input, m);
+        }
+    }
+}
+
+impl RenderData {
+    /// Renumbers every site id inside (`m` maps an id to its new one).
+    pub fn remap_sites(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        if let Some(e) = &mut self.geometry {
+            e.remap(m);
+        }
+        for (_, e) in &mut self.textures {
+            e.remap(m);
+        }
+        for (_, _, e) in &mut self.materials {
+            e.remap(m);
+        }
+        for (_, _, n) in &mut self.part_visibility {
+            remap_num(n, m);
+        }
+        for n in self.colors.iter_mut().flatten() {
+            remap_num(n, m);
+        }
+        for n in self.uv_anim.iter_mut().flatten() {
+            remap_num(n, m);
+        }
+    }
+}
+
+impl ClientData {
+    /// Renumbers every site id inside (`m` maps an id to its new one).
+    pub fn remap_sites(&mut self, m: &dyn Fn(SiteId) -> SiteId) {
+        for (_, n) in self.animate.iter_mut().chain(&mut self.render_controllers) {
+            remap_num(n, m);
+        }
+        for (_, _, n) in &mut self.scale {
+            remap_num(n, m);
+        }
+    }
+}
+
 /// Indices of the model entries that existed before a file was walked.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct Before {
@@ -289,8 +418,14 @@ impl Before {
 /// `before`), from the file's JSON `root`; `sites` are the file's sites (from index
 /// `first_site`).
 /// Everything is read from the JSON syntax tree in place (geometry is mostly cubes and UVs
-/// the runtime does not read, and never copied).
-pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, before: Before) {
+/// the runtime does not read, and never copied); geometry cubes only when `cubes`.
+pub(super) fn attach(
+    pack: &mut Pack,
+    root: &Value<'_>,
+    first_site: usize,
+    before: Before,
+    cubes: bool,
+) {
     // The walk reads the JSON syntax tree in place (no copy of the file into an owned
     // tree) and finds sites by borrowed pointer: loading a pack is mostly this walk.
     let Pack {
@@ -352,7 +487,7 @@ pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, befor
                     if has_id {
                         if let Some(g) = next(geometries, &mut at.geometries) {
                             g.legacy = false;
-                            g.rig = get(geo, "bones").map(geometry_bones);
+                            g.rig = get(geo, "bones").map(|b| geometry_bones(b, cubes));
                             let desc = get(geo, "description");
                             g.texture_size = texture_size(desc, "texture_width", "texture_height");
                         }
@@ -364,7 +499,7 @@ pub(super) fn attach(pack: &mut Pack, root: &Value<'_>, first_site: usize, befor
             {
                 if let Some(g) = next(geometries, &mut at.geometries) {
                     g.legacy = true;
-                    g.rig = get(raw, "bones").map(geometry_bones);
+                    g.rig = get(raw, "bones").map(|b| geometry_bones(b, cubes));
                     g.texture_size = texture_size(Some(raw), "texturewidth", "textureheight");
                 }
             }
@@ -537,7 +672,7 @@ fn geometry_cube(c: &Value<'_>) -> GeometryCube {
     }
 }
 
-fn geometry_bones(list: &Value<'_>) -> Vec<GeometryBone> {
+fn geometry_bones(list: &Value<'_>, cubes: bool) -> Vec<GeometryBone> {
     let triple = |v: Option<&Value<'_>>| -> [f32; 3] { numbers(v) };
     let mut out = Vec::new();
     for b in elems(list) {
@@ -555,9 +690,12 @@ fn geometry_bones(list: &Value<'_>) -> Vec<GeometryBone> {
             rotation: triple(get(b, "rotation")),
             locators,
             mirror: get(b, "mirror").and_then(as_bool).unwrap_or(false),
-            cubes: elems_of(b, "cubes")
-                .map(|(_, c)| geometry_cube(c))
-                .collect(),
+            cubes: match cubes {
+                true => elems_of(b, "cubes")
+                    .map(|(_, c)| geometry_cube(c))
+                    .collect(),
+                false => Vec::new(),
+            },
         });
     }
     out
@@ -599,10 +737,10 @@ impl Walker<'_> {
         let pointer = at();
         match self.sites.get(pointer.as_str()) {
             Some(&s) => Expr::Site(s),
-            None => Expr::Unrecorded {
+            None => Expr::Unrecorded(Box::new(Unrecorded {
                 text: text.to_string(),
                 pointer,
-            },
+            })),
         }
     }
 

@@ -470,6 +470,10 @@ pub struct Limits {
     pub file_size: u64,
     /// The most JSON files read, all layers together; the walk stops there.
     pub files: usize,
+    /// Whether geometry cubes are read into [`GeometryBone::cubes`]. Drawing needs them;
+    /// checking does not (bone names, parents, pivots and locators are read either way), and
+    /// cubes are most of a pack's bytes: `molang check` leaves them out.
+    pub geometry_cubes: bool,
 }
 
 impl Limits {
@@ -486,6 +490,7 @@ impl Default for Limits {
         Limits {
             file_size: Limits::FILE_SIZE,
             files: Limits::FILES,
+            geometry_cubes: true,
         }
     }
 }
@@ -1546,6 +1551,8 @@ fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
             });
     }
     layer::resolve(&mut pack);
+    // The site list grew by doubling; what the checker and runtime read next is this list.
+    pack.sites.shrink_to_fit();
     pack
 }
 
@@ -1648,7 +1655,7 @@ fn build_group(
                     let models = defs::Before::of(pack);
                     let out = extract::file(pack, file, &path, text, &root);
                     if models != defs::Before::of(pack) {
-                        defs::attach(pack, &root, before, models);
+                        defs::attach(pack, &root, before, models, limits.geometry_cubes);
                     }
                     entry.kind = out.kind;
                     entry.format_version = out.format_version;

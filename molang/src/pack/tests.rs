@@ -2232,3 +2232,107 @@ fn geometry_cubes_and_texture_size_are_read() {
     assert_eq!(old.texture_size(), Some([128.0, 16.0]));
     assert_eq!(old.bones()[0].cubes[0].uv, CubeUv::Box([0.0, 0.0]));
 }
+
+#[test]
+fn a_load_without_geometry_cubes_keeps_the_bones() {
+    let dir = TempDir::new("no-cubes");
+    dir.write(
+        "models/entity/a.geo.json",
+        r#"{"format_version": "1.12.0", "minecraft:geometry": [{"description": {
+            "identifier": "geometry.a"},
+            "bones": [{"name": "body", "pivot": [0, 24, 0], "locators": {"lead": [0, 20, -6]},
+              "cubes": [{"origin": [-4, 0, -2], "size": [8, 12, 4], "uv": [16, 16]}]},
+              {"name": "head", "parent": "body", "cubes": [{"origin": [0, 0, 0], "size": [1, 1, 1]}]}]}]}"#,
+    );
+    let bones = |limits: &Limits| {
+        let pack = load_with(&[dir.0.clone()], limits);
+        assert!(pack.problems.is_empty(), "{:?}", pack.problems);
+        pack.geometry_chain("geometry.a").expect("defined").bones()
+    };
+    let full = bones(&Limits::default());
+    assert_eq!(
+        full.iter().map(|b| b.cubes.len()).collect::<Vec<_>>(),
+        [1, 1]
+    );
+    let outline = bones(&Limits {
+        geometry_cubes: false,
+        ..Limits::default()
+    });
+    assert!(outline.iter().all(|b| b.cubes.is_empty()));
+    // Everything but the cubes is read as before.
+    let without_cubes: Vec<GeometryBone> = full
+        .into_iter()
+        .map(|b| GeometryBone {
+            cubes: Vec::new(),
+            ..b
+        })
+        .collect();
+    assert_eq!(outline, without_cubes);
+    assert_eq!(
+        outline[0].locators,
+        [("lead".to_string(), [0.0, 20.0, -6.0])]
+    );
+    assert_eq!(outline[1].parent.as_deref(), Some("body"));
+}
+
+#[test]
+fn remapped_definitions_of_a_file_loaded_alone_match_the_whole_pack() {
+    // An editor re-reads one file alone and writes its definitions into the whole pack:
+    // every site id inside the typed parts must then name the whole pack's sites.
+    let first = (
+        "animations/a.json",
+        r#"{"animations": {"animation.a": {"anim_time_update": "q.anim_time + q.delta_time",
+            "bones": {"x": {"rotation": ["q.life_time", 0, "v.a"]}}}}}"#,
+    );
+    let later = [
+        (
+            "animations/b.json",
+            r#"{"animations": {"animation.b": {"blend_weight": "v.w",
+                "bones": {"x": {"position": {"0.0": {"pre": "v.p", "post": [0, "v.q", 1]}}}},
+                "timeline": {"0.5": "v.t = 1;"}}}}"#,
+        ),
+        (
+            "animation_controllers/b.json",
+            r#"{"animation_controllers": {"controller.animation.b": {"states": {"default": {
+                "animations": [{"b": "v.blend"}], "transitions": [{"other": "v.go"}],
+                "on_entry": ["v.e = 1;"], "variables": {"v.in": {"input": "q.health"}}}}}}}"#,
+        ),
+        (
+            "render_controllers/b.json",
+            r#"{"render_controllers": {"controller.render.b": {"geometry": "Geometry.default",
+                "part_visibility": [{"*": "v.show"}], "color": {"r": "v.red"}}}}"#,
+        ),
+        (
+            "entity/b.json",
+            r#"{"minecraft:client_entity": {"description": {"identifier": "t:b",
+                "scripts": {"scale": "v.s", "animate": [{"b": "v.play"}]},
+                "render_controllers": [{"controller.render.b": "v.draw"}]}}}"#,
+        ),
+    ];
+    let mut all = vec![first];
+    all.extend(later);
+    let whole = pack_of(&all);
+    let alone = pack_of(&later);
+    let at = |p: &Pack, s: SiteId| {
+        (
+            p.files[p.sites[s].file].path.clone(),
+            p.sites[s].pointer.clone(),
+        )
+    };
+    let index: HashMap<_, SiteId> = (0..whole.sites.len()).map(|s| (at(&whole, s), s)).collect();
+    let m = |s: SiteId| index[&at(&alone, s)];
+    // Without the renumbering, the ids of the file alone name other sites of the whole pack.
+    assert_ne!(alone.animations[0].data, whole.animations[1].data);
+    let mut a = alone.animations[0].data.clone();
+    a.remap_sites(&m);
+    assert_eq!(a, whole.animations[1].data);
+    let mut s = alone.controllers[0].states[0].data.clone();
+    s.remap_sites(&m);
+    assert_eq!(s, whole.controllers[0].states[0].data);
+    let mut r = alone.render_controllers[0].data.clone();
+    r.remap_sites(&m);
+    assert_eq!(r, whole.render_controllers[0].data);
+    let mut c = alone.entities[0].client.clone().expect("client entity");
+    c.remap_sites(&m);
+    assert_eq!(Some(c), whole.entities[0].client);
+}

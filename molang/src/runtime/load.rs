@@ -461,7 +461,7 @@ impl Builder<'_> {
         if let Some(id) = id {
             let (line, column) = match expr {
                 Expr::Site(s) => self.pack.locate(&self.pack.sites[*s], start),
-                Expr::Unrecorded { .. } => (0, 0),
+                Expr::Unrecorded(_) => (0, 0),
             };
             let at = SourceAt {
                 file: self.source(file),
@@ -481,11 +481,11 @@ impl Builder<'_> {
                     let (line, col) = self.pack.locate(&self.pack.sites[*s], offset);
                     format!("{}:{line}:{col}", self.path(file).display())
                 }
-                (Expr::Unrecorded { pointer, .. }, None) => {
-                    format!("{} {pointer}", self.path(file).display())
+                (Expr::Unrecorded(u), None) => {
+                    format!("{} {}", self.path(file).display(), u.pointer)
                 }
-                (Expr::Unrecorded { pointer, .. }, Some((_, what))) => {
-                    format!("{} {pointer} ({what})", self.path(file).display())
+                (Expr::Unrecorded(u), Some((_, what))) => {
+                    format!("{} {} ({what})", self.path(file).display(), u.pointer)
                 }
             };
             let consequence = if d.severity == Severity::Error && id.is_none() {

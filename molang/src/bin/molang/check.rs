@@ -407,7 +407,11 @@ fn check(paths: Vec<PathBuf>, settings: Settings, format: Format, color: bool) -
         _ => None,
     };
     let version = settings.version.or(config.as_ref().and_then(|c| c.version));
-    let limits = config.as_ref().map(|c| c.limits).unwrap_or_default();
+    let limits = molang::pack::Limits {
+        // Nothing `check` reports reads a cube.
+        geometry_cubes: false,
+        ..config.as_ref().map(|c| c.limits).unwrap_or_default()
+    };
     let pack = molang::pack::load_with(&layers, &limits);
     let (mut diags, _) = molang::lint::check_pack_at(&pack, version);
     diags.extend(report::ignore_problems(&pack, first_reported_layer));

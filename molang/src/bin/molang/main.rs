@@ -7,11 +7,6 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-/// mimalloc rather than glibc malloc: `molang check` of the vanilla resource pack makes
-/// about a million allocations on several threads (glibc grew a heap arena per worker thread page by page).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod args;
 mod bench;
 mod check;
