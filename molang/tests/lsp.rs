@@ -573,7 +573,7 @@ fn lsp_completion_queries_math_variables() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|i| i["tags"] == json!([1]))
+        .filter(|i| i["tags"] == json!([1]) && i["deprecated"] == json!(true))
         .count();
     let expected = molang::queries::all()
         .iter()
@@ -977,6 +977,16 @@ fn lsp_code_actions_fix_the_checks() {
         fix("t.x = 1; t.x", "E0108"),
         (range("t.x = 1; t.x", end, end), ";".to_string())
     );
+    // The deprecated query's diagnostic is tagged (editors strike it through); others not.
+    let v = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&anim)}, "range": range("block_property", 0, 14), "context": {"diagnostics": []}}),
+    );
+    for a in v.as_array().unwrap() {
+        let d = &a["diagnostics"][0];
+        let tagged = d["tags"] == json!([2]);
+        assert_eq!(tagged, d["code"] == "W0209", "{d}");
+    }
     // Away from any diagnostic: nothing to fix.
     let v = c.request(
         "textDocument/codeAction",
@@ -1609,5 +1619,69 @@ fn lsp_shared_animation_read_warns_for_each_entity_that_does_not_set() {
     let c = Client::start(&roots);
     let published = c.diagnostics_n(files_with_diagnostics(&roots));
     assert_eq!(published_says(&published), says);
+    c.shutdown();
+}
+
+/// Changes that arrive faster than they are analysed are analysed once: `initialize`, the
+/// open and 12 changes (each text with a different mistake) are all queued before the
+/// server has loaded the pack, then a request. Between the workspace's diagnostics and the
+/// answer the file's diagnostics are published once, those of the last text; before
+/// coalescing each change was analysed and published in turn.
+#[test]
+fn lsp_queued_changes_are_analysed_once() {
+    let fx = Fixture::new("coalesce");
+    let roots = vec![fx.dir.clone()];
+    let anim = fx.path("animations/walk.animation.json");
+    let (server_side, conn) = Connection::memory();
+    let server = std::thread::spawn(move || molang::lsp::serve(server_side));
+    let mut c = Client {
+        conn,
+        server: Some(server),
+        next_id: 0,
+    };
+    let folders = json!([{"uri": uri(&fx.dir), "name": "pack"}]);
+    let init = c.send_request(
+        "initialize",
+        json!({"processId": null, "capabilities": {}, "workspaceFolders": folders}),
+    );
+    c.notify("initialized", json!({}));
+    c.open(&anim, ANIMATION);
+    // Text k reads `v.unset_k`, which no script sets (W0604 naming it).
+    let text = |k: i32| ANIMATION.replace("*v.walk", &format!("*v.unset_{k}"));
+    let n = 12;
+    for k in 1..=n {
+        c.change(&anim, k + 1, &text(k));
+    }
+    let last = text(n);
+    let hover = c.send_request("textDocument/hover", tdp(&anim, &last, "q.anim_time", 3));
+    match c.recv() {
+        Message::Response(r) if r.id == init => {}
+        other => panic!("expected the answer to initialize, got {other:?}"),
+    }
+    // The workspace as on disk, then one publish of the file, then the answer.
+    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut publishes = Vec::new();
+    loop {
+        match c.recv() {
+            Message::Response(r) if r.id == hover => break,
+            Message::Notification(n) if n.method == "textDocument/publishDiagnostics" => {
+                let p: PublishDiagnosticsParams = serde_json::from_value(n.params).unwrap();
+                publishes.push((uri_to_path(&p.uri).unwrap(), p.diagnostics));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(publishes.len(), 1, "{publishes:#?}");
+    let (path, d) = &publishes[0];
+    assert_eq!(path, &anim);
+    let unset: Vec<&str> = d
+        .iter()
+        .filter(|d| d.code == Some(NumberOrString::String("W0604".into())))
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        unset.len() == 1 && unset[0].contains(&format!("unset_{n}")),
+        "{unset:?}"
+    );
     c.shutdown();
 }

@@ -137,6 +137,9 @@ pub fn lsp_diagnostic(ws: &Workspace, pd: &PackDiagnostic, index: &LineIndex) ->
         source: Some("molang".to_string()),
         message,
         related_information: (!related.is_empty()).then_some(related),
+        // Editors strike deprecated names through.
+        tags: (d.code == crate::diagnostics::Code::DeprecatedQuery)
+            .then(|| vec![DiagnosticTag::DEPRECATED]),
         ..Diagnostic::default()
     }
 }
@@ -436,6 +439,9 @@ pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResp
                 edit_range, new_text,
             ))),
             tags: deprecated.then(|| vec![CompletionItemTag::DEPRECATED]),
+            // The tag's predecessor, for clients that only know it.
+            #[allow(deprecated)]
+            deprecated: deprecated.then_some(true),
             documentation: doc.map(|value| {
                 Documentation::MarkupContent(MarkupContent {
                     kind: MarkupKind::Markdown,

@@ -9,8 +9,11 @@
 //! - [`actions`]: code actions (quick fixes) and inlay hints;
 //! - [`text`]: byte offsets ↔ LSP positions (UTF-16), URIs ↔ paths.
 //!
-//! Diagnostics are published for every file that has any, after opening, each change and
-//! each save, and cleared when a file has none left.
+//! Diagnostics are published for every file that has any, after opening, changes and
+//! saves, and cleared when a file has none left. Changes are analysed when no other
+//! message is waiting (a burst of `didChange` is analysed once, for its last text) or
+//! before a request is answered; a whole-pack analysis in progress is given up when
+//! another change arrives.
 
 pub mod actions;
 pub mod framing;
@@ -187,7 +190,21 @@ pub fn session(connection: Connection) -> Result<Ending, crate::Error> {
     };
     server.publish();
     let mut shut_down = false;
-    for msg in &connection.receiver {
+    let inbox = Inbox::new(&connection);
+    loop {
+        // Changes are staged as they come and analysed once nothing more is waiting (a
+        // burst of keystrokes is analysed once, for its last text), or before a request is
+        // answered. An analysis of the whole pack stops as soon as another change arrives.
+        let msg = match inbox.next(server.ws.is_settled()) {
+            Next::Message(m) => m,
+            Next::Idle => {
+                if server.ws.settle_unless(&|| inbox.edit_waiting()) {
+                    server.publish();
+                }
+                continue;
+            }
+            Next::Closed => break,
+        };
         match msg {
             Message::Request(req) if shut_down => {
                 server.send(Message::Response(Response::new_err(
@@ -200,7 +217,13 @@ pub fn session(connection: Connection) -> Result<Ending, crate::Error> {
                 shut_down = true;
                 server.send(Message::Response(Response::new_ok(req.id, ())));
             }
-            Message::Request(req) => server.request(req),
+            Message::Request(req) => {
+                if !server.ws.is_settled() {
+                    server.ws.settle();
+                    server.publish();
+                }
+                server.request(req)
+            }
             Message::Notification(n) if n.method == "exit" => {
                 return Ok(if shut_down {
                     Ending::Exit
@@ -216,6 +239,78 @@ pub fn session(connection: Connection) -> Result<Ending, crate::Error> {
     Ok(Ending::Closed {
         after_shutdown: shut_down,
     })
+}
+
+/// The messages of a session, read ahead when asked whether a change is waiting (the
+/// connection's channel cannot be peeked at).
+struct Inbox<'c> {
+    connection: &'c Connection,
+    ahead: std::sync::Mutex<std::collections::VecDeque<Message>>,
+    /// Whether `ahead` holds a change of a text or of a file.
+    edit_ahead: std::sync::atomic::AtomicBool,
+}
+
+enum Next {
+    Message(Message),
+    /// Nothing is waiting (asked only while staged changes are not analysed).
+    Idle,
+    Closed,
+}
+
+impl<'c> Inbox<'c> {
+    fn new(connection: &'c Connection) -> Inbox<'c> {
+        Inbox {
+            connection,
+            ahead: Default::default(),
+            edit_ahead: Default::default(),
+        }
+    }
+
+    /// The next message; when `wait` is false and none is there, [`Next::Idle`].
+    fn next(&self, wait: bool) -> Next {
+        use std::sync::atomic::Ordering;
+        let mut ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = ahead.pop_front() {
+            self.edit_ahead
+                .store(ahead.iter().any(is_edit), Ordering::Relaxed);
+            return Next::Message(m);
+        }
+        drop(ahead);
+        let r = &self.connection.receiver;
+        match wait {
+            true => r.recv().map_or(Next::Closed, Next::Message),
+            false if r.is_empty() => Next::Idle,
+            false => r.recv().map_or(Next::Closed, Next::Message),
+        }
+    }
+
+    /// Whether a change of a text or a file is waiting (reads the waiting messages ahead).
+    /// Called from the analysis' worker threads.
+    fn edit_waiting(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        if !self.connection.receiver.is_empty() {
+            let mut ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
+            while let Ok(m) = self.connection.receiver.try_recv() {
+                if is_edit(&m) {
+                    self.edit_ahead.store(true, Ordering::Relaxed);
+                }
+                ahead.push_back(m);
+            }
+        }
+        self.edit_ahead.load(Ordering::Relaxed)
+    }
+}
+
+/// A notification that changes a text or a file (what makes an analysis in progress stale).
+fn is_edit(m: &Message) -> bool {
+    matches!(m, Message::Notification(n) if matches!(
+        n.method.as_str(),
+        DidChangeTextDocument::METHOD
+            | DidOpenTextDocument::METHOD
+            | DidCloseTextDocument::METHOD
+            | DidSaveTextDocument::METHOD
+            | DidChangeWatchedFiles::METHOD
+    ))
 }
 
 /// The workspace folders (or the root URI) as absolute paths.
@@ -361,8 +456,7 @@ impl Server<'_> {
             DidOpenTextDocument::METHOD => {
                 if let Ok(p) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) {
                     if let Some(path) = path_of(&p.text_document.uri) {
-                        self.ws.set_text(&path, p.text_document.text);
-                        self.publish();
+                        self.ws.stage_text(&path, p.text_document.text);
                     }
                 }
             }
@@ -373,8 +467,7 @@ impl Server<'_> {
                         path_of(&p.text_document.uri),
                         p.content_changes.into_iter().last(),
                     ) {
-                        self.ws.set_text(&path, change.text);
-                        self.publish();
+                        self.ws.stage_text(&path, change.text);
                     }
                 }
             }
@@ -382,7 +475,7 @@ impl Server<'_> {
                 if let Ok(p) = serde_json::from_value::<DidSaveTextDocumentParams>(n.params) {
                     if let Some(path) = path_of(&p.text_document.uri) {
                         if let Some(text) = p.text {
-                            self.ws.set_text(&path, text);
+                            self.ws.stage_text(&path, text);
                         }
                         self.ws.saved(&path);
                         self.publish();
@@ -392,8 +485,7 @@ impl Server<'_> {
             DidCloseTextDocument::METHOD => {
                 if let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) {
                     if let Some(path) = path_of(&p.text_document.uri) {
-                        self.ws.close(&path);
-                        self.publish();
+                        self.ws.stage_close(&path);
                     }
                 }
             }
