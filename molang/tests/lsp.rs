@@ -1685,3 +1685,96 @@ fn lsp_queued_changes_are_analysed_once() {
     );
     c.shutdown();
 }
+
+/// Edits that used to reload the whole workspace are one-file updates now, and each leaves
+/// the diagnostics a full check of the same texts gives: typing in an add-on's file that
+/// overrides vanilla's and in vanilla's file it overrides (vanilla + add-on, the README's
+/// workspace), adding a Molang string (a new `initialize` entry) that sets a variable
+/// another file reads, and removing it. Renaming a definition still reloads everything.
+#[test]
+fn lsp_incremental_edits_that_add_sites_or_touch_layers_match_a_full_check() {
+    use molang::lsp::state::Workspace;
+    let fx = Fixture::new("layers");
+    let addon = fx.dir.clone();
+    let v = vanilla();
+    for rel in ["animations/pig.animation.json", "entity/pig.entity.json"] {
+        let p = addon.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::copy(v.join(rel), p).unwrap();
+    }
+    let roots = vec![v.clone(), addon.clone()];
+    let mut ws = Workspace::new(&roots);
+    let mut texts: BTreeMap<PathBuf, String> = BTreeMap::new();
+    let full = |texts: &BTreeMap<PathBuf, String>| {
+        let mut layers = molang::pack::read_layers(&roots);
+        for (_, files) in &mut layers {
+            for (p, t) in files.iter_mut() {
+                if let Some(new) = texts.get(p) {
+                    *t = new.clone();
+                }
+            }
+        }
+        let pack = molang::pack::load_layered_sources(layers);
+        let (d, _) = molang::lint::check_pack(&pack);
+        says(&d.iter().collect::<Vec<_>>())
+    };
+    let (full0, inc0) = (ws.full_analyses, ws.incremental_analyses);
+    let mut edit = |ws: &mut Workspace, p: &Path, from: &str, to: &str| {
+        let old = texts
+            .get(p)
+            .cloned()
+            .unwrap_or_else(|| std::fs::read_to_string(p).unwrap());
+        let new = old.replacen(from, to, 1);
+        assert_ne!(new, old, "{from} in {}", p.display());
+        texts.insert(p.to_path_buf(), new.clone());
+        ws.set_text(p, new);
+        assert_eq!(says(&ws.diagnostics().collect::<Vec<_>>()), full(&texts));
+    };
+    let w0604 = |ws: &Workspace, p: &Path, name: &str| {
+        ws.diagnostics().any(|d| {
+            d.path == p && d.diagnostic.code.as_str() == "W0604" && d.diagnostic.message.contains(name)
+        })
+    };
+    let (a_anim, a_entity) = (
+        addon.join("animations/pig.animation.json"),
+        addon.join("entity/pig.entity.json"),
+    );
+    let (v_anim, v_entity) = (
+        v.join("animations/pig.animation.json"),
+        v.join("entity/pig.entity.json"),
+    );
+    // The add-on's animation (it overrides vanilla's) reads a variable nothing sets.
+    edit(&mut ws, &a_anim, "\"-this\"", "\"-this + v.probe\"");
+    assert!(w0604(&ws, &a_anim, "probe"));
+    // Vanilla's overridden animation and entity: checked alone, as check does.
+    edit(&mut ws, &v_anim, "\"90.0 - this\"", "\"90.0 - (this\"");
+    edit(
+        &mut ws,
+        &v_entity,
+        "\"scripts\": {",
+        "\"scripts\": {\n        \"initialize\": [ \"v.probe = 1;\" ],",
+    );
+    assert!(w0604(&ws, &a_anim, "probe"), "vanilla's pig is not the one played");
+    // A new Molang string in the add-on's entity sets it: the warning in the other file goes.
+    edit(
+        &mut ws,
+        &a_entity,
+        "\"scripts\": {",
+        "\"scripts\": {\n        \"initialize\": [ \"v.probe = 1;\" ],",
+    );
+    assert!(!w0604(&ws, &a_anim, "probe"));
+    // A second entry joins the first into one script; then both go.
+    edit(&mut ws, &a_entity, "\"v.probe = 1;\" ]", "\"v.probe = 1;\", \"v.other = 2;\" ]");
+    edit(
+        &mut ws,
+        &a_entity,
+        "\n        \"initialize\": [ \"v.probe = 1;\", \"v.other = 2;\" ],",
+        "",
+    );
+    assert!(w0604(&ws, &a_anim, "probe"));
+    assert_eq!(ws.full_analyses, full0, "no edit above reloads the workspace");
+    assert_eq!(ws.incremental_analyses - inc0, 6);
+    // A renamed animation changes what overrides what: the workspace is analysed again.
+    edit(&mut ws, &a_anim, "\"animation.pig.setup\"", "\"animation.pig.set_up\"");
+    assert_eq!(ws.full_analyses, full0 + 1);
+}
