@@ -152,7 +152,9 @@ fn bench(c: &mut Criterion) {
     }
     let edit = animation_edit(&roots[0]);
     let mut server = Server::start(&roots);
-    g.bench_function("quick_edits_20", |b| b.iter(|| server.quick_edits(&edit, 20)));
+    g.bench_function("quick_edits_20", |b| {
+        b.iter(|| server.quick_edits(&edit, 20))
+    });
     g.finish();
 }
 

@@ -213,7 +213,8 @@ impl PackAnalysis {
                 (0..pack.sites.len())
                     .into_par_iter()
                     .map(|si| {
-                        (!cancelled()).then(|| check_site_at(pack, &facts, &assignments, si, version))
+                        (!cancelled())
+                            .then(|| check_site_at(pack, &facts, &assignments, si, version))
                     })
                     .collect()
             },

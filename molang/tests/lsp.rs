@@ -1732,7 +1732,9 @@ fn lsp_incremental_edits_that_add_sites_or_touch_layers_match_a_full_check() {
     };
     let w0604 = |ws: &Workspace, p: &Path, name: &str| {
         ws.diagnostics().any(|d| {
-            d.path == p && d.diagnostic.code.as_str() == "W0604" && d.diagnostic.message.contains(name)
+            d.path == p
+                && d.diagnostic.code.as_str() == "W0604"
+                && d.diagnostic.message.contains(name)
         })
     };
     let (a_anim, a_entity) = (
@@ -1754,7 +1756,10 @@ fn lsp_incremental_edits_that_add_sites_or_touch_layers_match_a_full_check() {
         "\"scripts\": {",
         "\"scripts\": {\n        \"initialize\": [ \"v.probe = 1;\" ],",
     );
-    assert!(w0604(&ws, &a_anim, "probe"), "vanilla's pig is not the one played");
+    assert!(
+        w0604(&ws, &a_anim, "probe"),
+        "vanilla's pig is not the one played"
+    );
     // A new Molang string in the add-on's entity sets it: the warning in the other file goes.
     edit(
         &mut ws,
@@ -1764,7 +1769,12 @@ fn lsp_incremental_edits_that_add_sites_or_touch_layers_match_a_full_check() {
     );
     assert!(!w0604(&ws, &a_anim, "probe"));
     // A second entry joins the first into one script; then both go.
-    edit(&mut ws, &a_entity, "\"v.probe = 1;\" ]", "\"v.probe = 1;\", \"v.other = 2;\" ]");
+    edit(
+        &mut ws,
+        &a_entity,
+        "\"v.probe = 1;\" ]",
+        "\"v.probe = 1;\", \"v.other = 2;\" ]",
+    );
     edit(
         &mut ws,
         &a_entity,
@@ -1772,9 +1782,50 @@ fn lsp_incremental_edits_that_add_sites_or_touch_layers_match_a_full_check() {
         "",
     );
     assert!(w0604(&ws, &a_anim, "probe"));
-    assert_eq!(ws.full_analyses, full0, "no edit above reloads the workspace");
+    assert_eq!(
+        ws.full_analyses, full0,
+        "no edit above reloads the workspace"
+    );
     assert_eq!(ws.incremental_analyses - inc0, 6);
     // A renamed animation changes what overrides what: the workspace is analysed again.
-    edit(&mut ws, &a_anim, "\"animation.pig.setup\"", "\"animation.pig.set_up\"");
+    edit(
+        &mut ws,
+        &a_anim,
+        "\"animation.pig.setup\"",
+        "\"animation.pig.set_up\"",
+    );
     assert_eq!(ws.full_analyses, full0 + 1);
+}
+
+/// A whole-workspace analysis that a newer change makes stale is given up: the staged
+/// change stays staged, the workspace answers from the last analysis meanwhile, and the
+/// next settle analyses the newest text once.
+#[test]
+fn lsp_stale_whole_analysis_is_cancelled() {
+    use molang::lsp::state::Workspace;
+    let fx = Fixture::new("cancel");
+    let anim = fx.path("animations/walk.animation.json");
+    let mut ws = Workspace::new(std::slice::from_ref(&fx.dir));
+    let before = says(&ws.diagnostics().collect::<Vec<_>>());
+    let full0 = ws.full_analyses;
+    // Broken JSON: only a whole analysis can take it in.
+    let broken = ANIMATION.trim_end().trim_end_matches('}').to_string();
+    ws.stage_text(&anim, broken);
+    assert!(!ws.is_settled());
+    let asked = std::sync::atomic::AtomicUsize::new(0);
+    let done = ws.settle_unless(&|| {
+        asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        true
+    });
+    assert!(!done && !ws.is_settled());
+    assert!(asked.into_inner() > 0);
+    assert_eq!(ws.full_analyses, full0);
+    assert_eq!(says(&ws.diagnostics().collect::<Vec<_>>()), before);
+    // The newer text arrives; one analysis takes it.
+    let fixed = ANIMATION.replace("1 + (2 3)", "1 + (2 * 3)");
+    ws.stage_text(&anim, fixed);
+    assert!(ws.settle_unless(&|| false) && ws.is_settled());
+    assert!(!ws
+        .diagnostics()
+        .any(|d| d.path == anim && d.diagnostic.code.as_str() == "E0106"));
 }

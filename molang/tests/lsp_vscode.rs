@@ -105,5 +105,8 @@ fn lsp_vscode_extension_downloads_the_release_asset_of_its_platform() {
     }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../editors/vscode");
     let out = run(&dir, "node", &["--test", "test/"]);
-    assert!(out.contains("# pass 3") && out.contains("# fail 0"), "{out}");
+    assert!(
+        out.contains("# pass 3") && out.contains("# fail 0"),
+        "{out}"
+    );
 }

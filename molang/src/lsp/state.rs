@@ -499,9 +499,8 @@ impl Workspace {
                 .map(|s| s.id.clone())
                 .collect()
         };
-        let entity_key = |e: &pack::Entity| {
-            format!("{:?} {} {:?}", e.kind, e.identifier, e.min_engine_version)
-        };
+        let entity_key =
+            |e: &pack::Entity| format!("{:?} {} {:?}", e.kind, e.identifier, e.min_engine_version);
         let entities = same_defs(
             &base.entities,
             &mini.entities,
@@ -517,12 +516,12 @@ impl Workspace {
             .iter()
             .filter(|s| s.file == fi && s.kind == DefinitionKind::Entity)
         {
-            let rank = |e: &pack::Entity, layer: usize| {
-                (e.min_engine_version.unwrap_or_default(), layer)
-            };
-            let winner = base.entities.iter().find(|e| {
-                e.file == s.by && e.identifier.eq_ignore_ascii_case(&s.id)
-            })?;
+            let rank =
+                |e: &pack::Entity, layer: usize| (e.min_engine_version.unwrap_or_default(), layer);
+            let winner = base
+                .entities
+                .iter()
+                .find(|e| e.file == s.by && e.identifier.eq_ignore_ascii_case(&s.id))?;
             let winner = rank(winner, base.files[s.by].layer);
             let loses = mini
                 .entities
