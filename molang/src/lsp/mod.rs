@@ -4,8 +4,9 @@
 //!
 //! - [`state`]: the workspace (the packs of the workspace folders, layered in order as
 //!   `pack::load` does, with the editor's unsaved buffers laid over them) and its analysis;
-//! - [`handlers`]: diagnostics, hover, completion, definition, references, rename,
-//!   formatting (whole document and range), document symbols, semantic tokens;
+//! - [`requests`]: one file per request: hover, completion, signature help, definition,
+//!   references, rename, formatting (whole document and range), document symbols, semantic
+//!   tokens; [`handlers`]: what they share, and the diagnostics in LSP form;
 //! - [`actions`]: code actions (quick fixes) and inlay hints;
 //! - [`text`]: byte offsets ↔ LSP positions (UTF-16), URIs ↔ paths.
 //!
@@ -18,6 +19,7 @@
 pub mod actions;
 pub mod framing;
 pub mod handlers;
+pub mod requests;
 pub mod state;
 pub mod text;
 
@@ -76,7 +78,7 @@ pub fn capabilities() -> ServerCapabilities {
         semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
             SemanticTokensOptions {
                 legend: SemanticTokensLegend {
-                    token_types: handlers::TOKEN_TYPES.to_vec(),
+                    token_types: requests::semantic_tokens::TOKEN_TYPES.to_vec(),
                     token_modifiers: Vec::new(),
                 },
                 full: Some(SemanticTokensFullOptions::Bool(true)),
@@ -513,26 +515,34 @@ impl Server<'_> {
         }
         let ws = &self.ws;
         match req.method.as_str() {
-            HoverRequest::METHOD => json(handlers::hover(ws, &params(req)?)),
-            Completion::METHOD => json(handlers::completion(ws, &params(req)?)),
-            SignatureHelpRequest::METHOD => json(handlers::signature_help(ws, &params(req)?)),
-            GotoDefinition::METHOD => json(handlers::definition(ws, &params(req)?)),
-            References::METHOD => json(handlers::references(ws, &params(req)?)),
-            PrepareRenameRequest::METHOD => match handlers::prepare_rename(ws, &params(req)?) {
-                Ok(r) => json(r),
-                Err(message) => Err((ErrorCode::RequestFailed, message)),
-            },
-            Rename::METHOD => match handlers::rename(ws, &params(req)?) {
+            HoverRequest::METHOD => json(requests::hover::hover(ws, &params(req)?)),
+            Completion::METHOD => json(requests::completion::completion(ws, &params(req)?)),
+            SignatureHelpRequest::METHOD => {
+                json(requests::signature_help::signature_help(ws, &params(req)?))
+            }
+            GotoDefinition::METHOD => json(requests::definition::definition(ws, &params(req)?)),
+            References::METHOD => json(requests::references::references(ws, &params(req)?)),
+            PrepareRenameRequest::METHOD => {
+                match requests::rename::prepare_rename(ws, &params(req)?) {
+                    Ok(r) => json(r),
+                    Err(message) => Err((ErrorCode::RequestFailed, message)),
+                }
+            }
+            Rename::METHOD => match requests::rename::rename(ws, &params(req)?) {
                 Ok(edit) => json(edit),
                 Err(message) => Err((ErrorCode::RequestFailed, message)),
             },
             Formatting::METHOD => {
                 let p: DocumentFormattingParams = params(req)?;
-                json(handlers::formatting(ws, &p.text_document.uri, None))
+                json(requests::formatting::formatting(
+                    ws,
+                    &p.text_document.uri,
+                    None,
+                ))
             }
             RangeFormatting::METHOD => {
                 let p: DocumentRangeFormattingParams = params(req)?;
-                json(handlers::formatting(
+                json(requests::formatting::formatting(
                     ws,
                     &p.text_document.uri,
                     Some(p.range),
@@ -542,11 +552,14 @@ impl Server<'_> {
             InlayHintRequest::METHOD => json(actions::inlay_hints(ws, &params(req)?)),
             DocumentSymbolRequest::METHOD => {
                 let p: DocumentSymbolParams = params(req)?;
-                json(handlers::symbols(ws, &p.text_document.uri))
+                json(requests::symbols::symbols(ws, &p.text_document.uri))
             }
             SemanticTokensFullRequest::METHOD => {
                 let p: SemanticTokensParams = params(req)?;
-                json(handlers::semantic_tokens(ws, &p.text_document.uri))
+                json(requests::semantic_tokens::semantic_tokens(
+                    ws,
+                    &p.text_document.uri,
+                ))
             }
             other => Err((
                 ErrorCode::MethodNotFound,
