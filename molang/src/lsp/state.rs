@@ -3,12 +3,15 @@
 //! handlers need (which site is under the cursor, where a variable is written and read
 //! across an entity's files).
 //!
-//! Analysis is incremental. Opening the workspace loads and checks every file (sites in
-//! parallel). An edit that keeps a file's shape (the same sites at the same pointers, the
-//! same definitions) re-extracts only that file, patches it into the pack, and re-checks
-//! its own sites and those of the entities whose set variables changed (entity → sites and
-//! site → entities are kept, with every site's assignments). An edit that changes the shape
-//! (a new site, a renamed definition, broken JSON, a manifest) reloads the whole pack.
+//! Analysis is incremental. Opening the workspace loads and checks every file as `molang
+//! check` does ([`PackAnalysis`]). An edit that keeps a file's definitions (the same ids in
+//! the same order, so the same layering) re-extracts only that file, with its site ids
+//! numbered where they will live, moves it into the pack, and re-checks its own sites and
+//! those of the entities whose sites or set variables changed (entity → sites and site →
+//! entities are kept, with every site's assignments); that holds when it adds or removes
+//! Molang strings and in files of any layer. An edit that adds, removes or renames a
+//! definition, breaks the JSON or changes a manifest reloads the whole pack. Edits are
+//! staged and analysed together ([`Workspace::stage_text`], [`Workspace::settle`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
