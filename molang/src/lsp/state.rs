@@ -590,7 +590,6 @@ impl Workspace {
         file.relative = bf.relative.clone();
         file.replaced_by = None;
         let mut pack = std::mem::take(&mut self.pack);
-        let mut mini = mini;
         pack.files[fi] = file;
         for &s in &old_sites {
             pack.sites[s] = pack::Site::placeholder();
