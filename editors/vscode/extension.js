@@ -2,15 +2,24 @@
 // packs). Activates only in a workspace holding a pack `manifest.json`.
 const fs = require('fs');
 const path = require('path');
+const { spawnSync } = require('child_process');
 const vscode = require('vscode');
 const { LanguageClient, TransportKind } = require('vscode-languageclient/node');
+const download = require('./download');
 
 let client;
 
+function onPath(command) {
+  const r = spawnSync(command, ['--version'], { stdio: 'ignore', timeout: 10000 });
+  return !r.error && r.status === 0;
+}
+
 // The server: `molang.server.path` when set, else the binary bundled in server/, else
-// `molang` on PATH.
-function serverCommand(context) {
-  const configured = vscode.workspace.getConfiguration('molang').get('server.path');
+// `molang` on PATH, else the release binary downloaded before, else (when
+// `molang.server.download` allows) the release binary downloaded now.
+async function serverCommand(context) {
+  const settings = vscode.workspace.getConfiguration('molang');
+  const configured = settings.get('server.path');
   if (configured) {
     return configured;
   }
@@ -19,11 +28,43 @@ function serverCommand(context) {
     'server',
     process.platform === 'win32' ? 'molang.exe' : 'molang'
   );
-  return fs.existsSync(bundled) ? bundled : 'molang';
+  if (fs.existsSync(bundled)) {
+    return bundled;
+  }
+  if (onPath('molang')) {
+    return 'molang';
+  }
+  const manifest = context.extension.packageJSON;
+  const storage = context.globalStorageUri.fsPath;
+  const installed = download.installedPath(
+    storage,
+    manifest.version,
+    process.platform,
+    process.arch
+  );
+  if (installed && fs.existsSync(installed)) {
+    return installed;
+  }
+  if (settings.get('server.download') === false) {
+    return 'molang';
+  }
+  const url = download.downloadUrl(manifest, process.platform, process.arch);
+  return vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Molang: downloading the language server ${manifest.version} (${url})`,
+    },
+    () => download.install(manifest, storage)
+  );
 }
 
 async function start(context) {
-  const command = serverCommand(context);
+  let command;
+  try {
+    command = await serverCommand(context);
+  } catch (err) {
+    return failed(context, 'molang', `the download failed: ${message(err)}`);
+  }
   const serverOptions = {
     run: { command, args: ['lsp'], transport: TransportKind.stdio },
     debug: { command, args: ['lsp'], transport: TransportKind.stdio },
@@ -43,17 +84,26 @@ async function start(context) {
     await client.start();
   } catch (err) {
     client = undefined;
-    const choice = await vscode.window.showErrorMessage(
-      `Molang: the language server \`${command} lsp\` could not start (${err && err.message ? err.message : err}). ` +
-        'Install it (`cargo install --path molang`, or a release archive on PATH) or set `molang.server.path`, then restart it.',
-      'Open Settings',
-      'Restart'
-    );
-    if (choice === 'Open Settings') {
-      vscode.commands.executeCommand('workbench.action.openSettings', 'molang.server.path');
-    } else if (choice === 'Restart') {
-      vscode.commands.executeCommand('molang.restartServer');
-    }
+    return failed(context, command, message(err));
+  }
+}
+
+function message(err) {
+  return err && err.message ? err.message : String(err);
+}
+
+// Says why the server could not start, with the two ways out.
+async function failed(context, command, why) {
+  const choice = await vscode.window.showErrorMessage(
+    `Molang: the language server \`${command} lsp\` could not start (${why}). ` +
+      'Install it (`cargo install --path molang`, or a release archive on PATH) or set `molang.server.path`, then restart it.',
+    'Open Settings',
+    'Restart'
+  );
+  if (choice === 'Open Settings') {
+    vscode.commands.executeCommand('workbench.action.openSettings', 'molang.server');
+  } else if (choice === 'Restart') {
+    vscode.commands.executeCommand('molang.restartServer');
   }
 }
 

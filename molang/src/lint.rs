@@ -76,37 +76,9 @@ pub fn check_pack(pack: &Pack) -> (Vec<PackDiagnostic>, Summary) {
 /// [`check_pack`] with every file at Molang `version` when it is given (a `molang.toml`
 /// override), else at its manifest's.
 pub fn check_pack_at(pack: &Pack, version: Option<i16>) -> (Vec<PackDiagnostic>, Summary) {
-    use rayon::prelude::*;
-    let mut out = file_problems(pack);
-    // Only the sites some entity runs take part in what entities set.
-    let mut run = vec![false; pack.sites.len()];
-    for ei in 0..pack.entities.len() {
-        for s in entity_sites(pack, ei) {
-            run[s] = true;
-        }
-    }
-    let assignments: Vec<BTreeSet<String>> = (0..pack.sites.len())
-        .into_par_iter()
-        .map(|s| match run[s] {
-            true => site_assignments(&pack.sites[s].text),
-            false => BTreeSet::new(),
-        })
-        .collect();
-    let facts = EntityFacts::new(pack, &assignments);
-    // Sites are checked independently (in parallel) and reported in pack order; the
-    // structure checks run beside them.
-    let (per_site, structure): (Vec<Vec<PackDiagnostic>>, _) = rayon::join(
-        || {
-            (0..pack.sites.len())
-                .into_par_iter()
-                .map(|si| check_site_at(pack, &facts, &assignments, si, version))
-                .collect()
-        },
-        || structure::check(pack),
-    );
-    out.extend(per_site.into_iter().flatten());
+    let analysis = PackAnalysis::new(pack, version);
     let expressions = pack.sites.len();
-    out.extend(structure);
+    let out = analysis.into_diagnostics();
     let errors = out
         .iter()
         .filter(|d| d.diagnostic.severity == Severity::Error)
@@ -184,6 +156,89 @@ pub fn file_problems(pack: &Pack) -> Vec<PackDiagnostic> {
     out
 }
 
+/// What [`check_pack`] computes of a pack, kept per site and per entity: the language
+/// server holds it and updates it one file at a time.
+#[derive(Clone, Debug, Default)]
+pub struct PackAnalysis {
+    /// Per entity: the sites it runs ([`entity_sites`]).
+    pub entity_sites: Vec<Vec<SiteId>>,
+    /// Per site: the variables it assigns ([`site_assignments`]); empty for a site no entity
+    /// runs (it sets nothing any entity reads).
+    pub assignments: Vec<BTreeSet<String>>,
+    pub facts: EntityFacts,
+    /// The files that did not load ([`file_problems`]).
+    pub files: Vec<PackDiagnostic>,
+    /// Per site: its diagnostics ([`check_site_at`]).
+    pub sites: Vec<Vec<PackDiagnostic>>,
+    /// The structure checks ([`structure::check`]).
+    pub structure: Vec<PackDiagnostic>,
+}
+
+impl PackAnalysis {
+    /// Analyses every site of `pack` (at Molang `version` when given, else at each file's).
+    pub fn new(pack: &Pack, version: Option<i16>) -> PackAnalysis {
+        PackAnalysis::new_unless(pack, version, &|| false)
+            .expect("an analysis never cancelled finishes")
+    }
+
+    /// [`PackAnalysis::new`], given up (`None`) as soon as `cancelled` says so (an editor's
+    /// newer text makes it stale).
+    pub fn new_unless(
+        pack: &Pack,
+        version: Option<i16>,
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Option<PackAnalysis> {
+        use rayon::prelude::*;
+        let entity_sites: Vec<Vec<SiteId>> = (0..pack.entities.len())
+            .into_par_iter()
+            .map(|ei| self::entity_sites(pack, ei))
+            .collect();
+        // Only the sites some entity runs take part in what entities set.
+        let mut run = vec![false; pack.sites.len()];
+        for &s in entity_sites.iter().flatten() {
+            run[s] = true;
+        }
+        let assignments: Vec<BTreeSet<String>> = (0..pack.sites.len())
+            .into_par_iter()
+            .map(|s| match run[s] {
+                true => site_assignments(&pack.sites[s].text),
+                false => BTreeSet::new(),
+            })
+            .collect();
+        let facts = EntityFacts::with_sites(pack, &entity_sites, &assignments);
+        // Sites are checked independently (in parallel) and reported in pack order; the
+        // structure checks run beside them.
+        let (sites, structure): (Option<Vec<Vec<PackDiagnostic>>>, _) = rayon::join(
+            || {
+                (0..pack.sites.len())
+                    .into_par_iter()
+                    .map(|si| {
+                        (!cancelled())
+                            .then(|| check_site_at(pack, &facts, &assignments, si, version))
+                    })
+                    .collect()
+            },
+            || structure::check(pack),
+        );
+        Some(PackAnalysis {
+            entity_sites,
+            assignments,
+            facts,
+            files: file_problems(pack),
+            sites: sites?,
+            structure,
+        })
+    }
+
+    /// Every diagnostic, in `check`'s order: files, sites in pack order, structure.
+    pub fn into_diagnostics(self) -> Vec<PackDiagnostic> {
+        let mut out = self.files;
+        out.extend(self.sites.into_iter().flatten());
+        out.extend(self.structure);
+        out
+    }
+}
+
 /// What the entity-level checks of a site depend on besides its text: which entities run
 /// it, what each entity sets anywhere, and whose script it is. An editor keeps these and
 /// updates only the entities an edit touches ([`EntityFacts::entity_sets`]).
@@ -200,15 +255,27 @@ pub struct EntityFacts {
 impl EntityFacts {
     /// The facts of every entity; `assignments[s]` is [`site_assignments`] of site `s`.
     pub fn new(pack: &Pack, assignments: &[BTreeSet<String>]) -> EntityFacts {
+        let sites: Vec<Vec<SiteId>> = (0..pack.entities.len())
+            .map(|ei| entity_sites(pack, ei))
+            .collect();
+        EntityFacts::with_sites(pack, &sites, assignments)
+    }
+
+    /// [`EntityFacts::new`] given each entity's [`entity_sites`].
+    pub fn with_sites(
+        pack: &Pack,
+        entity_sites: &[Vec<SiteId>],
+        assignments: &[BTreeSet<String>],
+    ) -> EntityFacts {
         let mut facts = EntityFacts::default();
         for (ei, e) in pack.entities.iter().enumerate() {
-            let sites = entity_sites(pack, ei);
-            for &s in &sites {
+            let sites = &entity_sites[ei];
+            for &s in sites {
                 facts.entity_of_site.entry(s).or_default().push(ei);
             }
             facts
                 .entity_sets
-                .push(EntityFacts::entity_sets(pack, ei, &sites, assignments));
+                .push(EntityFacts::entity_sets(pack, ei, sites, assignments));
             for s in e.initialize.iter().chain(&e.pre_animation) {
                 facts.script_owner.entry(*s).or_insert(ei);
             }

@@ -573,7 +573,7 @@ fn lsp_completion_queries_math_variables() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|i| i["tags"] == json!([1]))
+        .filter(|i| i["tags"] == json!([1]) && i["deprecated"] == json!(true))
         .count();
     let expected = molang::queries::all()
         .iter()
@@ -977,6 +977,16 @@ fn lsp_code_actions_fix_the_checks() {
         fix("t.x = 1; t.x", "E0108"),
         (range("t.x = 1; t.x", end, end), ";".to_string())
     );
+    // The deprecated query's diagnostic is tagged (editors strike it through); others not.
+    let v = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&anim)}, "range": range("block_property", 0, 14), "context": {"diagnostics": []}}),
+    );
+    for a in v.as_array().unwrap() {
+        let d = &a["diagnostics"][0];
+        let tagged = d["tags"] == json!([2]);
+        assert_eq!(tagged, d["code"] == "W0209", "{d}");
+    }
     // Away from any diagnostic: nothing to fix.
     let v = c.request(
         "textDocument/codeAction",
@@ -1610,4 +1620,212 @@ fn lsp_shared_animation_read_warns_for_each_entity_that_does_not_set() {
     let published = c.diagnostics_n(files_with_diagnostics(&roots));
     assert_eq!(published_says(&published), says);
     c.shutdown();
+}
+
+/// Changes that arrive faster than they are analysed are analysed once: `initialize`, the
+/// open and 12 changes (each text with a different mistake) are all queued before the
+/// server has loaded the pack, then a request. Between the workspace's diagnostics and the
+/// answer the file's diagnostics are published once, those of the last text; before
+/// coalescing each change was analysed and published in turn.
+#[test]
+fn lsp_queued_changes_are_analysed_once() {
+    let fx = Fixture::new("coalesce");
+    let roots = vec![fx.dir.clone()];
+    let anim = fx.path("animations/walk.animation.json");
+    let (server_side, conn) = Connection::memory();
+    let server = std::thread::spawn(move || molang::lsp::serve(server_side));
+    let mut c = Client {
+        conn,
+        server: Some(server),
+        next_id: 0,
+    };
+    let folders = json!([{"uri": uri(&fx.dir), "name": "pack"}]);
+    let init = c.send_request(
+        "initialize",
+        json!({"processId": null, "capabilities": {}, "workspaceFolders": folders}),
+    );
+    c.notify("initialized", json!({}));
+    c.open(&anim, ANIMATION);
+    // Text k reads `v.unset_k`, which no script sets (W0604 naming it).
+    let text = |k: i32| ANIMATION.replace("*v.walk", &format!("*v.unset_{k}"));
+    let n = 12;
+    for k in 1..=n {
+        c.change(&anim, k + 1, &text(k));
+    }
+    let last = text(n);
+    let hover = c.send_request("textDocument/hover", tdp(&anim, &last, "q.anim_time", 3));
+    match c.recv() {
+        Message::Response(r) if r.id == init => {}
+        other => panic!("expected the answer to initialize, got {other:?}"),
+    }
+    // The workspace as on disk, then one publish of the file, then the answer.
+    c.diagnostics_n(files_with_diagnostics(&roots));
+    let mut publishes = Vec::new();
+    loop {
+        match c.recv() {
+            Message::Response(r) if r.id == hover => break,
+            Message::Notification(n) if n.method == "textDocument/publishDiagnostics" => {
+                let p: PublishDiagnosticsParams = serde_json::from_value(n.params).unwrap();
+                publishes.push((uri_to_path(&p.uri).unwrap(), p.diagnostics));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(publishes.len(), 1, "{publishes:#?}");
+    let (path, d) = &publishes[0];
+    assert_eq!(path, &anim);
+    let unset: Vec<&str> = d
+        .iter()
+        .filter(|d| d.code == Some(NumberOrString::String("W0604".into())))
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        unset.len() == 1 && unset[0].contains(&format!("unset_{n}")),
+        "{unset:?}"
+    );
+    c.shutdown();
+}
+
+/// Edits that used to reload the whole workspace are one-file updates now, and each leaves
+/// the diagnostics a full check of the same texts gives: typing in an add-on's file that
+/// overrides vanilla's and in vanilla's file it overrides (vanilla + add-on, the README's
+/// workspace), adding a Molang string (a new `initialize` entry) that sets a variable
+/// another file reads, and removing it. Renaming a definition still reloads everything.
+#[test]
+fn lsp_incremental_edits_that_add_sites_or_touch_layers_match_a_full_check() {
+    use molang::lsp::state::Workspace;
+    let fx = Fixture::new("layers");
+    let addon = fx.dir.clone();
+    let v = vanilla();
+    for rel in ["animations/pig.animation.json", "entity/pig.entity.json"] {
+        let p = addon.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::copy(v.join(rel), p).unwrap();
+    }
+    let roots = vec![v.clone(), addon.clone()];
+    let mut ws = Workspace::new(&roots);
+    let mut texts: BTreeMap<PathBuf, String> = BTreeMap::new();
+    let full = |texts: &BTreeMap<PathBuf, String>| {
+        let mut layers = molang::pack::read_layers(&roots);
+        for (_, files) in &mut layers {
+            for (p, t) in files.iter_mut() {
+                if let Some(new) = texts.get(p) {
+                    *t = new.clone();
+                }
+            }
+        }
+        let pack = molang::pack::load_layered_sources(layers);
+        let (d, _) = molang::lint::check_pack(&pack);
+        says(&d.iter().collect::<Vec<_>>())
+    };
+    let (full0, inc0) = (ws.full_analyses, ws.incremental_analyses);
+    let mut edit = |ws: &mut Workspace, p: &Path, from: &str, to: &str| {
+        let old = texts
+            .get(p)
+            .cloned()
+            .unwrap_or_else(|| std::fs::read_to_string(p).unwrap());
+        let new = old.replacen(from, to, 1);
+        assert_ne!(new, old, "{from} in {}", p.display());
+        texts.insert(p.to_path_buf(), new.clone());
+        ws.set_text(p, new);
+        assert_eq!(says(&ws.diagnostics().collect::<Vec<_>>()), full(&texts));
+    };
+    let w0604 = |ws: &Workspace, p: &Path, name: &str| {
+        ws.diagnostics().any(|d| {
+            d.path == p
+                && d.diagnostic.code.as_str() == "W0604"
+                && d.diagnostic.message.contains(name)
+        })
+    };
+    let (a_anim, a_entity) = (
+        addon.join("animations/pig.animation.json"),
+        addon.join("entity/pig.entity.json"),
+    );
+    let (v_anim, v_entity) = (
+        v.join("animations/pig.animation.json"),
+        v.join("entity/pig.entity.json"),
+    );
+    // The add-on's animation (it overrides vanilla's) reads a variable nothing sets.
+    edit(&mut ws, &a_anim, "\"-this\"", "\"-this + v.probe\"");
+    assert!(w0604(&ws, &a_anim, "probe"));
+    // Vanilla's overridden animation and entity: checked alone, as check does.
+    edit(&mut ws, &v_anim, "\"90.0 - this\"", "\"90.0 - (this\"");
+    edit(
+        &mut ws,
+        &v_entity,
+        "\"scripts\": {",
+        "\"scripts\": {\n        \"initialize\": [ \"v.probe = 1;\" ],",
+    );
+    assert!(
+        w0604(&ws, &a_anim, "probe"),
+        "vanilla's pig is not the one played"
+    );
+    // A new Molang string in the add-on's entity sets it: the warning in the other file goes.
+    edit(
+        &mut ws,
+        &a_entity,
+        "\"scripts\": {",
+        "\"scripts\": {\n        \"initialize\": [ \"v.probe = 1;\" ],",
+    );
+    assert!(!w0604(&ws, &a_anim, "probe"));
+    // A second entry joins the first into one script; then both go.
+    edit(
+        &mut ws,
+        &a_entity,
+        "\"v.probe = 1;\" ]",
+        "\"v.probe = 1;\", \"v.other = 2;\" ]",
+    );
+    edit(
+        &mut ws,
+        &a_entity,
+        "\n        \"initialize\": [ \"v.probe = 1;\", \"v.other = 2;\" ],",
+        "",
+    );
+    assert!(w0604(&ws, &a_anim, "probe"));
+    assert_eq!(
+        ws.full_analyses, full0,
+        "no edit above reloads the workspace"
+    );
+    assert_eq!(ws.incremental_analyses - inc0, 6);
+    // A renamed animation changes what overrides what: the workspace is analysed again.
+    edit(
+        &mut ws,
+        &a_anim,
+        "\"animation.pig.setup\"",
+        "\"animation.pig.set_up\"",
+    );
+    assert_eq!(ws.full_analyses, full0 + 1);
+}
+
+/// A whole-workspace analysis that a newer change makes stale is given up: the staged
+/// change stays staged, the workspace answers from the last analysis meanwhile, and the
+/// next settle analyses the newest text once.
+#[test]
+fn lsp_stale_whole_analysis_is_cancelled() {
+    use molang::lsp::state::Workspace;
+    let fx = Fixture::new("cancel");
+    let anim = fx.path("animations/walk.animation.json");
+    let mut ws = Workspace::new(std::slice::from_ref(&fx.dir));
+    let before = says(&ws.diagnostics().collect::<Vec<_>>());
+    let full0 = ws.full_analyses;
+    // Broken JSON: only a whole analysis can take it in.
+    let broken = ANIMATION.trim_end().trim_end_matches('}').to_string();
+    ws.stage_text(&anim, broken);
+    assert!(!ws.is_settled());
+    let asked = std::sync::atomic::AtomicUsize::new(0);
+    let done = ws.settle_unless(&|| {
+        asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        true
+    });
+    assert!(!done && !ws.is_settled());
+    assert!(asked.into_inner() > 0);
+    assert_eq!(ws.full_analyses, full0);
+    assert_eq!(says(&ws.diagnostics().collect::<Vec<_>>()), before);
+    // The newer text arrives; one analysis takes it.
+    let fixed = ANIMATION.replace("1 + (2 3)", "1 + (2 * 3)");
+    ws.stage_text(&anim, fixed);
+    assert!(ws.settle_unless(&|| false) && ws.is_settled());
+    assert!(!ws
+        .diagnostics()
+        .any(|d| d.path == anim && d.diagnostic.code.as_str() == "E0106"));
 }

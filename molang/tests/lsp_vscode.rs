@@ -3,6 +3,8 @@
 //! the built `molang` bundled with `npm run bundle-server`, then `vsce package` with no
 //! terminal to answer a question. Needs Node.js and the npm registry; without `node` the
 //! test says so and passes (CI images without Node do not package the extension).
+//! The extension's own node tests (editors/vscode/test: which release asset each platform
+//! downloads, fetched and unpacked from a local server) run offline when node is there.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -40,6 +42,7 @@ fn lsp_vscode_extension_packages_with_the_server() {
     for rel in [
         "package.json",
         "extension.js",
+        "download.js",
         "README.md",
         "LICENSE",
         "LICENSE-MIT",
@@ -84,9 +87,26 @@ fn lsp_vscode_extension_packages_with_the_server() {
         "server/molang"
     };
     assert!(listed.lines().any(|l| l == name), "{listed}");
+    assert!(listed.lines().any(|l| l == "download.js"), "{listed}");
     assert!(
-        !listed.lines().any(|l| l.starts_with("scripts/")),
+        !listed
+            .lines()
+            .any(|l| l.starts_with("scripts/") || l.starts_with("test/")),
         "{listed}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn lsp_vscode_extension_downloads_the_release_asset_of_its_platform() {
+    if Command::new("node").arg("--version").output().is_err() {
+        println!("node is not installed: the extension's download is not tested here");
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../editors/vscode");
+    let out = run(&dir, "node", &["--test", "test/"]);
+    assert!(
+        out.contains("# pass 3") && out.contains("# fail 0"),
+        "{out}"
+    );
 }

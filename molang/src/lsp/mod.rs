@@ -4,17 +4,22 @@
 //!
 //! - [`state`]: the workspace (the packs of the workspace folders, layered in order as
 //!   `pack::load` does, with the editor's unsaved buffers laid over them) and its analysis;
-//! - [`handlers`]: diagnostics, hover, completion, definition, references, rename,
-//!   formatting (whole document and range), document symbols, semantic tokens;
+//! - [`requests`]: one file per request: hover, completion, signature help, definition,
+//!   references, rename, formatting (whole document and range), document symbols, semantic
+//!   tokens; [`handlers`]: what they share, and the diagnostics in LSP form;
 //! - [`actions`]: code actions (quick fixes) and inlay hints;
 //! - [`text`]: byte offsets ↔ LSP positions (UTF-16), URIs ↔ paths.
 //!
-//! Diagnostics are published for every file that has any, after opening, each change and
-//! each save, and cleared when a file has none left.
+//! Diagnostics are published for every file that has any, after opening, changes and
+//! saves, and cleared when a file has none left. Changes are analysed when no other
+//! message is waiting (a burst of `didChange` is analysed once, for its last text) or
+//! before a request is answered; a whole-pack analysis in progress is given up when
+//! another change arrives.
 
 pub mod actions;
 pub mod framing;
 pub mod handlers;
+pub mod requests;
 pub mod state;
 pub mod text;
 
@@ -73,7 +78,7 @@ pub fn capabilities() -> ServerCapabilities {
         semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
             SemanticTokensOptions {
                 legend: SemanticTokensLegend {
-                    token_types: handlers::TOKEN_TYPES.to_vec(),
+                    token_types: requests::semantic_tokens::TOKEN_TYPES.to_vec(),
                     token_modifiers: Vec::new(),
                 },
                 full: Some(SemanticTokensFullOptions::Bool(true)),
@@ -187,7 +192,21 @@ pub fn session(connection: Connection) -> Result<Ending, crate::Error> {
     };
     server.publish();
     let mut shut_down = false;
-    for msg in &connection.receiver {
+    let inbox = Inbox::new(&connection);
+    loop {
+        // Changes are staged as they come and analysed once nothing more is waiting (a
+        // burst of keystrokes is analysed once, for its last text), or before a request is
+        // answered. An analysis of the whole pack stops as soon as another change arrives.
+        let msg = match inbox.next(server.ws.is_settled()) {
+            Next::Message(m) => m,
+            Next::Idle => {
+                if server.ws.settle_unless(&|| inbox.edit_waiting()) {
+                    server.publish();
+                }
+                continue;
+            }
+            Next::Closed => break,
+        };
         match msg {
             Message::Request(req) if shut_down => {
                 server.send(Message::Response(Response::new_err(
@@ -200,7 +219,13 @@ pub fn session(connection: Connection) -> Result<Ending, crate::Error> {
                 shut_down = true;
                 server.send(Message::Response(Response::new_ok(req.id, ())));
             }
-            Message::Request(req) => server.request(req),
+            Message::Request(req) => {
+                if !server.ws.is_settled() {
+                    server.ws.settle();
+                    server.publish();
+                }
+                server.request(req)
+            }
             Message::Notification(n) if n.method == "exit" => {
                 return Ok(if shut_down {
                     Ending::Exit
@@ -216,6 +241,78 @@ pub fn session(connection: Connection) -> Result<Ending, crate::Error> {
     Ok(Ending::Closed {
         after_shutdown: shut_down,
     })
+}
+
+/// The messages of a session, read ahead when asked whether a change is waiting (the
+/// connection's channel cannot be peeked at).
+struct Inbox<'c> {
+    connection: &'c Connection,
+    ahead: std::sync::Mutex<std::collections::VecDeque<Message>>,
+    /// Whether `ahead` holds a change of a text or of a file.
+    edit_ahead: std::sync::atomic::AtomicBool,
+}
+
+enum Next {
+    Message(Message),
+    /// Nothing is waiting (asked only while staged changes are not analysed).
+    Idle,
+    Closed,
+}
+
+impl<'c> Inbox<'c> {
+    fn new(connection: &'c Connection) -> Inbox<'c> {
+        Inbox {
+            connection,
+            ahead: Default::default(),
+            edit_ahead: Default::default(),
+        }
+    }
+
+    /// The next message; when `wait` is false and none is there, [`Next::Idle`].
+    fn next(&self, wait: bool) -> Next {
+        use std::sync::atomic::Ordering;
+        let mut ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = ahead.pop_front() {
+            self.edit_ahead
+                .store(ahead.iter().any(is_edit), Ordering::Relaxed);
+            return Next::Message(m);
+        }
+        drop(ahead);
+        let r = &self.connection.receiver;
+        match wait {
+            true => r.recv().map_or(Next::Closed, Next::Message),
+            false if r.is_empty() => Next::Idle,
+            false => r.recv().map_or(Next::Closed, Next::Message),
+        }
+    }
+
+    /// Whether a change of a text or a file is waiting (reads the waiting messages ahead).
+    /// Called from the analysis' worker threads.
+    fn edit_waiting(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        if !self.connection.receiver.is_empty() {
+            let mut ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
+            while let Ok(m) = self.connection.receiver.try_recv() {
+                if is_edit(&m) {
+                    self.edit_ahead.store(true, Ordering::Relaxed);
+                }
+                ahead.push_back(m);
+            }
+        }
+        self.edit_ahead.load(Ordering::Relaxed)
+    }
+}
+
+/// A notification that changes a text or a file (what makes an analysis in progress stale).
+fn is_edit(m: &Message) -> bool {
+    matches!(m, Message::Notification(n) if matches!(
+        n.method.as_str(),
+        DidChangeTextDocument::METHOD
+            | DidOpenTextDocument::METHOD
+            | DidCloseTextDocument::METHOD
+            | DidSaveTextDocument::METHOD
+            | DidChangeWatchedFiles::METHOD
+    ))
 }
 
 /// The workspace folders (or the root URI) as absolute paths.
@@ -361,8 +458,7 @@ impl Server<'_> {
             DidOpenTextDocument::METHOD => {
                 if let Ok(p) = serde_json::from_value::<DidOpenTextDocumentParams>(n.params) {
                     if let Some(path) = path_of(&p.text_document.uri) {
-                        self.ws.set_text(&path, p.text_document.text);
-                        self.publish();
+                        self.ws.stage_text(&path, p.text_document.text);
                     }
                 }
             }
@@ -373,8 +469,7 @@ impl Server<'_> {
                         path_of(&p.text_document.uri),
                         p.content_changes.into_iter().last(),
                     ) {
-                        self.ws.set_text(&path, change.text);
-                        self.publish();
+                        self.ws.stage_text(&path, change.text);
                     }
                 }
             }
@@ -382,7 +477,7 @@ impl Server<'_> {
                 if let Ok(p) = serde_json::from_value::<DidSaveTextDocumentParams>(n.params) {
                     if let Some(path) = path_of(&p.text_document.uri) {
                         if let Some(text) = p.text {
-                            self.ws.set_text(&path, text);
+                            self.ws.stage_text(&path, text);
                         }
                         self.ws.saved(&path);
                         self.publish();
@@ -392,8 +487,7 @@ impl Server<'_> {
             DidCloseTextDocument::METHOD => {
                 if let Ok(p) = serde_json::from_value::<DidCloseTextDocumentParams>(n.params) {
                     if let Some(path) = path_of(&p.text_document.uri) {
-                        self.ws.close(&path);
-                        self.publish();
+                        self.ws.stage_close(&path);
                     }
                 }
             }
@@ -421,26 +515,34 @@ impl Server<'_> {
         }
         let ws = &self.ws;
         match req.method.as_str() {
-            HoverRequest::METHOD => json(handlers::hover(ws, &params(req)?)),
-            Completion::METHOD => json(handlers::completion(ws, &params(req)?)),
-            SignatureHelpRequest::METHOD => json(handlers::signature_help(ws, &params(req)?)),
-            GotoDefinition::METHOD => json(handlers::definition(ws, &params(req)?)),
-            References::METHOD => json(handlers::references(ws, &params(req)?)),
-            PrepareRenameRequest::METHOD => match handlers::prepare_rename(ws, &params(req)?) {
-                Ok(r) => json(r),
-                Err(message) => Err((ErrorCode::RequestFailed, message)),
-            },
-            Rename::METHOD => match handlers::rename(ws, &params(req)?) {
+            HoverRequest::METHOD => json(requests::hover::hover(ws, &params(req)?)),
+            Completion::METHOD => json(requests::completion::completion(ws, &params(req)?)),
+            SignatureHelpRequest::METHOD => {
+                json(requests::signature_help::signature_help(ws, &params(req)?))
+            }
+            GotoDefinition::METHOD => json(requests::definition::definition(ws, &params(req)?)),
+            References::METHOD => json(requests::references::references(ws, &params(req)?)),
+            PrepareRenameRequest::METHOD => {
+                match requests::rename::prepare_rename(ws, &params(req)?) {
+                    Ok(r) => json(r),
+                    Err(message) => Err((ErrorCode::RequestFailed, message)),
+                }
+            }
+            Rename::METHOD => match requests::rename::rename(ws, &params(req)?) {
                 Ok(edit) => json(edit),
                 Err(message) => Err((ErrorCode::RequestFailed, message)),
             },
             Formatting::METHOD => {
                 let p: DocumentFormattingParams = params(req)?;
-                json(handlers::formatting(ws, &p.text_document.uri, None))
+                json(requests::formatting::formatting(
+                    ws,
+                    &p.text_document.uri,
+                    None,
+                ))
             }
             RangeFormatting::METHOD => {
                 let p: DocumentRangeFormattingParams = params(req)?;
-                json(handlers::formatting(
+                json(requests::formatting::formatting(
                     ws,
                     &p.text_document.uri,
                     Some(p.range),
@@ -450,11 +552,14 @@ impl Server<'_> {
             InlayHintRequest::METHOD => json(actions::inlay_hints(ws, &params(req)?)),
             DocumentSymbolRequest::METHOD => {
                 let p: DocumentSymbolParams = params(req)?;
-                json(handlers::symbols(ws, &p.text_document.uri))
+                json(requests::symbols::symbols(ws, &p.text_document.uri))
             }
             SemanticTokensFullRequest::METHOD => {
                 let p: SemanticTokensParams = params(req)?;
-                json(handlers::semantic_tokens(ws, &p.text_document.uri))
+                json(requests::semantic_tokens::semantic_tokens(
+                    ws,
+                    &p.text_document.uri,
+                ))
             }
             other => Err((
                 ErrorCode::MethodNotFound,

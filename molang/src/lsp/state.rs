@@ -3,14 +3,17 @@
 //! handlers need (which site is under the cursor, where a variable is written and read
 //! across an entity's files).
 //!
-//! Analysis is incremental. Opening the workspace loads and checks every file (sites in
-//! parallel). An edit that keeps a file's shape (the same sites at the same pointers, the
-//! same definitions) re-extracts only that file, patches it into the pack, and re-checks
-//! its own sites and those of the entities whose set variables changed (entity → sites and
-//! site → entities are kept, with every site's assignments). An edit that changes the shape
-//! (a new site, a renamed definition, broken JSON, a manifest) reloads the whole pack.
+//! Analysis is incremental. Opening the workspace loads and checks every file as `molang
+//! check` does ([`PackAnalysis`]). An edit that keeps a file's definitions (the same ids in
+//! the same order, so the same layering) re-extracts only that file, with its site ids
+//! numbered where they will live, moves it into the pack, and re-checks its own sites and
+//! those of the entities whose sites or set variables changed (entity → sites and site →
+//! entities are kept, with every site's assignments); that holds when it adds or removes
+//! Molang strings and in files of any layer. An edit that adds, removes or renames a
+//! definition, breaks the JSON or changes a manifest reloads the whole pack. Edits are
+//! staged and analysed together ([`Workspace::stage_text`], [`Workspace::settle`]).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use grammar::lexer::{lex, TokenKind};
@@ -18,9 +21,9 @@ use rayon::prelude::*;
 
 use crate::lint::{
     check_site, entity_sites, file_problems, site_assignments, structure, EntityFacts,
-    PackDiagnostic,
+    PackAnalysis, PackDiagnostic,
 };
-use crate::pack::{self, FileKind, Pack, SiteId};
+use crate::pack::{self, DefinitionKind, FileKind, Pack, SiteId};
 
 /// The packs the editor opened, and what is analysed of them.
 pub struct Workspace {
@@ -43,6 +46,11 @@ pub struct Workspace {
     problems: Vec<PackDiagnostic>,
     site_diagnostics: Vec<Vec<PackDiagnostic>>,
     structure: Vec<PackDiagnostic>,
+    /// Site ids no string has any more (a file's update moved its sites): placeholders
+    /// until the next whole analysis.
+    unused: BTreeSet<SiteId>,
+    /// Files whose text changed since the last analysis ([`Workspace::stage_text`]).
+    pending: BTreeSet<PathBuf>,
     /// Files whose diagnostics may have changed since [`Workspace::take_changed`]; `None`
     /// after a full analysis (every file).
     changed: Option<BTreeSet<PathBuf>>,
@@ -53,6 +61,43 @@ pub struct Workspace {
     /// How many whole-pack analyses and how many one-file updates were made.
     pub full_analyses: usize,
     pub incremental_analyses: usize,
+}
+
+/// What [`Workspace::patch`] did to the sites of a file.
+struct Patched {
+    /// The file's site ids before, and after (the same ids when the number of strings
+    /// stayed; else new ids after the pack's last site, the old ones unused).
+    old: Vec<SiteId>,
+    new: Vec<SiteId>,
+    /// Ids, pointers, kinds or roles changed: which entity runs which site may have too.
+    reshaped: bool,
+}
+
+/// Pairs the definitions of file `fi` of `old` (the pack's, in order) with those of file `mf`
+/// of `new` (the file read alone), which must have the same `key`s in the same order; a
+/// definition of `new` whose `id` is in `shadowed` (the file's definitions a later layer
+/// overrides, absent from `old`) is left out, and each of those must be met once.
+fn same_defs<T>(
+    old: &[T],
+    new: &[T],
+    (fi, mf): (usize, usize),
+    mut shadowed: Vec<String>,
+    file: impl Fn(&T) -> usize,
+    key: impl Fn(&T) -> String,
+    id: impl Fn(&T) -> String,
+) -> Option<Vec<(usize, usize)>> {
+    let mut a = (0..old.len()).filter(|&i| file(&old[i]) == fi).peekable();
+    let mut pairs = Vec::new();
+    for j in (0..new.len()).filter(|&j| file(&new[j]) == mf) {
+        if let Some(&i) = a.peek().filter(|&&i| key(&old[i]) == key(&new[j])) {
+            pairs.push((i, j));
+            a.next();
+        } else {
+            let k = shadowed.iter().position(|s| *s == id(&new[j]))?;
+            shadowed.swap_remove(k);
+        }
+    }
+    (a.next().is_none() && shadowed.is_empty()).then_some(pairs)
 }
 
 /// One occurrence of a name in a site.
@@ -127,6 +172,8 @@ impl Workspace {
             problems: Vec::new(),
             site_diagnostics: Vec::new(),
             structure: Vec::new(),
+            unused: BTreeSet::new(),
+            pending: BTreeSet::new(),
             changed: None,
             show_lower_layers,
             full_analyses: 0,
@@ -138,25 +185,70 @@ impl Workspace {
 
     /// Sets the editor's text of `path` (opened or changed) and re-analyses what it touches.
     pub fn set_text(&mut self, path: &Path, text: String) {
+        self.stage_text(path, text);
+        self.settle();
+    }
+
+    /// Sets the editor's text of `path` without analysing it: [`Workspace::settle`] does,
+    /// once for every change staged since (an editor sends a change per keystroke; only
+    /// the last text of a burst needs diagnostics).
+    pub fn stage_text(&mut self, path: &Path, text: String) {
         let same = self.current_text(path) == Some(text.as_str());
         self.open.insert(path.to_path_buf(), text);
         if !same {
-            self.update(path);
+            self.pending.insert(path.to_path_buf());
         }
     }
 
     /// The editor closed `path`: the text on disk counts again.
     pub fn close(&mut self, path: &Path) {
+        self.stage_close(path);
+        self.settle();
+    }
+
+    /// [`Workspace::close`] without analysing (see [`Workspace::stage_text`]).
+    pub fn stage_close(&mut self, path: &Path) {
         if let Some(text) = self.open.remove(path) {
             if self.current_text(path) != Some(text.as_str()) {
-                self.update(path);
+                self.pending.insert(path.to_path_buf());
             }
         }
+    }
+
+    /// Whether every staged change has been analysed.
+    pub fn is_settled(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// Analyses the changes staged since the last time.
+    pub fn settle(&mut self) {
+        self.settle_unless(&|| false);
+    }
+
+    /// [`Workspace::settle`], stopping (`false`) when `cancelled` says so before a whole
+    /// analysis is done: what was not analysed stays staged, and the workspace stays as it
+    /// was before that analysis (consistent, answering from older texts).
+    pub fn settle_unless(&mut self, cancelled: &(dyn Fn() -> bool + Sync)) -> bool {
+        let mut pending: Vec<PathBuf> = std::mem::take(&mut self.pending).into_iter().collect();
+        while let Some(path) = pending.pop() {
+            match self.patch(&path) {
+                Some(patched) => self.recheck(&path, &patched),
+                // One whole analysis takes in every staged text.
+                None if self.analyse_unless(cancelled) => return true,
+                None => {
+                    pending.push(path);
+                    self.pending.extend(pending);
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// The document was saved: the disk's text is read again (a save may differ from the
     /// buffer, as when the editor formats on save); the editor's text when it cannot be.
     pub fn saved(&mut self, path: &Path) {
+        self.settle();
         if !self.in_workspace(path) {
             return;
         }
@@ -194,6 +286,7 @@ impl Workspace {
     /// that appeared or vanished, or one the pack did not read, makes the folders be read
     /// again, as at start.
     pub fn files_changed(&mut self, changed: &[PathBuf], appeared_or_gone: &[PathBuf]) {
+        self.settle();
         let mut rewalk = !appeared_or_gone.is_empty();
         let mut edited = Vec::new();
         for p in changed {
@@ -275,58 +368,81 @@ impl Workspace {
     /// Rebuilds the pack from the layers with the open buffers laid over them, then checks
     /// all of it (no disk IO here).
     fn analyse(&mut self) {
-        self.full_analyses += 1;
-        self.pack = pack::load_layered_sources(self.layers());
-        // Kept while the editor has the file open: the game reads the disk, not the editor
-        // (a UTF-16 file stays unreadable to it until saved as UTF-8).
-        self.pack
-            .problems
-            .extend(self.disk_problems.iter().cloned());
-        let pack = &self.pack;
-        self.entity_site_lists = (0..pack.entities.len())
-            .into_par_iter()
-            .map(|ei| entity_sites(pack, ei))
-            .collect();
-        // Every site, not only the entities' ones: an edit may make any site an entity's.
-        self.assignments = pack
-            .sites
-            .par_iter()
-            .map(|s| site_assignments(&s.text))
-            .collect();
-        self.facts = EntityFacts::new(pack, &self.assignments);
-        let (facts, assignments) = (&self.facts, &self.assignments);
-        self.site_diagnostics = (0..pack.sites.len())
-            .into_par_iter()
-            .map(|si| check_site(pack, facts, assignments, si))
-            .collect();
-        self.problems = file_problems(pack);
-        self.structure = structure::check(pack);
-        self.changed = None;
+        self.analyse_unless(&|| false);
     }
 
-    /// Re-analyses after the text of `path` changed: the file alone when its shape is kept,
-    /// else everything.
+    /// [`Workspace::analyse`], given up (nothing changed, `false`) as soon as `cancelled`
+    /// says its result would be stale: the editor sent another change meanwhile.
+    fn analyse_unless(&mut self, cancelled: &(dyn Fn() -> bool + Sync)) -> bool {
+        let mut pack = pack::load_layered_sources(self.layers());
+        // Kept while the editor has the file open: the game reads the disk, not the editor
+        // (a UTF-16 file stays unreadable to it until saved as UTF-8).
+        pack.problems.extend(self.disk_problems.iter().cloned());
+        if cancelled() {
+            return false;
+        }
+        // What `molang check` computes, and the assignments of the sites no entity runs
+        // (an edit may make them an entity's).
+        let Some(analysis) = PackAnalysis::new_unless(&pack, None, cancelled) else {
+            return false;
+        };
+        let PackAnalysis {
+            entity_sites: lists,
+            mut assignments,
+            facts,
+            files: problems,
+            sites: diagnostics,
+            structure,
+        } = analysis;
+        assignments
+            .par_iter_mut()
+            .zip(&pack.sites)
+            .filter(|(a, _)| a.is_empty())
+            .for_each(|(a, s)| *a = site_assignments(&s.text));
+        self.full_analyses += 1;
+        self.problems = problems;
+        self.structure = structure;
+        self.pack = pack;
+        self.entity_site_lists = lists;
+        self.assignments = assignments;
+        self.facts = facts;
+        self.site_diagnostics = diagnostics;
+        self.unused.clear();
+        self.pending.clear();
+        self.changed = None;
+        true
+    }
+
+    /// Re-analyses after the text of `path` changed: the file alone when its definitions
+    /// keep their names (and so the layering), else everything.
     fn update(&mut self, path: &Path) {
         match self.patch(path) {
-            Some(sites) => self.recheck(path, &sites),
+            Some(patched) => self.recheck(path, &patched),
             None => self.analyse(),
         }
     }
 
     /// Re-extracts `path` on its own (with the manifests above it) and writes the result
-    /// into the pack in place; the file's site ids, or `None` when the shape differs (or
-    /// the file takes part in layering), and nothing was changed.
-    fn patch(&mut self, path: &Path) -> Option<Vec<SiteId>> {
+    /// into the pack in place; `None` when that cannot stand for a whole reload (another
+    /// kind of file, definitions renamed, added or removed, a layering that would change),
+    /// and nothing was changed.
+    ///
+    /// The file is read with its site ids numbered where they will live: from its first
+    /// site when it keeps its number of Molang strings (the ids stay), else after the
+    /// pack's last site (its old ids become unused placeholders until the next whole
+    /// analysis). Its definitions then move into the pack as they are, typed parts
+    /// included, and no other definition changes.
+    fn patch(&mut self, path: &Path) -> Option<Patched> {
         let fi = self.file_index(path)?;
         let base = &self.pack;
         let bf = &base.files[fi];
-        // A file that overrides others keeps doing so while its definitions keep their
-        // names and versions (checked below); one whose definitions are overridden is not
-        // in the model as the file alone would be.
-        let layered = bf.replaced_by.is_some()
+        // A file replaced whole by a later layer's file of the same path, or replacing one,
+        // is chosen by its path, not its definitions.
+        if bf.replaced_by.is_some()
             || base.files.iter().any(|f| f.replaced_by == Some(fi))
-            || base.shadowed.iter().any(|s| s.file == fi);
-        if layered || bf.kind == FileKind::Manifest || bf.kind == FileKind::Invalid {
+            || bf.kind == FileKind::Manifest
+            || bf.kind == FileKind::Invalid
+        {
             return None;
         }
         // The same file alone, after the manifests that give it its version and side.
@@ -343,164 +459,208 @@ impl Workspace {
             .get(bf.layer)
             .map(|(r, _)| r.clone())
             .unwrap_or_default();
-        let mini = pack::load_layered_sources(vec![(root, files)]);
-        let mf = mini.files.iter().position(|f| f.path == path)?;
+        let old_sites: Vec<SiteId> = (0..base.sites.len())
+            .filter(|&s| base.sites[s].file == fi)
+            .collect();
+        let in_place = old_sites
+            .first()
+            .filter(|&&a| old_sites.last() == Some(&(a + old_sites.len() - 1)))
+            .copied();
+        let load = |first: usize| {
+            let mini = pack::load_sources_with_sites_from(root.clone(), files.clone(), first);
+            let mf = mini.files.iter().position(|f| f.path == path);
+            (mini, mf)
+        };
+        let (mut mini, mut mf) = load(in_place.unwrap_or(base.sites.len()));
+        if let Some(first) = in_place {
+            if mini.sites.len() - first != old_sites.len() {
+                (mini, mf) = load(base.sites.len());
+            }
+        }
+        let mf = mf?;
         let nf = &mini.files[mf];
+        let first = mini.sites.iter().position(|s| s.file != usize::MAX);
+        let new_sites: Vec<SiteId> = first.map_or(Vec::new(), |f| (f..mini.sites.len()).collect());
         if nf.kind != bf.kind
             || nf.format_version != bf.format_version
             || nf.side != bf.side
             || nf.min_engine_version != bf.min_engine_version
             || !mini.shadowed.is_empty()
+            || new_sites.iter().any(|&s| mini.sites[s].file != mf)
         {
             return None;
         }
-        let old_sites: Vec<SiteId> = (0..base.sites.len())
-            .filter(|&s| base.sites[s].file == fi)
-            .collect();
-        let new_sites: Vec<SiteId> = (0..mini.sites.len())
-            .filter(|&s| mini.sites[s].file == mf)
-            .collect();
-        let same_site = |&(&a, &b): &(&SiteId, &SiteId)| {
-            let (x, y) = (&base.sites[a], &mini.sites[b]);
-            x.pointer == y.pointer && x.kind == y.kind && x.role == y.role
-        };
-        if old_sites.len() != new_sites.len()
-            || !old_sites.iter().zip(&new_sites).all(|p| same_site(&p))
-        {
-            return None;
-        }
-        let map: HashMap<SiteId, SiteId> = new_sites
-            .iter()
-            .copied()
-            .zip(old_sites.iter().copied())
-            .collect();
-        let m = |s: SiteId| map[&s];
-        let mo = |s: Option<SiteId>| s.map(m);
 
         // Definitions: the same ones, in the same order (the pack's id lookups stay valid).
-        fn same_defs<T>(
-            old: &[T],
-            new: &[T],
-            (fi, mf): (usize, usize),
-            file: impl Fn(&T) -> usize,
-            key: impl Fn(&T) -> String,
-        ) -> Option<Vec<(usize, usize)>> {
-            let a: Vec<usize> = (0..old.len()).filter(|&i| file(&old[i]) == fi).collect();
-            let b: Vec<usize> = (0..new.len()).filter(|&i| file(&new[i]) == mf).collect();
-            (a.len() == b.len()
-                && a.iter()
-                    .zip(&b)
-                    .all(|(&i, &j)| key(&old[i]) == key(&new[j])))
-            .then(|| a.into_iter().zip(b).collect())
-        }
+        // Those of the file a later layer overrides are not in the model: each must still be
+        // overridden, and its new text is not used.
         let files = (fi, mf);
-        let entity_key = |e: &crate::pack::Entity| {
-            format!("{:?} {} {:?}", e.kind, e.identifier, e.min_engine_version)
+        let shadowed = |kind: DefinitionKind| -> Vec<String> {
+            base.shadowed
+                .iter()
+                .filter(|s| s.file == fi && s.kind == kind)
+                .map(|s| s.id.clone())
+                .collect()
         };
+        let entity_key =
+            |e: &pack::Entity| format!("{:?} {} {:?}", e.kind, e.identifier, e.min_engine_version);
         let entities = same_defs(
             &base.entities,
             &mini.entities,
             files,
+            shadowed(DefinitionKind::Entity),
             |e| e.file,
             entity_key,
+            |e| e.identifier.to_ascii_lowercase(),
         )?;
+        // An overridden entity keeps losing only while it ranks below the one that wins.
+        for s in base
+            .shadowed
+            .iter()
+            .filter(|s| s.file == fi && s.kind == DefinitionKind::Entity)
+        {
+            let rank =
+                |e: &pack::Entity, layer: usize| (e.min_engine_version.unwrap_or_default(), layer);
+            let winner = base
+                .entities
+                .iter()
+                .find(|e| e.file == s.by && e.identifier.eq_ignore_ascii_case(&s.id))?;
+            let winner = rank(winner, base.files[s.by].layer);
+            let loses = mini
+                .entities
+                .iter()
+                .filter(|e| e.file == mf && e.identifier.eq_ignore_ascii_case(&s.id))
+                .all(|e| rank(e, bf.layer) < winner);
+            if !loses {
+                return None;
+            }
+        }
         let (old, new) = (&base.animations, &mini.animations);
-        let animations = same_defs(old, new, files, |a| a.file, |a| a.id.clone())?;
+        let id = |a: &pack::Animation| a.id.clone();
+        let animations = same_defs(
+            old,
+            new,
+            files,
+            shadowed(DefinitionKind::Animation),
+            |a| a.file,
+            id,
+            id,
+        )?;
         let (old, new) = (&base.controllers, &mini.controllers);
-        let controllers = same_defs(old, new, files, |c| c.file, |c| c.id.clone())?;
+        let id = |c: &pack::Controller| c.id.clone();
+        let controllers = same_defs(
+            old,
+            new,
+            files,
+            shadowed(DefinitionKind::Controller),
+            |c| c.file,
+            id,
+            id,
+        )?;
         let (old, new) = (&base.render_controllers, &mini.render_controllers);
-        let render = same_defs(old, new, files, |r| r.file, |r| r.id.clone())?;
+        let id = |r: &pack::RenderController| r.id.clone();
+        let render = same_defs(
+            old,
+            new,
+            files,
+            shadowed(DefinitionKind::RenderController),
+            |r| r.file,
+            id,
+            id,
+        )?;
         let (old, new) = (&base.geometries, &mini.geometries);
-        let geometries = same_defs(old, new, files, |g| g.file, |g| g.id.clone())?;
+        let geometries = same_defs(
+            old,
+            new,
+            files,
+            shadowed(DefinitionKind::Geometry),
+            |g| g.file,
+            |g| g.id.clone(),
+            |g| g.id.to_ascii_lowercase(),
+        )?;
 
         // The shape is the same: write the new file, sites and definitions in.
+        let reshaped = old_sites != new_sites
+            || old_sites.iter().zip(&new_sites).any(|(&a, &b)| {
+                let (x, y) = (&base.sites[a], &mini.sites[b]);
+                x.pointer != y.pointer || x.kind != y.kind || x.role != y.role
+            });
         let mut file = mini.files[mf].clone();
         file.layer = bf.layer;
         file.relative = bf.relative.clone();
         file.replaced_by = None;
         let mut pack = std::mem::take(&mut self.pack);
         pack.files[fi] = file;
-        for (&o, &n) in old_sites.iter().zip(&new_sites) {
-            pack.sites[o] = mini.sites[n].clone();
-            pack.sites[o].file = fi;
+        for &s in &old_sites {
+            pack.sites[s] = pack::Site::placeholder();
+        }
+        for &s in &new_sites {
+            let mut site = std::mem::replace(&mut mini.sites[s], pack::Site::placeholder());
+            site.file = fi;
+            if s < pack.sites.len() {
+                pack.sites[s] = site;
+            } else {
+                pack.sites.push(site);
+            }
         }
         for (i, j) in entities {
-            let mut e = mini.entities[j].clone();
-            e.file = fi;
-            e.initialize = mo(e.initialize);
-            e.pre_animation = mo(e.pre_animation);
-            for (_, s) in &mut e.animate {
-                *s = mo(*s);
-            }
-            e.other_sites.iter_mut().for_each(|s| *s = m(*s));
-            if let Some(c) = &mut e.client {
-                c.remap_sites(&m);
-            }
-            pack.entities[i] = e;
+            pack.entities[i] = std::mem::take(&mut mini.entities[j]);
+            pack.entities[i].file = fi;
         }
         for (i, j) in animations {
-            let mut a = mini.animations[j].clone();
-            a.file = fi;
-            a.sites
-                .iter_mut()
-                .chain(&mut a.timeline)
-                .for_each(|s| *s = m(*s));
-            a.data.remap_sites(&m);
-            pack.animations[i] = a;
+            pack.animations[i] = std::mem::take(&mut mini.animations[j]);
+            pack.animations[i].file = fi;
         }
         for (i, j) in controllers {
-            let mut c = mini.controllers[j].clone();
-            c.file = fi;
-            c.sites.iter_mut().for_each(|s| *s = m(*s));
-            for st in &mut c.states {
-                st.sites.iter_mut().for_each(|s| *s = m(*s));
-                for (_, s) in st
-                    .animations
-                    .iter_mut()
-                    .chain(&mut st.transitions)
-                    .chain(&mut st.variables)
-                {
-                    *s = mo(*s);
-                }
-                st.on_entry = mo(st.on_entry);
-                st.on_exit = mo(st.on_exit);
-                st.data.remap_sites(&m);
-            }
-            pack.controllers[i] = c;
+            pack.controllers[i] = std::mem::take(&mut mini.controllers[j]);
+            pack.controllers[i].file = fi;
         }
         for (i, j) in render {
-            let mut r = mini.render_controllers[j].clone();
-            r.file = fi;
-            r.sites.iter_mut().for_each(|s| *s = m(*s));
-            r.data.remap_sites(&m);
-            pack.render_controllers[i] = r;
+            pack.render_controllers[i] = std::mem::take(&mut mini.render_controllers[j]);
+            pack.render_controllers[i].file = fi;
         }
         for (i, j) in geometries {
-            let mut g = mini.geometries[j].clone();
-            g.file = fi;
-            pack.geometries[i] = g;
+            pack.geometries[i] = std::mem::take(&mut mini.geometries[j]);
+            pack.geometries[i].file = fi;
         }
         pack.problems.retain(|p| p.file != path);
         pack.problems
             .extend(mini.problems.into_iter().filter(|p| p.file == path));
         self.pack = pack;
-        Some(old_sites)
+        Some(Patched {
+            old: old_sites,
+            new: new_sites,
+            reshaped,
+        })
     }
 
-    /// After [`Workspace::patch`] of `path` (sites `sites`): re-checks those sites, and
-    /// every site of the entities whose sites or set variables changed.
-    fn recheck(&mut self, path: &Path, sites: &[SiteId]) {
+    /// After [`Workspace::patch`] of `path`: re-checks the file's sites, and every site of
+    /// the entities whose sites or set variables changed.
+    fn recheck(&mut self, path: &Path, patched: &Patched) {
         self.incremental_analyses += 1;
         let pack = &self.pack;
         let fi = self
             .file_index(path)
             .expect("a patched file is in the pack");
-        for &s in sites {
+        let n = pack.sites.len();
+        self.assignments.resize_with(n, BTreeSet::new);
+        self.site_diagnostics.resize_with(n, Vec::new);
+        for &s in &patched.old {
+            self.assignments[s].clear();
+            self.site_diagnostics[s].clear();
+        }
+        for &s in &patched.new {
             self.assignments[s] = site_assignments(&pack.sites[s].text);
         }
-        let mut dirty: BTreeSet<SiteId> = sites.iter().copied().collect();
-        let mut affected: BTreeSet<usize> = sites
+        self.unused.extend(&patched.old);
+        for s in &patched.new {
+            self.unused.remove(s);
+        }
+        let mut dirty: BTreeSet<SiteId> = patched.new.iter().copied().collect();
+        let mut affected: BTreeSet<usize> = patched
+            .old
             .iter()
+            .chain(&patched.new)
             .flat_map(|s| {
                 self.facts
                     .entity_of_site
@@ -510,14 +670,35 @@ impl Workspace {
                     .copied()
             })
             .collect();
-        // The file's own entities may now run other animations: their site lists change.
-        for ei in (0..pack.entities.len()).filter(|&e| pack.entities[e].file == fi) {
+        // Which entities may run other sites now: the file's own (they may play other
+        // animations), or every one when the file's sites changed (an animation gained
+        // a string, an id moved).
+        let candidates: Vec<usize> = if patched.reshaped {
+            (0..pack.entities.len()).collect()
+        } else {
+            (0..pack.entities.len())
+                .filter(|&e| pack.entities[e].file == fi)
+                .collect()
+        };
+        let lists: Vec<Vec<SiteId>> = candidates
+            .par_iter()
+            .map(|&ei| entity_sites(pack, ei))
+            .collect();
+        for (ei, new) in candidates.into_iter().zip(lists) {
+            if pack.entities[ei].file == fi {
+                affected.insert(ei);
+            }
+            if new == self.entity_site_lists[ei] {
+                continue;
+            }
             affected.insert(ei);
-            let new = entity_sites(pack, ei);
             let old = std::mem::replace(&mut self.entity_site_lists[ei], new.clone());
             for s in &old {
                 if let Some(list) = self.facts.entity_of_site.get_mut(s) {
                     list.retain(|&e| e != ei);
+                    if list.is_empty() {
+                        self.facts.entity_of_site.remove(s);
+                    }
                 }
             }
             for &s in &new {
@@ -526,6 +707,21 @@ impl Workspace {
                 list.sort_unstable();
             }
             dirty.extend(old.into_iter().chain(new));
+        }
+        if patched.reshaped {
+            // `initialize` and `pre_animation` may be other sites now.
+            let old = std::mem::take(&mut self.facts.script_owner);
+            for (ei, e) in pack.entities.iter().enumerate() {
+                for s in e.initialize.iter().chain(&e.pre_animation) {
+                    self.facts.script_owner.entry(*s).or_insert(ei);
+                }
+            }
+            for (s, ei) in old {
+                if self.facts.script_owner.get(&s) != Some(&ei) {
+                    dirty.insert(s);
+                    affected.insert(ei);
+                }
+            }
         }
         for ei in affected {
             let sets =
@@ -536,7 +732,10 @@ impl Workspace {
             }
         }
         let (facts, assignments) = (&self.facts, &self.assignments);
-        let dirty: Vec<SiteId> = dirty.into_iter().collect();
+        let dirty: Vec<SiteId> = dirty
+            .into_iter()
+            .filter(|s| !self.unused.contains(s))
+            .collect();
         let fresh: Vec<Vec<PackDiagnostic>> = dirty
             .par_iter()
             .map(|&si| check_site(pack, facts, assignments, si))
@@ -562,6 +761,11 @@ impl Workspace {
         self.structure = structure;
         if let Some(c) = &mut self.changed {
             c.extend(changed);
+        }
+        // Unused ids cost memory and time in whole-pack loops: past a quarter of the pack,
+        // one whole analysis numbers the sites afresh.
+        if self.unused.len() > 1024 && self.unused.len() * 4 > self.pack.sites.len() {
+            self.analyse();
         }
     }
 

@@ -225,6 +225,22 @@ pub struct Site {
 }
 
 impl Site {
+    /// An empty site that stands for no string: what the ids before the first site of a
+    /// [`load_sources_with_sites_from`] pack, and the ids an editor's update left unused,
+    /// hold.
+    pub fn placeholder() -> Site {
+        Site {
+            file: usize::MAX,
+            pointer: String::new(),
+            kind: SiteKind::Other,
+            role: "",
+            text: String::new(),
+            is_statements: false,
+            pieces: Vec::new(),
+            expression_version: None,
+        }
+    }
+
     /// RFC 6901 pointer to the JSON string of piece `k` of [`Site::pieces`].
     pub fn piece_pointer(&self, k: usize) -> String {
         match self.pieces[k].entry {
@@ -948,6 +964,33 @@ pub fn load_layered_sources(layers: Vec<(PathBuf, Vec<(PathBuf, String)>)>) -> P
     build(list, &limits)
 }
 
+/// [`load_layered_sources`] of one layer whose sites are numbered from `first_site` (the
+/// sites before it are empty placeholders): a file read again on its own gets the site ids
+/// it has, or will have, in a larger pack, so that its definitions (whose typed parts name
+/// their sites) can be moved into that pack as they are. An editor's one-file update.
+pub fn load_sources_with_sites_from(
+    root: PathBuf,
+    files: Vec<(PathBuf, String)>,
+    first_site: usize,
+) -> Pack {
+    let list = files
+        .into_iter()
+        .map(|(path, text)| {
+            let mut s = Source::new(path, 0, &root);
+            s.text = Ok(text);
+            s
+        })
+        .collect();
+    let (sources, extras) = choose(list);
+    let mut pack = Pack {
+        sites: vec![Site::placeholder(); first_site],
+        ..Pack::default()
+    };
+    build_chosen_into(&mut pack, sources, &Limits::default());
+    extras.into_pack(&mut pack);
+    pack
+}
+
 /// One file to read, and the layer it belongs to.
 #[derive(Clone)]
 struct Source {
@@ -1463,6 +1506,13 @@ fn apply_folder_rules(
 }
 
 fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
+    let mut pack = Pack::default();
+    build_chosen_into(&mut pack, sources, limits);
+    pack
+}
+
+/// [`build_chosen`] into `pack`, which holds no files yet (it may hold placeholder sites).
+fn build_chosen_into(pack: &mut Pack, sources: Vec<Source>, limits: &Limits) {
     // Manifests first, so every file knows its engine version and side whatever the order.
     let mut manifests: Vec<(PathBuf, Option<[u32; 3]>, Side)> = Vec::new();
     for src in &sources {
@@ -1508,7 +1558,6 @@ fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
     if start < sources.len() {
         groups.push(start..sources.len());
     }
-    let mut pack = Pack::default();
     let mut sources: Vec<Option<Source>> = sources.into_iter().map(Some).collect();
     for group in groups {
         let texts: Vec<Result<String, Unread>> = {
@@ -1534,7 +1583,7 @@ fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
             .iter_mut()
             .map(|s| s.take().expect("each source is taken once"))
             .collect();
-        let keep = build_group(&mut pack, group.start, heads, &texts, &manifest_for, limits);
+        let keep = build_group(pack, group.start, heads, &texts, &manifest_for, limits);
         // Each file's tree went with its turn of the walk; the texts kept move into their
         // files.
         use rayon::prelude::*;
@@ -1550,10 +1599,9 @@ fn build_chosen(sources: Vec<Source>, limits: &Limits) -> Pack {
                 }
             });
     }
-    layer::resolve(&mut pack);
+    layer::resolve(pack);
     // The site list grew by doubling; what the checker and runtime read next is this list.
     pack.sites.shrink_to_fit();
-    pack
 }
 
 /// Bytes of JSON [`build_chosen`] reads, parses and walks at a time.
