@@ -380,12 +380,14 @@ impl Folder<'_> {
                 )
             }
             Node::Block { stmts, simple } => {
-                if *simple && stmts.len() == 1 {
-                    if let v @ Val::Const(_) = self.fold(stmts[0]) {
-                        return v;
+                let stmts = if *simple && stmts.len() == 1 {
+                    match self.fold(stmts[0]) {
+                        v @ Val::Const(_) => return v,
+                        v => Box::new([self.emit_val(v, src.span(stmts[0]))]) as Box<[NodeId]>,
                     }
-                }
-                let stmts = self.nodes_of(stmts);
+                } else {
+                    self.nodes_of(stmts)
+                };
                 self.run(
                     Node::Block {
                         stmts,
@@ -665,5 +667,84 @@ impl Folder<'_> {
                 }
             }),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Names, Scope};
+
+    fn folded(src: &str) -> Program {
+        let checked = crate::check(src, &crate::CheckOptions::default(), &mut Names::default());
+        checked.program.unwrap_or_else(|| panic!("{src} does not load"))
+    }
+
+    /// The node a simple expression's root block holds.
+    fn top(p: &Program) -> NodeId {
+        match p.node(p.root()) {
+            Node::Block { stmts, simple: true } if stmts.len() == 1 => stmts[0],
+            _ => p.root(),
+        }
+    }
+
+    fn post(p: &Program, id: NodeId) -> Option<(NodeId, f32, f32)> {
+        match p.node(id) {
+            Node::Post { operand, post } => {
+                assert_eq!(post[0], post[1], "exact posts agree on both platforms");
+                Some((*operand, post[0].scale, post[0].offset))
+            }
+            _ => None,
+        }
+    }
+
+    fn is_read(p: &Program, id: NodeId) -> bool {
+        matches!(p.node(id), Node::Read { scope: Scope::Variable, .. })
+    }
+
+    #[test]
+    fn trees_as_the_game_prints_them() {
+        // vector #252 `(Mul v.x 0)`: a literal divisor is a factor, outside any post-operation.
+        let p = folded("v.x/0");
+        match p.node(top(&p)) {
+            Node::Arith { op: ArithOp::Mul, lhs, rhs } => {
+                assert!(is_read(&p, *lhs));
+                assert_eq!(p.node(*rhs), &Node::Const(0.0));
+            }
+            other => panic!("{other:?}"),
+        }
+        // vector #1270 `[v.x*-1+0]`.
+        let p = folded("-v.x");
+        let (x, s, o) = post(&p, top(&p)).expect("a post-operation");
+        assert!(is_read(&p, x));
+        assert_eq!((s, o.to_bits()), (-1.0, 0));
+        // vector #40 `(Add v.a [v.b*-1+0] [v.c*-1+0])`, summed left to right.
+        let p = folded("v.a-v.b-v.c");
+        let Node::Arith { op: ArithOp::Add, lhs, rhs } = p.node(top(&p)) else {
+            panic!("a sum")
+        };
+        assert_eq!(post(&p, *rhs).map(|(_, s, o)| (s, o)), Some((-1.0, 0.0)));
+        let Node::Arith { op: ArithOp::Add, lhs: a, rhs: b } = p.node(*lhs) else {
+            panic!("a left-nested sum")
+        };
+        assert!(is_read(&p, *a));
+        assert_eq!(post(&p, *b).map(|(_, s, o)| (s, o)), Some((-1.0, 0.0)));
+        // vector #766 `[(Add v.x v.y)*1+3.14159]`; constant terms first.
+        let p = folded("v.a + v.b + 1 + 2");
+        let (sum, s, o) = post(&p, top(&p)).expect("a post-operation");
+        assert!(matches!(p.node(sum), Node::Arith { op: ArithOp::Add, .. }));
+        assert_eq!((s, o), (1.0, 3.0));
+        // vector #772 `[v.x*-2+-1]`.
+        let p = folded("v.x * -2 - 1");
+        assert_eq!(post(&p, top(&p)).map(|(_, s, o)| (s, o)), Some((-2.0, -1.0)));
+        // vector #368 `(Add v.a v.b)`: two negations cancel.
+        let p = folded("v.a - -v.b");
+        let Node::Arith { op: ArithOp::Add, rhs, .. } = p.node(top(&p)) else {
+            panic!("a sum")
+        };
+        assert!(is_read(&p, *rhs));
+        // Chained factors multiply first: `v.k·(3·(1/3))` is `v.k`.
+        let p = folded("(v.k*3)*(1/3)");
+        assert!(is_read(&p, top(&p)));
     }
 }
