@@ -677,13 +677,18 @@ mod tests {
 
     fn folded(src: &str) -> Program {
         let checked = crate::check(src, &crate::CheckOptions::default(), &mut Names::default());
-        checked.program.unwrap_or_else(|| panic!("{src} does not load"))
+        checked
+            .program
+            .unwrap_or_else(|| panic!("{src} does not load"))
     }
 
     /// The node a simple expression's root block holds.
     fn top(p: &Program) -> NodeId {
         match p.node(p.root()) {
-            Node::Block { stmts, simple: true } if stmts.len() == 1 => stmts[0],
+            Node::Block {
+                stmts,
+                simple: true,
+            } if stmts.len() == 1 => stmts[0],
             _ => p.root(),
         }
     }
@@ -699,7 +704,13 @@ mod tests {
     }
 
     fn is_read(p: &Program, id: NodeId) -> bool {
-        matches!(p.node(id), Node::Read { scope: Scope::Variable, .. })
+        matches!(
+            p.node(id),
+            Node::Read {
+                scope: Scope::Variable,
+                ..
+            }
+        )
     }
 
     #[test]
@@ -707,7 +718,11 @@ mod tests {
         // vector #252 `(Mul v.x 0)`: a literal divisor is a factor, outside any post-operation.
         let p = folded("v.x/0");
         match p.node(top(&p)) {
-            Node::Arith { op: ArithOp::Mul, lhs, rhs } => {
+            Node::Arith {
+                op: ArithOp::Mul,
+                lhs,
+                rhs,
+            } => {
                 assert!(is_read(&p, *lhs));
                 assert_eq!(p.node(*rhs), &Node::Const(0.0));
             }
@@ -720,11 +735,21 @@ mod tests {
         assert_eq!((s, o.to_bits()), (-1.0, 0));
         // vector #40 `(Add v.a [v.b*-1+0] [v.c*-1+0])`, summed left to right.
         let p = folded("v.a-v.b-v.c");
-        let Node::Arith { op: ArithOp::Add, lhs, rhs } = p.node(top(&p)) else {
+        let Node::Arith {
+            op: ArithOp::Add,
+            lhs,
+            rhs,
+        } = p.node(top(&p))
+        else {
             panic!("a sum")
         };
         assert_eq!(post(&p, *rhs).map(|(_, s, o)| (s, o)), Some((-1.0, 0.0)));
-        let Node::Arith { op: ArithOp::Add, lhs: a, rhs: b } = p.node(*lhs) else {
+        let Node::Arith {
+            op: ArithOp::Add,
+            lhs: a,
+            rhs: b,
+        } = p.node(*lhs)
+        else {
             panic!("a left-nested sum")
         };
         assert!(is_read(&p, *a));
@@ -732,14 +757,28 @@ mod tests {
         // vector #766 `[(Add v.x v.y)*1+3.14159]`; constant terms first.
         let p = folded("v.a + v.b + 1 + 2");
         let (sum, s, o) = post(&p, top(&p)).expect("a post-operation");
-        assert!(matches!(p.node(sum), Node::Arith { op: ArithOp::Add, .. }));
+        assert!(matches!(
+            p.node(sum),
+            Node::Arith {
+                op: ArithOp::Add,
+                ..
+            }
+        ));
         assert_eq!((s, o), (1.0, 3.0));
         // vector #772 `[v.x*-2+-1]`.
         let p = folded("v.x * -2 - 1");
-        assert_eq!(post(&p, top(&p)).map(|(_, s, o)| (s, o)), Some((-2.0, -1.0)));
+        assert_eq!(
+            post(&p, top(&p)).map(|(_, s, o)| (s, o)),
+            Some((-2.0, -1.0))
+        );
         // vector #368 `(Add v.a v.b)`: two negations cancel.
         let p = folded("v.a - -v.b");
-        let Node::Arith { op: ArithOp::Add, rhs, .. } = p.node(top(&p)) else {
+        let Node::Arith {
+            op: ArithOp::Add,
+            rhs,
+            ..
+        } = p.node(top(&p))
+        else {
             panic!("a sum")
         };
         assert!(is_read(&p, *rhs));

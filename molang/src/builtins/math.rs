@@ -1099,7 +1099,11 @@ pub extern "C" fn molang_arm64_ease_in_out_elastic(start: f32, end: f32, t: f32)
         return end;
     }
     let h = a64::mul(a64::sub(end, start), 0.5);
-    let s = arm64_table_sin(a64::mul_add(t, ARM64_ELASTIC_C4_TWICE, -ARM64_ELASTIC_PHASE_IN));
+    let s = arm64_table_sin(a64::mul_add(
+        t,
+        ARM64_ELASTIC_C4_TWICE,
+        -ARM64_ELASTIC_PHASE_IN,
+    ));
     if u >= 1.0 {
         let p = exp2(a64::mul_add(t, -20.0, 10.0));
         a64::mul_add(a64::mul(h, p), s, end)

@@ -180,7 +180,9 @@ pub(crate) fn pure_math(platform: Platform, func: MathFn, vals: &[f32]) -> f32 {
     if platform != Platform::X86_64 {
         let r = match func {
             // As on x86-64: the exact square, whose NaN is the operand's (quietened) on both.
-            MathFn::Pow if vals[1] == 2.0 => crate::builtins::platform::arm64::mul(vals[0], vals[0]),
+            MathFn::Pow if vals[1] == 2.0 => {
+                crate::builtins::platform::arm64::mul(vals[0], vals[0])
+            }
             _ => math::eval_on(platform, func, vals),
         };
         return math::arm64_result(func, r);
@@ -290,7 +292,9 @@ impl Machine<'_> {
         match program.node(id) {
             Node::Const(c) => Ok(*c),
             Node::PlatformConst(c) => Ok(c[self.options.platform.index()]),
-            Node::Post { operand, post } => self.post(*operand, post[self.options.platform.index()]),
+            Node::Post { operand, post } => {
+                self.post(*operand, post[self.options.platform.index()])
+            }
             Node::This => Ok(self.host.this()),
             Node::Read { scope, slot } => match self.storage.slots(*scope).number(*slot) {
                 Some(x) => Ok(x),
@@ -381,13 +385,15 @@ impl Machine<'_> {
         let PostOp { scale, offset } = post;
         match self.program.node(operand) {
             // A comparison or logic node picks one of two constants: `S + O` or `O`.
-            Node::Compare { .. } | Node::Equal { .. } | Node::And(..) | Node::Or(..) | Node::Not(_) => {
-                Ok(if self.truth(operand)? {
-                    p.add(scale, offset)
-                } else {
-                    offset
-                })
-            }
+            Node::Compare { .. }
+            | Node::Equal { .. }
+            | Node::And(..)
+            | Node::Or(..)
+            | Node::Not(_) => Ok(if self.truth(operand)? {
+                p.add(scale, offset)
+            } else {
+                offset
+            }),
             // `math.sign` gives `±(S + O)`, not `sign·S + O`.
             Node::Math {
                 func: MathFn::Sign,

@@ -21,7 +21,11 @@ impl Translator<'_> {
         let PostOp { scale, offset } = post;
         let program = self.program;
         match program.node(operand) {
-            Node::Compare { .. } | Node::Equal { .. } | Node::And(..) | Node::Or(..) | Node::Not(_) => {
+            Node::Compare { .. }
+            | Node::Equal { .. }
+            | Node::And(..)
+            | Node::Or(..)
+            | Node::Not(_) => {
                 let c = self.truth(operand);
                 let yes = self.f32c(p.add(scale, offset));
                 let yes = self.in_register(yes);
@@ -68,8 +72,10 @@ impl Translator<'_> {
                             }
                             Platform::Arm64 => {
                                 let s = t.f32c(scale);
-                                let m = t.call_native(NativeFn::A2(arm64::molang_arm64_mul), &[n, s]);
-                                let q = t.call_native(NativeFn::A2(arm64::molang_arm64_div), &[m, d]);
+                                let m =
+                                    t.call_native(NativeFn::A2(arm64::molang_arm64_mul), &[n, s]);
+                                let q =
+                                    t.call_native(NativeFn::A2(arm64::molang_arm64_div), &[m, d]);
                                 let o = t.f32c(offset);
                                 t.call_native(NativeFn::A2(arm64::molang_arm64_add), &[q, o])
                             }
