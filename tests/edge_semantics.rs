@@ -10,7 +10,8 @@
 //!   `molang/src/builtins/queries.rs` (how the engine's C++ is written: `a < b ? a : b`, a
 //!   guard tested before the other, ...), derived from the sources those tables cite.
 // Test tables are tuples on purpose: each row reads as one case.
-#![allow(clippy::type_complexity)]
+// Folding rows spell out the game's arithmetic (`3.0 / 3.0 - 1.0` is arm64's quotient form).
+#![allow(clippy::type_complexity, clippy::eq_op)]
 
 use molang::builtins::platform::Platform;
 use molang::{compile, CheckOptions, Code, EvalOptions, Value};
@@ -146,8 +147,8 @@ fn nan_rows() -> Vec<(String, Want, &'static str)> {
         ("# * 0", NaN, "rule: IEEE"),
         (
             "1 / #",
-            NaN,
-            "rule: the guard `|d| < 2^-23` is false for NaN",
+            Num(0.0),
+            "molangx numeric: a constant NaN divisor folds to 0 on both platforms (a run-time one divides on x86-64: `1/v.k` in the folding rows)",
         ),
         ("# / 2", NaN, "rule: IEEE"),
         (
@@ -337,11 +338,6 @@ fn arm64_nan_rows() -> Vec<(&'static str, Want, &'static str)> {
         ("1 < #", Num(1.0), "M: `<` is `!(a >= b)`"),
         ("# <= 1", Num(1.0), "M: `<=` is `!(a > b)`"),
         ("1 <= #", Num(1.0), "M: `<=` is `!(a > b)`"),
-        (
-            "1 / #",
-            Num(0.0),
-            "M: the division guard fires for a NaN divisor",
-        ),
         ("math.max(4, #)", Num(4.0), "M: fmaxnm ignores a NaN"),
         ("math.min(4, #)", Num(4.0), "M: fminnm ignores a NaN"),
         ("math.clamp(0.5, #, 1)", Num(0.5), "M: max(0.5, NaN) = 0.5"),
@@ -1029,53 +1025,601 @@ fn arrow_targets() {
     assert_eq!(r.value, Value::Num(7.0));
 }
 
-// ---- Folding (category 6): what we do not reproduce, kept honest ----------------------
+// ---- Folding (category 6): the game's own compiler ------------------------------------
 
-#[test]
-fn known_folding_divergences_still_differ() {
-    // (vector key, source, inputs, the value the vector's folded tree implies)
-    let cases: &[(&str, &str, &[(&str, f32)], f32)] = &[
-        ("#1270", "-v.x", &[("v.x", 0.0)], 0.0),
-        ("#252", "v.x/0", &[("v.x", -2.0)], -0.0),
-    ];
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/divergences/edge-semantics.tsv");
-    let listed = std::fs::read_to_string(&path).expect("tests/divergences/edge-semantics.tsv");
-    for &(key, src, inputs, game) in cases {
-        assert!(
-            listed.lines().any(|l| l.starts_with(&format!("{key}\t"))),
-            "{key} is not listed in {}",
-            path.display()
-        );
-        let (ours, _) = run(src, inputs);
-        assert_ne!(
-            ours.to_bits(),
-            game.to_bits(),
-            "{key} {src:?} now gives the game's {game:?}: remove it from edge-semantics.tsv"
-        );
-    }
-    // Where the fold and left-to-right evaluation agree, we agree with the tree's value.
-    use Want::Num;
-    check_rows(&[
+/// One folding row: source, inputs, the value on x86-64 and on arm64, and where it comes from
+/// (`measured`: molangx `tests/measured_*.rs`, a value the game returned; `molangx numeric`: the
+/// folded-vs-run-time list in molangx `src/numeric/mod.rs`; `vector #N`: a tree the game
+/// printed; `rule`: molangx's optimiser and instruction forms, `src/compile/sema/` and
+/// `src/numeric/`).
+type FoldRow = (
+    &'static str,
+    &'static [(&'static str, f32)],
+    Want,
+    Want,
+    &'static str,
+);
+
+/// `1 / 3` as the game folds it.
+const THIRD: f32 = 1.0 / 3.0;
+
+/// x86-64's default NaN, as `math.sqrt(-1)` gives it there.
+const NEG_NAN: f32 = f32::from_bits(0xffc0_0000);
+
+fn folding_rows() -> Vec<FoldRow> {
+    use Want::*;
+    vec![
+        // The sign of a zero: a folded constant keeps it, the run-time form's `x·S + O` does not.
+        (
+            "-v.x",
+            &[("v.x", 0.0)],
+            Num(0.0),
+            Num(0.0),
+            "vector #1270: [v.x*-1+0]",
+        ),
+        (
+            "-(0 * 1)",
+            &[],
+            Num(-0.0),
+            Num(-0.0),
+            "molangx numeric: a folded negation",
+        ),
+        (
+            "-(v.a * v.b)",
+            &[("v.a", 0.0), ("v.b", 1.0)],
+            Num(0.0),
+            Num(0.0),
+            "molangx numeric",
+        ),
+        (
+            "((-1) * (0)) + 0",
+            &[],
+            Num(0.0),
+            Num(0.0),
+            "molangx numeric",
+        ),
+        (
+            "(v.a * v.b) + 0",
+            &[("v.a", -1.0), ("v.b", 0.0)],
+            Num(-0.0),
+            Num(-0.0),
+            "molangx numeric: (1, 0) applies nothing",
+        ),
+        (
+            "v.a - v.b",
+            &[("v.a", -0.0), ("v.b", 0.0)],
+            Num(0.0),
+            Num(0.0),
+            "vector #40: (Add v.a [v.b*-1+0])",
+        ),
+        (
+            "v.a - 0",
+            &[("v.a", -0.0)],
+            Num(-0.0),
+            Num(-0.0),
+            "rule: the offset 0 + (-0) is the identity",
+        ),
+        (
+            "v.m = math.ceil(-0.5); return math.atan2(v.m, -1);",
+            &[],
+            Num(180.0),
+            Num(180.0),
+            "measured run_13 g02: assigned, -0 is +0",
+        ),
+        (
+            "v.c = 1; v.m = v.c ? math.ceil(-0.5) : 7; return math.atan2(v.m, -1);",
+            &[],
+            Num(-180.0),
+            Num(-180.0),
+            "measured run_13 g03: a branch keeps -0",
+        ),
+        (
+            "v.c = 1; v.m = v.c ? (0 * -1) : 7; return math.atan2(v.m, -1);",
+            &[],
+            Num(-180.0),
+            Num(-180.0),
+            "measured run_13 g07",
+        ),
+        (
+            "v.c = 1; v.m = v.c ? -0 : 7; return math.atan2(v.m, -1);",
+            &[],
+            Num(-180.0),
+            Num(-180.0),
+            "measured run_13 g08",
+        ),
+        (
+            "v.c = 1; v.m = v.c ? math.copy_sign(0, -1) : 7; return math.atan2(v.m, -1);",
+            &[],
+            Num(-180.0),
+            Num(-180.0),
+            "measured run_13 g06",
+        ),
+        (
+            "v.h = -0.5; v.c = 1; v.m = v.c ? math.ceil(v.h) : 7; return math.atan2(v.m, -1);",
+            &[],
+            Num(-180.0),
+            Num(-180.0),
+            "measured run_13 g01",
+        ),
+        // math.mod: folded, a 0 divisor is NaN and a -0 remainder stays; at run time 0 and +0.
+        (
+            "math.atan2(math.mod(-4, 2), -1)",
+            &[],
+            Num(-180.0),
+            Num(-180.0),
+            "measured run_13 g09",
+        ),
+        (
+            "v.c = 1; v.m = v.c ? math.mod(-4, 2) : 7; return math.atan2(v.m, -1);",
+            &[],
+            Num(-180.0),
+            Num(-180.0),
+            "measured run_13 g04",
+        ),
+        (
+            "v.c = 1; v.m = v.c ? math.mod(-3, 3) : 7; return math.atan2(v.m, -1);",
+            &[],
+            Num(-180.0),
+            Num(-180.0),
+            "measured run_13 g05",
+        ),
+        (
+            "math.atan2(math.mod(v.a, 2), -1)",
+            &[("v.a", -4.0)],
+            Num(180.0),
+            Num(180.0),
+            "molangx numeric: run time +0",
+        ),
+        (
+            "math.mod(3, 0)",
+            &[],
+            NaN,
+            NaN,
+            "molangx numeric: folded NaN",
+        ),
+        (
+            "math.mod(3, v.k)",
+            &[("v.k", 0.0)],
+            Num(0.0),
+            Num(0.0),
+            "molangx numeric: run time 0",
+        ),
+        // A literal divisor is a multiplication by its reciprocal.
+        (
+            "v.x/0",
+            &[("v.x", -2.0)],
+            Num(-0.0),
+            Num(-0.0),
+            "vector #252: (Mul v.x 0)",
+        ),
+        (
+            "v.k/0",
+            &[("v.k", f32::NAN)],
+            NaN,
+            NaN,
+            "molangx numeric: NaN times 0",
+        ),
+        (
+            "math.sqrt(-1)/0",
+            &[],
+            Num(0.0),
+            Num(0.0),
+            "molangx numeric: folded 0",
+        ),
+        (
+            "(1/3)/3",
+            &[],
+            Num(f32::from_bits(0x3de3_8e39)),
+            Num(f32::from_bits(0x3de3_8e39)),
+            "molangx numeric",
+        ),
+        (
+            "v.k/3",
+            &[("v.k", THIRD)],
+            Num(f32::from_bits(0x3de3_8e3a)),
+            Num(f32::from_bits(0x3de3_8e3a)),
+            "molangx numeric: times 1/3",
+        ),
+        (
+            "v.x / -2",
+            &[("v.x", 3.0)],
+            Num(-1.5),
+            Num(-1.5),
+            "rule: a literal divisor keeps its sign in every version",
+        ),
+        // A NaN divisor folds to 0 on both platforms; at run time x86-64 divides.
+        (
+            "1/math.sqrt(-1)",
+            &[],
+            Num(0.0),
+            Num(0.0),
+            "molangx numeric",
+        ),
+        (
+            "1/v.k",
+            &[("v.k", f32::NAN)],
+            NaN,
+            Num(0.0),
+            "molangx numeric",
+        ),
+        // The constant terms of a sum are added first.
+        (
+            "1 * 1 + (1/3) + 2",
+            &[],
+            Num(f32::from_bits(0x4055_5556)),
+            Num(f32::from_bits(0x4055_5556)),
+            "molangx numeric",
+        ),
+        (
+            "v.a * v.b + (1/3) + 2",
+            &[("v.a", 1.0), ("v.b", 1.0)],
+            Num(f32::from_bits(0x4055_5555)),
+            Num(f32::from_bits(0x4055_5555)),
+            "molangx numeric",
+        ),
+        (
+            "v.a + v.b + 0.1 + 0.2",
+            &[("v.a", 1.0), ("v.b", 0.0)],
+            Num(1.0f32 + (0.1f32 + 0.2f32)),
+            Num(1.0f32 + (0.1f32 + 0.2f32)),
+            "rule: flattened, 0.1 + 0.2 first",
+        ),
+        (
+            "v.x = 1.23; v.y = 2.34; return v.x + v.y + math.pi;",
+            &[],
+            Num(6.711_592_7),
+            Num(6.711_592_7),
+            "measured evaluation-002; vector #766",
+        ),
+        // Chained constant factors are multiplied first.
+        (
+            "(0.1*3)*(1/3)",
+            &[],
+            Num(f32::from_bits(0x3dcc_ccce)),
+            Num(f32::from_bits(0x3dcc_ccce)),
+            "molangx numeric",
+        ),
+        (
+            "(v.k*3)*(1/3)",
+            &[("v.k", 0.1)],
+            Num(f32::from_bits(0x3dcc_cccd)),
+            Num(f32::from_bits(0x3dcc_cccd)),
+            "molangx numeric",
+        ),
+        (
+            "3.4e38*3.4e38*1e-45+1",
+            &[],
+            Num(f32::INFINITY),
+            Num(f32::INFINITY),
+            "molangx numeric: folded overflow",
+        ),
+        (
+            "v.k*3.4e38*1e-45+1",
+            &[("v.k", 3.4e38)],
+            Num(3.4e38f32 * (3.4e38f32 * 1e-45f32) + 1.0),
+            Num(3.4e38f32.mul_add(3.4e38f32 * 1e-45f32, 1.0)),
+            "molangx numeric: no overflow",
+        ),
+        // An infinite factor: the offset becomes ∞·0, a NaN.
+        (
+            "v.x * math.exp(1000)",
+            &[("v.x", 2.0)],
+            NaN,
+            NaN,
+            "molangx numeric",
+        ),
+        (
+            "(v.x < 2) * math.exp(1000)",
+            &[("v.x", 1.0)],
+            NaN,
+            NaN,
+            "molangx numeric",
+        ),
+        // The post-operation is rounded once on arm64.
+        (
+            "(-1/3) * 3 + 1",
+            &[],
+            Num(0.0),
+            Num(0.0),
+            "molangx numeric: folded",
+        ),
+        (
+            "v.d * 3 + 1",
+            &[("v.d", -THIRD)],
+            Num(0.0),
+            Num(-(2f32.powi(-25))),
+            "molangx numeric",
+        ),
+        (
+            "v.x * 3 - 1",
+            &[("v.x", THIRD)],
+            Num(0.0),
+            Num(2.980_232_2e-8),
+            "rule: post_op.rs",
+        ),
+        // math.sign applies ±(S + O).
+        (
+            "v.x = -1; return math.sign(v.x) + 1;",
+            &[],
+            Num(-2.0),
+            Num(-2.0),
+            "molangx arithmetic.rs sign (issue 39)",
+        ),
+        (
+            "v.x = -1; return math.sign(v.x) * -2 + 1;",
+            &[],
+            Num(1.0),
+            Num(1.0),
+            "molangx arithmetic.rs sign (issue 39)",
+        ),
+        (
+            "v.x = 1; return math.sign(v.x) * -2 + 1;",
+            &[],
+            Num(-1.0),
+            Num(-1.0),
+            "rule",
+        ),
+        (
+            "math.sign(-1) + 1",
+            &[],
+            Num(0.0),
+            Num(0.0),
+            "vector #1206-#1210: folded calls are plain",
+        ),
+        (
+            "math.sign(v.n) + 1",
+            &[("v.n", f32::NAN)],
+            Num(2.0),
+            Num(-2.0),
+            "rule: sign(NaN) per platform",
+        ),
+        // A comparison or logic node picks S + O or O.
+        (
+            "(v.x > 1) * 2 + 1",
+            &[("v.x", 2.0)],
+            Num(3.0),
+            Num(3.0),
+            "rule",
+        ),
+        (
+            "(v.x > 1) * 2 + 1",
+            &[("v.x", 0.0)],
+            Num(1.0),
+            Num(1.0),
+            "rule",
+        ),
+        ("1 - !v.x", &[("v.x", 0.0)], Num(0.0), Num(0.0), "rule"),
+        // A division the guard stops is 0 without its post-operation.
+        (
+            "v.a / v.b + 1",
+            &[("v.a", 1.0), ("v.b", 0.0)],
+            Num(0.0),
+            Num(0.0),
+            "rule: instr.rs div_guard",
+        ),
+        (
+            "v.a / v.b * 2 + 1",
+            &[("v.a", 1.0), ("v.b", 4.0)],
+            Num(1.5),
+            Num(1.5),
+            "rule",
+        ),
+        // Which NaN survives: a folded negation flips the sign, the run-time form keeps it.
+        (
+            "math.copy_sign(1, -math.sqrt(-1))",
+            &[],
+            Num(1.0),
+            Num(-1.0),
+            "molangx numeric: folded sign flip",
+        ),
+        (
+            "math.copy_sign(1, -v.k)",
+            &[("v.k", NEG_NAN)],
+            Num(-1.0),
+            Num(-1.0),
+            "molangx numeric: k·(-1) keeps k's NaN",
+        ),
+        // arm64 scales the left factor of a product and the dividend of a quotient.
+        (
+            "v.k * v.j * 7",
+            &[("v.k", 1.4), ("v.j", 0.75)],
+            Num((1.4f32 * 0.75) * 7.0),
+            Num(0.75f32 * (1.4 * 7.0)),
+            "rule: instr.rs mul",
+        ),
+        (
+            "v.k * v.j * 7 + 0.25",
+            &[("v.k", 1.4), ("v.j", 0.75)],
+            Num((1.4f32 * 0.75) * 7.0 + 0.25),
+            Num((1.4f32 * 7.0).mul_add(0.75, 0.25)),
+            "rule: instr.rs mul",
+        ),
+        (
+            "v.a / v.b * 3 - 1",
+            &[("v.a", 1.0), ("v.b", 3.0)],
+            Num((1.0f32 / 3.0) * 3.0 - 1.0),
+            Num(3.0f32 / 3.0 - 1.0),
+            "rule: instr.rs div",
+        ),
+        (
+            "v.x / 3 * 3 - 1",
+            &[("v.x", 1.0)],
+            Num(0.0),
+            Num(THIRD.mul_add(3.0, -1.0)),
+            "rule: (x·1/3)·3 − 1 as one post-operation",
+        ),
+        // Unchanged where the form agrees with left-to-right evaluation.
         (
             "v.x = 1.23; return v.x * 2 + 1;",
+            &[],
             Num(1.23f32 * 2.0 + 1.0),
+            Num(1.23f32.mul_add(2.0, 1.0)),
             "vector #770",
         ),
         (
             "v.x = 1.23; return v.x * -2 - 1;",
+            &[],
             Num(1.23f32 * -2.0 - 1.0),
+            Num(1.23f32.mul_add(-2.0, -1.0)),
             "vector #772",
         ),
         (
             "v.x = 1.23; return -v.x;",
+            &[],
+            Num(-1.23),
             Num(-1.23),
             "vector #1270, nonzero",
         ),
         (
             "return -!!0;",
+            &[],
+            Num(-0.0),
             Num(-0.0),
             "vector #1253: a constant keeps -0",
         ),
-    ]);
+        (
+            "v.a - -v.b",
+            &[("v.a", 1.0), ("v.b", 2.0)],
+            Num(3.0),
+            Num(3.0),
+            "vector #368: (Add v.a v.b)",
+        ),
+    ]
+}
+
+#[test]
+fn folding_as_the_game_compiles() {
+    for platform in Platform::ALL {
+        let mut jit = 0;
+        let rows = folding_rows();
+        for &(src, inputs, x86, arm, source) in &rows {
+            let want = if platform == Platform::X86_64 {
+                x86
+            } else {
+                arm
+            };
+            let (got, native) = run_on(platform, src, inputs);
+            jit += native as usize;
+            let ok = match want {
+                Want::Num(w) => got.to_bits() == w.to_bits(),
+                Want::NaN => got.is_nan(),
+                Want::Abs(w) => got.abs() == w,
+            };
+            assert!(
+                ok,
+                "{src:?} {inputs:?} on {}: got {got:?} ({:#x}), want {want:?} ({source})",
+                platform.name(),
+                got.to_bits()
+            );
+        }
+        println!(
+            "folding rows on {}: {} pass, {jit} of them also on the JIT",
+            platform.name(),
+            rows.len()
+        );
+        assert!(
+            jit * 10 >= rows.len() * 9,
+            "most folding rows must reach the JIT"
+        );
+    }
+}
+
+#[test]
+fn folded_and_run_time_forms_differ_where_the_measurements_say() {
+    // Each pair: the folded text and its run-time twin give different bits (the rows above
+    // hold the values); a pair that agreed would test nothing.
+    for (folded, run_time, inputs) in [
+        (
+            "-(0 * 1)",
+            "-(v.a * v.b)",
+            &[("v.a", 0.0), ("v.b", 1.0)][..],
+        ),
+        (
+            "math.atan2(math.mod(-4, 2), -1)",
+            "math.atan2(math.mod(v.a, 2), -1)",
+            &[("v.a", -4.0)][..],
+        ),
+        ("math.sqrt(-1)/0", "v.k/0", &[("v.k", f32::NAN)][..]),
+        ("(1/3)/3", "v.k/3", &[("v.k", THIRD)][..]),
+        (
+            "1 * 1 + (1/3) + 2",
+            "v.a * v.b + (1/3) + 2",
+            &[("v.a", 1.0), ("v.b", 1.0)][..],
+        ),
+        ("(0.1*3)*(1/3)", "(v.k*3)*(1/3)", &[("v.k", 0.1)][..]),
+        (
+            "math.sign(-1) + 1",
+            "math.sign(v.x) + 1",
+            &[("v.x", -1.0)][..],
+        ),
+    ] {
+        for platform in Platform::ALL {
+            let (a, _) = run_on(platform, folded, &[]);
+            let (b, _) = run_on(platform, run_time, inputs);
+            assert_ne!(
+                a.to_bits(),
+                b.to_bits(),
+                "{folded} and {run_time} on {}",
+                platform.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn known_folding_divergences_still_differ() {
+    // (key in edge-semantics.tsv, source, the value the game gave)
+    let cases: &[(&str, &str, f32)] = &[
+        ("run_10/o01", "v.x = 3; return (v.x + 1) - v.x;", 0.0),
+        (
+            "run_10/o04",
+            "v.x = 2; return (v.x == 1) + (v.x == 2);",
+            0.0,
+        ),
+        (
+            "run_10/o05",
+            "v.x = 2; return math.max(v.x, 1) + math.max(v.x, 5);",
+            4.0,
+        ),
+        (
+            "run_10/o08",
+            "v.a = 1; v.b = 1; v.c = 1; return v.a && ((v.b && v.c) - 1);",
+            1.0,
+        ),
+        (
+            "run_10/o12",
+            "v.x = 2; v.y = 3; return ((v.x + v.y + 1) + (-v.x - v.y));",
+            2.0,
+        ),
+    ];
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/divergences/edge-semantics.tsv");
+    let listed = std::fs::read_to_string(&path).expect("tests/divergences/edge-semantics.tsv");
+    for &(key, src, game) in cases {
+        assert!(
+            listed.lines().any(|l| l.starts_with(&format!("{key}\t"))),
+            "{key} is not listed in {}",
+            path.display()
+        );
+        for platform in Platform::ALL {
+            let (ours, _) = run_on(platform, src, &[]);
+            assert_ne!(
+                ours.to_bits(),
+                game.to_bits(),
+                "{key} {src:?} now gives the game's {game:?} on {}: remove it from edge-semantics.tsv",
+                platform.name()
+            );
+        }
+    }
+    // Every listed key has a case here.
+    for line in listed
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let key = line.split('\t').next().unwrap_or_default();
+        assert!(
+            cases.iter().any(|c| c.0 == key),
+            "{key} has no case in this test"
+        );
+    }
 }

@@ -628,10 +628,13 @@ fn operators_agree_whatever_storage_their_operands_come_from() {
 /// by reading Cranelift's rewrite rules after a 100,000-case random run failed unrecorded.
 #[test]
 fn product_of_negated_nan_keeps_its_sign() {
+    // The game's compiler turns `-x` of a run-time `x` into the post-operation `x·(−1) + 0`
+    // (molang/src/fold.rs), and x86's multiply returns a NaN operand with its sign: every
+    // product below carries `v.a`'s positive NaN. Both back ends must still agree.
     for (src, want) in [
-        ("math.copy_sign(1, -(v.a) * -(v.b))", -1.0f32),
-        ("math.copy_sign(1, -(v.b) * -(v.a))", -1.0),
-        ("math.copy_sign(1, -(v.a) * -(v.a))", -1.0),
+        ("math.copy_sign(1, -(v.a) * -(v.b))", 1.0f32),
+        ("math.copy_sign(1, -(v.b) * -(v.a))", 1.0),
+        ("math.copy_sign(1, -(v.a) * -(v.a))", 1.0),
         ("math.copy_sign(1, -(-(v.a)) * -(v.b))", 1.0),
     ] {
         let expr = molang::compile(src, &CheckOptions::default()).unwrap();

@@ -78,9 +78,42 @@ pub enum Remote {
     Query { query: Slot, args: Box<[NodeId]> },
 }
 
+/// The game compiler's post-operation `raw·scale + offset` (see [`crate::fold`]), which the
+/// node it is attached to applies as part of its own instruction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PostOp {
+    pub scale: f32,
+    pub offset: f32,
+}
+
+impl PostOp {
+    /// `(1, 0)`: nothing applied.
+    pub const IDENTITY: PostOp = PostOp {
+        scale: 1.0,
+        offset: 0.0,
+    };
+
+    /// Whether this is the plain form (an offset of `−0` counts): the node's value is returned
+    /// untouched, so a `−0` stays `−0`.
+    pub fn is_identity(self) -> bool {
+        self.scale == 1.0 && self.offset == 0.0
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Node {
     Const(f32),
+    /// A number the game's compiler computed at load time whose bits differ between the
+    /// platforms (x86-64 first, [`crate::builtins::platform::Platform::index`]): a NaN's
+    /// payload, or a multiply-add rounded once on arm64.
+    PlatformConst([f32; 2]),
+    /// `operand·scale + offset`, the post-operation the game's compiler folds constant factors,
+    /// constant terms and negations into (per platform, x86-64 first). How the operand's
+    /// instruction applies it depends on the operand: see [`crate::fold`].
+    Post {
+        operand: NodeId,
+        post: [PostOp; 2],
+    },
     /// A string literal, as the game keeps it: the 64-bit FNV-1 hash of its bytes.
     Str(u64),
     Resource {

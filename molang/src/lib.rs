@@ -60,6 +60,8 @@ pub mod expression;
 #[forbid(unsafe_code)]
 pub mod fmt;
 #[forbid(unsafe_code)]
+pub mod fold;
+#[forbid(unsafe_code)]
 pub mod fuzz;
 #[forbid(unsafe_code)]
 pub mod interp;

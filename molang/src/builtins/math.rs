@@ -67,7 +67,8 @@
 //! | `pow(a, b)` | C `powf` | `pow(N, 0)` = 1, `pow(1, N)` = 1, otherwise N | same | X |
 //! | sine easings (`t`) | table index `trunc(t·k)` | a NaN index is `i32::MIN`, entry 0: a number | the index saturates, NaN is 0: entry 0 | X, A |
 //! | quad/cubic/quart/quint/back easings, `ease_out_bounce` | arm64: products fused (molangx `arch/arm64/ease.rs`) | N | N (another last bit on numbers: arm64-measured vectors #810, #852, #900, #936) | X, A |
-//! | sine, expo, circ, elastic easings, `ease_in_bounce`, `ease_in_out_bounce`, `lerprotate`, `inverse_lerp`, `min_angle`, rounding, `exp`, trig | arithmetic | N | N (arm64 runs the x86-64 body for these easings: not modelled) | I |
+//! | sine, expo, circ, elastic easings | arm64: products fused, the table cosine's index one multiply-add, the elastic phase constants of molangx `arch/arm64/ease.rs`, `in`/`out_elastic` give `end` at `t = 1` | N | N (another last bit on numbers; no arm64 measurement pins them) | A |
+//! | `ease_in_bounce`, `ease_in_out_bounce`, `lerprotate`, `inverse_lerp`, `min_angle`, rounding, `exp`, trig | arithmetic | N | N (arm64 runs the x86-64 body for these easings: not modelled) | I |
 //! | `random(a, b)` | x86 `lo = b < a ? b : a`, `hi = a > b ? a : b`, `hi·r + (1 − r)·lo`; arm64 `min`/`max`, `lo + r·(hi − lo)` rounded once | N in either bound | `random(N, 5)` = 5 | X, A |
 //! | `random_integer(a, b)` | sorted as `random`, `floor(…)`, then `v > hi ? hi : max(v, lo)` | `(N, 1)` = N, `(1, N)` = 1 | both 1 | X, A |
 //! | `die_roll*(n, a, b)` | `n` truncated; bounds floored and sorted | `n` = N gives 0 rolls, `n ≥ 2^31` 0 rolls; a NaN bound as `random` / `random_integer` | `n` = N 0 rolls, `n ≥ 2^31` saturates; a NaN bound dropped | X, A |
@@ -970,6 +971,148 @@ fn arm64_bounce_piece(x: f32, k: f32) -> f32 {
     a64::mul_add(a64::mul(x, x), BOUNCE_N1, k)
 }
 
+/// The table sine as arm64 indexes it: the float-to-int conversion saturates (NaN is 0).
+#[inline]
+fn arm64_table_sin(radians: f32) -> f32 {
+    sin_table_entry((radians * SIN_INDEX_SCALE) as i32)
+}
+
+/// The table cosine on arm64: the scale and the quarter turn one multiply-add, rounded once.
+#[inline]
+fn arm64_table_cos(radians: f32) -> f32 {
+    sin_table_entry(a64::mul_add(radians, SIN_INDEX_SCALE, 16384.0) as i32)
+}
+
+/// `2π/0.3`, the elastic angular frequency of the arm64 bodies.
+const ARM64_ELASTIC_C4: f32 = f32::from_bits(0x41a7_8d36);
+/// `2·c4`.
+const ARM64_ELASTIC_C4_TWICE: f32 = f32::from_bits(0x4227_8d36);
+/// The phase `10.75·c4/10` of the in and in-out elastic curves.
+const ARM64_ELASTIC_PHASE_IN: f32 = f32::from_bits(0x41b4_1e34);
+/// The phase `0.75·c4/10` of the out elastic curve.
+const ARM64_ELASTIC_PHASE_OUT: f32 = f32::from_bits(0x3fc9_0fdc);
+
+/// `end + cos(t·π/2)·(start − end)`, rounded once.
+pub extern "C" fn molang_arm64_ease_in_sine(start: f32, end: f32, t: f32) -> f32 {
+    a64::mul_add(arm64_table_cos(t * HALF_PI), a64::sub(start, end), end)
+}
+
+/// `start + sin(t·π/2)·d`, rounded once.
+pub extern "C" fn molang_arm64_ease_out_sine(start: f32, end: f32, t: f32) -> f32 {
+    a64::mul_add(arm64_table_sin(t * HALF_PI), a64::sub(end, start), start)
+}
+
+/// `(cos(π·t)·h − h) + start` with `h = (start − end)/2`, the product fused.
+pub extern "C" fn molang_arm64_ease_in_out_sine(start: f32, end: f32, t: f32) -> f32 {
+    let h = a64::mul(a64::sub(start, end), 0.5);
+    a64::add(fnms(arm64_table_cos(t * PI), h, h), start)
+}
+
+/// `2^(10t − 10)·d + start`, both multiply-adds rounded once.
+pub extern "C" fn molang_arm64_ease_in_expo(start: f32, end: f32, t: f32) -> f32 {
+    let p = exp2(a64::mul_add(t, 10.0, -10.0));
+    a64::mul_add(p, a64::sub(end, start), start)
+}
+
+/// `(d − 2^(−10t)·d) + start`.
+pub extern "C" fn molang_arm64_ease_out_expo(start: f32, end: f32, t: f32) -> f32 {
+    let d = a64::sub(end, start);
+    let p = exp2(a64::mul(t, -10.0));
+    a64::add(fms(p, d, d), start)
+}
+
+/// `d·(v/2) + start` with `v = 2^(20t − 10)` below the middle, `2 − 2^(10 − 20t)` from it.
+pub extern "C" fn molang_arm64_ease_in_out_expo(start: f32, end: f32, t: f32) -> f32 {
+    let v = if t + t >= 1.0 {
+        a64::sub(2.0, exp2(a64::mul_add(t, -20.0, 10.0)))
+    } else {
+        exp2(a64::mul_add(t, 20.0, -10.0))
+    };
+    a64::mul_add(a64::sub(end, start), a64::mul(0.5, v), start)
+}
+
+/// `(sqrt(1 − t·t)·n − n) + start` with `n = start − end`.
+pub extern "C" fn molang_arm64_ease_in_circ(start: f32, end: f32, t: f32) -> f32 {
+    let n = a64::sub(start, end);
+    let q = molang_arm64_sqrt(fms(t, t, 1.0));
+    a64::add(fnms(q, n, n), start)
+}
+
+/// `sqrt(1 − u·u)·d + start` with `u = t − 1`.
+pub extern "C" fn molang_arm64_ease_out_circ(start: f32, end: f32, t: f32) -> f32 {
+    let u = a64::add(t, -1.0);
+    let q = molang_arm64_sqrt(fms(u, u, 1.0));
+    a64::mul_add(q, a64::sub(end, start), start)
+}
+
+/// With `u = 2t`: `(−d/2)·(sqrt(1 − u²) − 1) + start`, else `(d/2)·(sqrt(1 − w²) + 1) + start`
+/// with `w = u − 2`, the last multiply-add rounded once.
+pub extern "C" fn molang_arm64_ease_in_out_circ(start: f32, end: f32, t: f32) -> f32 {
+    let u = a64::add(t, t);
+    let w = a64::add(u, -2.0);
+    let d = a64::sub(end, start);
+    let (square, k, factor) = if u >= 1.0 {
+        (a64::mul(w, w), 1.0, a64::mul(d, 0.5))
+    } else {
+        (a64::mul(u, u), -1.0, a64::mul(d, -0.5))
+    };
+    let q = a64::add(molang_arm64_sqrt(a64::sub(1.0, square)), k);
+    a64::mul_add(factor, q, start)
+}
+
+/// `start` at `t == 0`, `end` at `t == 1`; else `(2^(10t − 10)·(start − end))·s + start` with
+/// `s` the table sine of `c4·t − phase`.
+pub extern "C" fn molang_arm64_ease_in_elastic(start: f32, end: f32, t: f32) -> f32 {
+    if t == 0.0 {
+        return start;
+    }
+    if t == 1.0 {
+        return end;
+    }
+    let p = exp2(a64::mul_add(t, 10.0, -10.0));
+    let s = arm64_table_sin(a64::mul_add(t, ARM64_ELASTIC_C4, -ARM64_ELASTIC_PHASE_IN));
+    a64::mul_add(a64::mul(p, a64::sub(start, end)), s, start)
+}
+
+/// `start` at `t == 0`, `end` at `t == 1`; else `(2^(−10t)·d)·s + end`.
+pub extern "C" fn molang_arm64_ease_out_elastic(start: f32, end: f32, t: f32) -> f32 {
+    if t == 0.0 {
+        return start;
+    }
+    if t == 1.0 {
+        return end;
+    }
+    let x = a64::mul(exp2(a64::mul(t, -10.0)), a64::sub(end, start));
+    let s = arm64_table_sin(a64::mul_add(t, ARM64_ELASTIC_C4, -ARM64_ELASTIC_PHASE_OUT));
+    a64::mul_add(x, s, end)
+}
+
+/// `start` at `t == 0`, `end` at `2t == 2`; with `h = d/2` and `s` the table sine of
+/// `2·c4·t − phase`: `end + (h·2^(10 − 20t))·s` from the middle, `start − (h·2^(20t − 10))·s`
+/// before it.
+pub extern "C" fn molang_arm64_ease_in_out_elastic(start: f32, end: f32, t: f32) -> f32 {
+    let u = a64::add(t, t);
+    if t == 0.0 {
+        return start;
+    }
+    if u == 2.0 {
+        return end;
+    }
+    let h = a64::mul(a64::sub(end, start), 0.5);
+    let s = arm64_table_sin(a64::mul_add(
+        t,
+        ARM64_ELASTIC_C4_TWICE,
+        -ARM64_ELASTIC_PHASE_IN,
+    ));
+    if u >= 1.0 {
+        let p = exp2(a64::mul_add(t, -20.0, 10.0));
+        a64::mul_add(a64::mul(h, p), s, end)
+    } else {
+        let p = exp2(a64::mul_add(t, 20.0, -10.0));
+        fms(a64::mul(h, p), s, start)
+    }
+}
+
 pub extern "C" fn molang_arm64_ease_out_bounce(start: f32, end: f32, t: f32) -> f32 {
     let v = if t >= BOUNCE_T3 {
         arm64_bounce_piece(a64::add(t, -BOUNCE_C4), 0.984_375)
@@ -1017,6 +1160,18 @@ impl MathFn {
                 MathFn::EaseOutBack => Some(NativeFn::A3(molang_arm64_ease_out_back)),
                 MathFn::EaseInOutBack => Some(NativeFn::A3(molang_arm64_ease_in_out_back)),
                 MathFn::EaseOutBounce => Some(NativeFn::A3(molang_arm64_ease_out_bounce)),
+                MathFn::EaseInSine => Some(NativeFn::A3(molang_arm64_ease_in_sine)),
+                MathFn::EaseOutSine => Some(NativeFn::A3(molang_arm64_ease_out_sine)),
+                MathFn::EaseInOutSine => Some(NativeFn::A3(molang_arm64_ease_in_out_sine)),
+                MathFn::EaseInExpo => Some(NativeFn::A3(molang_arm64_ease_in_expo)),
+                MathFn::EaseOutExpo => Some(NativeFn::A3(molang_arm64_ease_out_expo)),
+                MathFn::EaseInOutExpo => Some(NativeFn::A3(molang_arm64_ease_in_out_expo)),
+                MathFn::EaseInCirc => Some(NativeFn::A3(molang_arm64_ease_in_circ)),
+                MathFn::EaseOutCirc => Some(NativeFn::A3(molang_arm64_ease_out_circ)),
+                MathFn::EaseInOutCirc => Some(NativeFn::A3(molang_arm64_ease_in_out_circ)),
+                MathFn::EaseInElastic => Some(NativeFn::A3(molang_arm64_ease_in_elastic)),
+                MathFn::EaseOutElastic => Some(NativeFn::A3(molang_arm64_ease_out_elastic)),
+                MathFn::EaseInOutElastic => Some(NativeFn::A3(molang_arm64_ease_in_out_elastic)),
                 _ => None,
             };
             if arm.is_some() {

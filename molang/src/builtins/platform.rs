@@ -125,6 +125,30 @@ impl Platform {
             Platform::Arm64 => arm64::div(a, b),
         }
     }
+
+    /// This platform's position in per-platform pairs (`[x86-64, arm64]`).
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// `a·b + c`: rounded twice on x86-64, once on arm64 (`fmadd`).
+    #[inline]
+    pub fn mul_add(self, a: f32, b: f32, c: f32) -> f32 {
+        match self {
+            Platform::X86_64 => a * b + c,
+            Platform::Arm64 => arm64::mul_add(a, b, c),
+        }
+    }
+
+    /// `c − a·b`: rounded twice on x86-64, once on arm64 (`fmsub`).
+    #[inline]
+    pub fn mul_sub(self, a: f32, b: f32, c: f32) -> f32 {
+        match self {
+            Platform::X86_64 => c - a * b,
+            Platform::Arm64 => arm64::mul_add(-a, b, c),
+        }
+    }
 }
 
 /// The arm64 operations, computed in software so that any host gives arm64's bits.
@@ -225,6 +249,11 @@ pub mod arm64 {
     /// [`div`] for generated code.
     pub extern "C" fn molang_arm64_div(a: f32, b: f32) -> f32 {
         div(a, b)
+    }
+
+    /// [`mul_add`] for generated code.
+    pub extern "C" fn molang_arm64_mul_add(a: f32, b: f32, c: f32) -> f32 {
+        mul_add(a, b, c)
     }
 
     /// `fmaxnm`: a NaN against a number gives the number, of two NaNs the second (as it is);

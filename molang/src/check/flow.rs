@@ -292,6 +292,7 @@ impl Flow<'_> {
         let program = self.program;
         match program.node(id) {
             Node::Const(_)
+            | Node::PlatformConst(_)
             | Node::Str(_)
             | Node::Resource { .. }
             | Node::Array { .. }
@@ -330,6 +331,7 @@ impl Flow<'_> {
                 }
             }
             Node::Neg(e) | Node::Not(e) | Node::Discard(e) => self.walk(*e, state, guarded),
+            Node::Post { operand, .. } => self.walk(*operand, state, guarded),
             Node::Arith { lhs, rhs, .. }
             | Node::Compare { lhs, rhs, .. }
             | Node::Equal { lhs, rhs, .. } => {

@@ -168,7 +168,8 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
     diagnostics.extend(nan::analyse(&program));
     let ok = !diagnostics.iter().any(|d| d.refuses_load());
     Checked {
-        program: ok.then_some(program),
+        // What the game runs is the program as its compiler shapes it.
+        program: ok.then(|| crate::fold::fold(program)),
         diagnostics,
     }
 }

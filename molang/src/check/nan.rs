@@ -217,6 +217,12 @@ impl Walk<'_> {
                 let v = self.eval(*x, state);
                 Abs::range(-v.hi, -v.lo).with_nan(v.nan)
             }
+            // Built by `fold` after this analysis; never seen here.
+            Node::PlatformConst(_) => FULL,
+            Node::Post { operand, .. } => {
+                self.eval(*operand, state);
+                FULL
+            }
             Node::Not(x) => {
                 self.eval(*x, state);
                 Abs::range(0.0, 1.0)
@@ -545,6 +551,7 @@ fn children(node: &Node) -> Vec<NodeId> {
             args.to_vec()
         }
         Node::Neg(x) | Node::Not(x) | Node::Discard(x) | Node::Return(x) => vec![*x],
+        Node::Post { operand, .. } => vec![*operand],
         Node::Arith { lhs, rhs, .. }
         | Node::Compare { lhs, rhs, .. }
         | Node::Equal { lhs, rhs, .. }

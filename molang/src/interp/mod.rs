@@ -16,7 +16,7 @@ pub use value::Value;
 use crate::builtins::math::{self, MathFn, MolangRng};
 pub use crate::builtins::platform::Platform;
 use crate::builtins::queries;
-use crate::ir::{ArithOp, CmpOp, Node, NodeId, Program, PureQuery, Remote, Scope, Slot};
+use crate::ir::{ArithOp, CmpOp, Node, NodeId, PostOp, Program, PureQuery, Remote, Scope, Slot};
 
 /// Smallest divisor magnitude the game divides by.
 pub const DIVISION_EPSILON: f32 = 1.0 / 8_388_608.0; // 2^-23
@@ -174,13 +174,41 @@ fn run_inner(
     }
 }
 
+/// A builtin that draws nothing, on `platform`: what the interpreter computes at run time and
+/// what [`crate::fold`] computes for constant arguments.
+pub(crate) fn pure_math(platform: Platform, func: MathFn, vals: &[f32]) -> f32 {
+    if platform != Platform::X86_64 {
+        let r = match func {
+            // As on x86-64: the exact square, whose NaN is the operand's (quietened) on both.
+            MathFn::Pow if vals[1] == 2.0 => {
+                crate::builtins::platform::arm64::mul(vals[0], vals[0])
+            }
+            _ => math::eval_on(platform, func, vals),
+        };
+        return math::arm64_result(func, r);
+    }
+    match func {
+        // The builtins the JIT inlines, called directly rather than through the table
+        // (the same functions, so the same bits).
+        MathFn::Clamp => math::molang_clamp(vals[0], vals[1], vals[2]),
+        MathFn::Sqrt => math::molang_sqrt(vals[0]),
+        MathFn::Abs => math::molang_abs(vals[0]),
+        MathFn::Min => math::molang_min(vals[0], vals[1]),
+        MathFn::Max => math::molang_max(vals[0], vals[1]),
+        // pow(x, 2) is the exact square rounded once, which is what `x * x` computes
+        // (NaN, infinities and -0 included; the JIT's `Lowering::PowSquare` rule).
+        MathFn::Pow if vals[1] == 2.0 => vals[0] * vals[0],
+        _ => math::eval(func, vals),
+    }
+}
+
 /// Whether the game folds `id` to a number when it loads the text (molangx trees fold every
 /// pure numeric subtree, conditionals included). Before version 7 only run-time divisors lose
 /// their sign, so `1 / -2` stays -0.5.
 pub(crate) fn folds_to_constant(program: &Program, id: NodeId) -> bool {
     let c = |id: NodeId| folds_to_constant(program, id);
     match program.node(id) {
-        Node::Const(_) => true,
+        Node::Const(_) | Node::PlatformConst(_) => true,
         Node::Neg(e) | Node::Not(e) => c(*e),
         Node::Arith { lhs, rhs, .. }
         | Node::Compare { lhs, rhs, .. }
@@ -263,6 +291,10 @@ impl Machine<'_> {
         let program = self.program;
         match program.node(id) {
             Node::Const(c) => Ok(*c),
+            Node::PlatformConst(c) => Ok(c[self.options.platform.index()]),
+            Node::Post { operand, post } => {
+                self.post(*operand, post[self.options.platform.index()])
+            }
             Node::This => Ok(self.host.this()),
             Node::Read { scope, slot } => match self.storage.slots(*scope).number(*slot) {
                 Some(x) => Ok(x),
@@ -334,21 +366,95 @@ impl Machine<'_> {
                     Ok(false)
                 }
             }
-            Node::Math { .. } | Node::Arith { .. } | Node::Neg(_) => Ok(self.num(id)? != 0.0),
+            Node::Math { .. }
+            | Node::Arith { .. }
+            | Node::Neg(_)
+            | Node::Post { .. }
+            | Node::PlatformConst(_) => Ok(self.num(id)? != 0.0),
             _ => Ok(self.eval(id)?.truthy()),
         }
+    }
+
+    /// `operand` with the game's post-operation `post` (see [`crate::fold`]): `raw·S + O` as
+    /// the operand's own instruction applies it on this platform.
+    fn post(&mut self, operand: NodeId, post: PostOp) -> N {
+        if post.is_identity() {
+            return self.num(operand);
+        }
+        let p = self.options.platform;
+        let PostOp { scale, offset } = post;
+        match self.program.node(operand) {
+            // A comparison or logic node picks one of two constants: `S + O` or `O`.
+            Node::Compare { .. }
+            | Node::Equal { .. }
+            | Node::And(..)
+            | Node::Or(..)
+            | Node::Not(_) => Ok(if self.truth(operand)? {
+                p.add(scale, offset)
+            } else {
+                offset
+            }),
+            // `math.sign` gives `±(S + O)`, not `sign·S + O`.
+            Node::Math {
+                func: MathFn::Sign,
+                args,
+            } => {
+                let x = self.operand(args[0])?;
+                let k = p.add(scale, offset);
+                Ok(if p.lt(x, 0.0) { -k } else { k })
+            }
+            // A division the guard stops is 0 without its post-operation; arm64 scales the
+            // dividend and adds the offset after dividing, nothing fused.
+            Node::Arith {
+                op: ArithOp::Div,
+                lhs,
+                rhs,
+            } => {
+                let d = self.divisor(*rhs)?;
+                if p.guard_fires(d) {
+                    return Ok(0.0);
+                }
+                let n = self.operand(*lhs)?;
+                Ok(match p {
+                    Platform::X86_64 => p.mul_add(p.div(n, d), scale, offset),
+                    Platform::Arm64 => p.add(p.div(p.mul(n, scale), d), offset),
+                })
+            }
+            // arm64 scales the left factor, then multiplies by the right and adds, rounded once.
+            Node::Arith {
+                op: ArithOp::Mul,
+                lhs,
+                rhs,
+            } if p == Platform::Arm64 => {
+                let l = self.operand(*lhs)?;
+                let r = self.operand(*rhs)?;
+                Ok(p.mul_add(p.mul(l, scale), r, offset))
+            }
+            _ => {
+                let raw = self.num(operand)?;
+                Ok(p.mul_add(raw, scale, offset))
+            }
+        }
+    }
+
+    /// A run-time divisor: before version 7 the game divides by its magnitude.
+    #[inline(always)]
+    fn divisor(&mut self, rhs: NodeId) -> N {
+        let d = self.operand(rhs)?;
+        Ok(
+            if self.options.version < 7 && !folds_to_constant(self.program, rhs) {
+                d.abs()
+            } else {
+                d
+            },
+        )
     }
 
     // Inlined into the walks: one call per operator node, not two.
     #[inline(always)]
     fn arith(&mut self, op: ArithOp, lhs: NodeId, rhs: NodeId) -> N {
         if op == ArithOp::Div {
-            let d = self.operand(rhs)?;
-            let d = if self.options.version < 7 && !folds_to_constant(self.program, rhs) {
-                d.abs()
-            } else {
-                d
-            };
+            let d = self.divisor(rhs)?;
             let p = self.options.platform;
             if p.guard_fires(d) {
                 return Ok(0.0);
@@ -444,47 +550,29 @@ impl Machine<'_> {
         }
         let vals = &vals[..args.len()];
         let platform = self.options.platform;
-        if platform != Platform::X86_64 {
-            if func.is_random() {
-                if let Some(n) = func.budget_cost_on(platform, vals[0]) {
-                    self.spend(n, id)?;
-                }
-                return Ok(math::eval_random_on(platform, func, vals, self.host.rng()));
-            }
-            let r = match func {
-                // As on x86-64: the exact square, whose NaN is the operand's (quietened) on both.
-                MathFn::Pow if vals[1] == 2.0 => {
-                    crate::builtins::platform::arm64::mul(vals[0], vals[0])
-                }
-                _ => math::eval_on(platform, func, vals),
+        if func.is_random() {
+            let cost = if platform == Platform::X86_64 {
+                func.budget_cost(vals[0])
+            } else {
+                func.budget_cost_on(platform, vals[0])
             };
-            return Ok(math::arm64_result(func, r));
-        }
-        Ok(match func {
-            // The builtins the JIT inlines, called directly rather than through the table
-            // (the same functions, so the same bits).
-            MathFn::Clamp => math::molang_clamp(vals[0], vals[1], vals[2]),
-            MathFn::Sqrt => math::molang_sqrt(vals[0]),
-            MathFn::Abs => math::molang_abs(vals[0]),
-            MathFn::Min => math::molang_min(vals[0], vals[1]),
-            MathFn::Max => math::molang_max(vals[0], vals[1]),
-            // pow(x, 2) is the exact square rounded once, which is what `x * x` computes
-            // (NaN, infinities and -0 included; the JIT's `Lowering::PowSquare` rule).
-            MathFn::Pow if vals[1] == 2.0 => vals[0] * vals[0],
-            _ if func.is_random() => {
-                if let Some(n) = func.budget_cost(vals[0]) {
-                    self.spend(n, id)?;
-                }
-                math::eval_random(func, vals, self.host.rng())
+            if let Some(n) = cost {
+                self.spend(n, id)?;
             }
-            _ => math::eval(func, vals),
-        })
+            return Ok(if platform == Platform::X86_64 {
+                math::eval_random(func, vals, self.host.rng())
+            } else {
+                math::eval_random_on(platform, func, vals, self.host.rng())
+            });
+        }
+        Ok(pure_math(platform, func, vals))
     }
 
     fn eval(&mut self, id: NodeId) -> R {
         let program = self.program;
         match program.node(id) {
             Node::Const(c) => Ok(Value::Num(*c)),
+            Node::PlatformConst(_) | Node::Post { .. } => Ok(Value::Num(self.num(id)?)),
             Node::Str(h) => Ok(Value::Str(*h)),
             Node::Resource { kind, name } => Ok(Value::Resource(*kind, *name)),
             Node::Array { name } => Ok(Value::Array(*name)),

@@ -588,6 +588,11 @@ impl Translator<'_> {
         let program = self.program;
         match program.node(id) {
             Node::Const(c) => self.f32c(*c),
+            Node::PlatformConst(c) => self.f32c(c[self.options.platform.index()]),
+            Node::Post { operand, post } => {
+                let post = post[self.options.platform.index()];
+                self.post(*operand, post)
+            }
             Node::This => self.field(offset_of!(Frame, this), types::F32),
             Node::Query { query, args } => self.query(*query, args),
             Node::PureQuery { func, args } => self.pure_query(*func, args),

@@ -8,9 +8,120 @@ use super::{MemoKey, Translator};
 use crate::builtins::math::{MathFn, NativeFn};
 use crate::builtins::platform::{arm64, Platform};
 use crate::interp::{folds_to_constant, DIVISION_EPSILON};
-use crate::ir::{ArithOp, CmpOp, Node, NodeId};
+use crate::ir::{ArithOp, CmpOp, Node, NodeId, PostOp};
 
 impl Translator<'_> {
+    /// `operand` with the game's post-operation (see [`crate::fold`]), as the interpreter's
+    /// `post` computes it on this platform.
+    pub(super) fn post(&mut self, operand: NodeId, post: PostOp) -> CValue {
+        if post.is_identity() {
+            return self.node(operand);
+        }
+        let p = self.options.platform;
+        let PostOp { scale, offset } = post;
+        let program = self.program;
+        match program.node(operand) {
+            Node::Compare { .. }
+            | Node::Equal { .. }
+            | Node::And(..)
+            | Node::Or(..)
+            | Node::Not(_) => {
+                let c = self.truth(operand);
+                let yes = self.f32c(p.add(scale, offset));
+                let yes = self.in_register(yes);
+                let no = self.f32c(offset);
+                self.b.ins().select(c, yes, no)
+            }
+            Node::Math {
+                func: MathFn::Sign,
+                args,
+            } => {
+                let x = self.node(args[0]);
+                let zero = self.f32c(0.0);
+                let cc = match p {
+                    Platform::X86_64 => FloatCC::LessThan,
+                    Platform::Arm64 => FloatCC::UnorderedOrLessThan,
+                };
+                let negative = self.b.ins().fcmp(cc, x, zero);
+                let k = p.add(scale, offset);
+                let minus = self.f32c(-k);
+                let minus = self.in_register(minus);
+                let plus = self.f32c(k);
+                self.b.ins().select(negative, minus, plus)
+            }
+            Node::Arith {
+                op: ArithOp::Div,
+                lhs,
+                rhs,
+            } => {
+                let (lhs, rhs) = (*lhs, *rhs);
+                let mut d = self.node(rhs);
+                if self.options.version < 7 && !folds_to_constant(program, rhs) {
+                    d = self.abs(d);
+                }
+                let tiny = self.tiny(d);
+                self.branch(
+                    tiny,
+                    |t| t.f32c(0.0),
+                    |t| {
+                        let n = t.node(lhs);
+                        match p {
+                            Platform::X86_64 => {
+                                let q = t.fdiv(n, d);
+                                t.scale_offset(q, scale, offset)
+                            }
+                            Platform::Arm64 => {
+                                let s = t.f32c(scale);
+                                let m =
+                                    t.call_native(NativeFn::A2(arm64::molang_arm64_mul), &[n, s]);
+                                let q =
+                                    t.call_native(NativeFn::A2(arm64::molang_arm64_div), &[m, d]);
+                                let o = t.f32c(offset);
+                                t.call_native(NativeFn::A2(arm64::molang_arm64_add), &[q, o])
+                            }
+                        }
+                    },
+                )
+            }
+            Node::Arith {
+                op: ArithOp::Mul,
+                lhs,
+                rhs,
+            } if p == Platform::Arm64 => {
+                let l = self.node(*lhs);
+                let r = self.node(*rhs);
+                let s = self.f32c(scale);
+                let m = self.call_native(NativeFn::A2(arm64::molang_arm64_mul), &[l, s]);
+                let o = self.f32c(offset);
+                self.call_native(NativeFn::A3(arm64::molang_arm64_mul_add), &[m, r, o])
+            }
+            _ => {
+                let raw = self.node(operand);
+                self.scale_offset(raw, scale, offset)
+            }
+        }
+    }
+
+    /// `raw·S + O` on this platform: two roundings on x86-64 (the NaN of `raw`, then of the
+    /// product, winning as in Rust's `raw * S + O`), one on arm64.
+    fn scale_offset(&mut self, raw: CValue, scale: f32, offset: f32) -> CValue {
+        if self.options.platform == Platform::Arm64 {
+            let s = self.f32c(scale);
+            let o = self.f32c(offset);
+            return self.call_native(NativeFn::A3(arm64::molang_arm64_mul_add), &[raw, s, o]);
+        }
+        let raw = self.in_register(raw);
+        let raw = if scale.is_nan() {
+            self.not_a_load(raw)
+        } else {
+            raw
+        };
+        let s = self.f32c(scale);
+        let m = self.b.ins().fmul(raw, s);
+        let o = self.f32c(offset);
+        self.b.ins().fadd(m, o)
+    }
+
     pub(super) fn neg(&mut self, e: NodeId) -> CValue {
         // The sign bit flipped by `xorps` with the sign mask (one load from the constant pool,
         // `in_register`), which is what `fneg` does, but out of the optimiser's sight:
@@ -366,7 +477,8 @@ impl Translator<'_> {
 fn cannot_abort(t: &Translator<'_>, id: NodeId) -> bool {
     let ok = |e: NodeId| cannot_abort(t, e);
     match t.program.node(id) {
-        Node::Const(_) | Node::This => true,
+        Node::Const(_) | Node::PlatformConst(_) | Node::This => true,
+        Node::Post { operand, .. } => ok(*operand),
         Node::Query { args, .. } => args.is_empty(),
         Node::Read { scope, slot } => t.is_known(*scope, *slot),
         Node::Neg(e) => ok(*e),
