@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::Criterion;
-use molang::lsp::{handlers, state::Workspace};
+use molang_cli::lsp::{handlers, state::Workspace};
 
 #[path = "../tests/common.rs"]
 mod common;

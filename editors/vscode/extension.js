@@ -45,7 +45,7 @@ async function start(context) {
     client = undefined;
     const choice = await vscode.window.showErrorMessage(
       `Molang: the language server \`${command} lsp\` could not start (${err && err.message ? err.message : err}). ` +
-        'Install it (`cargo install --path molang`, or a release archive on PATH) or set `molang.server.path`, then restart it.',
+        'Install it (`cargo install --path molang/cli`, or a release archive on PATH) or set `molang.server.path`, then restart it.',
       'Open Settings',
       'Restart'
     );

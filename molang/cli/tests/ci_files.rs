@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use yaml_rust2::{Yaml, YamlLoader};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn load(rel: &str) -> Yaml {
@@ -117,7 +117,7 @@ fn the_action_installs_molang_checks_with_sarif_and_tests_with_junit() {
         }
     }
     assert!(
-        scripts.contains("cargo install --locked --path \"$GITHUB_ACTION_PATH/molang\""),
+        scripts.contains("cargo install --locked --path \"$GITHUB_ACTION_PATH/molang/cli\""),
         "installs molang from the action's own checkout (the tag in `uses:`)"
     );
     assert!(scripts.contains("molang check --format sarif"));
@@ -187,13 +187,14 @@ fn the_release_builds_every_platform_and_uploads() {
         .collect();
     let all = runs.join("\n");
     assert!(
-        all.contains("cargo build --release --locked -p molang --target ${{ matrix.target }}"),
+        all.contains("cargo build --release --locked -p molang-cli --target ${{ matrix.target }}"),
         "{all}"
     );
     assert!(all.contains("gh release upload"), "{all}");
-    // `-p molang` names the package that holds the binary.
-    let manifest = std::fs::read_to_string(repo().join("molang/Cargo.toml")).unwrap();
-    assert!(manifest.contains("name = \"molang\""));
+    // `-p molang-cli` names the package that holds the `molang` binary.
+    let manifest = std::fs::read_to_string(repo().join("molang/cli/Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"molang-cli\""));
+    assert!(manifest.contains("name = \"molang\"\npath = \"src/bin/molang/main.rs\""));
     assert_eq!(
         str_of(&wf["permissions"]["contents"], "permissions.contents"),
         "write"

@@ -4,7 +4,7 @@ mod support;
 use support::{assert_contains, eval_batch, fixture, molang, molang_on, vanilla_rp, write_in};
 
 fn example_pack() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/mistakes_pack")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/mistakes_pack")
 }
 
 #[test]

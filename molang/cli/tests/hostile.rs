@@ -720,7 +720,7 @@ fn a_walk_stops_past_the_file_count_limit_in_bounded_memory() {
 }
 
 #[allow(dead_code)]
-#[path = "../../benches/support/gen_pack.rs"]
+#[path = "../../../benches/support/gen_pack.rs"]
 mod gen_pack;
 
 #[test]

@@ -164,7 +164,7 @@ fn the_language_server_stacks_workspace_folders_in_order() {
     let b = pack(&d, "b", "v.x = 2;");
     for (roots, winner) in [([&a, &b], "b.entity.json"), ([&b, &a], "a.entity.json")] {
         let roots: Vec<PathBuf> = roots.iter().map(|p| p.to_path_buf()).collect();
-        let ws = molang::lsp::state::Workspace::new(&roots);
+        let ws = molang_cli::lsp::state::Workspace::new(&roots);
         let e: Vec<_> = ws.pack.entities.iter().collect();
         assert_eq!(e.len(), 1);
         assert!(ws.pack.files[e[0].file].path.ends_with(winner));

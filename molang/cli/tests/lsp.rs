@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use lsp_types::*;
-use molang::lsp::text::{path_to_uri, uri_to_path};
+use molang_cli::lsp::text::{path_to_uri, uri_to_path};
 use serde_json::{json, Value};
 
 struct Client {
     conn: Connection,
-    server: Option<JoinHandle<Result<(), molang::Error>>>,
+    server: Option<JoinHandle<Result<(), molang_cli::lsp::ProtocolError>>>,
     next_id: i32,
 }
 
@@ -28,7 +28,7 @@ impl Client {
     /// (`initializationOptions`).
     fn start_with(roots: &[PathBuf], capabilities: Value, options: Value) -> Client {
         let (server_side, conn) = Connection::memory();
-        let server = std::thread::spawn(move || molang::lsp::serve(server_side));
+        let server = std::thread::spawn(move || molang_cli::lsp::serve(server_side));
         let mut c = Client {
             conn,
             server: Some(server),
@@ -428,7 +428,7 @@ fn lsp_reports_a_utf16_file_as_check_does() {
 
 #[test]
 fn lsp_diagnostics_of_the_mistakes_pack_match_check() {
-    let roots = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/mistakes_pack")];
+    let roots = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/mistakes_pack")];
     let mut c = Client::start(&roots);
     let published = c.diagnostics_n(files_with_diagnostics(&roots));
     let says = check_says(&roots);
@@ -819,7 +819,7 @@ fn says(ds: &[&molang::lint::PackDiagnostic]) -> Vec<(PathBuf, String, usize, us
 
 #[test]
 fn lsp_incremental_edits_match_a_full_check() {
-    use molang::lsp::state::Workspace;
+    use molang_cli::lsp::state::Workspace;
     let roots = vec![vanilla()];
     let mut ws = Workspace::new(&roots);
     let mut texts: BTreeMap<PathBuf, String> = BTreeMap::new();
@@ -1060,7 +1060,7 @@ fn apply_edits(
     for (uri, edits) in changes {
         let path = uri_to_path(uri).unwrap();
         let mut text = std::fs::read_to_string(&path).unwrap();
-        let index = molang::lsp::text::LineIndex::new(&text);
+        let index = molang_cli::lsp::text::LineIndex::new(&text);
         let mut spans: Vec<(usize, usize, &str)> = edits
             .iter()
             .map(|e| {
@@ -1118,7 +1118,7 @@ fn check_lines(pack: &molang::pack::Pack) -> Vec<(PathBuf, String, usize, String
 fn pose_trace(pack: &molang::pack::Pack, id: &str, frames: u64) -> Vec<u64> {
     use molang::runtime::{driver::Driver, play::Runtime};
     let csv = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/runtime/walking/walk.csv");
+        .join("../../tests/fixtures/runtime/walking/walk.csv");
     let timeline =
         molang::runtime::inputs::parse(&std::fs::read_to_string(&csv).unwrap(), "walk.csv")
             .unwrap();
@@ -1131,9 +1131,7 @@ fn pose_trace(pack: &molang::pack::Pack, id: &str, frames: u64) -> Vec<u64> {
     (0..frames)
         .map(|f| {
             let t = molang::runtime::driver::frame_time(f, fps);
-            driver.sample(t, 1.0 / fps, f == 0);
-            driver.apply(&mut rt);
-            rt.step(t, driver.queries());
+            driver.step(&mut rt, t, 1.0 / fps);
             molang::runtime::instances::pose_digest(0, rt.pose())
         })
         .collect()
@@ -1543,8 +1541,8 @@ fn lsp_quick_fixes_for_near_names() {
 
 #[test]
 fn lsp_lower_layers_are_context_unless_asked() {
-    let addon =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/addon_over_vanilla/RP");
+    let addon = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/addon_over_vanilla/RP");
     let roots = vec![vanilla(), addon.clone()];
     let all = check_says(&roots);
     let files = |keep: &dyn Fn(&Path) -> bool| {

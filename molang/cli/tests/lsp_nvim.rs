@@ -16,7 +16,7 @@ fn lsp_neovim_client() {
         "this test needs Neovim 0.7+ (`apt-get install -y neovim`; .ci/run does it)"
     );
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let pack = here.join("../../shared/vanilla/resource_pack");
+    let pack = here.join("../../../shared/vanilla/resource_pack");
     assert!(
         pack.join("manifest.json").is_file(),
         "this test needs {}",

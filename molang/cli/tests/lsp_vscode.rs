@@ -33,7 +33,7 @@ fn lsp_vscode_extension_packages_with_the_server() {
         println!("node is not installed: the extension is not packaged here");
         return;
     }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../editors/vscode");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../editors/vscode");
     let dir = std::env::temp_dir().join(format!("molang-vscode-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("scripts")).unwrap();

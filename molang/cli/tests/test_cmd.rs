@@ -245,7 +245,7 @@ fn filter_and_json_format() {
 
 #[test]
 fn examples_pass_on_both_back_ends_identically() {
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let out = molang_on("test", &examples, &["--backend", "both"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));

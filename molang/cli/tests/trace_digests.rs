@@ -38,7 +38,7 @@ const ENTITIES: [&str; 20] = [
 fn shared() -> PathBuf {
     let dir = std::env::var_os("MOLANG_SHARED_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
     assert!(
         dir.join("vanilla/resource_pack").is_dir(),
         "this test needs the shared vanilla packs at {}; set MOLANG_SHARED_DIR",
@@ -60,7 +60,7 @@ fn digest(mut cmd: Command) -> String {
     let out = cmd.output().unwrap();
     let shared = shared().display().to_string();
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
+        .join("../..")
         .display()
         .to_string();
     let neutral = |bytes: &[u8]| {
@@ -81,7 +81,7 @@ fn current() -> BTreeMap<String, String> {
     let shared = shared();
     let rp = shared.join("vanilla/resource_pack");
     let walk = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/runtime/walking/walk.csv");
+        .join("../../tests/fixtures/runtime/walking/walk.csv");
     let mut got = BTreeMap::new();
     for id in ENTITIES {
         for backend in ["interp", "jit"] {

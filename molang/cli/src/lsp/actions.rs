@@ -27,11 +27,11 @@ use lsp_types::*;
 use super::handlers::{lsp_diagnostic, resolve};
 use super::state::{split, Namespace, Workspace};
 use super::text::path_to_uri;
-use crate::diagnostics::Code;
-use crate::fmt::{json_escape, site_version};
-use crate::lint::{molang_version, PackDiagnostic};
-use crate::pack::{SiteId, SiteKind};
-use crate::queries;
+use molang::diagnostics::Code;
+use molang::fmt::{json_escape, site_version};
+use molang::lint::{molang_version, PackDiagnostic};
+use molang::pack::{SiteId, SiteKind};
+use molang::queries;
 
 /// A fix: its title, whether it is the obvious one, and the edit in site-text bytes.
 struct Fix {

@@ -125,7 +125,7 @@ pub fn read_frame(r: &mut dyn BufRead) -> std::io::Result<Frame> {
                 )),
                 Err(_) => Err(format!(
                     "`Content-Length: {}` is not a length",
-                    crate::text::excerpt(v, 40)
+                    molang::text::excerpt(v, 40)
                 )),
             });
         }

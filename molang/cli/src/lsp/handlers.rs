@@ -10,12 +10,12 @@ use lsp_types::*;
 
 use super::state::{split, Namespace, Workspace};
 use super::text::{path_to_uri, uri_to_path, LineIndex};
-use crate::builtins::math::MathFn;
-use crate::diagnostics::Severity;
-use crate::fmt::{format_file, Style};
-use crate::lint::PackDiagnostic;
-use crate::pack::{EntityKind, FileKind, SiteId, SiteKind};
-use crate::queries;
+use molang::builtins::math::MathFn;
+use molang::diagnostics::Severity;
+use molang::fmt::{format_file, Style};
+use molang::lint::PackDiagnostic;
+use molang::pack::{EntityKind, FileKind, SiteId, SiteKind};
+use molang::queries;
 
 /// A document position resolved to a file of the pack.
 pub struct At {
@@ -81,7 +81,7 @@ pub fn diagnostics(
     out
 }
 
-/// The file ([`crate::pack::Pack::files`] index) a diagnostic's span points into.
+/// The file ([`molang::pack::Pack::files`] index) a diagnostic's span points into.
 fn file_of(ws: &Workspace, pd: &PackDiagnostic) -> Option<usize> {
     pd.site
         .map(|s| ws.pack.sites[s].file)
@@ -360,7 +360,7 @@ fn constant_hover(
     ws: &Workspace,
     site: SiteId,
 ) -> Option<Hover> {
-    let version = crate::fmt::site_version(&ws.pack, site);
+    let version = molang::fmt::site_version(&ws.pack, site);
     let parsed = grammar::parse(text, grammar::ParseOptions { version });
     let mut best: Option<(usize, usize)> = None;
     for i in 0..parsed.ast.len() {
@@ -377,18 +377,18 @@ fn constant_hover(
     }
     let (a, b) = best?;
     let sub = &text[a..b];
-    let options = crate::CheckOptions {
+    let options = molang::CheckOptions {
         version,
         ..Default::default()
     };
-    let expr = crate::compile(sub, &options).ok()?;
+    let expr = molang::compile(sub, &options).ok()?;
     let v = expr.eval_with(&[]).value.as_num();
     let index = LineIndex::new(ws.text(file));
     let range = Some(index.range(ws.text(file), ws.file_range(site, a..b))).or(range);
     Some(Hover {
         contents: markdown(format!(
             "`{sub}` = **{}** (f32, as the game computes it)",
-            crate::interp::value::format_f32(v)
+            molang::interp::value::format_f32(v)
         )),
         range,
     })
@@ -535,7 +535,7 @@ pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResp
     for &e in owners {
         let own = short(&ws.pack.entities[e].identifier);
         engine.extend(
-            crate::engine_vars::for_entity(&ws.pack.entities[e].identifier)
+            molang::engine_vars::for_entity(&ws.pack.entities[e].identifier)
                 .filter(|v| !names_other(v.name, &own))
                 .map(|v| (v.name.to_string(), "the game sets it on this entity")),
         );
@@ -831,7 +831,7 @@ fn entity_label(ws: &Workspace, ei: usize) -> String {
 /// A rename cannot follow those: the reason, when one applies.
 fn defined_outside_molang(ws: &Workspace, ei: usize, name: &str) -> Option<String> {
     let e = &ws.pack.entities[ei];
-    if crate::engine_vars::for_entity(&e.identifier).any(|v| v.name == name) {
+    if molang::engine_vars::for_entity(&e.identifier).any(|v| v.name == name) {
         return Some(format!(
             "the game sets `variable.{name}` on {}",
             entity_label(ws, ei)

@@ -85,12 +85,21 @@ pub fn capabilities() -> ServerCapabilities {
     }
 }
 
-/// A broken connection or a message that is not LSP, as the library's error.
-fn protocol(e: impl std::fmt::Display) -> crate::Error {
-    crate::Error::new(
-        crate::ErrorKind::Protocol,
-        format!("language-server connection: {e}"),
-    )
+/// The connection broke, or the client sent something that is not LSP: the session cannot
+/// go on. (The server's own error: the `molang` library knows nothing of LSP.)
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProtocolError(String);
+
+impl std::fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "language-server connection: {}", self.0)
+    }
+}
+
+impl std::error::Error for ProtocolError {}
+
+fn protocol(e: impl std::fmt::Display) -> ProtocolError {
+    ProtocolError(e.to_string())
 }
 
 /// How a session ended.
@@ -120,7 +129,7 @@ impl Ending {
 /// Runs the server on stdin/stdout until the client says `exit` or closes stdin. Frames are
 /// read by [`framing`] (bounded, and a malformed message never ends the session); writes are
 /// whole messages on stdout.
-pub fn run_stdio() -> Result<Ending, crate::Error> {
+pub fn run_stdio() -> Result<Ending, ProtocolError> {
     let (server_side, client_side) = Connection::memory();
     let Connection {
         sender: to_server,
@@ -145,13 +154,13 @@ pub fn run_stdio() -> Result<Ending, crate::Error> {
 
 /// Runs the server on `connection` (stdio, or an in-memory pair in tests); `Ok` whichever
 /// way the session ended.
-pub fn serve(connection: Connection) -> Result<(), crate::Error> {
+pub fn serve(connection: Connection) -> Result<(), ProtocolError> {
     session(connection).map(|_| ())
 }
 
 /// Runs the server on `connection` and says how the session ended. After `shutdown` every
 /// request is refused (`InvalidRequest`) until `exit`.
-pub fn session(connection: Connection) -> Result<Ending, crate::Error> {
+pub fn session(connection: Connection) -> Result<Ending, ProtocolError> {
     let caps = serde_json::to_value(capabilities()).map_err(protocol)?;
     // Initialised by hand: `Connection::initialize` ends the session when anything but
     // `initialized` follows the answer.

@@ -16,11 +16,11 @@ use std::path::{Path, PathBuf};
 use grammar::lexer::{lex, TokenKind};
 use rayon::prelude::*;
 
-use crate::lint::{
+use molang::lint::{
     check_site, entity_sites, file_problems, site_assignments, structure, EntityFacts,
     PackDiagnostic,
 };
-use crate::pack::{self, FileKind, Pack, SiteId};
+use molang::pack::{self, FileKind, Pack, SiteId};
 
 /// The packs the editor opened, and what is analysed of them.
 pub struct Workspace {
@@ -394,7 +394,7 @@ impl Workspace {
             .then(|| a.into_iter().zip(b).collect())
         }
         let files = (fi, mf);
-        let entity_key = |e: &crate::pack::Entity| {
+        let entity_key = |e: &molang::pack::Entity| {
             format!("{:?} {} {:?}", e.kind, e.identifier, e.min_engine_version)
         };
         let entities = same_defs(

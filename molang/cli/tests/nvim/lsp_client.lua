@@ -1,6 +1,6 @@
 -- A real client for `molang lsp`: headless Neovim (0.7+) through vim.lsp. Opens a vanilla
 -- entity file, introduces an error, and checks diagnostics, hover, completion and rename.
--- Driven by molang/tests/lsp_nvim.rs (env: MOLANG_BIN, PACK_DIR, ENTITY_FILE).
+-- Driven by molang/cli/tests/lsp_nvim.rs (env: MOLANG_BIN, PACK_DIR, ENTITY_FILE).
 
 local bin, root, file = os.getenv('MOLANG_BIN'), os.getenv('PACK_DIR'), os.getenv('ENTITY_FILE')
 

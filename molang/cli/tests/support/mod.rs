@@ -63,13 +63,13 @@ pub fn write_in(dir: &Path, rel: &str, contents: impl AsRef<[u8]>) {
 /// `tests/fixtures/REL` of the workspace.
 pub fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
+        .join("../../tests/fixtures")
         .join(rel)
 }
 
 /// The workspace's `examples/` folder.
 pub fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
 }
 
 /// An empty scratch folder in the temporary directory, unique to this test process.
@@ -86,7 +86,7 @@ pub fn vanilla_rp() -> PathBuf {
     let dir = std::env::var_os("MOLANG_SHARED_DIR")
         .map(|d| PathBuf::from(d).join("vanilla/resource_pack"))
         .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vanilla/resource_pack")
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vanilla/resource_pack")
         });
     assert!(
         dir.join("manifest.json").is_file() && dir.join("entity").is_dir(),

@@ -236,9 +236,7 @@ fn bench_entity(
             let mut log = 0;
             for _ in 0..n {
                 let t = frame as f32 * dt;
-                driver.sample(t, dt, frame == 0);
-                driver.apply(rt);
-                std::hint::black_box(rt.step(t, driver.queries()));
+                std::hint::black_box(driver.step(rt, t, dt));
                 let lines = rt.take_log();
                 log += lines.len();
                 for l in lines {

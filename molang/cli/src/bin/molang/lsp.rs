@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 pub fn main() -> ExitCode {
-    match molang::lsp::run_stdio() {
+    match molang_cli::lsp::run_stdio() {
         // 1 when the client said `exit` (or left) without `shutdown`, as the protocol asks.
         Ok(ending) => ExitCode::from(ending.exit_code()),
         Err(e) => {

@@ -341,9 +341,7 @@ fn run(args: &Args) -> Result<Found, Failure> {
     let mut rows = String::new();
     for frame in 0..n {
         let t = frame_time(frame, args.fps);
-        driver.sample(t, dt, frame == 0);
-        driver.apply(&mut rt);
-        rt.step(t, driver.queries());
+        driver.step(&mut rt, t, dt);
         for l in rt.take_log() {
             match l.kind {
                 LogKind::Content => eprintln!(
@@ -584,9 +582,7 @@ fn bench(
             let start = Instant::now();
             for frame in 0..n {
                 let t = frame_time(frame, args.fps);
-                driver.sample(t, dt, frame == 0);
-                driver.apply(&mut rt);
-                std::hint::black_box(rt.step(t, driver.queries()));
+                std::hint::black_box(driver.step(&mut rt, t, dt));
                 rt.take_log();
             }
             best = best.min(start.elapsed().as_secs_f64());
