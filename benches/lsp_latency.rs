@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use lsp_server::{Connection, Message, Notification, Request, RequestId};
-use molang::lsp::{handlers, state::Workspace, text::path_to_uri};
+use molang_cli::lsp::{handlers, state::Workspace, text::path_to_uri};
 use serde_json::json;
 
 #[path = "../tests/common.rs"]
@@ -167,7 +167,7 @@ fn publishable(ws: &mut Workspace) -> usize {
 /// A server on an in-memory connection, initialised on `roots`.
 struct Server {
     conn: Connection,
-    thread: Option<std::thread::JoinHandle<Result<(), molang::Error>>>,
+    thread: Option<std::thread::JoinHandle<Result<(), molang_cli::lsp::ProtocolError>>>,
     next: i32,
     version: i32,
     publishes: usize,
@@ -176,7 +176,7 @@ struct Server {
 impl Server {
     fn start(roots: &[PathBuf]) -> Server {
         let (server_side, conn) = Connection::memory();
-        let thread = Some(std::thread::spawn(move || molang::lsp::serve(server_side)));
+        let thread = Some(std::thread::spawn(move || molang_cli::lsp::serve(server_side)));
         let mut s = Server {
             conn,
             thread,

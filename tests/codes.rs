@@ -256,7 +256,7 @@ const PACK_ONLY: &[Code] = &[
     Code::UnknownIgnoredCode,
 ];
 
-/// Codes only a Blockbench model can produce: `molang/tests/bbmodel.rs` triggers each.
+/// Codes only a Blockbench model can produce: `molang/cli/tests/bbmodel.rs` triggers each.
 const MODEL_ONLY: &[Code] = &[
     Code::BadModel,
     Code::ModelPartSkipped,
@@ -265,7 +265,7 @@ const MODEL_ONLY: &[Code] = &[
 ];
 
 /// Codes only the pack walk's size and count limits produce (files of tens of MiB, tens of
-/// thousands of files): `molang/tests/hostile.rs` triggers each under a memory limit.
+/// thousands of files): `molang/cli/tests/hostile.rs` triggers each under a memory limit.
 const LIMIT_ONLY: &[Code] = &[Code::PackLimit];
 
 /// Codes the grammar defines but no input reaches yet, with the reason.

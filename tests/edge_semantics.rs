@@ -34,13 +34,8 @@ fn options() -> CheckOptions {
     }
 }
 
-/// Evaluates `src` with `inputs` on the interpreter and, when it compiles natively, on the JIT;
-/// returns the interpreter's value and whether the JIT ran.
-fn run(src: &str, inputs: &[(&str, f32)]) -> (f32, bool) {
-    run_on(Platform::X86_64, src, inputs)
-}
-
-/// [`run`] with the float rules of `platform`.
+/// Evaluates `src` with `inputs` and the float rules of `platform` on the interpreter and, when
+/// it compiles natively, on the JIT; returns the interpreter's value and whether the JIT ran.
 fn run_on(platform: Platform, src: &str, inputs: &[(&str, f32)]) -> (f32, bool) {
     let expr = compile(src, &options()).unwrap_or_else(|e| {
         panic!(

@@ -334,9 +334,7 @@ fn replay_trace(f: &Reported) -> Vec<(usize, String, Vec<String>)> {
     let mut text = trace.header().unwrap();
     for frame in 0..f.frames as u64 {
         let t = frame_time(frame, a.fps);
-        driver.sample(t, 1.0 / a.fps, frame == 0);
-        driver.apply(&mut rt);
-        rt.step(t, driver.queries());
+        driver.step(&mut rt, t, 1.0 / a.fps);
         rt.take_log();
         trace.frame(&rt, frame, t, &mut text);
     }

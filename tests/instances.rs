@@ -37,9 +37,7 @@ fn alone(i: usize, offset: f32) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325;
     for frame in 0..FRAMES {
         let t = frame_time(frame, FPS) + offset;
-        driver.sample(t, 1.0 / FPS, frame == 0);
-        driver.apply(&mut rt);
-        h = pose_digest(h, rt.step(t, driver.queries()));
+        h = pose_digest(h, driver.step(&mut rt, t, 1.0 / FPS));
         rt.take_log();
     }
     h

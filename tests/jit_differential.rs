@@ -45,57 +45,25 @@ mod common;
 
 use molang::builtins::math::MathFn;
 use molang::builtins::platform::Platform;
+use molang::fuzz::oracle::{self, same, show, show_vars, Verdict};
 use molang::fuzz::strategies::{self, ProgramConfig};
 use molang::fuzz::world::World;
 use molang::{CheckOptions, EvalOptions, EvalResult, Value};
 use proptest::prelude::*;
 
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Num(x), Value::Num(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
-        _ => a == b,
-    }
-}
-
-/// Compares everything observable: value, how the run ended, and the final variables.
+/// Compares everything observable (the library's oracle): `Ok(false)` when the program does
+/// not load, `Ok(true)` when both back ends agree, the difference otherwise.
 fn agree(
     src: &str,
     inputs: &[(String, Value)],
     seed: u64,
     options: &EvalOptions,
 ) -> Result<bool, String> {
-    let check = CheckOptions {
-        warn_unknown_queries: false,
-        ..CheckOptions::default()
-    };
-    let Ok(expr) = molang::compile(src, &check) else {
-        return Ok(false);
-    };
-    // The JIT compiles every program that loads.
-    let native = expr
-        .compile_native(options)
-        .map_err(|e| format!("{src}: {e}"))?;
-    // Each back end with its own world, built from the same inputs and seed.
-    let world = || World::new(expr.names(), inputs, seed);
-    let a: EvalResult = expr.eval_in(&mut world(), inputs, options);
-    let b: EvalResult = expr.eval_native_in(&native, &mut world(), inputs, options);
-    let vars_agree = a.variables.len() == b.variables.len()
-        && a.variables
-            .iter()
-            .zip(&b.variables)
-            .all(|((n1, v1), (n2, v2))| n1 == n2 && same(v1, v2));
-    if !same(&a.value, &b.value) || a.abort != b.abort || !vars_agree {
-        return Err(format!(
-            "{src}\n  interp: {} abort {:?} vars {}\n  jit:    {} abort {:?} vars {}",
-            show(&a.value),
-            a.abort,
-            show_vars(&a.variables),
-            show(&b.value),
-            b.abort,
-            show_vars(&b.variables)
-        ));
+    match oracle::interp_vs_jit(src, inputs, seed, options) {
+        Verdict::Refused => Ok(false),
+        Verdict::Agree => Ok(true),
+        Verdict::Differ(why) => Err(why),
     }
-    Ok(true)
 }
 
 /// Well-formed programs: every builtin with its arity, conditionals, loops with
@@ -134,22 +102,6 @@ fn env_u64(name: &str, default: u64) -> u64 {
 
 /// The seed CI uses (any fixed value: a run is reproducible from its seed and case count).
 const DEFAULT_SEED: u64 = 13;
-
-/// A number with its bit pattern, so that two NaNs (or `0` and `-0`) read differently.
-fn show(v: &Value) -> String {
-    match v {
-        Value::Num(x) => format!("{x:?} (0x{:08x})", x.to_bits()),
-        other => format!("{other:?}"),
-    }
-}
-
-fn show_vars(vars: &[(String, Value)]) -> String {
-    let parts: Vec<String> = vars
-        .iter()
-        .map(|(n, v)| format!("{n} = {}", show(v)))
-        .collect();
-    format!("[{}]", parts.join(", "))
-}
 
 /// One random case: program, inputs, random seed, loop cap and Molang version.
 type Case = (String, Vec<(String, Value)>, u64, Option<u32>, i16);
@@ -190,19 +142,7 @@ fn run_random(seed: u64, cases: u32) {
         if n.is_multiple_of(50_000) {
             eprintln!("  {n} cases, {:.0} s", started.elapsed().as_secs_f64());
         }
-        let options = EvalOptions {
-            version,
-            loop_cap: cap,
-            iteration_budget: 2_000,
-            // Half the cases as entity scripts compile (`agree` compares no temps).
-            private_temps: rng_seed % 2 == 1,
-            // The second bit picks the platform: half the cases follow arm64's float rules.
-            platform: if rng_seed & 2 != 0 {
-                Platform::Arm64
-            } else {
-                Platform::X86_64
-            },
-        };
+        let options = oracle::case_options(version, cap, rng_seed);
         agree(&src, &ins, rng_seed, &options)
             .map(|_| ())
             .map_err(TestCaseError::fail)

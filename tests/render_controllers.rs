@@ -28,9 +28,7 @@ fn frame(pack: &Path, id: &str, header: &str, values: &str) -> (Vec<String>, Pos
         let loaded = load_from_pack(&pack, id).unwrap_or_else(|e| panic!("{id}: {e}"));
         let mut rt = Runtime::new(loaded, backend, 20.0, 0);
         let (mut driver, _) = Driver::new(&timeline, &mut rt);
-        driver.sample(0.0, 0.05, true);
-        driver.apply(&mut rt);
-        rt.step(0.0, driver.queries());
+        driver.step(&mut rt, 0.0, 0.05);
         let log = rt.take_log();
         assert!(log.is_empty(), "{id}: content log {log:?}");
         let names = rt.model.bones.iter().map(|b| b.name.clone()).collect();

@@ -35,9 +35,9 @@
 //! An off-by-one frame (1/60 s) moves the slowest checked motion, the ghast tentacles, by about
 //! 1°, so both bounds still catch timing, sign, axis and unit mistakes.
 //!
-//! The `molang` binary belongs to the `molang` package, so `CARGO_BIN_EXE_molang` is not set for
+//! The `molang` binary belongs to the `molang-cli` package, so `CARGO_BIN_EXE_molang` is not set for
 //! this root-package test; it is looked up next to the test executable (`target/<profile>/`).
-//! Build it first: `cargo build -p molang` (or `--release` for release tests).
+//! Build it first: `cargo build -p molang-cli` (or `--release` for release tests).
 
 use std::collections::BTreeMap;
 use std::f32::consts::PI;
@@ -475,8 +475,8 @@ fn molang_bin() -> PathBuf {
     let bin = profile_dir.join(format!("molang{}", std::env::consts::EXE_SUFFIX));
     assert!(
         bin.is_file(),
-        "the molang binary is missing at {}; it belongs to the `molang` package, so build it \
-         first with `cargo build -p molang` (add --release when testing with --release)",
+        "the molang binary is missing at {}; it belongs to the `molang-cli` package, so build it \
+         first with `cargo build -p molang-cli` (add --release when testing with --release)",
         bin.display()
     );
     bin

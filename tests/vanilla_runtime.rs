@@ -46,9 +46,7 @@ fn run(
     let mut log = Vec::new();
     for f in 0..FRAMES {
         let t = (f as f64 / FPS as f64) as f32;
-        driver.sample(t, dt, f == 0);
-        driver.apply(&mut rt);
-        rt.step(t, driver.queries());
+        driver.step(&mut rt, t, dt);
         log.extend(rt.take_log().into_iter().map(|l| l.message));
         let p = rt.pose();
         let mut bits = Vec::new();
@@ -185,9 +183,7 @@ fn vanilla(id: &str, csv: &str, frames: u64) -> (Vec<String>, Vec<Vec<([f32; 3],
         let mut poses = Vec::new();
         for f in 0..frames {
             let t = (f as f64 / FPS as f64) as f32;
-            driver.sample(t, 1.0 / FPS, f == 0);
-            driver.apply(&mut rt);
-            let p = rt.step(t, driver.queries());
+            let p = driver.step(&mut rt, t, 1.0 / FPS);
             poses.push(
                 (0..p.rot.len())
                     .map(|b| (p.rot[b], p.pos[b]))

@@ -10,7 +10,7 @@
 //! target/release/molang check OUT/resource_pack OUT/behavior_pack
 //! ```
 //!
-//! Also used by the memory test of `molang check` (`molang/tests/hostile.rs`).
+//! Also used by the memory test of `molang check` (`molang/cli/tests/hostile.rs`).
 
 use std::fmt::Write as _;
 use std::path::Path;

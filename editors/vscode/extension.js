@@ -96,7 +96,7 @@ function message(err) {
 async function failed(context, command, why) {
   const choice = await vscode.window.showErrorMessage(
     `Molang: the language server \`${command} lsp\` could not start (${why}). ` +
-      'Install it (`cargo install --path molang`, or a release archive on PATH) or set `molang.server.path`, then restart it.',
+      'Install it (`cargo install --path molang/cli`, or a release archive on PATH) or set `molang.server.path`, then restart it.',
     'Open Settings',
     'Restart'
   );

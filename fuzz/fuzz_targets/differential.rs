@@ -18,10 +18,10 @@
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use molang::builtins::math::MathFn;
-use molang::fuzz::world::World;
+use molang::fuzz::oracle::{self, Verdict};
 // NaN of both signs and edge values, as the strategies' `nan_operand` and `edge_operand` draw them.
 use molang::fuzz::{EDGE_OPERANDS as EDGES, NAN_OPERANDS as NANS};
-use molang::{CheckOptions, EvalOptions, Platform, Value};
+use molang::Value;
 
 const VARIABLES: &[&str] = &["v.x", "v.y", "v.z"];
 const TEMPS: &[&str] = &["t.t", "t.u"];
@@ -316,13 +316,6 @@ impl Gen<'_, '_> {
     }
 }
 
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Num(x), Value::Num(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
-        _ => a == b,
-    }
-}
-
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let mut g = Gen { u: &mut u };
@@ -335,44 +328,13 @@ fuzz_target!(|data: &[u8]| {
     ) else {
         return;
     };
-    let check = CheckOptions {
-        version,
-        warn_unknown_queries: false,
-        ..CheckOptions::default()
-    };
-    let Ok(expr) = molang::compile(&src, &check) else {
-        return;
-    };
-    let options = EvalOptions {
-        version,
-        loop_cap: cap.map(|c| c as u32 % 4),
-        iteration_budget: 2_000,
-        // As entity scripts compile, for half the inputs (temps are not compared).
-        private_temps: seed % 2 == 1,
-        // The seed's second bit picks the float rules, as in tests/jit_differential.rs: half
-        // the inputs follow arm64's (fused multiply-adds, NaN-ignoring min/max, ...).
-        platform: if seed & 2 != 0 {
-            Platform::Arm64
-        } else {
-            Platform::X86_64
-        },
-    };
-    // The JIT compiles every program that loads.
-    let native = match expr.compile_native(&options) {
-        Ok(n) => n,
-        Err(e) => panic!("{src}: {e}"),
-    };
-    let world = || World::new(expr.names(), &ins, seed);
-    let a = expr.eval_in(&mut world(), &ins, &options);
-    let b = expr.eval_native_in(&native, &mut world(), &ins, &options);
-    let vars_agree = a.variables.len() == b.variables.len()
-        && a.variables
-            .iter()
-            .zip(&b.variables)
-            .all(|((n1, v1), (n2, v2))| n1 == n2 && same(v1, v2));
-    assert!(
-        same(&a.value, &b.value) && a.abort == b.abort && vars_agree,
-        "divergence (v{version}, cap {:?}, seed {seed}, {}, inputs {ins:?}):\n{src}\n  interp: {:?} abort {:?} vars {:?}\n  jit:    {:?} abort {:?} vars {:?}",
-        options.loop_cap, options.platform.name(), a.value, a.abort, a.variables, b.value, b.abort, b.variables
-    );
+    let options = oracle::case_options(version, cap.map(|c| c as u32 % 4), seed);
+    if let Verdict::Differ(why) = oracle::interp_vs_jit(&src, &ins, seed, &options) {
+        panic!(
+            "divergence (v{version}, cap {:?}, seed {seed}, {}, inputs {}):\n{why}",
+            options.loop_cap,
+            options.platform.name(),
+            oracle::show_vars(&ins)
+        );
+    }
 });

@@ -27,9 +27,6 @@ pub enum ErrorKind {
     Config,
     /// An output folder cannot be created, or a file cannot be read or written.
     Io,
-    /// The language server's connection broke, or the client sent something that is not
-    /// LSP.
-    Protocol,
     /// A bug: something the library itself should never produce.
     Internal,
 }

@@ -1,5 +1,6 @@
 //! Molang checker, diagnostics, reference interpreter, JIT, pack loader and entity runtime.
-//! The `molang` command is a front end in `src/bin/molang/` (one file per subcommand).
+//! The `molang` command and the language server are front ends in the `molang-cli` package
+//! (`molang/cli/`); this library has none of their dependencies.
 //!
 //! Pipeline: source → tokens → AST (`grammar` crate) → checked IR ([`check()`]) →
 //! interpreter ([`interp`]) or JIT ([`jit`]). The checker is the only code that reads
@@ -72,8 +73,6 @@ pub mod ir;
 pub mod jit;
 #[forbid(unsafe_code)]
 pub mod lint;
-#[forbid(unsafe_code)]
-pub mod lsp;
 #[forbid(unsafe_code)]
 pub mod pack;
 #[forbid(unsafe_code)]

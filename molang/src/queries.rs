@@ -814,7 +814,7 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             name
         );
-        std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        crate::pack::read_text_file(std::path::Path::new(&path)).unwrap_or_else(|e| {
             panic!("cannot read the vanilla Molang corpus at {path}: {e} (expected /work/shared/corpus next to the workspace)")
         })
     }

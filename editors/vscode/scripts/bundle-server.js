@@ -1,5 +1,5 @@
 // Copies a built `molang` executable into server/ so that `vsce package` ships it:
-//   cargo build --release -p molang
+//   cargo build --release -p molang-cli
 //   npm run bundle-server -- ../../target/release/molang
 //   npx @vscode/vsce package --target linux-x64   (the platform the binary was built for)
 const fs = require('fs');
@@ -7,7 +7,7 @@ const path = require('path');
 
 const from = process.argv[2];
 if (!from || !fs.existsSync(from)) {
-  console.error('usage: npm run bundle-server -- PATH/TO/molang (build it with `cargo build --release -p molang`)');
+  console.error('usage: npm run bundle-server -- PATH/TO/molang (build it with `cargo build --release -p molang-cli`)');
   process.exit(2);
 }
 const name = process.platform === 'win32' || from.endsWith('.exe') ? 'molang.exe' : 'molang';

@@ -6,9 +6,12 @@
 //! - [`runner`]: the fuzzer behind `molang fuzz`, which plays an entity (through the runtime
 //!   when it animates, else its scripts alone) with random inputs and shrinks what it finds
 //!   to a `molang run` reproducer.
+//! - [`oracle`]: the interpreter-vs-JIT oracle the cargo-fuzz `differential` target and
+//!   `tests/jit_differential.rs` share.
 //! - [`world`]: a fixed host with other entities, entity lists and arrays, so differential
 //!   tests reach `->`, `for_each` and `array.name[i]` on both back ends.
 
+pub mod oracle;
 pub mod runner;
 #[cfg(feature = "proptest")]
 pub mod strategies;

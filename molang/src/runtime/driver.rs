@@ -2,7 +2,7 @@
 //! and `molang fuzz` replays all drive a [`Runtime`] with.
 
 use super::inputs::{self, Timeline};
-use super::play::{ArgInput, Runtime};
+use super::play::{ArgInput, Pose, Runtime};
 use crate::ir::Slot;
 
 /// The time of frame `frame` at `fps` frames per second: `frame / fps` in f64, then f32,
@@ -160,6 +160,15 @@ impl Driver {
         if let Some(s) = self.speed {
             self.distance += self.values[s] * dt;
         }
+    }
+
+    /// Plays one frame at time `t` (`dt` seconds after the previous one): samples the
+    /// inputs, hands them to `rt` and steps it. The frame protocol of every timeline player
+    /// (`molang run`, `test`, `bench`, [`crate::Player`]) in one place.
+    pub fn step<'r>(&mut self, rt: &'r mut Runtime, t: f32, dt: f32) -> &'r Pose {
+        self.sample(t, dt, false);
+        self.apply(rt);
+        rt.step(t, &self.buf)
     }
 
     pub fn queries(&self) -> &[(Slot, f32)] {

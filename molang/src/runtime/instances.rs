@@ -121,9 +121,7 @@ impl Instance {
         let mut digest = FNV_OFFSET;
         for frame in 0..frames {
             let t = frame_time(frame, fps) + self.offset;
-            self.driver.sample(t, dt, frame == 0);
-            self.driver.apply(&mut self.rt);
-            digest = pose_digest(digest, self.rt.step(t, self.driver.queries()));
+            digest = pose_digest(digest, self.driver.step(&mut self.rt, t, dt));
             // The content log is not part of the pose; dropping it keeps memory flat.
             self.rt.take_log();
         }

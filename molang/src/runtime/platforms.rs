@@ -106,9 +106,7 @@ pub fn first_difference(
     for frame in 0..play.frames {
         let t = frame_time(frame, play.fps);
         for (rt, d) in [(&mut x, &mut dx), (&mut a, &mut da)] {
-            d.sample(t, dt, frame == 0);
-            d.apply(rt);
-            rt.step(t, d.queries());
+            d.step(rt, t, dt);
         }
         let diff = |place: Place, x86_64: String, arm64: String| {
             Some(Difference {

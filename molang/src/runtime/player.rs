@@ -149,9 +149,9 @@ impl Iterator for Player {
         }
         let index = self.frame;
         let time = frame_time(index, self.options.fps);
-        self.driver.sample(time, 1.0 / self.options.fps, index == 0);
-        self.driver.apply(&mut self.rt);
-        let pose = self.rt.step(time, self.driver.queries()).clone();
+        let pose = (self.driver)
+            .step(&mut self.rt, time, 1.0 / self.options.fps)
+            .clone();
         self.frame += 1;
         Some(Frame { index, time, pose })
     }

@@ -221,9 +221,7 @@ fn a_string_input_column_sets_an_enum_property_over_its_default() {
         let mut got = Vec::new();
         for frame in 0..4 {
             let t = frame as f32 * 0.1;
-            driver.sample(t, 0.1, frame == 0);
-            driver.apply(&mut rt);
-            rt.step(t, driver.queries());
+            driver.step(&mut rt, t, 0.1);
             let read = |n: &str| rt.variable(rt.variable_slot(n).unwrap()).unwrap();
             got.push((read("none"), read("x")));
         }

@@ -369,9 +369,7 @@ fn record(
     };
     for frame in 0..n {
         let t = crate::runtime::frame_time(frame, test.fps);
-        driver.sample(t, dt, frame == 0);
-        driver.apply(&mut rt);
-        let pose = rt.step(t, driver.queries());
+        let pose = driver.step(&mut rt, t, dt);
         let mut row = Vec::with_capacity(rec.bones.len() * 12);
         for b in 0..rec.bones.len() {
             for a in [&pose.rot, &pose.pos, &pose.scale, &pose.world] {
