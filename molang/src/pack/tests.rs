@@ -2245,7 +2245,7 @@ fn a_load_without_geometry_cubes_keeps_the_bones() {
               {"name": "head", "parent": "body", "cubes": [{"origin": [0, 0, 0], "size": [1, 1, 1]}]}]}]}"#,
     );
     let bones = |limits: &Limits| {
-        let pack = load_with(&[dir.0.clone()], limits);
+        let pack = load_with(std::slice::from_ref(&dir.0), limits);
         assert!(pack.problems.is_empty(), "{:?}", pack.problems);
         pack.geometry_chain("geometry.a").expect("defined").bones()
     };
