@@ -176,7 +176,9 @@ struct Server {
 impl Server {
     fn start(roots: &[PathBuf]) -> Server {
         let (server_side, conn) = Connection::memory();
-        let thread = Some(std::thread::spawn(move || molang_cli::lsp::serve(server_side)));
+        let thread = Some(std::thread::spawn(move || {
+            molang_cli::lsp::serve(server_side)
+        }));
         let mut s = Server {
             conn,
             thread,

@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 use grammar::lexer::{lex, TokenKind};
 use lsp_types::*;
 
-use molang::builtins::math::MathFn;
 use crate::lsp::handlers::*;
 use crate::lsp::state::{split, Namespace, Workspace};
+use molang::builtins::math::MathFn;
 use molang::pack::{EntityKind, FileKind, SiteKind};
 use molang::queries;
 

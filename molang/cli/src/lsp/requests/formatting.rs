@@ -2,9 +2,9 @@
 
 use lsp_types::*;
 
-use molang::fmt::{format_file, Style};
 use crate::lsp::handlers::*;
 use crate::lsp::state::Workspace;
+use molang::fmt::{format_file, Style};
 
 /// Formatting edits of the Molang strings of a file; with `range`, of the strings it
 /// touches only.

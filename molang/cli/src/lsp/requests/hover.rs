@@ -5,10 +5,10 @@ use grammar::lexer::TokenKind;
 use grammar::{Expr, ExprId};
 use lsp_types::*;
 
-use molang::builtins::math::MathFn;
 use crate::lsp::handlers::*;
 use crate::lsp::state::{split, Namespace, Workspace};
 use crate::lsp::text::LineIndex;
+use molang::builtins::math::MathFn;
 use molang::pack::SiteId;
 use molang::queries;
 

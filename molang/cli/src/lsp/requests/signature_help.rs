@@ -3,9 +3,9 @@
 use grammar::lexer::{lex, TokenKind};
 use lsp_types::*;
 
-use molang::builtins::math::MathFn;
 use crate::lsp::handlers::*;
 use crate::lsp::state::{split, Namespace, Workspace};
+use molang::builtins::math::MathFn;
 use molang::queries;
 
 /// `textDocument/signatureHelp`: inside the parentheses of a query or math call, its
