@@ -1,7 +1,7 @@
 // The server download of download.js, offline: the asset chosen for each platform is one
 // the release workflow builds, and an archive packed as the workflow packs it is fetched
 // (through a redirect, from a local HTTP server) and unpacked to a runnable binary.
-// Run: `node --test editors/vscode/test/` (molang/tests/lsp_vscode.rs does when node is there).
+// Run: `node --test editors/vscode/test/` (molang/cli/tests/lsp_vscode.rs does when node is there).
 const assert = require('assert');
 const fs = require('fs');
 const http = require('http');

@@ -403,3 +403,60 @@ fn the_render_controllers_overlay_colour_is_mixed_over_the_texels() {
     assert!(drawn > 100, "{drawn} pixels of the cube");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The game draws the whole model turned by `q.body_y_rotation`, and the camera stays put: a
+/// cow turned to face east (−90°) seen from the front is the cow seen from its right side
+/// (the `side` camera) unturned, and the same cow at 0° is not.
+#[test]
+fn body_yaw_turns_the_whole_model_before_the_fixed_camera() {
+    let dir = scratch("render-body-yaw");
+    let turned =
+        "t,q.modified_distance_moved,q.modified_move_speed,q.ground_speed,q.body_y_rotation\n\
+                  0,0,1,2,-90\n4,8,1,2,-90\n";
+    write_in(&dir, "turned.csv", turned);
+    let draw = |name: &str, inputs: PathBuf, camera: &str| {
+        let out = dir.join(name);
+        let o = molang()
+            .arg("render")
+            .arg(vanilla_rp())
+            .arg("--inputs")
+            .arg(inputs)
+            .args(["--entity", "cow", "--frames", "6", "--size", "96"])
+            .args(["--camera", camera, "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_code(&o, 0);
+        let t = picture::read_png(&out, 4096).unwrap();
+        picture::Picture {
+            size: t.width,
+            rgba: t.rgba,
+            bone: Vec::new(),
+        }
+    };
+    let front_turned = draw("front_turned.png", dir.join("turned.csv"), "front");
+    let side = draw("side.png", walk_csv(&dir), "side");
+    let front = draw("front.png", walk_csv(&dir), "front");
+    let expected = |p: &picture::Picture| picture::Texture {
+        width: p.size,
+        height: p.size,
+        rgba: p.rgba.clone(),
+    };
+    // sin/cos of 90° are not exact, so an edge pixel may land on the other side.
+    let tolerance = picture::Tolerance {
+        channel: 0,
+        share: 0.01,
+    };
+    let same = picture::compare(&expected(&side), &front_turned, &tolerance).unwrap();
+    assert!(
+        same.passes(&tolerance),
+        "turned to the east, the front view differs from the side view in {} pixels",
+        same.differing
+    );
+    let other = picture::compare(&expected(&side), &front, &tolerance).unwrap();
+    assert!(
+        !other.passes(&tolerance),
+        "the unturned front view matches the side view: the yaw is not what turns it"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -694,6 +694,8 @@ pub fn render(
     let mut rig_of: HashMap<String, Option<usize>> = HashMap::new();
     let mut notes = Vec::new();
     let mut prepared = Vec::new();
+    let yaw_column = body_yaw_column(timeline);
+    let mut row = vec![0.0; timeline.queries.len()];
     for f in player {
         if f.index < settings.first {
             continue;
@@ -727,7 +729,14 @@ pub fn render(
                     })
             }
         };
-        let quads = rig.map(|r| rigs[r].quads(&f.pose)).unwrap_or_default();
+        let mut quads = rig.map(|r| rigs[r].quads(&f.pose)).unwrap_or_default();
+        if let Some(j) = yaw_column {
+            // The game draws the whole model turned by its body yaw, about the entity's
+            // origin, as a bone Y rotation would turn it (runtime::fk::to_world); the camera
+            // stays put, so a turning mob is seen turning.
+            timeline.sample(f.time, &mut row);
+            turn_by_yaw(&mut quads, row[j] as f64);
+        }
         prepared.push(Prepared {
             quads,
             overlay: render.colors[1],
@@ -781,6 +790,28 @@ pub fn render(
         pictures.push(draw(&p.quads, &frame, texture, size, &style, None));
     }
     Ok(Rendered { pictures, notes })
+}
+
+/// The timeline's `q.body_y_rotation` column (without arguments), if it has one.
+fn body_yaw_column(timeline: &crate::runtime::inputs::Timeline) -> Option<usize> {
+    (0..timeline.queries.len()).find(|&j| {
+        timeline.queries[j] == "body_y_rotation"
+            && timeline.kinds.get(j) == Some(&crate::runtime::inputs::Kind::Query)
+            && timeline.args.get(j).is_none_or(|a| a.is_empty())
+    })
+}
+
+/// Turns every corner of `quads` about the model origin by `yaw_deg` of body yaw.
+pub fn turn_by_yaw(quads: &mut [Quad], yaw_deg: f64) {
+    if yaw_deg == 0.0 || !yaw_deg.is_finite() {
+        return;
+    }
+    let m = fk::local([0.0; 3], [0.0; 3], [0.0, yaw_deg, 0.0], [1.0; 3]);
+    for q in quads {
+        for c in &mut q.corners {
+            *c = apply(&m, *c);
+        }
+    }
 }
 
 /// Reads a PNG picture of at most `max_side` pixels a side (an expected image of
