@@ -421,7 +421,7 @@ fn body_yaw_turns_the_whole_model_before_the_fixed_camera() {
             .arg(vanilla_rp())
             .arg("--inputs")
             .arg(inputs)
-            .args(["--entity", "cow", "--frames", "6", "--size", "96"])
+            .args(["--entity", "cow", "--frames", "6", "--size", "96", "--flat"])
             .args(["--camera", camera, "--out"])
             .arg(&out)
             .output()
