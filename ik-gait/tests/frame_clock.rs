@@ -18,7 +18,7 @@ fn molang_bin() -> PathBuf {
     if !bin.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let st = Command::new(cargo)
-            .args(["build", "-p", "molang", "--bin", "molang"])
+            .args(["build", "-p", "molang-cli", "--bin", "molang"])
             .status()
             .unwrap();
         assert!(st.success(), "building the molang binary failed");

@@ -5,7 +5,7 @@
 //! with `tests/fixtures/trace_digests.tsv`, generated on the code before the refactor.
 //! Only the digests are committed, never the shared data.
 //!
-//! `MOLANG_BLESS_DIGESTS=1 cargo test -p molang --test trace_digests` rewrites the file
+//! `MOLANG_BLESS_DIGESTS=1 cargo test -p molang-cli --test trace_digests` rewrites the file
 //! (only when a change of behaviour is intended).
 
 use std::collections::BTreeMap;
