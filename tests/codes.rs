@@ -806,6 +806,29 @@ fn pack_undefined_geometry_and_render_controller() {
     );
 }
 
+/// Geometry the base game defines outside `models/entity/` (the armour pieces custom armour
+/// uses, the boat, the mob heads, ...) is there under every add-on: no W0811 without a layer
+/// that defines it, with or without case, while a made-up identifier still gets one.
+#[test]
+fn pack_builtin_geometry_is_defined() {
+    let entity = structure_entity("", "");
+    for builtin in ["geometry.humanoid.armor.leggings", "Geometry.Boat"] {
+        let got = pack_codes(&[(
+            "rp/entity/thing.json",
+            &entity.replace("geometry.thing", builtin),
+        )]);
+        assert!(
+            !got.iter().any(|d| d.0 == Code::UndefinedGeometry),
+            "{builtin}: {got:?}"
+        );
+    }
+    let got = pack_codes(&[(
+        "rp/entity/thing.json",
+        &entity.replace("geometry.thing", "geometry.humanoid.armor.gloves"),
+    )]);
+    only(&got, Code::UndefinedGeometry);
+}
+
 #[test]
 fn pack_missing_texture() {
     let dir = std::env::temp_dir().join(format!("molang-codes-texture-{}", std::process::id()));

@@ -914,7 +914,7 @@ pub mod structure {
                 continue;
             }
             for ((short, id), r) in e.geometries.iter().zip(&e.geometry_at) {
-                if pack.geometries_named(id).next().is_none() {
+                if pack.geometries_named(id).next().is_none() && !builtin_geometry(id) {
                     out.push(at(
                         pack,
                         e.file,
@@ -972,6 +972,32 @@ pub mod structure {
                 ));
             }
         }
+    }
+
+    /// Geometry the base game always defines, outside `models/entity/`: the vanilla resource
+    /// pack sits beneath every add-on, and these come from its legacy model files
+    /// (`models/mobs.json` and its neighbours), which packs cannot leave out. The armour pieces
+    /// are the ones Microsoft's custom-armour tutorial tells attachables to use
+    /// (learn.microsoft.com/minecraft/creator/documents/customarmor); the rest are the ids the
+    /// vanilla attachables and entities name that no `models/entity/` file defines. Matched
+    /// without case, as geometry identifiers are.
+    fn builtin_geometry(id: &str) -> bool {
+        const BUILTIN: &[&str] = &[
+            "geometry.agent",
+            "geometry.bed",
+            "geometry.boat",
+            "geometry.cape",
+            "geometry.chest_boat",
+            "geometry.dragon_head",
+            "geometry.elytra",
+            "geometry.humanoid.armor.boots",
+            "geometry.humanoid.armor.chestplate",
+            "geometry.humanoid.armor.helmet",
+            "geometry.humanoid.armor.leggings",
+            "geometry.mob_head",
+            "geometry.player_head",
+        ];
+        BUILTIN.iter().any(|b| b.eq_ignore_ascii_case(id))
     }
 
     /// Lower-case bone names of a geometry and its parents; `None` when some geometry in the
