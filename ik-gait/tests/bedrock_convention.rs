@@ -66,9 +66,7 @@ fn runtime(geo_file: &str, geometry: &str, anim_files: &[&str], anims: &[(&str, 
 fn frame0(rt: &mut Runtime, csv: &str) {
     let tl = inputs::parse(csv, "in.csv").unwrap();
     let (mut driver, _) = Driver::new(&tl, rt);
-    driver.sample(0.0, 0.05, true);
-    driver.apply(rt);
-    rt.step(0.0, driver.queries());
+    driver.step(rt, 0.0, 0.05);
 }
 
 fn bone(rt: &Runtime, name: &str) -> usize {

@@ -240,9 +240,7 @@ fn molang_run_world_and_doggoyle_run_give_the_same_toes_while_turning() {
     let mut turned = 0.0f64;
     for (k, r) in rows.iter().enumerate() {
         let t = frame_time(k, fps);
-        driver.sample(t, 1.0 / fps, k == 0);
-        driver.apply(&mut rt);
-        let pose = rt.step(t, driver.queries());
+        let pose = driver.step(&mut rt, t, 1.0 / fps);
         let yaw = inp[k].body_yaw as f64;
         let origin = [tr.pos[k].0, 0.0, tr.pos[k].1];
         for (j, l) in p.legs.iter().enumerate() {

@@ -140,13 +140,12 @@ impl Driver {
     }
 
     /// Samples the frame at `t`: query values (distance integrated up to the previous frame)
-    /// and variable values, with the engine variables nobody supplies at 0 on the first frame.
+    /// and variable values, with the engine variables nobody supplies at their defaults.
     /// Read them with [`queries`](Self::queries); [`apply`](Self::apply) hands the rest over.
-    pub fn sample(&mut self, t: f32, dt: f32, first: bool) {
+    pub fn sample(&mut self, t: f32, dt: f32) {
         self.timeline.sample(t, &mut self.values);
         self.t = t;
         self.vars_buf.clear();
-        let _ = first;
         self.vars_buf.extend(self.var_defaults.iter().copied());
         let values = &self.values;
         self.vars_buf
@@ -166,7 +165,7 @@ impl Driver {
     /// inputs, hands them to `rt` and steps it. The frame protocol of every timeline player
     /// (`molang run`, `test`, `bench`, [`crate::Player`]) in one place.
     pub fn step<'r>(&mut self, rt: &'r mut Runtime, t: f32, dt: f32) -> &'r Pose {
-        self.sample(t, dt, false);
+        self.sample(t, dt);
         self.apply(rt);
         rt.step(t, &self.buf)
     }
