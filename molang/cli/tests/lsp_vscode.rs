@@ -103,7 +103,7 @@ fn lsp_vscode_extension_downloads_the_release_asset_of_its_platform() {
         println!("node is not installed: the extension's download is not tested here");
         return;
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../editors/vscode");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../editors/vscode");
     let out = run(&dir, "node", &["--test", "test/"]);
     assert!(
         out.contains("# pass 3") && out.contains("# fail 0"),
