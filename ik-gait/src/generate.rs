@@ -3,8 +3,8 @@
 //!
 //! Every expression mirrors `reference::step`, including the arithmetic order as the game's
 //! compiler shapes it (molang's `fold`: literal divisors as reciprocal factors, constant terms
-//! added first), so that the `f32` results agree to the bit (check 13). Temps (`t.*`) are used only inside the entry that sets them;
-//! anything needed later is carried in `v.*` (§12).
+//! added first), so that the `f32` results agree to the bit (check 13). Temps (`t.*`) are used
+//! only inside the entry that sets them; anything needed later is carried in `v.*` (§12).
 
 use crate::params::{LegParams, RigParams};
 
