@@ -1,9 +1,10 @@
 //! The generator: writes spec §7 as Molang `initialize` and `pre_animation` entries (§12
 //! order), the per-leg templates expanded four times with each leg's constants baked in.
 //!
-//! Every expression mirrors `reference::step`, including the arithmetic order, so that the
-//! `f32` results agree (check 13). Temps (`t.*`) are used only inside the entry that sets them;
-//! anything needed later is carried in `v.*` (§12).
+//! Every expression mirrors `reference::step`, including the arithmetic order as the game's
+//! compiler shapes it (molang's `fold`: literal divisors as reciprocal factors, constant terms
+//! added first), so that the `f32` results agree to the bit (check 13). Temps (`t.*`) are used
+//! only inside the entry that sets them; anything needed later is carried in `v.*` (§12).
 
 use crate::params::{LegParams, RigParams};
 
@@ -25,11 +26,16 @@ fn hb(x: &str) -> String {
 fn rc(x: &str) -> String {
     format!("(0.5 - 0.5 * math.cos(180.0 * math.clamp({x}, 0.0, 1.0)))")
 }
-fn drop(l: &LegParams, tau: &str) -> String {
+/// `1 − rc(x)` as `math::rc_rest` computes it (one rounding of the sum).
+fn rc_rest(x: &str) -> String {
+    format!("(0.5 * math.cos(180.0 * math.clamp({x}, 0.0, 1.0)) + 0.5)")
+}
+/// `sd + drop(tau)`, the wrist's height, as `math::sd_drop` computes it (`+ sd − sd` would
+/// cancel in the game's compiler anyway).
+fn sd_drop(l: &LegParams, tau: &str) -> String {
     format!(
-        "({} * math.sin({tau}) + {} * math.cos({tau}) - {})",
+        "({} * math.sin({tau}) + {} * math.cos({tau}))",
         lit(l.lp),
-        lit(l.sd),
         lit(l.sd)
     )
 }
@@ -378,7 +384,9 @@ struct LegText<'a> {
     sd: String,
     lim2: String,
     rootf: String,
-    off: String,
+    /// `root_f + hock_off`, the constant term of the reach limits (the game's compiler adds
+    /// a sum's constant terms first).
+    reach0: String,
 }
 
 impl<'a> LegText<'a> {
@@ -390,7 +398,7 @@ impl<'a> LegText<'a> {
             sd: lit(l.sd),
             lim2: lit(p.lim2(l)),
             rootf: lit(l.root_f),
-            off: lit(l.hock_off()),
+            reach0: lit(l.root_f + l.hock_off()),
         }
     }
 
@@ -531,7 +539,7 @@ fn leg_stance(g: &LegText, e: &mut Entry) {
     let p = g.p;
     let l = g.l;
     let rootf = &g.rootf;
-    let off = &g.off;
+    let reach0 = &g.reach0;
     // 7.6
     e.s(format!("t.st = {} < 0.5", g.v("sw")));
     // Issue 19: a planted toe turns about the entity origin by the yaw change, then moves
@@ -549,7 +557,7 @@ fn leg_stance(g: &LegText, e: &mut Entry) {
     g.plane(e);
     g.peeled(e, "t.ta", "t.wf", "t.wh");
     g.reach(e, "");
-    e.s(format!("t.rear = {rootf} - t.rf + {off}"));
+    e.s(format!("t.rear = {reach0} - t.rf"));
     // The plane's yaw two frames ahead (it grows fast as a toe nears the root's f).
     e.s(format!(
         "t.dfn = math.max(({} - 2.0 * (v.vpx * v.dt)) - {rootf}, 0.5)",
@@ -560,7 +568,7 @@ fn leg_stance(g: &LegText, e: &mut Entry) {
         cs = g.v("cs")
     ));
     e.s(format!(
-        "t.out = t.wf > {rootf} + t.rf + {off} || math.abs({cs}) > {} || math.abs(t.ynx) > {} || ({cs} != 0.0 && ({cx} - 2.0 * (v.vpx * v.dt)) - {rootf} < {})",
+        "t.out = t.wf > t.rf + {reach0} || math.abs({cs}) > {} || math.abs(t.ynx) > {} || ({cs} != 0.0 && ({cx} - 2.0 * (v.vpx * v.dt)) - {rootf} < {})",
         lit(p.side_reach),
         lit(p.yaw_max),
         lit(p.plane_min),
@@ -601,8 +609,7 @@ fn leg_stance(g: &LegText, e: &mut Entry) {
 fn leg_touchdown(g: &LegText, e: &mut Entry) {
     let p = g.p;
     let lp = &g.lp;
-    let rootf = &g.rootf;
-    let off = &g.off;
+    let reach0 = &g.reach0;
     // 7.7
     e.s(format!("t.wrap = {} >= 1.0", g.v("ph")));
     e.s(format!("{ph} = t.wrap ? {ph} - 1.0 : {ph}", ph = g.v("ph")));
@@ -628,7 +635,7 @@ fn leg_touchdown(g: &LegText, e: &mut Entry) {
     g.peeled(e, "t.tr", "t.wf2", "t.wh2");
     g.reach(e, "2");
     e.s(format!(
-        "t.rl = t.wrap && {} < 0.5 && v.settle < 0.5 && (t.wf2 - v.vpx * v.dt < {rootf} - t.rf2 + {off} || t.wf2 > {rootf} + t.rf2 + {off})",
+        "t.rl = t.wrap && {} < 0.5 && v.settle < 0.5 && (t.wf2 - v.vpx * v.dt < {reach0} - t.rf2 || t.wf2 > t.rf2 + {reach0})",
         g.v("sw")
     ));
     let yaw = format!(
@@ -654,8 +661,7 @@ fn leg_swing(g: &LegText, e: &mut Entry) {
     let lp = &g.lp;
     let sd = &g.sd;
     let lim2 = &g.lim2;
-    let rootf = &g.rootf;
-    let off = &g.off;
+    let reach0 = &g.reach0;
     // 7.8
     e.s(format!(
         "t.u = math.clamp(({ph} - {bl}) / math.max(1.0 - {bl}, 0.001), 0.0, 1.0)",
@@ -672,13 +678,13 @@ fn leg_swing(g: &LegText, e: &mut Entry) {
         tl = g.v("tl")
     ));
     e.s(format!(
-        "t.tas = (t.u < 0.35) ? (t.pk + (t.tmw - t.pk) * {}) : ((t.u < 0.85) ? (t.tmw * (1.0 - {})) : 0.0)",
+        "t.tas = (t.u < 0.35) ? (t.pk + (t.tmw - t.pk) * {}) : ((t.u < 0.85) ? (t.tmw * {}) : 0.0)",
         rc("t.u / 0.35"),
-        rc("(t.u - 0.35) / 0.5"),
+        rc_rest("(t.u - 0.35) / 0.5"),
     ));
     e.s(format!("t.dyf = v.hg - {}", lit(l.sd + l.hock_h())));
     e.s(format!(
-        "t.front = {rootf} + math.sqrt(math.max({lim2} - t.dyf * t.dyf, 0.0)) + {off}"
+        "t.front = math.sqrt(math.max({lim2} - t.dyf * t.dyf, 0.0)) + {reach0}"
     ));
     e.s(format!(
         "{td} = math.min(({sm} > 0.5) ? {nn} : ({nn} + ((math.clamp(v.vf / {}, 0.0, 1.0) * v.beta_b * v.stride) / 2.0) * {fw}), t.front)",
@@ -780,8 +786,8 @@ fn leg_swing(g: &LegText, e: &mut Entry) {
         ))
     ));
     e.s(format!(
-        "t.swh = (({sd} + {}) + (({} * v.w) * t.bump)) + (t.la * t.edge)",
-        drop(l, "t.tas"),
+        "t.swh = ({} + (({} * v.w) * t.bump)) + (t.la * t.edge)",
+        sd_drop(l, "t.tas"),
         g.v("cl")
     ));
 }
@@ -916,11 +922,12 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
     e.s(format!("t.pw = t.q < {}", lit(sp)));
     e.s(format!("t.x1 = t.q / {}", lit(sp)));
     e.s(format!("t.x2 = (t.q - {}) / {}", lit(sp), lit(1.0 - sp)));
+    // `f0 + pa·(1 − 2·hb(x1))` in the form the game's compiler gives it (reference).
     e.s(format!(
-        "t.pf = t.pw ? ({} + {} * (1.0 - 2.0 * {})) : ({} + {} * {})",
-        lit(f0),
-        lit(pa),
+        "t.pf = t.pw ? ({} * {} + {}) : ({} + {} * {})",
         hb("t.x1"),
+        lit(pa * -2.0),
+        lit(pa + f0),
         lit(f0 - pa),
         lit(2.0 * pa),
         hb("t.x2")
@@ -950,9 +957,8 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
     }
     // 7.12 floor guard.
     e.s(format!(
-        "t.gh = math.max(t.h, {} + {})",
-        lit(l.sd),
-        drop(l, "math.max(t.ta, 0.0)")
+        "t.gh = math.max(t.h, {})",
+        sd_drop(l, "math.max(t.ta, 0.0)")
     ));
     e.s("t.gw = v.gdry ? 1.0 : 1.0 - v.e_swim");
     e.s("t.h = t.h + (t.gh - t.h) * t.gw");
@@ -1000,9 +1006,8 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
     e.s("t.al = math.atan2(t.dy, t.dx)");
     let (a2, b2) = (l.a * l.a, l.b * l.b);
     e.s(format!(
-        "t.be = math.acos(math.clamp(({} + t.r * t.r - {}) / ({} * t.r), -1.0, 1.0))",
-        lit(a2),
-        lit(b2),
+        "t.be = math.acos(math.clamp((t.r * t.r + {}) / ({} * t.r), -1.0, 1.0))",
+        lit(a2 - b2),
         lit(2.0 * l.a)
     ));
     e.s(format!(

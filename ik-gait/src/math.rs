@@ -12,8 +12,8 @@ use molang::builtins::math as m;
 // The §1.3 helpers in `f32` are the generic ones of [`real`] at `T = f32` (the same calls, the
 // same arithmetic order).
 pub use real::{
-    abs, acos_d, asin_d, atan2_d, clamp, cos_d, drop, exp, floor, frac, hb, lerp, max, min, pow,
-    rc, rot_cw, sin_d, sqrt,
+    abs, acos_d, asin_d, atan2_d, clamp, cos_d, div_c, drop, exp, floor, frac, hb, lerp, max, min,
+    neg, pow, rc, rc_rest, recip, rot_cw, sd_drop, sin_d, sqrt,
 };
 
 /// f64 versions for the build-time bisections and the FK.
@@ -322,11 +322,45 @@ pub mod real {
     pub fn hb<T: Real>(t: T) -> T {
         clamp(t, T::from_f32(0.0), T::from_f32(1.0)).hermite_blend()
     }
+    /// `x / c` for a `c` the Molang writes as a constant: the game's compiler makes it
+    /// `x · (1/c)`, the reciprocal rounded first (molang's `fold`).
+    #[inline]
+    pub fn div_c<T: Real>(x: T, c: T) -> T {
+        x * recip(c)
+    }
+    /// The factor a constant divisor becomes in the game's compiler: `1/c`, or 0 below its
+    /// guard (|c| < `f32::EPSILON`, or NaN).
+    #[inline]
+    pub fn recip<T: Real>(c: T) -> T {
+        if abs(c) >= T::from_f32(f32::EPSILON) {
+            T::from_f32(1.0) / c
+        } else {
+            T::from_f32(0.0)
+        }
+    }
+    /// `−x` as the game's compiler runs it: `x·(−1) + 0`, so a zero is `+0`.
+    #[inline]
+    pub fn neg<T: Real>(x: T) -> T {
+        x * T::from_f32(-1.0) + T::from_f32(0.0)
+    }
     /// Raised-cosine ramp: `0.5 - 0.5 * cos(180 * clamp(x, 0, 1))`.
     #[inline]
     pub fn rc<T: Real>(x: T) -> T {
         let (half, d180) = (T::from_f32(0.5), T::from_f32(180.0));
         half - half * cos_d(d180 * clamp(x, T::from_f32(0.0), T::from_f32(1.0)))
+    }
+    /// `1 − rc(x)` as the game's compiler folds it: `0.5·cos(180·clamp(x, 0, 1)) + 0.5`, one
+    /// rounding of the sum (not `1 − (0.5 − 0.5·cos)`, two).
+    #[inline]
+    pub fn rc_rest<T: Real>(x: T) -> T {
+        let (half, d180) = (T::from_f32(0.5), T::from_f32(180.0));
+        cos_d(d180 * clamp(x, T::from_f32(0.0), T::from_f32(1.0))) * half + half
+    }
+    /// `sd + drop(lp, sd, tau)`, the wrist's height over the floor, as the game's compiler folds
+    /// it: the constant terms `+ sd` and `− sd` are added first and cancel.
+    #[inline]
+    pub fn sd_drop<T: Real>(lp: T, sd: T, tau: T) -> T {
+        lp * sin_d(tau) + sd * cos_d(tau)
     }
     /// Toe drop below flat-sole level when the paw folds toes-down by `tau`.
     #[inline]

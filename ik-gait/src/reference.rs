@@ -1,5 +1,8 @@
 //! The Rust reference of spec §7, line by line in the same order (and, where it matters for
-//! rounding, the same arithmetic order) as the generated Molang.
+//! rounding, the same arithmetic order) as the generated Molang, in the form the game's
+//! compiler gives that Molang (molang's `fold`): a constant divisor is a factor `1/c`
+//! ([`div_c`]), `−x` is `x·(−1) + 0` ([`neg`]), a sum's constant terms are added together
+//! before its run-time terms, and constant factors are multiplied into one.
 //!
 //! It is generic over the float type ([`Real`], spec §13): `step::<f32>` is the reference that
 //! matches the Molang to the bit (check 13), `step::<f64>` runs the same maths in `f64` for the
@@ -395,7 +398,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     let vpx = c!(16.0) * spd;
     // Issue 19: the body's yaw change since the last frame, wrapped to [-180, 180).
     let yw = f(inp.body_yaw) - s.yaw_prev;
-    let yw = yw - c!(360.0) * floor((yw + c!(180.0)) / c!(360.0));
+    let yw = yw - c!(360.0) * floor(div_c(yw + c!(180.0), c!(360.0)));
     s.yaw_prev = f(inp.body_yaw);
     let dyaw = yw * f(p.yaw_comp);
     // Turning in place steps around: the toes' speed at `turn_radius` counts as stepping
@@ -404,7 +407,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     let spd_c = max(spd, turn);
     // Share of the stepping speed that is forward travel (1 unless turning is faster).
     let fwd = if spd_c > spd { spd / spd_c } else { one };
-    s.vf = s.vf + (spd_c - s.vf) * (one - exp(-dt / f(p.tau_v)));
+    s.vf = s.vf + (spd_c - s.vf) * (one - exp(div_c(neg(dt), f(p.tau_v))));
 
     // 7.2 gait selection
     s.gait_t = s.gait_t + dt;
@@ -479,7 +482,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     }
 
     // 7.3 gait weights, body height, stride
-    let kg = one - exp(-dt / f(p.tau_g));
+    let kg = one - exp(div_c(neg(dt), f(p.tau_g)));
     for j in 0..3 {
         s.gw[j] = s.gw[j] + (b::<T>(s.gait == f(j as f32)) - s.gw[j]) * kg;
     }
@@ -489,7 +492,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     let beta_b = gw[0] * be[0] + gw[1] * be[1] + gw[2] * be[2];
     let lcap = gw[0] * sc[0] + gw[1] * sc[1] + gw[2] * sc[2];
     let stride = clamp(
-        f(p.stride_k()) * pow((vf * vf) / f(p.froude_gh()), c!(0.3)),
+        f(p.stride_k()) * pow(div_c(vf * vf, f(p.froude_gh())), c!(0.3)),
         f(p.stride_min),
         lcap,
     );
@@ -525,7 +528,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let k = c!(0.75);
         for l in s.legs.iter_mut() {
             if l.ph <= k * l.bt {
-                l.bt = max(be, l.ph / k);
+                l.bt = max(be, div_c(l.ph, k));
             }
         }
     }
@@ -537,7 +540,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         zero
     };
     let sl = f(p.lift_slew) * dt;
-    s.wlift = s.wlift + clamp(tg - s.wlift, -sl, sl);
+    s.wlift = s.wlift + clamp(tg - s.wlift, neg(sl), sl);
     let w = hb(s.wlift);
     let settle = s.settle > half;
     let omega = if settle {
@@ -607,10 +610,10 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             yaw: yaw_st,
         } = peeled(l, lp, w);
         let reach_f = reach(p, lp, hg, wh);
-        let rear = root_f - reach_f + hock_off;
+        let rear = (root_f + hock_off) - reach_f;
         // Issue 19: under yaw the toe also drifts sideways, which moves it away from the root
         // in the leg plane; such a paw lifts early too (past the front limit or `side_reach`).
-        let out = wf > root_f + reach_f + hock_off
+        let out = wf > reach_f + (root_f + hock_off)
             || abs(l.cs) > f(p.side_reach)
             || abs(leg_plane(l.cx - c!(2.0) * (vpx * dt), l.cs, root_f, half).1) > f(p.yaw_max)
             || (l.cs != zero && (l.cx - c!(2.0) * (vpx * dt)) - root_f < f(p.plane_min));
@@ -664,8 +667,8 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         if wrap && l.sw < half && !settle {
             let pr = peeled(l, lp, w);
             let rf2 = reach(p, lp, hg, pr.wh);
-            let front2 = root_f + rf2 + hock_off;
-            if pr.wf - vpx * dt < root_f - rf2 + hock_off || pr.wf > front2 {
+            let front2 = rf2 + (root_f + hock_off);
+            if pr.wf - vpx * dt < (root_f + hock_off) - rf2 || pr.wf > front2 {
                 let yaw = clamp(pr.yaw, -ym2, ym2);
                 lift_off(l, lp, gi, s.settle, fwd, pr.wf, pr.ta, yaw);
                 // Its swing clock starts at the landing, the part of the frame after the wrap
@@ -687,18 +690,21 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
                 * (rc((l.ph / l.bt - c!(0.75)) / c!(0.25))
                     - rc((l.bl / l.bt - c!(0.75)) / c!(0.25)));
         let tas = if u < c!(0.35) {
-            pk + (tmw - pk) * rc(u / c!(0.35))
+            pk + (tmw - pk) * rc(div_c(u, c!(0.35)))
         } else if u < c!(0.85) {
-            tmw * (one - rc((u - c!(0.35)) / c!(0.5)))
+            tmw * rc_rest(div_c(u - c!(0.35), c!(0.5)))
         } else {
             zero
         };
         let dyf = hg - (lp_sd + f(lp.hock_h()));
-        let front = root_f + sqrt(max(lim2 - dyf * dyf, zero)) + hock_off;
+        let front = sqrt(max(lim2 - dyf * dyf, zero)) + (root_f + hock_off);
         let lead = if l.sm > half {
             lp_n
         } else {
-            lp_n + ((clamp(vf / f(p.td_ramp), zero, one) * beta_b * stride) / c!(2.0)) * l.fw
+            lp_n + div_c(
+                clamp(div_c(vf, f(p.td_ramp)), zero, one) * beta_b * stride,
+                c!(2.0),
+            ) * l.fw
         };
         l.td = min(lead, front);
         let m = if l.sm > half {
@@ -732,7 +738,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
                 max(lim, l.cx - f(p.held_pull) * dt)
             };
         }
-        let g = if anchored { zero } else { hb(u / ua) };
+        let g = if anchored { zero } else { hb(div_c(u, ua)) };
         let (cxs, yaw_s) = leg_plane(l.cx, l.cs, root_f, f(p.plane_min));
         let so = if anchored {
             so_t
@@ -744,9 +750,9 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let q = f(p.td_edge);
         // It rises within `td_rise` seconds of the lift-off at the latest (a crawling clock).
         let rs = if p.td_rise > 0.0 {
-            max(u / q, l.ts / f(p.td_rise))
+            max(div_c(u, q), div_c(l.ts, f(p.td_rise)))
         } else {
-            u / q
+            div_c(u, q)
         };
         let r = sin_d(c!(90.0) * min(rs, one));
         let sws = cxs - so;
@@ -765,9 +771,9 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             clamp(yaw_s, l.yl - cone, l.yl + cone)
         };
         let bump = if u < c!(0.45) {
-            rc(u / c!(0.45))
+            rc(div_c(u, c!(0.45)))
         } else {
-            rc((one - u) / c!(0.55))
+            rc(div_c(one - u, c!(0.55)))
         };
         // Approach lift: the toe rises over the first td_edge of the swing (steeply, a sine,
         // so that it leaves the floor before the blend moves it) and comes down over the last
@@ -779,8 +785,8 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         // the lift.
         let la = f(p.td_clear)
             + ((f(p.td_lift) * abs(l.td - l.wl + m)) * omega_v) / max(one - l.bl, half);
-        let edge = r * rc((one - u) / max(c!(2.0) * (one - ua), c!(0.001)));
-        let swh = ((lp_sd + drop(lp_lp, lp_sd, tas)) + l.cl * w * bump) + la * edge;
+        let edge = r * rc(div_c(one - u, max(c!(2.0) * (one - ua), c!(0.001))));
+        let swh = (sd_drop(lp_lp, lp_sd, tas) + l.cl * w * bump) + la * edge;
         // Stance target on the post-event state (a paw that touched down this frame).
         let st = peeled(l, lp, w);
         tgt[i] = if l.sw > half {
@@ -822,7 +828,12 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
     for k in 0..5 {
         let [on, off] = p.ramps[k].map(f);
         s.wpose[k] = clamp(
-            s.wpose[k] + if targets[k] { dt / on } else { -dt / off },
+            s.wpose[k]
+                + if targets[k] {
+                    div_c(dt, on)
+                } else {
+                    div_c(neg(dt), off)
+                },
             zero,
             one,
         );
@@ -884,7 +895,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         // Poses take the leg back into its sagittal plane. The plane's yaw is + toward model
         // +X (the dog's left); Bedrock's Y rotation is + toward −X (the one FK, molang's
         // `runtime::fk`), so the channel is its negative.
-        out.ry[i] = -(ry * fade);
+        out.ry[i] = neg(ry * fade);
         let mut mt = f(lp.theta_mt);
         // sit, lie (fixed floor points)
         tf = lerp(tf, f(lp.sit[0]), e_sit);
@@ -904,10 +915,12 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let [pa, pb, f0, h0] = lp.paddle.map(f);
         let q = frac(s.swim_ph - f(lp.swim_offset));
         let pw = q < swim_power;
-        let x1 = q / swim_power;
-        let x2 = (q - swim_power) / (one - swim_power);
+        let x1 = div_c(q, swim_power);
+        let x2 = div_c(q - swim_power, one - swim_power);
+        // `f0 + pa·(1 − 2·hb)` as the game's compiler folds it: the constant factor taken
+        // into the inner scale and offset, the constant terms added first.
         let pf = if pw {
-            f0 + pa * (one - c!(2.0) * hb(x1))
+            hb(x1) * (pa * c!(-2.0)) + (pa + f0)
         } else {
             (f0 - pa) + (c!(2.0) * pa) * hb(x2)
         };
@@ -932,7 +945,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
             mt = lerp(mt, f(lp.mt_pose[4]), e_swim);
         }
         // 7.12 floor guard
-        let gh = max(h, lp_sd + drop(lp_lp, lp_sd, max(ta, zero)));
+        let gh = max(h, sd_drop(lp_lp, lp_sd, max(ta, zero)));
         let gwt = if gdry { one } else { one - e_swim };
         h = h + (gh - h) * gwt;
         // 7.13 IK
@@ -951,7 +964,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         let mut rr = if d < da {
             d
         } else {
-            top - soft * exp((da - d) / soft)
+            top - soft * exp(div_c(da - d, soft))
         };
         // A hind leg's soft least reach (check 9: the hock folded next to the hip). The hock
         // keeps its height and moves away from the hip along f, so the paw does not go
@@ -960,7 +973,7 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         if !lp.fore && p.hind_r_min > 0.0 {
             let (rm, sm) = (f(p.hind_r_min) * dmax, f(p.hind_r_soft));
             if rr < rm + sm {
-                rr = rm + sm * exp((rr - (rm + sm)) / sm);
+                rr = rm + sm * exp(div_c(rr - (rm + sm), sm));
                 let sg = if dx < zero { -one } else { one };
                 dxs = sg * sqrt(max(rr * rr - dy * dy, zero));
             }
@@ -968,8 +981,8 @@ pub fn step<T: Real>(s: &mut RigStateT<T>, inp: &Inputs, p: &RigParams) -> Outpu
         rr = max(rr, abs(lp_a - lp_b) + c!(0.05));
         let al = atan2_d(dy, dxs);
         let (a2, b2) = (lp_a * lp_a, lp_b * lp_b);
-        let be = acos_d((a2 + rr * rr - b2) / (c!(2.0) * lp_a * rr));
-        let ga = acos_d((a2 + b2 - rr * rr) / (c!(2.0) * lp_a * lp_b));
+        let be = acos_d((rr * rr + (a2 - b2)) / (c!(2.0) * lp_a * rr));
+        let ga = acos_d(div_c(a2 + b2 - rr * rr, c!(2.0) * lp_a * lp_b));
         let (tu, tl) = if lp.fore {
             let tu = al - be;
             (tu, tu + c!(180.0) - ga)

@@ -52,9 +52,10 @@ fn molang_matches_reference_on_soak_runs() {
 }
 
 /// The generic reference instantiated at `f32` is the Molang to the bit (check 13's
-/// 0.000000), not just within 1e-3: every output field, every frame.
+/// 0.000000), not just within 1e-3: every output field, every frame. It holds because the
+/// reference computes in the forms the game's compiler gives the Molang (`math::div_c`,
+/// `math::neg`, constant terms added first).
 #[test]
-#[ignore = "the game's compiler forms (molang/src/fold.rs: literal divisors as reciprocal products, constant terms first) now shape the rig's Molang; the Rust reference does not mirror them yet"]
 fn f32_reference_is_bit_identical_to_the_interpreter() {
     let p = RigParams::default();
     let mut runs = vec![
