@@ -208,3 +208,42 @@ fn molang_run_world_gives_the_toes_of_doggoyle_run() {
     assert!(worst < 2e-3, "toes differ by up to {worst} px");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The README's picture of the Doggoyle is what the `molang render` command printed beside it
+/// draws from the emitted pack, byte for byte (the command read from the README, its pack and
+/// its `--out` moved to a scratch folder).
+#[test]
+fn readme_picture_is_what_its_command_draws() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let joined = readme.replace("\\\n", " ");
+    let line = joined
+        .lines()
+        .find(|l| l.starts_with("molang render /tmp/doggoyle/"))
+        .expect("the README renders the emitted Doggoyle");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let dir = tmp("readme-picture");
+    common::emit(&dir, 1);
+    let pack = words[2].replacen("/tmp/doggoyle", dir.to_str().unwrap(), 1);
+    let mut cmd = Command::new(molang_bin());
+    cmd.current_dir(&root).arg("render").arg(pack);
+    let mut out = None;
+    let mut rest = words[3..].iter();
+    while let Some(w) = rest.next() {
+        if *w == "--out" {
+            out = rest.next().map(|o| o.to_string());
+        } else {
+            cmd.arg(w);
+        }
+    }
+    let out = out.expect("the README's command names --out");
+    let drawn = dir.join("picture.gif");
+    let o = cmd.arg("--out").arg(&drawn).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        std::fs::read(root.join(&out)).unwrap() == std::fs::read(&drawn).unwrap(),
+        "{out} is not what `{}` draws now: run it with --force",
+        words.join(" ")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

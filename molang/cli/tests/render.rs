@@ -460,3 +460,112 @@ fn body_yaw_turns_the_whole_model_before_the_fixed_camera() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `--sheet` lays the frames out left to right, top to bottom, a drawn frame in each cell, and
+/// the cells past the last frame in the background colour (not transparent).
+#[test]
+fn a_contact_sheet_holds_each_frame_and_background_past_the_last() {
+    let dir = scratch("render-sheet");
+    let args = [
+        "--entity",
+        "cow",
+        "--size",
+        "32",
+        "--background",
+        "#102030",
+        "--frames",
+        "2..7",
+        "--sheet",
+    ];
+    let (o, sheet) = render(&dir, "sheet.png", &args);
+    assert_code(&o, 0);
+    let sheet = image::open(sheet).unwrap().to_rgba8();
+    // Five frames: three columns, two rows, one empty cell.
+    assert_eq!(sheet.dimensions(), (96, 64));
+    let background = image::Rgba([0x10, 0x20, 0x30, 255]);
+    let cell = |i: u32| -> Vec<image::Rgba<u8>> {
+        let (cx, cy) = ((i % 3) * 32, (i / 3) * 32);
+        (0..32 * 32)
+            .map(|k| *sheet.get_pixel(cx + k % 32, cy + k / 32))
+            .collect()
+    };
+    for i in 0..5 {
+        let drawn = cell(i).iter().filter(|p| **p != background).count();
+        assert!(drawn > 50, "cell {i} holds no cow ({drawn} pixels drawn)");
+    }
+    // The walk moves the legs from frame to frame.
+    assert!(
+        (0..4).any(|i| cell(i) != cell(i + 1)),
+        "the cells repeat one frame"
+    );
+    assert!(
+        cell(5).iter().all(|p| *p == background),
+        "the empty cell is not the background"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The README's pictures of the vanilla cow and of the imported Blockbench tail are what the
+/// `molang render` commands printed beside them draw, byte for byte: each command is read from
+/// the README (so the text and the picture cannot drift apart) and run with its pack and its
+/// `--out` in a scratch folder. (The Doggoyle's is kept by ik-gait's tests.)
+#[test]
+fn readme_pictures_are_what_their_commands_draw() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let dir = scratch("render-readme");
+    // `molang import` as the README does it, for the tail's pack.
+    let o = molang()
+        .arg("import")
+        .arg(root.join("molang/cli/tests/fixtures/bbmodel/tail8.bbmodel"))
+        .arg("--out")
+        .arg(dir.join("tail_rp"))
+        .output()
+        .unwrap();
+    assert_code(&o, 0);
+    let commands: Vec<String> = readme
+        .replace("\\\n", " ")
+        .lines()
+        .filter(|l| l.starts_with("molang render "))
+        .map(String::from)
+        .collect();
+    let mut drawn = Vec::new();
+    for line in &commands {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let pack = words[2];
+        let pack = match pack {
+            "../shared/vanilla/resource_pack" => vanilla_rp(),
+            "tail_rp" => dir.join("tail_rp"),
+            _ => continue, // the Doggoyle's emitted pack
+        };
+        let mut cmd = molang();
+        cmd.current_dir(&root).arg("render").arg(pack);
+        let mut out = None;
+        let mut rest = words[3..].iter();
+        while let Some(w) = rest.next() {
+            if *w == "--out" {
+                out = rest.next().map(|o| o.to_string());
+            } else {
+                cmd.arg(w);
+            }
+        }
+        let out = out.expect("a README render command names --out");
+        let scratch_out = dir.join(Path::new(&out).file_name().unwrap());
+        let o = cmd.arg("--out").arg(&scratch_out).output().unwrap();
+        assert_code(&o, 0);
+        let want = std::fs::read(root.join(&out)).unwrap();
+        let got = std::fs::read(&scratch_out).unwrap();
+        assert!(
+            want == got,
+            "{out} is not what `{}` draws now: run it with --force",
+            words.join(" ")
+        );
+        drawn.push(out);
+    }
+    assert_eq!(
+        drawn,
+        ["docs/bbmodel_tail_ik.gif", "docs/cow_walk.gif"],
+        "the README's render commands"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -241,7 +241,7 @@ fn run(args: &Args) -> Result<(), String> {
     let bytes = if want == "gif" {
         gif(&rendered.pictures, args.fps)?
     } else if sheet {
-        contact_sheet(&rendered.pictures)?
+        contact_sheet(&rendered.pictures, background)?
     } else {
         png_bytes(&rendered.pictures[0])?
     };
@@ -301,8 +301,8 @@ fn sheet_png(img: &image::RgbaImage) -> Result<Vec<u8>, String> {
     Ok(out.into_inner())
 }
 
-/// The frames in a grid, left to right, top to bottom.
-fn contact_sheet(pictures: &[Picture]) -> Result<Vec<u8>, String> {
+/// The frames in a grid, left to right, top to bottom; cells past the last frame are background.
+fn contact_sheet(pictures: &[Picture], background: [u8; 3]) -> Result<Vec<u8>, String> {
     let n = pictures.len() as u32;
     let side = pictures.first().map_or(0, |p| p.size);
     let cols = (1..=n).find(|c| c * c >= n).unwrap_or(1);
@@ -312,7 +312,9 @@ fn contact_sheet(pictures: &[Picture]) -> Result<Vec<u8>, String> {
             "a sheet of {n} frames of {side} pixels is over 8192 pixels a side; lower --size or draw fewer frames"
         ));
     }
-    let mut sheet = image::RgbaImage::new(cols * side, rows * side);
+    let [r, g, b] = background;
+    let mut sheet =
+        image::RgbaImage::from_pixel(cols * side, rows * side, image::Rgba([r, g, b, 255]));
     for (i, p) in pictures.iter().enumerate() {
         let (cx, cy) = ((i as u32 % cols) * side, (i as u32 / cols) * side);
         for y in 0..side {
