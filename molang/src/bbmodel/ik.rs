@@ -459,6 +459,29 @@ fn solve_molang(c: &SolvedChain) -> String {
         }
     }
     s.push_str("} : { ");
+    // One FABRIK step over bone i (joints i and i + 1): joint `moved` pulled along the line to
+    // `anchor` until it is the bone's length from it (a zero-length bone: onto it).
+    let pull = |s: &mut String, i: usize, moved: usize, anchor: usize| {
+        let length = lengths[i];
+        if length == 0.0 {
+            for a in 0..3 {
+                s.push_str(&format!("{} = {}; ", j(moved, a), j(anchor, a)));
+            }
+            return;
+        }
+        s.push_str(&format!(
+            "t.k = {} / math.max({}, 0.000001); ",
+            n(length),
+            dist(&jp(i), &jp(i + 1))
+        ));
+        for a in 0..3 {
+            s.push_str(&format!(
+                "{m} = {o} + ({m} - {o}) * t.k; ",
+                m = j(moved, a),
+                o = j(anchor, a)
+            ));
+        }
+    };
     let tip = jp(nb);
     s.push_str(&format!("t.gap = {}; ", dist0(&tip, "t.t")));
     s.push_str(&format!(
@@ -469,49 +492,15 @@ fn solve_molang(c: &SolvedChain) -> String {
     for (a, axis) in XYZ.iter().enumerate() {
         s.push_str(&format!("{} = t.t{axis}; ", j(nb, a)));
     }
-    for (i, &length) in lengths.iter().enumerate().rev() {
-        if length == 0.0 {
-            for a in 0..3 {
-                s.push_str(&format!("{} = {}; ", j(i, a), j(i + 1, a)));
-            }
-            continue;
-        }
-        s.push_str(&format!(
-            "t.k = {} / math.max({}, 0.000001); ",
-            n(length),
-            dist(&jp(i), &jp(i + 1))
-        ));
-        for a in 0..3 {
-            s.push_str(&format!(
-                "{ji} = {jn} + ({ji} - {jn}) * t.k; ",
-                ji = j(i, a),
-                jn = j(i + 1, a)
-            ));
-        }
+    for i in (0..lengths.len()).rev() {
+        pull(&mut s, i, i, i + 1);
     }
     // Forward: the root back on its place, each joint at its length from the one before.
     for (a, x) in joints[0].iter().enumerate() {
         s.push_str(&format!("{} = {}; ", j(0, a), n(*x)));
     }
-    for (i, &length) in lengths.iter().enumerate() {
-        if length == 0.0 {
-            for a in 0..3 {
-                s.push_str(&format!("{} = {}; ", j(i + 1, a), j(i, a)));
-            }
-            continue;
-        }
-        s.push_str(&format!(
-            "t.k = {} / math.max({}, 0.000001); ",
-            n(length),
-            dist(&jp(i), &jp(i + 1))
-        ));
-        for a in 0..3 {
-            s.push_str(&format!(
-                "{jn} = {ji} + ({jn} - {ji}) * t.k; ",
-                ji = j(i, a),
-                jn = j(i + 1, a)
-            ));
-        }
+    for i in 0..lengths.len() {
+        pull(&mut s, i, i + 1, i);
     }
     s.push_str(&format!(
         "t.iterations = t.iterations + 1; t.gap = {}; }}); }}; ",
