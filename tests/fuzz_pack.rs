@@ -1,31 +1,43 @@
 //! `molang fuzz` on small packs (tests/fixtures/fuzz/): it finds a planted NaN, a planted
 //! abort that only some inputs reach, a violated invariant, and nothing on a clean entity;
-//! every finding is shrunk and written as a CSV timeline that replays it.
+//! every finding is shrunk to a CSV input timeline that replays it. (The files and the replay
+//! command line are `molang fuzz`'s: molang/cli/tests/cli_robustness.rs.)
 //!
 //! Script-only entities (`nan`, `abort`, `invariant`, `clean`: no geometry, no animations)
 //! are fuzzed in scripts-only mode; `anim_nan` and `anim_clean` run through the runtime,
 //! and their reproducers are replayed with `molang run`'s own library code (load, driver,
 //! trace).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use molang::entity::{EntityScripts, ScriptSource};
-use molang::fuzz::{Config as FuzzArgs, FindingKind, Reported};
+use molang::fuzz::{BadSetting, Config, Finding, FindingKind, FuzzError};
 use molang::runtime::inputs::{self, Kind};
 use molang::runtime::trace::{Columns, Format, Trace};
 use molang::runtime::{frame_time, load_entity, Backend, Driver, LogLine, Pose, Runtime};
-use molang::ErrorKind;
 
-/// `molang fuzz` without its printing.
-fn run(a: &FuzzArgs) -> Result<Vec<Reported>, molang::Error> {
-    molang::fuzz::run(a, &mut ())
+/// What `molang fuzz` takes: the pack layers and the settings.
+struct FuzzArgs {
+    packs: Vec<PathBuf>,
+    config: Config,
+}
+
+/// `molang fuzz` without its printing and its files.
+fn run(a: &FuzzArgs) -> Result<Vec<Finding>, FuzzError> {
+    let pack = molang::pack::load(&a.packs);
+    molang::fuzz::run(&pack, &a.config, &mut ())
+}
+
+/// The settings with a ranges file's text.
+fn with_ranges(a: &mut FuzzArgs, json: &str) {
+    a.config.ranges = molang::fuzz::parse_ranges(json).unwrap();
 }
 
 /// The `molang run` options a replay command uses.
 struct RunArgs {
     packs: Vec<PathBuf>,
     entity: Option<String>,
-    inputs: Option<PathBuf>,
+    inputs: String,
     fps: f32,
     seconds: f32,
     backend: Backend,
@@ -39,31 +51,23 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn out_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("molang-fuzz-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn args(pack: &str, backend: Backend, test: &str) -> FuzzArgs {
+fn args(pack: &str, backend: Backend) -> FuzzArgs {
     FuzzArgs {
         packs: vec![fixture(pack)],
-        entity: format!("fuzz:{pack}"),
-        cases: 100,
-        frames: 30,
-        seed: 1,
-        ranges: None,
-        invariants: Vec::new(),
-        backend,
-        platform: molang::Platform::X86_64,
-        fps: 20.0,
-        out_dir: out_dir(&format!("{test}-{backend:?}")),
+        config: Config {
+            entity: format!("fuzz:{pack}"),
+            cases: 100,
+            frames: 30,
+            seed: 1,
+            backend,
+            fps: 20.0,
+            ..Config::default()
+        },
     }
 }
 
 /// Reads a reproducer CSV back: column names and rows.
-fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f32>>) {
-    let text = std::fs::read_to_string(path).expect("the inputs file was written");
+fn read_csv(text: &str) -> (Vec<String>, Vec<Vec<f32>>) {
     let mut lines = text.lines();
     let header: Vec<String> = lines
         .next()
@@ -79,8 +83,8 @@ fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f32>>) {
 
 /// Replays a reproducer on the entity scripts (what `molang run` will do with it) and
 /// returns the aborts and the variables after the last frame.
-fn replay(pack: &str, f: &Reported) -> (Vec<String>, Vec<(String, f32)>) {
-    let (header, rows) = read_csv(&f.inputs_file);
+fn replay(pack: &str, f: &Finding) -> (Vec<String>, Vec<(String, f32)>) {
+    let (header, rows) = read_csv(&f.timeline);
     assert_eq!(header[0], "t");
     assert_eq!(rows.len(), f.frames, "one row per frame");
     let text = std::fs::read_to_string(fixture(pack).join("entity/test.entity.json")).unwrap();
@@ -127,11 +131,8 @@ const BACKENDS: [Backend; 2] = [Backend::Jit, Backend::Interp];
 #[test]
 fn finds_a_planted_nan() {
     for backend in BACKENDS {
-        let mut a = args("nan", backend, "nan");
-        let ranges = a.out_dir.with_extension("ranges.json");
-        std::fs::create_dir_all(ranges.parent().unwrap()).unwrap();
-        std::fs::write(&ranges, r#"{"q.ground_speed": [0, 2]}"#).unwrap();
-        a.ranges = Some(ranges);
+        let mut a = args("nan", backend);
+        with_ranges(&mut a, r#"{"q.ground_speed": [0, 2]}"#);
         let found = run(&a).expect("runs");
         assert_eq!(found.len(), 1, "{found:?}");
         let f = &found[0];
@@ -139,9 +140,7 @@ fn finds_a_planted_nan() {
         // Shrunk: one frame, and every query at its default (ground_speed 0 < 1 is enough).
         assert_eq!(f.frames, 1);
         assert!(f.queries.is_empty(), "{:?}", f.queries);
-        assert!(f.command.starts_with("molang run "));
-        assert!(f.command.contains("--entity fuzz:nan --inputs "));
-        assert!(f.command.contains("--seconds 0.05 --fps 20"));
+        assert_eq!(f.frame, 0);
         let (_, vars) = replay("nan", f);
         assert!(vars.iter().any(|(n, v)| n == "x" && v.is_nan()), "{vars:?}");
     }
@@ -150,18 +149,15 @@ fn finds_a_planted_nan() {
 #[test]
 fn nan_needs_the_range_to_reach_it() {
     // With ground_speed kept in [1, 2] the square root never sees a negative number.
-    let mut a = args("nan", Backend::Jit, "nan-clean");
-    let ranges = a.out_dir.with_extension("ranges.json");
-    std::fs::create_dir_all(ranges.parent().unwrap()).unwrap();
-    std::fs::write(&ranges, r#"{"ground_speed": [1, 2]}"#).unwrap();
-    a.ranges = Some(ranges);
+    let mut a = args("nan", Backend::Jit);
+    with_ranges(&mut a, r#"{"ground_speed": [1, 2]}"#);
     assert!(run(&a).expect("runs").is_empty());
 }
 
 #[test]
 fn finds_an_abort_only_some_inputs_reach() {
     for backend in BACKENDS {
-        let found = run(&args("abort", backend, "abort")).expect("runs");
+        let found = run(&args("abort", backend)).expect("runs");
         assert_eq!(found.len(), 1, "{found:?}");
         let f = &found[0];
         let FindingKind::Abort(msg) = &f.kind else {
@@ -185,8 +181,8 @@ fn finds_an_abort_only_some_inputs_reach() {
 #[test]
 fn finds_a_violated_invariant() {
     for backend in BACKENDS {
-        let mut a = args("invariant", backend, "invariant");
-        a.invariants = vec!["v.paw_y >= -4".into(), "v.paw_y <= 5".into()];
+        let mut a = args("invariant", backend);
+        a.config.invariants = vec!["v.paw_y >= -4".into(), "v.paw_y <= 5".into()];
         let found = run(&a).expect("runs");
         assert_eq!(found.len(), 1, "{found:?}");
         let f = &found[0];
@@ -200,119 +196,74 @@ fn finds_a_violated_invariant() {
 
 #[test]
 fn reports_nothing_on_a_clean_entity() {
-    assert_clean("clean", "clean", "v.swing >= -30 && v.swing <= 30");
+    assert_clean("clean", "v.swing >= -30 && v.swing <= 30");
 }
 
-/// Fuzzing `pack` under `invariant` finds nothing and writes no files, on both back ends.
-fn assert_clean(pack: &str, out: &str, invariant: &str) {
+/// Fuzzing `pack` under `invariant` finds nothing, on both back ends.
+fn assert_clean(pack: &str, invariant: &str) {
     for backend in BACKENDS {
-        let mut a = args(pack, backend, out);
-        a.invariants = vec![invariant.into()];
+        let mut a = args(pack, backend);
+        a.config.invariants = vec![invariant.into()];
         let found = run(&a).expect("runs");
         assert!(found.is_empty(), "{found:#?}");
-        assert!(!a.out_dir.exists(), "no files when nothing is found");
     }
 }
 
 #[test]
-fn bad_usage_is_an_error() {
-    let mut a = args("clean", Backend::Jit, "usage");
-    a.entity = "fuzz:nope".into();
-    let e = run(&a).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::UnknownEntity, "{e}");
-    assert!(e.to_string().contains("`fuzz:nope`"), "{e}");
-    let mut a = args("clean", Backend::Jit, "usage");
-    a.invariants = vec!["v.not_there > 0".into()];
-    let e = run(&a).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Config, "{e}");
+fn bad_settings_are_errors_about_their_values() {
+    let mut a = args("clean", Backend::Jit);
+    a.config.entity = "fuzz:nope".into();
+    match run(&a).unwrap_err() {
+        FuzzError::UnknownEntity { known } => assert_eq!(known, ["fuzz:clean"]),
+        e => panic!("{e}"),
+    }
+    let invariant = |text: &str| {
+        let mut a = args("clean", Backend::Jit);
+        a.config.invariants = vec![text.into()];
+        match run(&a).unwrap_err() {
+            FuzzError::Setting(BadSetting::Invariant { text: t, why }) => {
+                assert_eq!(t, text);
+                why
+            }
+            e => panic!("{e}"),
+        }
+    };
     // The variable the entity never mentions is named.
-    assert!(e.to_string().contains("variable.not_there"), "{e}");
-    let mut a = args("clean", Backend::Jit, "usage");
-    a.invariants = vec!["v.swing >".into()];
+    assert!(invariant("v.not_there > 0").contains("variable.not_there"));
+    assert!(invariant("v.swing >").starts_with("does not load"));
+    let mut a = args("clean", Backend::Jit);
+    a.config.frames = 0;
     let e = run(&a).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Config, "{e}");
-    assert!(e.to_string().contains("`v.swing >`"), "{e}");
-    let mut a = args("clean", Backend::Jit, "usage");
-    a.frames = 0;
-    let e = run(&a).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Config, "{e}");
-    assert!(e.to_string().contains("--frames"), "{e}");
-    let mut a = args("clean", Backend::Jit, "usage");
-    a.packs = vec![PathBuf::from("tests/fixtures/no/such/pack")];
-    assert_eq!(run(&a).unwrap_err().kind(), ErrorKind::NoSuchPath);
+    assert_eq!(e, FuzzError::Setting(BadSetting::Frames));
+    // Said about the value: the front end names its flag.
+    assert_eq!(e.to_string(), "frames must be at least 1");
+    a.config.frames = 1;
+    for fps in [0.0, -1.0, f32::NAN, 10_001.0] {
+        a.config.fps = fps;
+        assert!(matches!(a.config.check(), Err(BadSetting::Fps(_))), "{fps}");
+    }
 }
 
 // ---- runtime mode ------------------------------------------------------------------------
 
-/// Splits a replay command into words (plain words and '...' quoting, as `shell_word`
-/// writes them).
-fn shell_words(command: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quoted = false;
-    let mut any = false;
-    for c in command.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                any = true;
-            }
-            ' ' if !quoted => {
-                if any {
-                    words.push(std::mem::take(&mut word));
-                    any = false;
-                }
-            }
-            c => {
-                word.push(c);
-                any = true;
-            }
-        }
+/// The `molang run` arguments that replay a finding (what `molang fuzz` prints).
+fn replay_args(fz: &FuzzArgs, f: &Finding) -> RunArgs {
+    RunArgs {
+        packs: fz.packs.clone(),
+        entity: Some(fz.config.entity.clone()),
+        inputs: f.timeline.clone(),
+        fps: fz.config.fps,
+        seconds: f.frames as f32 / fz.config.fps,
+        backend: fz.config.backend,
+        vars: true,
+        seed: f.seed,
     }
-    if any {
-        words.push(word);
-    }
-    words
-}
-
-/// The `molang run` arguments of a finding's replay command.
-fn replay_args(f: &Reported) -> RunArgs {
-    let words = shell_words(&f.command);
-    assert_eq!(words[..2], ["molang", "run"], "{}", f.command);
-    let mut a = RunArgs {
-        packs: vec![PathBuf::from(&words[2])],
-        entity: None,
-        inputs: None,
-        fps: 60.0,
-        seconds: 10.0,
-        backend: Backend::Jit,
-        vars: false,
-        seed: 0,
-    };
-    let mut w = words[3..].iter();
-    while let Some(flag) = w.next() {
-        let mut value = || w.next().expect("a value after the flag").clone();
-        match flag.as_str() {
-            "--entity" => a.entity = Some(value()),
-            "--inputs" => a.inputs = Some(PathBuf::from(value())),
-            "--seconds" => a.seconds = value().parse().unwrap(),
-            "--fps" => a.fps = value().parse().unwrap(),
-            "--seed" => a.seed = value().parse().unwrap(),
-            "--backend" => {
-                assert_eq!(value(), "interp");
-                a.backend = Backend::Interp;
-            }
-            "--vars" => a.vars = true,
-            other => panic!("unexpected `{other}` in {}", f.command),
-        }
-    }
-    a
 }
 
 /// Replays a finding with `molang run` (its library entry point, as the binary calls it):
 /// the trace rows as (frame, bone, fields).
-fn replay_trace(f: &Reported) -> Vec<(usize, String, Vec<String>)> {
-    let a = replay_args(f);
+fn replay_trace(fz: &FuzzArgs, f: &Finding) -> Vec<(usize, String, Vec<String>)> {
+    let a = replay_args(fz, f);
     assert_eq!(
         (a.seconds as f64 * a.fps as f64).round() as usize,
         f.frames,
@@ -320,8 +271,7 @@ fn replay_trace(f: &Reported) -> Vec<(usize, String, Vec<String>)> {
     );
     let loaded = load_entity(&a.packs[0], a.entity.as_deref().unwrap()).unwrap();
     let mut rt = Runtime::new(loaded, a.backend, a.fps, a.seed);
-    let csv = std::fs::read_to_string(a.inputs.as_ref().unwrap()).unwrap();
-    let tl = inputs::parse(&csv, "replay.csv").unwrap();
+    let tl = inputs::parse(&a.inputs, "replay.csv").unwrap();
     let (mut driver, _) = Driver::new(&tl, &mut rt);
     let columns = Columns {
         format: Format::Csv,
@@ -353,12 +303,11 @@ fn replay_trace(f: &Reported) -> Vec<(usize, String, Vec<String>)> {
 
 /// Replays a finding through the runtime API the way `molang run` binds an input CSV (query
 /// columns as input slots, `v.` columns set before each frame): the content log.
-fn replay_log(f: &Reported) -> Vec<LogLine> {
-    let a = replay_args(f);
+fn replay_log(fz: &FuzzArgs, f: &Finding) -> Vec<LogLine> {
+    let a = replay_args(fz, f);
     let loaded = load_entity(&a.packs[0], a.entity.as_deref().unwrap()).unwrap();
     let mut rt = Runtime::new(loaded, a.backend, a.fps, a.seed);
-    let text = std::fs::read_to_string(a.inputs.as_ref().unwrap()).unwrap();
-    let tl = inputs::parse(&text, "replay.csv").unwrap();
+    let tl = inputs::parse(&a.inputs, "replay.csv").unwrap();
     let cols: Vec<(Kind, molang::ir::Slot)> = (tl.queries.iter().zip(&tl.kinds))
         .map(|(n, k)| match k {
             Kind::Query => (Kind::Query, rt.input_slot(n)),
@@ -394,7 +343,7 @@ fn bone_nan(bone: &str) -> FindingKind {
 #[test]
 fn finds_a_bone_nan_in_an_animation_and_replays_it() {
     for backend in BACKENDS {
-        let a = args("anim_nan", backend, "anim-nan");
+        let a = args("anim_nan", backend);
         let found = run(&a).expect("runs");
         assert_eq!(found.len(), 3, "{found:#?}");
         // `math.sqrt(1 - q.ground_speed)` on the tail, `math.sqrt(0.5 - v.attack_time)` on
@@ -415,7 +364,7 @@ fn finds_a_bone_nan_in_an_animation_and_replays_it() {
             );
             // The reproducer through `molang run`: NaN on that bone at the reported frame,
             // finite before it.
-            let rows = replay_trace(f);
+            let rows = replay_trace(&a, f);
             let last = f.frames - 1;
             let rx = |frame: usize| -> f32 {
                 let row = rows
@@ -435,7 +384,7 @@ fn finds_a_bone_nan_in_an_animation_and_replays_it() {
 #[test]
 fn finds_an_abort_in_a_controller_state_and_replays_it() {
     for backend in BACKENDS {
-        let a = args("anim_nan", backend, "anim-abort");
+        let a = args("anim_nan", backend);
         let found = run(&a).expect("runs");
         let f = found
             .iter()
@@ -450,7 +399,7 @@ fn finds_an_abort_in_a_controller_state_and_replays_it() {
         assert_eq!(f.queries[0].0, "vertical_speed");
         let v = &f.queries[0].1;
         assert!(v[0] > 5.0 && v[1..].iter().all(|&x| x == 0.0), "{v:?}");
-        let (header, rows) = read_csv(&f.inputs_file);
+        let (header, rows) = read_csv(&f.timeline);
         assert_eq!(rows.len(), 4);
         assert!(
             !header
@@ -458,7 +407,7 @@ fn finds_an_abort_in_a_controller_state_and_replays_it() {
                 .any(|h| h.contains("state_time") || h.contains("life_time")),
             "the runtime provides those: {header:?}"
         );
-        let log = replay_log(f);
+        let log = replay_log(&a, f);
         let hit = log
             .iter()
             .find(|l| l.message.contains("variable.jump_height"))
@@ -469,15 +418,11 @@ fn finds_an_abort_in_a_controller_state_and_replays_it() {
 
 #[test]
 fn engine_variables_take_their_range_from_the_ranges_file() {
-    let mut a = args("anim_nan", Backend::Jit, "anim-ranges");
-    let ranges = a.out_dir.with_extension("ranges.json");
-    std::fs::create_dir_all(ranges.parent().unwrap()).unwrap();
-    std::fs::write(
-        &ranges,
+    let mut a = args("anim_nan", Backend::Jit);
+    with_ranges(
+        &mut a,
         r#"{"variable.attack_time": [0, 0.4], "q.ground_speed": [0, 1]}"#,
-    )
-    .unwrap();
-    a.ranges = Some(ranges);
+    );
     let found = run(&a).expect("runs");
     let kinds: Vec<&FindingKind> = found.iter().map(|f| &f.kind).collect();
     assert_eq!(found.len(), 1, "only the abort is left: {kinds:?}");
@@ -486,14 +431,14 @@ fn engine_variables_take_their_range_from_the_ranges_file() {
 
 #[test]
 fn reports_nothing_on_a_clean_animated_entity() {
-    assert_clean("anim_clean", "anim-clean", "v.speed >= 0 && v.speed <= 4");
+    assert_clean("anim_clean", "v.speed >= 0 && v.speed <= 4");
 }
 
 #[test]
 fn invariants_see_the_runtime_variables() {
     // `v.speed` is set by pre_animation to q.ground_speed * 2: a bound it breaks.
-    let mut a = args("anim_nan", Backend::Interp, "anim-invariant");
-    a.invariants = vec!["v.speed <= 10".into()];
+    let mut a = args("anim_nan", Backend::Interp);
+    a.config.invariants = vec!["v.speed <= 10".into()];
     let found = run(&a).expect("runs");
     let f = found
         .iter()
@@ -576,7 +521,7 @@ fn animated_fixtures_pass_molang_check() {
 
 /// `v.x = math.max(0, math.sqrt(q.ground_speed - 1))`: NaN on x86-64 below speed 1 (`max`
 /// returns its NaN second operand there), never on arm64 (which ignores the NaN). The
-/// fuzzer finds it on the one platform only, and the replay command names the platform.
+/// fuzzer finds it on the one platform only.
 #[test]
 fn fuzz_follows_the_platform() {
     let pack = std::env::temp_dir().join(format!("molang-fuzz-platform-{}", std::process::id()));
@@ -589,9 +534,9 @@ fn fuzz_follows_the_platform() {
             "pre_animation":["v.x = math.max(0, math.sqrt(q.ground_speed - 1));"]}}}}"#,
     )
     .unwrap();
-    let mut a = args("nan", Backend::Interp, "platform");
+    let mut a = args("nan", Backend::Interp);
     a.packs = vec![pack.clone()];
-    a.entity = "fuzz:platform".into();
+    a.config.entity = "fuzz:platform".into();
     let found = run(&a).expect("runs");
     assert!(
         found
@@ -599,12 +544,7 @@ fn fuzz_follows_the_platform() {
             .any(|f| f.detail.contains("v.x") || f.detail.contains("variable.x")),
         "{found:#?}"
     );
-    assert!(
-        found.iter().all(|f| !f.command.contains("--platform")),
-        "{found:#?}"
-    );
-    a.platform = molang::Platform::Arm64;
-    a.out_dir = out_dir("platform-arm64");
+    a.config.platform = molang::Platform::Arm64;
     let found = run(&a).expect("runs");
     assert!(found.is_empty(), "{found:#?}");
     let _ = std::fs::remove_dir_all(&pack);

@@ -2,30 +2,41 @@
 //! on both back ends, through the library `molang test` runs (`molang::testing`), and a
 //! deliberately broken expectation of each kind fails.
 
-use molang::testing::{discover, load_tests, run_test, Backends, PackCache};
+use molang::testing::{run_test, spec, Backends, Files};
 use std::path::Path;
 
 mod common;
 use common::tmp;
 
-/// (test name, failures as text) for every test under `dir`.
+/// (test name, failures as text) for every test file in `dir`, read, parsed and run the way
+/// `molang test` does: the files a test names (its inputs) are read for it.
 fn run_suite(dir: &Path) -> Vec<(String, Vec<String>)> {
-    let files = discover(&[dir.to_path_buf()]).unwrap();
-    let tests = load_tests(&files).unwrap_or_else(|e| panic!("{e}"));
-    let mut cache = PackCache::default();
-    tests
-        .iter()
-        .map(|t| {
-            let pack = cache.get(&t.packs).unwrap();
-            let o = run_test(t, &pack, Backends::Both, false);
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".test.json"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let in_pack = dir.join("../manifest.json").is_file();
+        let tests = spec::parse_file(&file, &text, in_pack).unwrap_or_else(|e| panic!("{e}"));
+        for t in &tests {
+            let named: Files = (t.files().iter())
+                .map(|f| (f.path.clone(), Ok(std::fs::read(&f.path).unwrap())))
+                .collect();
+            let pack = molang::pack::load(&t.packs);
+            let o = run_test(t, &pack, Backends::Both, &named, false);
             let fails = o
                 .failures
                 .iter()
                 .map(|f| format!("{} {} @{:?}: {}", f.location, f.what, f.t, f.detail))
                 .collect();
-            (o.name, fails)
-        })
-        .collect()
+            out.push((o.name, fails));
+        }
+    }
+    out
 }
 
 #[test]

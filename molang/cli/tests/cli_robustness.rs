@@ -384,6 +384,117 @@ fn fuzz_ranges_typos_get_a_suggestion() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `molang fuzz` writes each finding's timeline and prints the `molang run` command that
+/// replays it (built by the front end from the finding): run as printed, it shows the
+/// broken invariant on the finding's last frame, on the back end and platform fuzzed.
+#[test]
+fn fuzz_replay_command_replays_the_finding() {
+    let dir = temp_entity_pack("fuzz-replay");
+    let out = molang()
+        .arg("fuzz")
+        .arg(dir.join("pack"))
+        .args([
+            "--entity",
+            "t:e",
+            "--invariant",
+            "v.speed < 1",
+            "--cases",
+            "20",
+        ])
+        .args(["--backend", "interp", "--platform", "arm64"])
+        .arg("--out-dir")
+        .arg(dir.join("found"))
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert_contains(
+        &stdout,
+        "found: invariant `v.speed < 1` is false after frame",
+    );
+    assert_contains(&stdout, "  q.ground_speed = ");
+    let command = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("replay: molang "))
+        .unwrap_or_else(|| panic!("no replay line: {stdout}"));
+    assert!(
+        !command.contains('\''),
+        "plain temp paths need no quoting: {command}"
+    );
+    assert!(
+        command.ends_with("--vars --backend interp --platform arm64"),
+        "{command}"
+    );
+    let file = dir.join("found/fuzz-t_e-1.csv");
+    assert_contains(command, &format!("--inputs {}", file.display()));
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .starts_with("t,q.ground_speed"));
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let replay = molang().args(&words).output().unwrap();
+    assert_eq!(replay.status.code(), Some(0), "{}", text(&replay.stderr));
+    let trace = text(&replay.stdout);
+    let mut rows = trace.lines();
+    let header: Vec<&str> = rows.next().unwrap().split(',').collect();
+    let speed = header.iter().position(|h| *h == "v.speed").unwrap();
+    let last = rows.last().unwrap().split(',').nth(speed).unwrap();
+    assert!(last.parse::<f32>().unwrap() >= 1.0, "{trace}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The checks and files the library left to `molang fuzz`: option values worded with their
+/// flags, packs that do not exist, and a reproducer never written through a symbolic link.
+#[test]
+fn fuzz_front_end_checks_flags_paths_and_links() {
+    let dir = temp_entity_pack("fuzz-front");
+    let fuzz = |extra: &[&str]| {
+        molang()
+            .arg("fuzz")
+            .arg(dir.join("pack"))
+            .args([
+                "--entity",
+                "t:e",
+                "--invariant",
+                "v.speed < 1",
+                "--cases",
+                "20",
+            ])
+            .args(extra)
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let out = fuzz(&["--fps", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_contains(
+        &text(&out.stderr),
+        "error: --fps must be above 0 and at most 10000, got 0",
+    );
+    let out = fuzz(&["--invariant", "v.nope > 0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_contains(
+        &text(&out.stderr),
+        "error: --invariant `v.nope > 0` reads variable.nope, which the entity's scripts never mention",
+    );
+    let out = fuzz(&["--entity", "t:nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_contains(&text(&out.stderr), "no entity `t:nope` in ");
+    assert_contains(&text(&out.stderr), "(entities: t:e)");
+    let out = molang_on("fuzz", dir.join("no-such-pack"), &["--entity", "t:e"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_contains(&text(&out.stderr), "no-such-pack does not exist");
+    // A reproducer that is a symbolic link is not written through.
+    std::fs::create_dir_all(dir.join("found")).unwrap();
+    std::fs::write(dir.join("elsewhere.csv"), "keep").unwrap();
+    std::os::unix::fs::symlink(dir.join("elsewhere.csv"), dir.join("found/fuzz-t_e-1.csv"))
+        .unwrap();
+    let out = fuzz(&["--out-dir", "found"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert_contains(&text(&out.stderr), "fuzz-t_e-1.csv: is a symbolic link");
+    assert_eq!(std::fs::read(dir.join("elsewhere.csv")).unwrap(), b"keep");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // Random argument vectors: whatever a user types, no subcommand panics, and the exit code is
 // 0 (fine), 1 (problems found) or 2 (usage or I/O failure).
 fn flag_value() -> impl Strategy<Value = String> {

@@ -427,7 +427,7 @@ fn body_yaw_turns_the_whole_model_before_the_fixed_camera() {
             .output()
             .unwrap();
         assert_code(&o, 0);
-        let t = picture::read_png(&out, 4096).unwrap();
+        let t = picture::decode_png(&std::fs::read(&out).unwrap(), 4096).unwrap();
         picture::Picture {
             size: t.width,
             rgba: t.rgba,

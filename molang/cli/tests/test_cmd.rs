@@ -175,6 +175,36 @@ fn snapshot_bless_then_pass_then_fail_at_the_changed_frame() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--bless` writes a snapshot as every `molang` write goes: never through a symbolic link,
+/// even one that stays inside the test's folder (before, snapshots were written through
+/// links while pictures were not).
+#[test]
+fn bless_refuses_a_symlinked_snapshot() {
+    let test = r#"{"name": "snap", "entity": "t:swing", "packs": ["../pack"], "fps": 20, "seconds": 1,
+        "expect": [{ "snapshot": "swing.trace.csv" }]}"#;
+    let dir = fixture("snap-link", "30", test);
+    let tests = dir.join("tests");
+    std::fs::write(tests.join("real.csv"), "keep").unwrap();
+    std::os::unix::fs::symlink(tests.join("real.csv"), tests.join("swing.trace.csv")).unwrap();
+    let out = test_in(&tests, &["--bless"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let stdout = text(&out.stdout);
+    assert_contains(&stdout, "expected snapshot");
+    assert_contains(&stdout, "cannot write it: is a symbolic link");
+    assert!(!stdout.contains(", wrote "), "{stdout}");
+    assert_eq!(std::fs::read(tests.join("real.csv")).unwrap(), b"keep");
+    // A plain file is blessed (replaced) as before.
+    std::fs::remove_file(tests.join("swing.trace.csv")).unwrap();
+    std::fs::write(tests.join("swing.trace.csv"), "old").unwrap();
+    let out = test_in(&tests, &["--bless"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert_contains(&text(&out.stdout), ", wrote ");
+    assert!(std::fs::read_to_string(tests.join("swing.trace.csv"))
+        .unwrap()
+        .starts_with("frame,t,bone"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bad_test_files_exit_2_with_file_line_column() {
     let cases = [

@@ -5,7 +5,7 @@
 //!   fuzz their own Molang implementation against ours.
 //! - [`runner`]: the fuzzer behind `molang fuzz`, which plays an entity (through the runtime
 //!   when it animates, else its scripts alone) with random inputs and shrinks what it finds
-//!   to a `molang run` reproducer.
+//!   to an input timeline `molang run` replays.
 //! - [`oracle`]: the interpreter-vs-JIT oracle the cargo-fuzz `differential` target and
 //!   `tests/jit_differential.rs` share.
 //! - [`world`]: a fixed host with other entities, entity lists and arrays, so differential
@@ -40,4 +40,7 @@ pub const EDGE_OPERANDS: &[&str] = &[
     "(0.00000023841858)",
 ];
 
-pub use runner::{parse_ranges, run, Config, FindingKind, Observer, Range, Reported};
+pub use runner::{
+    parse_ranges, run, BadSetting, Config, Finding, FindingKind, FuzzError, Observer, Range,
+    MAX_FPS,
+};

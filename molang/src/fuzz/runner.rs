@@ -18,54 +18,141 @@
 //! user invariant written in Molang that is false after a frame.
 //!
 //! Each finding is shrunk (fewer frames, fewer inputs away from their default, simpler
-//! values: the default, 0, 1, the range ends, round numbers) and written as a CSV input
-//! timeline (`t`, then one `q.name` / `v.name` column per input) with the `molang run`
-//! command that replays it.
+//! values: the default, 0, 1, the range ends, round numbers) and returned with the CSV input
+//! timeline (`t`, then one `q.name` / `v.name` column per input) that replays it through
+//! `molang run`.
 //!
-//! The library prints nothing: notes and progress go to an [`Observer`]; the front end
-//! (`src/bin/molang/fuzz.rs`) prints them and the findings' [`Reported::text`].
+//! The library takes values and touches no file: the front end (`molang fuzz`) reads the
+//! ranges file and the packs, prints the notes the [`Observer`] receives, writes each
+//! finding's timeline and prints the `molang run` command that replays it.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use crate::builtins::math::DefaultRng;
 use crate::entity::{EntityInstance, EntityScripts, ScriptSource};
 use crate::error::{Error, ErrorKind};
 use crate::interp::Value;
 use crate::ir::{Names, Slot};
+use crate::pack::Pack;
 use crate::runtime::frame_time;
 use crate::runtime::load::load_from_pack;
 use crate::runtime::play::{Backend, Runtime, PROVIDED_QUERIES};
 
-/// What to fuzz and how (the options of `molang fuzz`).
+/// Highest frame rate the fuzzer plays at.
+pub const MAX_FPS: f32 = 10_000.0;
+
+/// What to fuzz and how: values only (the front end reads the ranges file and the packs).
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Pack folders (or files), as layers in order: later layers override earlier ones.
-    pub packs: Vec<PathBuf>,
     /// Client entity identifier (e.g. minecraft:pig).
     pub entity: String,
-    /// Random input sequences to try.
+    /// Random input sequences to try (at least 1).
     pub cases: u64,
-    /// Frames per case.
+    /// Frames per case (at least 1).
     pub frames: usize,
     /// Seed of the input generator (each case also seeds `math.random` from it).
     pub seed: u64,
-    /// JSON object file: query name (`ground_speed` or `q.ground_speed`) or engine variable
-    /// (`v.attack_time`) → [min, max].
-    pub ranges: Option<PathBuf>,
+    /// Ranges by input, as [`parse_ranges`] gives them: query short name (`ground_speed`) or
+    /// engine variable (`v.attack_time`) → range. Inputs not named keep built-in ranges.
+    pub ranges: BTreeMap<String, Range>,
     /// Molang conditions that must hold after every frame, e.g. "v.paw_y >= 0".
     pub invariants: Vec<String>,
     pub backend: Backend,
-    /// Whose float rules the entity follows (x86-64 PCs, arm64 phones); the replay command
-    /// names it.
+    /// Whose float rules the entity follows (x86-64 PCs, arm64 phones).
     pub platform: crate::interp::Platform,
-    /// Frames per second: the runtime's `q.delta_time` and frame times, and the replay
-    /// command's `--fps` (in scripts-only mode `q.delta_time` is fuzzed like any query).
+    /// Frames per second (above 0, at most [`MAX_FPS`]): the runtime's `q.delta_time` and
+    /// frame times (in scripts-only mode `q.delta_time` is fuzzed like any query).
     pub fps: f32,
-    /// Folder for the reproducer CSV files, created (only its last component) when something
-    /// is found; never inside the pack.
-    pub out_dir: PathBuf,
 }
+
+/// `molang fuzz`'s defaults: 200 cases of 60 frames at 20 fps, seed 0, on the JIT, x86-64.
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            entity: String::new(),
+            cases: 200,
+            frames: 60,
+            seed: 0,
+            ranges: BTreeMap::new(),
+            invariants: Vec::new(),
+            backend: Backend::Jit,
+            platform: crate::interp::Platform::X86_64,
+            fps: 20.0,
+        }
+    }
+}
+
+impl Config {
+    /// The first setting that cannot be used, before any work ([`run`] checks it too).
+    pub fn check(&self) -> Result<(), BadSetting> {
+        if self.cases == 0 {
+            return Err(BadSetting::Cases);
+        }
+        if self.frames == 0 {
+            return Err(BadSetting::Frames);
+        }
+        if !(self.fps.is_finite() && self.fps > 0.0 && self.fps <= MAX_FPS) {
+            return Err(BadSetting::Fps(self.fps));
+        }
+        Ok(())
+    }
+}
+
+/// A setting of [`Config`] that cannot be used. `Display` says it about the value ("frames
+/// must be at least 1"); a front end words it with its own option names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BadSetting {
+    /// `cases` is 0: nothing would be tried.
+    Cases,
+    /// `frames` is 0.
+    Frames,
+    /// `fps` is not above 0 and at most [`MAX_FPS`].
+    Fps(f32),
+    /// An invariant that cannot be checked on this entity: its text, and why (after the
+    /// text: "does not load: ...", "reads variable.x, which ...").
+    Invariant { text: String, why: String },
+}
+
+impl std::fmt::Display for BadSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadSetting::Cases => f.write_str("cases must be at least 1"),
+            BadSetting::Frames => f.write_str("frames must be at least 1"),
+            BadSetting::Fps(got) => {
+                write!(f, "fps must be above 0 and at most {MAX_FPS}, got {got}")
+            }
+            BadSetting::Invariant { text, why } => write!(f, "invariant `{text}` {why}"),
+        }
+    }
+}
+
+/// Why [`run`] could not fuzz.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FuzzError {
+    /// A setting cannot be used.
+    Setting(BadSetting),
+    /// The pack has no client entity of that identifier; the identifiers it has.
+    UnknownEntity { known: Vec<String> },
+    /// The entity's scripts do not load (kind [`ErrorKind::ScriptsDoNotLoad`]).
+    Entity(Error),
+}
+
+impl std::fmt::Display for FuzzError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FuzzError::Setting(s) => s.fmt(f),
+            FuzzError::UnknownEntity { known } if known.is_empty() => {
+                f.write_str("no such entity (the pack has none)")
+            }
+            FuzzError::UnknownEntity { known } => {
+                write!(f, "no such entity (entities: {})", known.join(", "))
+            }
+            FuzzError::Entity(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for FuzzError {}
 
 /// Where the fuzzer reports while it runs (the front end prints; tests ignore).
 pub trait Observer {
@@ -79,38 +166,6 @@ pub trait Observer {
 
 /// Reports nothing.
 impl Observer for () {}
-
-/// Refuses a reproducer folder inside the input pack (tools never write into an input).
-fn check_out_dir(out: &std::path::Path, pack: &std::path::Path) -> Result<(), Error> {
-    let abs = |p: &std::path::Path| -> Option<PathBuf> {
-        // The folder may not exist yet: resolve its nearest existing ancestor.
-        let mut base = p.to_path_buf();
-        let mut rest = Vec::new();
-        while !base.exists() {
-            rest.push(base.file_name()?.to_owned());
-            base = base.parent()?.to_path_buf();
-            if base.as_os_str().is_empty() {
-                base = PathBuf::from(".");
-            }
-        }
-        let mut full = base.canonicalize().ok()?;
-        full.extend(rest.iter().rev());
-        Some(full)
-    };
-    if let (Some(o), Some(p)) = (abs(out), abs(pack)) {
-        if o.starts_with(&p) {
-            return Err(Error::new(
-                ErrorKind::Config,
-                format!(
-                    "--out-dir {} is inside the pack {}; molang never writes into an input pack",
-                    out.display(),
-                    pack.display()
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
 
 /// Range of one query, and whether it only takes whole values (flags, variants).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -161,23 +216,24 @@ pub enum FindingKind {
     Invariant(String),
 }
 
-/// One shrunk finding, as reported.
+/// One shrunk finding: what went wrong, and the input timeline that replays it.
 #[derive(Clone, Debug)]
-pub struct Reported {
+pub struct Finding {
     pub kind: FindingKind,
     /// One line saying what happened.
     pub detail: String,
-    /// Frames in the shrunk case (the finding shows on the last).
+    /// The frame it shows on: the last of the shrunk case.
+    pub frame: usize,
+    /// Frames in the shrunk case.
     pub frames: usize,
+    /// The seed of `math.random` in the case (a replay passes it as `molang run --seed`).
+    pub seed: u64,
     /// Inputs away from their default in the shrunk case, with their per-frame values:
     /// queries by short name (`ground_speed`), engine variables as `v.name`.
     pub queries: Vec<(String, Vec<f32>)>,
-    /// The CSV input timeline written to disk.
-    pub inputs_file: PathBuf,
-    /// The `molang run` command that replays it.
-    pub command: String,
-    /// The finding as `molang fuzz` prints it (lines: what, where, inputs, replay command).
-    pub text: String,
+    /// The input timeline that replays it, in `molang run --inputs` CSV: `t` (frame n at
+    /// n / fps), then one `q.name` / `v.name` column per input it needs.
+    pub timeline: String,
 }
 
 /// Built-in ranges of common queries (units as the game reports them).
@@ -336,7 +392,7 @@ const CHANNELS: [&str; 3] = ["rotation", "position", "scale"];
 const AXES: [char; 3] = ['x', 'y', 'z'];
 
 #[derive(Clone, Debug)]
-struct Finding {
+struct Hit {
     key: Key,
     frame: usize,
     detail: String,
@@ -367,41 +423,18 @@ struct Fuzzer {
     step_inputs: Vec<(Slot, f32)>,
 }
 
-/// Fuzzes as `molang fuzz` does, reporting notes and progress to `obs` and writing each
-/// finding's reproducer into `out_dir`; the findings, or a usage error.
-pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Error> {
-    if args.frames == 0 {
-        return Err(Error::new(ErrorKind::Config, "--frames must be at least 1"));
-    }
-    if !(args.fps.is_finite() && args.fps > 0.0 && args.fps <= 10_000.0) {
-        return Err(Error::new(
-            ErrorKind::Config,
-            format!("--fps must be above 0 and at most 10000, got {}", args.fps),
-        ));
-    }
-    if args.packs.is_empty() {
-        return Err(Error::new(ErrorKind::Config, "give a resource pack folder"));
-    }
-    for pack in &args.packs {
-        if !pack.exists() {
-            return Err(Error::new(
-                ErrorKind::NoSuchPath,
-                format!("{} does not exist", pack.display()),
-            ));
-        }
-        check_out_dir(&args.out_dir, pack)?;
-    }
-    let user_ranges = match &args.ranges {
-        Some(p) => {
-            let text = crate::pack::read_text_file(p)
-                .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", p.display())))?;
-            parse_ranges(&text)
-                .map_err(|e| Error::new(ErrorKind::Config, format!("{}: {e}", p.display())))?
-        }
-        None => BTreeMap::new(),
-    };
+/// Fuzzes `config.entity` of `pack` as `molang fuzz` does, reporting notes and progress to
+/// `obs`: the shrunk findings (none when nothing went wrong), or why it could not fuzz.
+/// Nothing is written: each finding carries its replay timeline for the caller to keep.
+pub fn run(
+    pack: &Pack,
+    config: &Config,
+    obs: &mut dyn Observer,
+) -> Result<Vec<Finding>, FuzzError> {
+    config.check().map_err(FuzzError::Setting)?;
+    let user_ranges = &config.ranges;
     let mut notes = Vec::new();
-    let loaded = Fuzzer::load(args, &user_ranges, &mut notes);
+    let loaded = Fuzzer::load(pack, config, user_ranges, &mut notes);
     for n in &notes {
         obs.note(n);
     }
@@ -441,7 +474,7 @@ pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Error
     }
     obs.note(&format!(
         "fuzzing {} ({}) with {} inputs ({}), {} cases x {} frames at {} fps, {}",
-        args.entity,
+        config.entity,
         fuzzer.mode(),
         fuzzer.inputs.len(),
         fuzzer
@@ -450,9 +483,9 @@ pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Error
             .map(|i| format!("{} [{}, {}]", i.label(), i.range.min, i.range.max))
             .collect::<Vec<_>>()
             .join(", "),
-        args.cases,
-        args.frames,
-        args.fps,
+        config.cases,
+        config.frames,
+        config.fps,
         if fuzzer.scripts().is_native() {
             "JIT"
         } else {
@@ -460,11 +493,11 @@ pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Error
         }
     ));
 
-    obs.start(args.cases);
-    let mut rng = DefaultRng::new(args.seed);
-    let mut found: BTreeMap<Key, (Case, Finding)> = BTreeMap::new();
-    for case_index in 0..args.cases {
-        let case = fuzzer.random_case(&mut rng, args.frames, args.seed ^ case_index);
+    obs.start(config.cases);
+    let mut rng = DefaultRng::new(config.seed);
+    let mut found: BTreeMap<Key, (Case, Hit)> = BTreeMap::new();
+    for case_index in 0..config.cases {
+        let case = fuzzer.random_case(&mut rng, config.frames, config.seed ^ case_index);
         // Every kind of finding in the case, not only the first: one input can cause two
         // problems, and the one that shows first would otherwise hide the other for good.
         for f in fuzzer.run_case(&case, None) {
@@ -475,97 +508,32 @@ pub fn run(args: &Config, obs: &mut dyn Observer) -> Result<Vec<Reported>, Error
         }
         obs.case_done(found.len());
     }
-    if found.is_empty() {
-        return Ok(Vec::new());
-    }
-    crate::pack::create_out_dir(&args.out_dir)
-        .map_err(|e| Error::new(e.kind(), format!("--out-dir {e}")))?;
-    let stem: String = args
-        .entity
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    let mut reported = Vec::new();
-    for (n, (case, f)) in found.values().enumerate() {
-        let file = args.out_dir.join(format!("fuzz-{stem}-{}.csv", n + 1));
-        crate::pack::write_text_file(&file, &fuzzer.csv(case, args.fps))
-            .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", file.display())))?;
-        let command = format!(
-            "molang run {} --entity {} --inputs {} --seconds {} --fps {} --seed {} --vars{}",
-            args.packs
-                .iter()
-                .map(|p| shell_word(&p.display().to_string()))
-                .collect::<Vec<_>>()
-                .join(" "),
-            shell_word(&args.entity),
-            shell_word(&file.display().to_string()),
-            case.frames.len() as f32 / args.fps,
-            args.fps,
-            case.seed,
-            if args.backend == Backend::Interp {
-                " --backend interp"
-            } else {
-                ""
-            },
-        );
-        let command = match args.platform {
-            crate::interp::Platform::X86_64 => command,
-            p => format!("{command} --platform {}", p.name()),
-        };
-        use std::fmt::Write as _;
-        let mut text = String::new();
-        let _ = writeln!(text, "found: {}", f.detail);
-        let _ = writeln!(
-            text,
-            "  at frame {} of {} (shrunk), math.random seed {}",
-            f.frame,
-            case.frames.len(),
-            case.seed
-        );
-        let mut queries = Vec::new();
-        for (i, input) in fuzzer.inputs.iter().enumerate() {
-            let vals: Vec<f32> = case.frames.iter().map(|fr| fr[i]).collect();
-            if vals.iter().any(|&v| v != input.range.default_value()) {
-                let _ = writeln!(text, "  {} = {}", input.label(), describe_values(&vals));
-                let name = match input.kind {
-                    InputKind::Query => input.name.clone(),
-                    InputKind::Variable => input.label(),
-                };
-                queries.push((name, vals));
+    let findings = found
+        .values()
+        .map(|(case, f)| {
+            let queries = (fuzzer.inputs.iter().enumerate())
+                .filter_map(|(i, input)| {
+                    let vals: Vec<f32> = case.frames.iter().map(|fr| fr[i]).collect();
+                    let moved = vals.iter().any(|&v| v != input.range.default_value());
+                    let name = match input.kind {
+                        InputKind::Query => input.name.clone(),
+                        InputKind::Variable => input.label(),
+                    };
+                    moved.then_some((name, vals))
+                })
+                .collect();
+            Finding {
+                kind: fuzzer.kind(&f.key),
+                detail: f.detail.clone(),
+                frame: f.frame,
+                frames: case.frames.len(),
+                seed: case.seed,
+                queries,
+                timeline: fuzzer.csv(case, config.fps),
             }
-        }
-        let _ = writeln!(text, "  replay: {command}");
-        reported.push(Reported {
-            kind: fuzzer.kind(&f.key),
-            detail: f.detail.clone(),
-            frames: case.frames.len(),
-            queries,
-            inputs_file: file,
-            command,
-            text,
-        });
-    }
-    Ok(reported)
-}
-
-fn describe_values(vals: &[f32]) -> String {
-    if vals.iter().all(|v| v.to_bits() == vals[0].to_bits()) {
-        format!("{}", vals[0])
-    } else {
-        let shown: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
-        format!("[{}] by frame", shown.join(", "))
-    }
-}
-
-fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=+,".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
+        })
+        .collect();
+    Ok(findings)
 }
 
 /// Queries `molang run` supplies itself when the inputs do not (life_time = t, distance
@@ -611,7 +579,7 @@ fn query_range(name: &str, user: &BTreeMap<String, Range>) -> Range {
 
 /// Adds a frame's findings to a case's: every key's first occurrence, or only `want`'s.
 /// True when `want` was found (the case can stop).
-fn keep(out: &mut Vec<Finding>, now: Vec<Finding>, want: Option<&Key>) -> bool {
+fn keep(out: &mut Vec<Hit>, now: Vec<Hit>, want: Option<&Key>) -> bool {
     for f in now {
         match want {
             Some(w) if &f.key == w => {
@@ -641,12 +609,12 @@ impl Checks<'_> {
         scripts: &EntityScripts,
         inst: &EntityInstance,
         frame: usize,
-        now: &mut Vec<Finding>,
+        now: &mut Vec<Hit>,
     ) {
         for (slot, name) in self.variables {
             if let Some(Value::Num(x)) = inst.variable_by_slot(scripts, *slot) {
                 if !x.is_finite() {
-                    now.push(Finding {
+                    now.push(Hit {
                         key: Key::NotFinite(name.clone()),
                         frame,
                         detail: format!("variable.{name} is {x} after frame {frame}"),
@@ -656,7 +624,7 @@ impl Checks<'_> {
         }
         for (k, inv) in self.invariants.iter().enumerate() {
             if let Some(false) = inv.condition.holds(scripts, inst) {
-                now.push(Finding {
+                now.push(Hit {
                     key: Key::Invariant(k),
                     frame,
                     detail: format!("invariant `{}` is false after frame {frame}", inv.text),
@@ -667,7 +635,7 @@ impl Checks<'_> {
 }
 
 /// Bone channels that are NaN or infinite in the runtime's current pose.
-fn bone_findings(rt: &Runtime, frame: usize, now: &mut Vec<Finding>) {
+fn bone_findings(rt: &Runtime, frame: usize, now: &mut Vec<Hit>) {
     let pose = rt.pose();
     for (b, bone) in rt.model.bones.iter().enumerate() {
         for (c, channel) in [&pose.rot, &pose.pos, &pose.scale].into_iter().enumerate() {
@@ -676,7 +644,7 @@ fn bone_findings(rt: &Runtime, frame: usize, now: &mut Vec<Finding>) {
             };
             for (axis, &x) in values.iter().enumerate() {
                 if !x.is_finite() {
-                    now.push(Finding {
+                    now.push(Hit {
                         key: Key::NotFiniteBone(b, c, axis),
                         frame,
                         detail: format!(
@@ -692,54 +660,34 @@ fn bone_findings(rt: &Runtime, frame: usize, now: &mut Vec<Finding>) {
 
 impl Fuzzer {
     fn load(
+        pack: &Pack,
         args: &Config,
         user_ranges: &BTreeMap<String, Range>,
         notes: &mut Vec<String>,
-    ) -> Result<Fuzzer, Error> {
-        let pack = crate::pack::load(&args.packs);
+    ) -> Result<Fuzzer, FuzzError> {
         let Some(entity) = pack
             .entities
             .iter()
             .find(|e| e.identifier.eq_ignore_ascii_case(&args.entity))
         else {
-            let known: Vec<&str> = pack
-                .entities
-                .iter()
-                .map(|e| e.identifier.as_str())
-                .collect();
-            return Err(Error::new(
-                ErrorKind::UnknownEntity,
-                format!(
-                    "no entity `{}` in {}{}",
-                    args.entity,
-                    args.packs
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    if known.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (entities: {})", known.join(", "))
-                    }
-                ),
-            ));
+            let known = pack.entities.iter().map(|e| e.identifier.clone()).collect();
+            return Err(FuzzError::UnknownEntity { known });
         };
-        let source = ScriptSource::from_pack(&pack, entity);
+        let source = ScriptSource::from_pack(pack, entity);
         let version = source.version;
         // Scripts that do not load are an error in both modes: fuzzing an entity whose
         // scripts the game refuses would only exercise the fallback.
         let mut scripts = EntityScripts::compile(&source).map_err(|diags| {
             let shown: Vec<String> = diags.iter().map(|d| format!("  {}", d.summary())).collect();
-            Error::new(
+            FuzzError::Entity(Error::new(
                 ErrorKind::ScriptsDoNotLoad,
                 format!(
                     "the entity's scripts do not load (run `molang check` for positions):\n{}",
                     shown.join("\n")
                 ),
-            )
+            ))
         })?;
-        let (target, inputs) = match runtime_model(&pack, &args.entity) {
+        let (target, inputs) = match runtime_model(pack, &args.entity) {
             Ok(mut loaded) => {
                 notes.extend(loaded.diagnostics.iter().chain(&loaded.notes).cloned());
                 loaded.scripts.set_platform(args.platform);
@@ -821,7 +769,7 @@ impl Fuzzer {
             .iter()
             .map(|text| compile_invariant(text, names, version))
             .collect::<Result<_, _>>()
-            .map_err(|why| Error::new(ErrorKind::Config, why))?;
+            .map_err(FuzzError::Setting)?;
         Ok(Fuzzer {
             target,
             inputs,
@@ -918,7 +866,7 @@ impl Fuzzer {
 
     /// Runs a case from frame 0. Without `want`: the first occurrence of every kind of
     /// finding, in order; with it: the first finding of that kind only (the case stops there).
-    fn run_case(&mut self, case: &Case, want: Option<&Key>) -> Vec<Finding> {
+    fn run_case(&mut self, case: &Case, want: Option<&Key>) -> Vec<Hit> {
         let Fuzzer {
             target,
             inputs,
@@ -939,10 +887,10 @@ impl Fuzzer {
                     for (input, &v) in inputs.iter().zip(values) {
                         inst.queries[input.slot.index()] = Value::Num(v);
                     }
-                    let mut now: Vec<Finding> = inst
+                    let mut now: Vec<Hit> = inst
                         .run_frame(scripts)
                         .into_iter()
-                        .map(|a| Finding {
+                        .map(|a| Hit {
                             detail: format!("runtime abort at frame {frame}: {}", a.message),
                             key: Key::Abort(a.message),
                             frame,
@@ -969,10 +917,10 @@ impl Fuzzer {
                     }
                     rt.step(t, step_inputs);
                     // Each message is logged once per run; a case is a fresh run.
-                    let mut now: Vec<Finding> = rt
+                    let mut now: Vec<Hit> = rt
                         .take_log()
                         .into_iter()
-                        .map(|l| Finding {
+                        .map(|l| Hit {
                             detail: format!("content log at frame {frame}: {}", l.message),
                             key: Key::Abort(l.message),
                             frame,
@@ -991,10 +939,10 @@ impl Fuzzer {
 
     /// Greedy shrinking: cut frames, reset inputs to their defaults, then simplify values,
     /// keeping every change that still finds the same thing.
-    fn shrink(&mut self, mut case: Case, mut found: Finding) -> (Case, Finding) {
+    fn shrink(&mut self, mut case: Case, mut found: Hit) -> (Case, Hit) {
         let key = found.key.clone();
         let mut budget = 2_000usize;
-        let attempt = |fz: &mut Fuzzer, c: &Case, budget: &mut usize| -> Option<Finding> {
+        let attempt = |fz: &mut Fuzzer, c: &Case, budget: &mut usize| -> Option<Hit> {
             if *budget == 0 {
                 return None;
             }
@@ -1165,9 +1113,13 @@ fn skip_unfuzzable(
     skip
 }
 
-fn compile_invariant(text: &str, names: &Names, version: i16) -> Result<Invariant, String> {
+fn compile_invariant(text: &str, names: &Names, version: i16) -> Result<Invariant, BadSetting> {
+    let bad = |why: String| BadSetting::Invariant {
+        text: text.to_string(),
+        why,
+    };
     let condition = crate::entity::Condition::compile(text, names, version)
-        .map_err(|why| format!("--invariant `{text}` does not load: {why}"))?;
+        .map_err(|why| bad(format!("does not load: {why}")))?;
     let table = &condition.names;
     if table.variables.len() > names.variables.len() {
         let extra: Vec<String> = table
@@ -1176,14 +1128,14 @@ fn compile_invariant(text: &str, names: &Names, version: i16) -> Result<Invarian
             .skip(names.variables.len())
             .map(|(_, n)| format!("variable.{n}"))
             .collect();
-        return Err(format!(
-            "--invariant `{text}` reads {}, which the entity's scripts never mention",
+        return Err(bad(format!(
+            "reads {}, which the entity's scripts never mention",
             extra.join(", ")
-        ));
+        )));
     }
     if !table.temps.is_empty() || table.contexts.len() > names.contexts.len() {
-        return Err(format!(
-            "--invariant `{text}` may only read the entity's variables and queries"
+        return Err(bad(
+            "may only read the entity's variables and queries".into()
         ));
     }
     Ok(Invariant {

@@ -1823,18 +1823,13 @@ fn is_manifest(path: &Path) -> bool {
         .is_some_and(|n| n.eq_ignore_ascii_case("manifest.json"))
 }
 
-// ---- The library's other files -------------------------------------------------------
-// Test specs, input timelines, fuzz ranges, snapshots and reproducers are read and written
-// here, so that no module outside `pack/` (and the front ends) touches `std::fs`.
+// ---- Other files -----------------------------------------------------------------------
+// File helpers for the front ends that have not moved to their own (the `molang` command
+// writes through its `output` module); no module outside `pack/` touches `std::fs`.
 
 /// Reads a UTF-8 text file.
 pub fn read_text_file(path: &Path) -> std::io::Result<String> {
     std::fs::read_to_string(path)
-}
-
-/// Writes (creates or replaces) a text file.
-pub fn write_text_file(path: &Path, text: &str) -> std::io::Result<()> {
-    std::fs::write(path, text)
 }
 
 /// Opens `path` for writing a file the user named: a new file, or with `force` an existing

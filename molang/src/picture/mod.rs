@@ -814,10 +814,10 @@ pub fn turn_by_yaw(quads: &mut [Quad], yaw_deg: f64) {
     }
 }
 
-/// Reads a PNG picture of at most `max_side` pixels a side (an expected image of
-/// `molang test`), as RGBA.
-pub fn read_png(path: &Path, max_side: u32) -> Result<Texture, String> {
-    let mut reader = image::ImageReader::open(path).map_err(|e| e.to_string())?;
+/// Decodes the bytes of a PNG picture of at most `max_side` pixels a side (an expected image
+/// of `molang test`), as RGBA.
+pub fn decode_png(bytes: &[u8], max_side: u32) -> Result<Texture, String> {
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes));
     reader.set_format(image::ImageFormat::Png);
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(max_side);

@@ -21,6 +21,12 @@
 //! - A test's `"platform"` overrides `--platform`. With both platforms, every expectation is
 //!   checked on each (a failure says which), and where the platforms first differ is a note
 //!   of the outcome, not a failure: `platforms_agree` makes it one.
+//!
+//! The library touches no file. A front end finds and reads the test files, parses them
+//! ([`spec::parse_file`]), checks the files each test names ([`TestCase::files`]) against the
+//! disk, reads them into [`Files`], runs the test on a loaded pack ([`run_test_on`]) and
+//! writes the [`Outcome::outputs`] (blessed snapshots and images, a failing picture),
+//! reporting how that went with [`Outcome::record_writes`].
 
 pub mod report;
 pub mod spec;
@@ -35,9 +41,12 @@ use crate::runtime::Driver;
 use crate::runtime::{load_from_pack, Backend, Runtime};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-pub use spec::FileError;
+pub use spec::{FileError, FileRef};
+
+/// The contents of the files tests name, read by the caller, by path ([`FileRef::path`]): a
+/// path that is not there is absent; one that cannot be read is `Err(why)`.
+pub type Files = HashMap<PathBuf, Result<Vec<u8>, String>>;
 
 /// Bone channels, in trace order: rotation, position, scale, world position.
 pub const CHANNELS: [&str; 12] = [
@@ -84,7 +93,7 @@ impl Platforms {
 pub enum Inputs {
     None,
     /// A CSV file in the `molang run --inputs` format.
-    Csv(PathBuf),
+    Csv(FileRef),
     /// Inline columns, already written as that CSV text.
     Inline(String),
 }
@@ -144,13 +153,13 @@ pub enum ExpectKind {
         to: f32,
     },
     Snapshot {
-        file: PathBuf,
+        file: FileRef,
         tolerance: f32,
     },
     /// The entity drawn at `frame` (as `molang render` draws it) matches the PNG `file`,
     /// which sits next to the test file.
     Image {
-        file: PathBuf,
+        file: FileRef,
         frame: u64,
         camera: String,
         size: u32,
@@ -183,78 +192,95 @@ pub struct Outcome {
     pub file: PathBuf,
     pub seconds: f64,
     pub failures: Vec<Failure>,
-    /// Snapshot files written by `--bless`.
+    /// Snapshot and image files written by `--bless` (see [`Outcome::record_writes`]).
     pub blessed: Vec<PathBuf>,
     /// What the run found that is no failure: where the platforms first differ.
     pub notes: Vec<String>,
+    /// Files the run asks the caller to write, in order: with `bless` the snapshots and
+    /// images, else the picture drawn (and the difference) of a failing image expectation,
+    /// next to its image.
+    pub outputs: Vec<Output>,
+}
+
+/// A file a test run asks its caller to write.
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+    purpose: Purpose,
+}
+
+#[derive(Clone, Debug)]
+enum Purpose {
+    /// A blessed snapshot or image; the failure to report when it cannot be written.
+    Bless(Failure),
+    /// A picture illustrating the failure at this index.
+    Shows(usize),
 }
 
 impl Outcome {
     pub fn passed(&self) -> bool {
         self.failures.is_empty()
     }
-}
 
-/// Every `*.test.json` under the paths (a file path is taken as given), sorted.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_file() {
-            out.push(p.clone());
-        } else if p.is_dir() {
-            out.extend(
-                crate::pack::find_files(p, ".test.json")
-                    .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", p.display())))?,
-            );
-        } else {
-            return Err(Error::new(
-                ErrorKind::NoSuchPath,
-                format!("{}: no such file or directory", p.display()),
-            ));
-        }
-    }
-    out.sort();
-    out.dedup();
-    Ok(out)
-}
-
-/// Reads every test of the files; the first bad file is the error.
-pub fn load_tests(files: &[PathBuf]) -> Result<Vec<TestCase>, FileError> {
-    let mut tests = Vec::new();
-    for f in files {
-        let text = crate::pack::read_text_file(f).map_err(|e| FileError {
-            file: f.clone(),
-            line: 1,
-            column: 1,
-            message: format!("cannot read: {e}"),
-        })?;
-        tests.extend(spec::parse_file(f, &text)?);
-    }
-    Ok(tests)
-}
-
-/// Packs loaded once per distinct layer stack, shared by the tests that use it.
-#[derive(Default)]
-pub struct PackCache {
-    packs: HashMap<Vec<PathBuf>, Arc<Pack>>,
-}
-
-impl PackCache {
-    pub fn get(&mut self, layers: &[PathBuf]) -> Result<Arc<Pack>, Error> {
-        if let Some(p) = self.packs.get(layers) {
-            return Ok(p.clone());
-        }
-        for l in layers {
-            if !l.exists() {
-                return Err(Error::new(
-                    ErrorKind::NoSuchPath,
-                    format!("pack {}: no such file or directory", l.display()),
-                ));
+    /// Records how writing [`Outcome::outputs`] went, one result per output in their order
+    /// (`Err`: why it was not written), and empties them: a blessed file joins `blessed` or
+    /// fails the test, and a failure names the pictures written for it ("; wrote ...").
+    pub fn record_writes(&mut self, results: Vec<Result<(), String>>) {
+        let outputs = std::mem::take(&mut self.outputs);
+        let mut shown: Vec<(usize, Result<Vec<String>, String>)> = Vec::new();
+        for (out, result) in outputs.into_iter().zip(results) {
+            match (out.purpose, result) {
+                (Purpose::Bless(_), Ok(())) => self.blessed.push(out.path),
+                (Purpose::Bless(mut f), Err(why)) => {
+                    f.detail = format!("cannot write it: {why}");
+                    self.failures.push(f);
+                }
+                (Purpose::Shows(i), result) => {
+                    let at = match shown.iter().position(|(j, _)| *j == i) {
+                        Some(at) => at,
+                        None => {
+                            shown.push((i, Ok(Vec::new())));
+                            shown.len() - 1
+                        }
+                    };
+                    // The first file that cannot be written is the one named.
+                    match (&mut shown[at].1, result) {
+                        (Ok(wrote), Ok(())) => wrote.push(out.path.display().to_string()),
+                        (s @ Ok(_), Err(why)) => {
+                            *s = Err(format!("; cannot write {}: {why}", out.path.display()))
+                        }
+                        (Err(_), _) => {}
+                    }
+                }
             }
         }
-        let pack = Arc::new(crate::pack::load(layers));
-        self.packs.insert(layers.to_vec(), pack.clone());
-        Ok(pack)
+        for (i, result) in shown {
+            let suffix = match result {
+                Ok(wrote) => format!("; wrote {}", wrote.join(" and ")),
+                Err(why) => why,
+            };
+            if let Some(f) = self.failures.get_mut(i) {
+                f.detail.push_str(&suffix);
+            }
+        }
+    }
+}
+
+impl TestCase {
+    /// The files the test names, in order: its inputs, snapshots and images. A caller checks
+    /// each against the disk (it must stay inside [`FileRef::root`]) and reads them into the
+    /// [`Files`] the run takes.
+    pub fn files(&self) -> Vec<&FileRef> {
+        let inputs = match &self.inputs {
+            Inputs::Csv(f) => Some(f),
+            _ => None,
+        };
+        let named = self.expect.iter().filter_map(|e| match &e.kind {
+            ExpectKind::Snapshot { file, .. } | ExpectKind::Image { file, .. } => Some(file),
+            _ => None,
+        });
+        inputs.into_iter().chain(named).collect()
     }
 }
 
@@ -273,25 +299,26 @@ struct Recording {
     conditions: Vec<Vec<bool>>,
 }
 
-fn timeline(test: &TestCase) -> Result<Timeline, Error> {
+fn timeline(test: &TestCase, files: &Files) -> Result<Timeline, Error> {
     match &test.inputs {
         Inputs::None => Ok(Timeline::default()),
-        Inputs::Csv(p) => {
-            // Checked when the test file was read; again now, in case a link moved since.
-            spec::stays_inside(&spec::inputs_root(test_dir(test)), p).map_err(|why| {
-                Error::new(ErrorKind::Inputs, format!("inputs {} {why}", p.display()))
-            })?;
-            let text = crate::pack::read_text_file(p)
-                .map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", p.display())))?;
-            inputs::parse(&text, &p.display().to_string())
+        Inputs::Csv(f) => {
+            let shown = f.path.display().to_string();
+            let text = text_of(files, &f.path)
+                .map_err(|why| Error::new(ErrorKind::Io, format!("{shown}: {why}")))?;
+            inputs::parse(text, &shown)
         }
         Inputs::Inline(csv) => inputs::parse(csv, &format!("{} (inputs)", test.file.display())),
     }
 }
 
-/// The folder a test's own files live in.
-fn test_dir(test: &TestCase) -> &std::path::Path {
-    test.file.parent().unwrap_or(std::path::Path::new("."))
+/// The text of a file the caller read, or why there is none.
+fn text_of<'f>(files: &'f Files, path: &std::path::Path) -> Result<&'f str, String> {
+    match files.get(path) {
+        None => Err("no such file".into()),
+        Some(Err(why)) => Err(why.clone()),
+        Some(Ok(bytes)) => std::str::from_utf8(bytes).map_err(|_| "is not UTF-8 text".into()),
+    }
 }
 
 fn frame_count(test: &TestCase) -> u64 {
@@ -310,10 +337,11 @@ pub fn frames(seconds: f32, fps: f32) -> f64 {
 fn record(
     test: &TestCase,
     pack: &Pack,
+    files: &Files,
     backend: Backend,
     platform: Platform,
 ) -> Result<Recording, Error> {
-    let tl = timeline(test)?;
+    let tl = timeline(test, files)?;
     let mut loaded = load_from_pack(pack, &test.entity)?;
     loaded.scripts.set_platform(platform);
     let mut rt = Runtime::new(loaded, backend, test.fps, test.seed);
@@ -556,14 +584,22 @@ fn show(x: Option<f32>) -> String {
     x.map_or("unset".into(), crate::interp::value::format_f32)
 }
 
-/// Runs one test on x86-64 (or its file's `"platform"`). `bless` writes snapshot files
-/// instead of comparing them.
-pub fn run_test(test: &TestCase, pack: &Pack, backends: Backends, bless: bool) -> Outcome {
+/// Runs one test on x86-64 (or its file's `"platform"`), `files` holding what it names
+/// ([`TestCase::files`]). `bless` asks for snapshot and image files ([`Outcome::outputs`])
+/// instead of comparing with them.
+pub fn run_test(
+    test: &TestCase,
+    pack: &Pack,
+    backends: Backends,
+    files: &Files,
+    bless: bool,
+) -> Outcome {
     run_test_on(
         test,
         pack,
         backends,
         Platforms::One(Platform::X86_64),
+        files,
         bless,
     )
 }
@@ -574,6 +610,7 @@ pub fn run_test_on(
     pack: &Pack,
     backends: Backends,
     platforms: Platforms,
+    files: &Files,
     bless: bool,
 ) -> Outcome {
     let start = std::time::Instant::now();
@@ -584,6 +621,7 @@ pub fn run_test_on(
         failures: Vec::new(),
         blessed: Vec::new(),
         notes: Vec::new(),
+        outputs: Vec::new(),
     };
     let test_loc = format!("{}", test.file.display());
     let primary = match backends {
@@ -608,7 +646,7 @@ pub fn run_test_on(
     };
     let mut recs: Vec<(Platform, Recording)> = Vec::new();
     for &p in &played {
-        let rec = match record(test, pack, primary, p) {
+        let rec = match record(test, pack, files, primary, p) {
             Ok(r) => r,
             Err(e) => {
                 outcome.failures.push(Failure {
@@ -623,7 +661,7 @@ pub fn run_test_on(
             }
         };
         if backends == Backends::Both {
-            match record(test, pack, Backend::Jit, p) {
+            match record(test, pack, files, Backend::Jit, p) {
                 Ok(jit) => {
                     if let Some((_, d)) = rec.first_difference(&jit, ["interp", "jit"], |_| true) {
                         outcome.failures.push(Failure {
@@ -665,46 +703,46 @@ pub fn run_test_on(
             // Snapshots are written once, from the first platform checked.
             let bless_here = bless && i == 0;
             let other = recs.iter().find(|(q, _)| q != p).map(|(_, r)| r);
-            check(
+            let run = Run {
                 test,
-                rec,
-                *p,
-                other,
-                &tag(*p),
+                files,
+                platform: *p,
+                tag: &tag(*p),
                 bless,
-                bless_here,
-                &mut outcome,
-            );
-            check_images(
-                test,
-                pack,
-                backends,
-                *p,
-                &tag(*p),
-                bless,
-                bless_here,
-                &mut outcome,
-            );
+                write: bless_here,
+            };
+            check(&run, rec, other, &mut outcome);
+            check_images(&run, pack, backends, &mut outcome);
         }
     }
     outcome.seconds = start.elapsed().as_secs_f64();
     outcome
 }
 
-/// Checks the expectations of `test` on the frames of `platform` (`other`: the other
-/// platform's, when it was played). `tag` names the platform in failures when several are
-/// checked; with `bless` snapshots are written when `write` is set, else left alone.
-#[allow(clippy::too_many_arguments)]
-fn check(
-    test: &TestCase,
-    rec: &Recording,
+/// What the checks of one platform's frames share.
+struct Run<'a> {
+    test: &'a TestCase,
+    files: &'a Files,
     platform: Platform,
-    other: Option<&Recording>,
-    tag: &str,
+    /// Names the platform in failures when several are checked.
+    tag: &'a str,
+    /// Snapshots and images are blessed, not compared...
     bless: bool,
+    /// ...and asked for (written) from this platform's frames.
     write: bool,
-    outcome: &mut Outcome,
-) {
+}
+
+/// Checks the expectations of the test on the frames `rec` of its platform (`other`: the
+/// other platform's, when it was played).
+fn check(run: &Run<'_>, rec: &Recording, other: Option<&Recording>, outcome: &mut Outcome) {
+    let &Run {
+        test,
+        files,
+        platform,
+        tag,
+        bless,
+        write,
+    } = run;
     let n = frame_count(test);
     let time = |f: u64| crate::runtime::frame_time(f, test.fps);
     let mut cond_index = 0;
@@ -846,36 +884,33 @@ fn check(
             ExpectKind::Image { .. } => {}
             ExpectKind::Snapshot { file, tolerance } => {
                 let trace = rec.csv(test.fps);
-                if let Err(why) = spec::stays_inside(test_dir(test), file) {
-                    fail(format!("snapshot {}", file.display()), None, why);
-                    continue;
-                }
+                let shown = file.path.display();
                 if bless {
                     if write {
-                        match crate::pack::write_text_file(file, &trace) {
-                            Ok(()) => outcome.blessed.push(file.clone()),
-                            Err(err) => fail(
-                                format!("snapshot {}", file.display()),
-                                None,
-                                format!("cannot write it: {err}"),
-                            ),
-                        }
+                        outcome.outputs.push(Output {
+                            path: file.path.clone(),
+                            bytes: trace.into_bytes(),
+                            purpose: Purpose::Bless(Failure {
+                                location: location.clone(),
+                                what: format!("snapshot {shown}{tag}"),
+                                frame: None,
+                                t: None,
+                                detail: String::new(),
+                            }),
+                        });
                     }
                     continue;
                 }
-                match crate::pack::read_text_file(file) {
+                match text_of(files, &file.path) {
                     Err(_) => fail(
-                        format!("snapshot {}", file.display()),
+                        format!("snapshot {shown}"),
                         None,
                         "no snapshot file yet: run `molang test --bless` to write it".into(),
                     ),
                     Ok(stored) => {
-                        if let Some((f, d)) = compare_snapshot(&stored, &trace, *tolerance) {
+                        if let Some((f, d)) = compare_snapshot(stored, &trace, *tolerance) {
                             fail(
-                                format!(
-                                    "trace matches snapshot {} (± {tolerance})",
-                                    file.display()
-                                ),
+                                format!("trace matches snapshot {shown} (± {tolerance})"),
                                 f,
                                 d,
                             );
@@ -887,22 +922,20 @@ fn check(
     }
 }
 
-/// Draws the entity for each image expectation of `test` on `platform` and compares it with
-/// its PNG (on `backends`; with both, the two pictures must be the same). With `bless` the
-/// pictures are written when `write` is set; a mismatch writes the picture drawn and a
-/// difference image next to the expected one.
-#[allow(clippy::too_many_arguments)]
-fn check_images(
-    test: &TestCase,
-    pack: &Pack,
-    backends: Backends,
-    platform: Platform,
-    tag: &str,
-    bless: bool,
-    write: bool,
-    outcome: &mut Outcome,
-) {
+/// Draws the entity for each image expectation of the test on its platform and compares it
+/// with its PNG (on `backends`; with both, the two pictures must be the same). With `bless`
+/// the pictures are asked for when `write` is set; a mismatch asks for the picture drawn and
+/// a difference image next to the expected one.
+fn check_images(run: &Run<'_>, pack: &Pack, backends: Backends, outcome: &mut Outcome) {
     use crate::picture::{self, Camera, Settings, Style};
+    let &Run {
+        test,
+        files,
+        platform,
+        tag,
+        bless,
+        write,
+    } = run;
     let images = test.expect.iter().filter_map(|e| match &e.kind {
         ExpectKind::Image {
             file,
@@ -910,27 +943,24 @@ fn check_images(
             camera,
             size,
             tolerance,
-        } => Some((e, file, *frame, camera, *size, tolerance)),
+        } => Some((e, &file.path, *frame, camera, *size, tolerance)),
         _ => None,
     });
-    let dir = test_dir(test);
     for (e, file, frame, camera, size, tolerance) in images {
         let location = format!("{}:{}:{}", test.file.display(), e.line, e.column);
         let what = format!(
             "picture {} of frame {frame} ({camera} camera, {size} px){tag}",
             file.display()
         );
-        let mut fail = |what: String, detail: String| {
-            outcome.failures.push(Failure {
-                location: location.clone(),
-                what,
-                frame: Some(frame),
-                t: Some(crate::runtime::frame_time(frame, test.fps)),
-                detail,
-            })
+        let failure = |what: String, detail: String| Failure {
+            location: location.clone(),
+            what,
+            frame: Some(frame),
+            t: Some(crate::runtime::frame_time(frame, test.fps)),
+            detail,
         };
         let draw = |backend: Backend| -> Result<(picture::Picture, Vec<String>), String> {
-            let tl = timeline(test).map_err(|e| e.to_string())?;
+            let tl = timeline(test, files).map_err(|e| e.to_string())?;
             let settings = Settings {
                 play: crate::runtime::PlayOptions {
                     backend,
@@ -960,7 +990,9 @@ fn check_images(
         let (actual, notes) = match draw(primary) {
             Ok(d) => d,
             Err(why) => {
-                fail(what, format!("cannot draw it: {why}"));
+                outcome
+                    .failures
+                    .push(failure(what, format!("cannot draw it: {why}")));
                 continue;
             }
         };
@@ -977,107 +1009,99 @@ fn check_images(
                     let differ = (jit.rgba.chunks_exact(4).zip(actual.rgba.chunks_exact(4)))
                         .filter(|(a, b)| a != b)
                         .count();
-                    fail(
+                    outcome.failures.push(failure(
                         format!("the JIT and the interpreter draw the same {what}"),
                         format!("{differ} pixels differ"),
-                    );
+                    ));
                 }
-                Err(why) => fail(what.clone(), format!("cannot draw it on the JIT: {why}")),
+                Err(why) => outcome.failures.push(failure(
+                    what.clone(),
+                    format!("cannot draw it on the JIT: {why}"),
+                )),
             }
         }
-        let (actual_file, diff_file) = spec::image_outputs(file);
         let png = |w: u32, h: u32, rgba: &[u8]| picture::png_bytes(w, h, rgba);
         if bless {
             if write {
-                match png(actual.size, actual.size, &actual.rgba)
-                    .and_then(|b| write_image_file(dir, file, &b))
-                {
-                    Ok(()) => outcome.blessed.push(file.clone()),
-                    Err(why) => fail(what, format!("cannot write it: {why}")),
+                match png(actual.size, actual.size, &actual.rgba) {
+                    Ok(bytes) => outcome.outputs.push(Output {
+                        path: file.clone(),
+                        bytes,
+                        purpose: Purpose::Bless(failure(what, String::new())),
+                    }),
+                    Err(why) => outcome
+                        .failures
+                        .push(failure(what, format!("cannot write it: {why}"))),
                 }
             }
             continue;
         }
         // On a failure: the picture drawn (and the difference), written next to the image.
-        let keep = |diff: Option<(u32, &[u8])>| -> String {
-            let mut files = vec![(actual_file.clone(), actual.size, &actual.rgba[..])];
+        let (actual_file, diff_file) = spec::image_outputs(file);
+        let mut fail = |what: String, detail: String, diff: Option<(u32, &[u8])>| {
+            outcome.failures.push(failure(what, detail));
+            let shows = outcome.failures.len() - 1;
+            let mut pictures = vec![(actual_file.clone(), actual.size, &actual.rgba[..])];
             if let Some((side, rgba)) = diff {
-                files.push((diff_file.clone(), side, rgba));
+                pictures.push((diff_file.clone(), side, rgba));
             }
-            let mut wrote = Vec::new();
-            for (path, side, rgba) in files {
-                match png(side, side, rgba).and_then(|b| write_image_file(dir, &path, &b)) {
-                    Ok(()) => wrote.push(path.display().to_string()),
-                    Err(why) => return format!("; cannot write {}: {why}", path.display()),
+            for (path, side, rgba) in pictures {
+                match png(side, side, rgba) {
+                    Ok(bytes) => outcome.outputs.push(Output {
+                        path,
+                        bytes,
+                        purpose: Purpose::Shows(shows),
+                    }),
+                    Err(why) => {
+                        let detail = &mut outcome.failures[shows].detail;
+                        detail.push_str(&format!("; cannot write {}: {why}", path.display()));
+                        break;
+                    }
                 }
             }
-            format!("; wrote {}", wrote.join(" and "))
         };
-        if !file.exists() {
-            let wrote = keep(None);
-            fail(
-                what,
-                format!("no image yet: run `molang test --bless` to write it{wrote}"),
-            );
-            continue;
-        }
-        let expected = match picture::read_png(file, spec::MAX_IMAGE_SIZE) {
+        let expected = match files.get(file) {
+            None => {
+                fail(
+                    what,
+                    "no image yet: run `molang test --bless` to write it".into(),
+                    None,
+                );
+                continue;
+            }
+            Some(Err(why)) => Err(why.clone()),
+            Some(Ok(bytes)) => picture::decode_png(bytes, spec::MAX_IMAGE_SIZE),
+        };
+        let expected = match expected {
             Ok(t) => t,
             Err(why) => {
-                let wrote = keep(None);
-                fail(what, format!("cannot read it as a PNG: {why}{wrote}"));
+                fail(what, format!("cannot read it as a PNG: {why}"), None);
                 continue;
             }
         };
         match picture::compare(&expected, &actual, tolerance) {
-            Err(why) => {
-                let wrote = keep(None);
-                fail(what, format!("{why}{wrote}"));
-            }
+            Err(why) => fail(what, why, None),
             Ok(cmp) if !cmp.passes(tolerance) => {
-                let wrote = keep(Some((cmp.width, &cmp.diff)));
                 let total = cmp.width as u64 * cmp.height as u64;
                 let (x, y) = cmp.largest_at;
-                fail(
-                    format!(
-                        "{what} matches (tolerance {} per channel, at most {}% of pixels differing)",
-                        tolerance.channel,
-                        tolerance.share * 100.0
-                    ),
-                    format!(
-                        "{} of {total} pixels differ by more than {} ({:.2}%); the largest \
-difference is {} of 255, at pixel ({x}, {y}){wrote}",
-                        cmp.differing,
-                        tolerance.channel,
-                        cmp.differing as f64 * 100.0 / total as f64,
-                        cmp.largest
-                    ),
+                let what = format!(
+                    "{what} matches (tolerance {} per channel, at most {}% of pixels differing)",
+                    tolerance.channel,
+                    tolerance.share * 100.0
                 );
+                let detail = format!(
+                    "{} of {total} pixels differ by more than {} ({:.2}%); the largest \
+difference is {} of 255, at pixel ({x}, {y})",
+                    cmp.differing,
+                    tolerance.channel,
+                    cmp.differing as f64 * 100.0 / total as f64,
+                    cmp.largest
+                );
+                fail(what, detail, Some((cmp.width, &cmp.diff)));
             }
             Ok(_) => {}
         }
     }
-}
-
-/// Writes a picture file of an image expectation (the image with `--bless`, or a failure's
-/// `.actual.png` / `.diff.png`): the one place `molang test` writes pictures. Only inside the
-/// test file's folder `dir`, never through a symbolic link, replacing a regular file.
-fn write_image_file(
-    dir: &std::path::Path,
-    path: &std::path::Path,
-    bytes: &[u8],
-) -> Result<(), String> {
-    use std::io::Write;
-    spec::stays_inside(dir, path)?;
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            return Err("is a symbolic link; molang test never writes through one".into())
-        }
-        Ok(m) if !m.is_file() => return Err("is not a file".into()),
-        _ => {}
-    }
-    let mut f = crate::pack::create_output_file(path, true).map_err(|e| e.to_string())?;
-    f.write_all(bytes).map_err(|e| e.to_string())
 }
 
 /// A trace's rows, fields unquoted (names may hold commas, quotes, line breaks).

@@ -1,6 +1,11 @@
 //! Test files (`*.test.json`): JSON with comments, read like pack files, one test object or an
 //! array of them. Every problem is a [`FileError`] with the file, line and column of the key
 //! or value at fault; unknown keys are named, with "did you mean".
+//!
+//! The parser judges the text only: the paths a test names (inputs, snapshots, images) are
+//! checked here as written (no absolute path, no `..` out of their folder, plain image file
+//! names) and returned as [`FileRef`]s with the folder each must stay inside, for the caller
+//! to check against the disk (symbolic links) before it reads or writes them.
 
 use super::{Expect, ExpectKind, Inputs, Platforms, Target, TestCase, CHANNELS};
 use crate::pack::json;
@@ -53,12 +58,57 @@ const EXPECT_KEYS: &[&str] = &[
 /// Default tolerance of `at` values and snapshot cells.
 pub const DEFAULT_TOLERANCE: f32 = 1e-4;
 
+/// A file a test names: its path, the folder it must stay inside once symbolic links are
+/// followed, and where the test file names it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileRef {
+    /// `"inputs"`, `"snapshot"` or `"image"`: the key that names it.
+    pub what: &'static str,
+    /// The path as written in the test file.
+    pub written: String,
+    /// The path, relative to the test file's folder.
+    pub path: PathBuf,
+    /// The folder it must stay inside: the test file's, or for inputs the pack the test file
+    /// sits in.
+    pub root: PathBuf,
+    pub line: usize,
+    pub column: usize,
+}
+
 struct Ctx<'a> {
     file: &'a Path,
     text: &'a str,
+    in_pack: bool,
 }
 
 impl Ctx<'_> {
+    /// Line and column (1-based) of a byte offset.
+    fn position(&self, offset: usize) -> (usize, usize) {
+        let e = self.err(offset, "");
+        (e.line, e.column)
+    }
+
+    /// A [`FileRef`] for `written`, a path named at `offset` by the key `what`, checked as
+    /// written: under `dir`, climbing at most to `root`.
+    fn file_ref(
+        &self,
+        what: &'static str,
+        written: &str,
+        path: PathBuf,
+        root: PathBuf,
+        offset: usize,
+    ) -> FileRef {
+        let (line, column) = self.position(offset);
+        FileRef {
+            what,
+            written: written.to_string(),
+            path,
+            root,
+            line,
+            column,
+        }
+    }
+
     fn err(&self, offset: usize, message: impl Into<String>) -> FileError {
         let before = &self.text[..offset.min(self.text.len())];
         let line = before.matches('\n').count() + 1;
@@ -147,10 +197,15 @@ fn unknown_key(key: &str, known: &[&str], extra: &str) -> String {
     }
 }
 
-/// Reads one test file into its tests. `base` resolution: every path in the file is relative
-/// to the file's folder.
-pub fn parse_file(file: &Path, text: &str) -> Result<Vec<TestCase>, FileError> {
-    let cx = Ctx { file, text };
+/// Reads the text of the test file `file` into its tests. Every path in the file is relative
+/// to the file's folder. `in_pack`: that folder sits in a pack (the folder above holds
+/// `manifest.json`), so `"inputs"` may also come from the pack (`../inputs/walk.csv`).
+pub fn parse_file(file: &Path, text: &str, in_pack: bool) -> Result<Vec<TestCase>, FileError> {
+    let cx = Ctx {
+        file,
+        text,
+        in_pack,
+    };
     let root = match json::parse(text) {
         Ok(Some(v)) => v,
         Ok(None) => {
@@ -305,33 +360,22 @@ every one kept in memory: shorten seconds or lower fps",
     })
 }
 
-/// Where a test file's `"inputs"` may be read from: its folder, or the pack it sits in (the
-/// folder above, when that holds `manifest.json`: `PACK/tests/walk.test.json` reads
-/// `../inputs/walk.csv`). Snapshots, which `--bless` writes, stay in the test file's folder.
-pub fn inputs_root(dir: &Path) -> PathBuf {
-    let up = dir.join("..");
-    if up.join("manifest.json").is_file() {
-        up
-    } else {
-        dir.to_path_buf()
-    }
-}
-
-/// `rel`, a test file's `"snapshot"` (`root` = `dir`) or `"inputs"` (`root` =
-/// [`inputs_root`]), as a path under `dir` that stays inside `root`, or why it is refused:
-/// an absolute path, `..` past the root, a symbolic link that leads out. A test reads and
-/// writes its own files only.
-pub fn confine(dir: &Path, root: &Path, rel: &str, what: &str) -> Result<PathBuf, String> {
+/// `rel`, a test file's `"snapshot"` (`up`: false) or `"inputs"` (`up`: the test file sits
+/// in a pack, whose folder it may read), as a path under `dir`, or why it is refused as
+/// written: an absolute path, `..` past the test file's folder (or the pack). A test reads
+/// and writes its own files only; symbolic links are the caller's to check
+/// ([`FileRef::root`]).
+fn confine(dir: &Path, up: bool, rel: &str, what: &str) -> Result<PathBuf, String> {
     use std::path::Component;
     let shown = crate::text::excerpt(rel, 200);
     let p = Path::new(rel);
     if rel.is_empty() {
         return Err(format!("{what} must name a file"));
     }
-    let place = if root == dir {
-        "the test file's folder"
-    } else {
+    let place = if up {
         "the test file's folder or the pack it is in"
+    } else {
+        "the test file's folder"
     };
     if p.components()
         .any(|c| matches!(c, Component::Prefix(_) | Component::RootDir))
@@ -341,7 +385,7 @@ pub fn confine(dir: &Path, root: &Path, rel: &str, what: &str) -> Result<PathBuf
         ));
     }
     // How far above `dir` the path climbs, component by component.
-    let allowed = if root == dir { 0 } else { 1 };
+    let allowed = i64::from(up);
     let mut depth = 0i64;
     for c in p.components() {
         match c {
@@ -355,46 +399,27 @@ pub fn confine(dir: &Path, root: &Path, rel: &str, what: &str) -> Result<PathBuf
             ));
         }
     }
-    let path = dir.join(p);
-    stays_inside(root, &path).map_err(|why| format!("{what} `{shown}` {why}"))?;
-    Ok(path)
-}
-
-/// Whether `path` stays inside `dir` once symbolic links are followed: the file itself when
-/// it exists, else its nearest existing folder. A link that leads nowhere is refused too
-/// (writing through it would create its target).
-pub fn stays_inside(dir: &Path, path: &Path) -> Result<(), String> {
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let Ok(root) = dir.canonicalize() else {
-        // The folder of a test file that was just read: gone meanwhile.
-        return Err("cannot be checked: the test file's folder cannot be read".into());
-    };
-    let mut probe = path.to_path_buf();
-    loop {
-        if probe.symlink_metadata().is_ok() {
-            let Ok(real) = probe.canonicalize() else {
-                return Err("is a symbolic link that leads nowhere; it must be a file inside the test's folder".into());
-            };
-            if !real.starts_with(&root) {
-                return Err("leads out of the test's folder through a symbolic link (or `..`); it must be a file inside it".into());
-            }
-            return Ok(());
-        }
-        if !probe.pop() {
-            return Ok(());
-        }
-    }
+    Ok(dir.join(p))
 }
 
 fn parse_inputs(cx: &Ctx<'_>, v: &Value<'_>, dir: &Path) -> Result<Inputs, FileError> {
     match v {
-        Value::StringLit(s) => confine(dir, &inputs_root(dir), &s.value, "inputs")
-            .map(Inputs::Csv)
-            .map_err(|why| cx.err(start(v), why)),
+        Value::StringLit(s) => {
+            let path = confine(dir, cx.in_pack, &s.value, "inputs")
+                .map_err(|why| cx.err(start(v), why))?;
+            let root = if cx.in_pack {
+                dir.join("..")
+            } else {
+                dir.to_path_buf()
+            };
+            Ok(Inputs::Csv(cx.file_ref(
+                "inputs",
+                &s.value,
+                path,
+                root,
+                start(v),
+            )))
+        }
         // Inline columns: a number is a constant; arrays give the value at each of "t".
         Value::Object(o) => {
             let mut t: Option<Vec<f32>> = None;
@@ -515,9 +540,7 @@ pub fn image_file(dir: &Path, name: &str) -> Result<PathBuf, String> {
     if lower.ends_with(".actual.png") || lower.ends_with(".diff.png") {
         return bad("ends like the files a failing test writes (`.actual.png`, `.diff.png`)");
     }
-    let path = dir.join(name);
-    stays_inside(dir, &path).map_err(|why| format!("image `{shown}` {why}"))?;
-    Ok(path)
+    Ok(dir.join(name))
 }
 
 /// The files a failing image expectation writes next to its image: `walk.png` →
@@ -585,7 +608,8 @@ fn parse_expect(
             "image" => {
                 let name = cx.string(&p.value, "image")?;
                 let path = image_file(dir, &name).map_err(|why| cx.err(start(&p.value), why))?;
-                image = Some(path);
+                let root = dir.to_path_buf();
+                image = Some(cx.file_ref("image", &name, path, root, start(&p.value)));
             }
             "frame" => {
                 let ok = |f: f64| f >= 0.0 && f.fract() == 0.0 && f < 9.0e15;
@@ -632,9 +656,10 @@ fn parse_expect(
             },
             "snapshot" => {
                 let rel = cx.string(&p.value, "snapshot")?;
-                let path = confine(dir, dir, &rel, "snapshot")
+                let path = confine(dir, false, &rel, "snapshot")
                     .map_err(|why| cx.err(start(&p.value), why))?;
-                snapshot = Some(path);
+                let root = dir.to_path_buf();
+                snapshot = Some(cx.file_ref("snapshot", &rel, path, root, start(&p.value)));
             }
             _ => {
                 if let Some(base) = key.strip_suffix("_between") {

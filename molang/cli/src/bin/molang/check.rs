@@ -545,8 +545,9 @@ controllers, render controllers, particles, attachables)",
     }
 }
 
-/// Creates `path` (never its folder) and writes `text`; an existing file is not replaced.
-fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    molang::pack::create_output_file(path, false)?.write_all(text.as_bytes())
+/// Creates `path` (never its folder) and writes `text`; an existing file is not replaced,
+/// nor written through a symbolic link. (A baseline, like `molang.toml`, may sit in the pack
+/// it is about: the user named it.)
+fn write_new(path: &Path, text: &str) -> Result<(), crate::output::Refused> {
+    crate::output::write(path, text.as_bytes(), &crate::output::Rules::default())
 }

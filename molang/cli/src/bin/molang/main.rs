@@ -15,6 +15,7 @@ mod fmt;
 mod fuzz;
 mod import;
 mod lsp;
+mod output;
 mod render;
 mod run;
 mod test;

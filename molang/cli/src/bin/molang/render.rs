@@ -3,7 +3,6 @@
 //! file `--out` names: never through a symbolic link, never over a file without `--force`,
 //! never creating folders.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -11,6 +10,8 @@ use molang::picture::{self, Camera, Picture, Settings, Style};
 use molang::runtime::inputs::{self, Timeline};
 use molang::runtime::{Backend, PlayOptions};
 use molang::text::terminal_safe;
+
+use crate::output;
 
 /// Largest picture side `--size` takes.
 const MAX_SIZE: u32 = 2048;
@@ -199,7 +200,7 @@ fn run(args: &Args) -> Result<(), String> {
             args.out.display()
         ));
     }
-    check_out(&args.out, args.force)?;
+    check_out(&args.out, &args.packs, args.force)?;
     let timeline = match &args.inputs {
         None => Timeline::default(),
         Some(p) => {
@@ -245,49 +246,39 @@ fn run(args: &Args) -> Result<(), String> {
     } else {
         png_bytes(&rendered.pictures[0])?
     };
-    write_new(&args.out, &bytes, args.force)
+    write_new(&args.out, &args.packs, &bytes, args.force)
+}
+
+/// Where `--out` may be written: a new file, or with `--force` an existing regular one;
+/// never through a symbolic link, never inside a pack being drawn.
+fn out_rules(packs: &[PathBuf], force: bool) -> output::Rules<'_> {
+    output::Rules {
+        replace: force,
+        packs,
+        within: None,
+        devices: false,
+    }
+}
+
+/// `--out`'s refusal in words.
+fn out_error(path: &Path, refused: output::Refused) -> String {
+    match refused {
+        output::Refused::Exists => format!(
+            "{}: already exists; pass --force to overwrite it",
+            path.display()
+        ),
+        other => format!("{}: {other}", path.display()),
+    }
 }
 
 /// Refuses before any work what [`write_new`] would refuse after it.
-fn check_out(path: &Path, force: bool) -> Result<(), String> {
-    if let Some(parent) = path.parent() {
-        if !parent.as_os_str().is_empty() && !parent.is_dir() {
-            return Err(format!(
-                "{}: the folder {} does not exist (molang render does not create it)",
-                path.display(),
-                parent.display()
-            ));
-        }
-    }
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Err(format!(
-            "{}: is a symbolic link; molang render never writes through one",
-            path.display()
-        )),
-        Ok(_) if !force => Err(format!(
-            "{}: already exists; pass --force to overwrite it",
-            path.display()
-        )),
-        Ok(m) if !m.is_file() => Err(format!("{}: is not a file", path.display())),
-        _ => Ok(()),
-    }
+fn check_out(path: &Path, packs: &[PathBuf], force: bool) -> Result<(), String> {
+    output::check(path, &out_rules(packs, force)).map_err(|r| out_error(path, r))
 }
 
 /// Writes `bytes` to `path` (a new file, or with `force` an existing regular file).
-fn write_new(path: &Path, bytes: &[u8], force: bool) -> Result<(), String> {
-    check_out(path, force)?;
-    let mut f = molang::pack::create_output_file(path, force).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::AlreadyExists {
-            format!(
-                "{}: already exists; pass --force to overwrite it",
-                path.display()
-            )
-        } else {
-            format!("{}: {e}", path.display())
-        }
-    })?;
-    f.write_all(bytes)
-        .map_err(|e| format!("{}: {e}", path.display()))
+fn write_new(path: &Path, packs: &[PathBuf], bytes: &[u8], force: bool) -> Result<(), String> {
+    output::write(path, bytes, &out_rules(packs, force)).map_err(|r| out_error(path, r))
 }
 
 fn png_bytes(p: &Picture) -> Result<Vec<u8>, String> {

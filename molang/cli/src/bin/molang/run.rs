@@ -310,7 +310,8 @@ fn run(args: &Args) -> Result<Found, Failure> {
     let plot = plan_plot(args, &rt)?;
     let mut sink: Box<dyn Write> = match &args.out {
         Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).map_err(|e| bad(format!("{}: {e}", p.display())))?,
+            crate::output::create(p, &out_rules(&args.packs))
+                .map_err(|e| bad(format!("{}: {e}", p.display())))?,
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
@@ -388,7 +389,14 @@ fn run(args: &Args) -> Result<Found, Failure> {
     sink.flush().map_err(out_err)?;
     if let (Some(plan_path), Some(_)) = (&args.plot, &plot) {
         let labels: Vec<String> = args.channels.iter().map(|c| c.trim().to_string()).collect();
-        draw_plot(plan_path, &rt.model.identifier, &labels, &series).map_err(Failure::Output)?;
+        let svg = draw_plot(plan_path, &rt.model.identifier, &labels, &series)
+            .map_err(Failure::Output)?;
+        crate::output::write(plan_path, svg.as_bytes(), &out_rules(&args.packs)).map_err(|e| {
+            Failure::Output(format!(
+                "cannot write the plot {}: {e}",
+                plan_path.display()
+            ))
+        })?;
     }
     Ok(Found::Nothing)
 }
@@ -545,17 +553,25 @@ fn plan_plot(args: &Args, rt: &Runtime) -> Result<Option<Vec<Plotted>>, Failure>
     Ok(Some(plan))
 }
 
+/// Where `--out` and `--plot` may be written: replacing a regular file, never through a
+/// symbolic link, never inside a pack being run.
+fn out_rules(packs: &[PathBuf]) -> crate::output::Rules<'_> {
+    crate::output::Rules {
+        replace: true,
+        packs,
+        within: None,
+        devices: true,
+    }
+}
+
+/// The plot as SVG text (`path` names it in errors).
 fn draw_plot(
     path: &Path,
     title: &str,
     labels: &[String],
     series: &[Vec<(f32, f32)>],
-) -> Result<(), String> {
+) -> Result<String, String> {
     use plotters::prelude::*;
-    // Open the file first: plotters reports a failed write as a backend error, which does
-    // not say which file could not be written.
-    std::fs::File::create(path)
-        .map_err(|e| format!("cannot write the plot {}: {e}", path.display()))?;
     let err = |e: &dyn std::fmt::Display| format!("plot {}: {e}", path.display());
     let t_end = series
         .iter()
@@ -574,7 +590,8 @@ fn draw_plot(
         (lo, hi) = (-1.0, 1.0);
     }
     let pad = ((hi - lo) * 0.05).max(0.5);
-    let root = SVGBackend::new(path, (1200, 600)).into_drawing_area();
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (1200, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 20))
@@ -609,7 +626,9 @@ fn draw_plot(
         .draw()
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
-    Ok(())
+    drop(chart);
+    drop(root);
+    Ok(svg)
 }
 
 /// Per entity: the time of the whole frame loop on each back end (no trace written), best of
