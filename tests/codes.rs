@@ -5,7 +5,8 @@
 //! cannot occur in Molang outside a string), so the byte range is checked, not just the
 //! text: `"1 + (2 «3»)"` expects a diagnostic on the `3`, `"1 +«»"` an empty span at the end.
 //! Codes only a pack can produce (broken JSON, unreadable file, a variable an entity never
-//! sets) are in [`PACK_ONLY`] and are exercised through the pack loader and linter.
+//! sets) are in [`PACK_ONLY`] and are exercised through the pack loader and linter; codes
+//! only loading an entity to play it gives are in [`RUN_ONLY`].
 // Test tables are tuples on purpose: each row reads as one case.
 #![allow(clippy::type_complexity)]
 
@@ -264,6 +265,18 @@ const MODEL_ONLY: &[Code] = &[
     Code::PreviewDiffers,
 ];
 
+/// Codes only loading an entity to play it produces (`molang run`): `tests/load_diagnostics.rs`
+/// triggers each and checks its place.
+const RUN_ONLY: &[Code] = &[
+    Code::BuiltinGeometry,
+    Code::MissingParentGeometry,
+    Code::GeometryCycle,
+    Code::UnknownParentBone,
+    Code::UnknownRenderArray,
+    Code::UnevaluatedResourceChoice,
+    Code::BadKeyframeTime,
+];
+
 /// Codes only the pack walk's size and count limits produce (files of tens of MiB, tens of
 /// thousands of files): `molang/cli/tests/hostile.rs` triggers each under a memory limit.
 const LIMIT_ONLY: &[Code] = &[Code::PackLimit];
@@ -284,8 +297,10 @@ fn every_code_is_tested() {
     let tested: BTreeSet<Code> = table().iter().map(|r| r.1).collect();
     let mut missing = Vec::new();
     for &code in Code::ALL {
-        let pack =
-            PACK_ONLY.contains(&code) || MODEL_ONLY.contains(&code) || LIMIT_ONLY.contains(&code);
+        let pack = PACK_ONLY.contains(&code)
+            || MODEL_ONLY.contains(&code)
+            || LIMIT_ONLY.contains(&code)
+            || RUN_ONLY.contains(&code);
         let unreachable = UNREACHABLE_CODES.iter().any(|(c, _)| *c == code);
         assert!(
             !(pack && tested.contains(&code)),

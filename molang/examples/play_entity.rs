@@ -40,6 +40,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    for d in player.diagnostics() {
+        let level = d.diagnostic.severity;
+        eprint!(
+            "{}",
+            molang::diagnostics::render_pack_report(&pack, d, level, false, false)
+        );
+    }
     for note in player.notes() {
         eprintln!("note: {note}");
     }

@@ -44,20 +44,7 @@ pub fn molang_version(min_engine_version: Option<[u32; 3]>) -> i16 {
         .unwrap_or(0)
 }
 
-/// A diagnostic in a pack: which file, and (for Molang problems) which site.
-#[derive(Clone, Debug)]
-pub struct PackDiagnostic {
-    pub path: std::path::PathBuf,
-    /// `None` for whole-file problems (broken JSON) and pack-structure problems; then
-    /// `line`/`column` are set.
-    pub site: Option<SiteId>,
-    /// For pack-structure problems: the file ([`Pack::files`] index) whose bytes the
-    /// diagnostic's span indexes (a JSON key or value).
-    pub file: Option<usize>,
-    pub diagnostic: Diagnostic,
-    pub line: usize,
-    pub column: usize,
-}
+pub use crate::diagnostics::PackDiagnostic;
 
 /// Counts for the summary line.
 #[derive(Clone, Debug, Default)]
@@ -104,28 +91,7 @@ pub fn check_pack_at(pack: &Pack, version: Option<i16>) -> (Vec<PackDiagnostic>,
 /// diagnostics.
 pub fn file_problems(pack: &Pack) -> Vec<PackDiagnostic> {
     let mut out = Vec::new();
-    for p in &pack.problems {
-        let d = if p.limit {
-            Diagnostic::new(Code::PackLimit, Span::default(), p.message.clone()).with_help(
-                "the limits keep a check of strangers' files within bounded memory and time; what is past them is not checked",
-            )
-        } else if p.line == 0 {
-            Diagnostic::new(Code::Io, Span::default(), p.message.clone())
-                .with_help("the game skips a file it cannot read, whole")
-        } else {
-            Diagnostic::new(Code::BrokenJson, Span::default(), p.message.clone()).with_help(
-                "the game reads JSON with comments and trailing commas, nothing looser; this file is skipped whole",
-            )
-        };
-        out.push(PackDiagnostic {
-            path: p.file.clone(),
-            site: None,
-            file: None,
-            diagnostic: d,
-            line: p.line,
-            column: p.column,
-        });
-    }
+    out.extend(pack.problems.iter().map(file_problem));
     for t in &pack.folder_typos {
         let name = t
             .folder
@@ -154,6 +120,30 @@ pub fn file_problems(pack: &Pack) -> Vec<PackDiagnostic> {
         });
     }
     out
+}
+
+/// A file that did not load, as a diagnostic (E0701, E0702 or E0706).
+pub(crate) fn file_problem(p: &crate::pack::PackProblem) -> PackDiagnostic {
+    let d = if p.limit {
+        Diagnostic::new(Code::PackLimit, Span::default(), p.message.clone()).with_help(
+            "the limits keep a check of strangers' files within bounded memory and time; what is past them is not checked",
+        )
+    } else if p.line == 0 {
+        Diagnostic::new(Code::Io, Span::default(), p.message.clone())
+            .with_help("the game skips a file it cannot read, whole")
+    } else {
+        Diagnostic::new(Code::BrokenJson, Span::default(), p.message.clone()).with_help(
+            "the game reads JSON with comments and trailing commas, nothing looser; this file is skipped whole",
+        )
+    };
+    PackDiagnostic {
+        path: p.file.clone(),
+        site: None,
+        file: None,
+        diagnostic: d,
+        line: p.line,
+        column: p.column,
+    }
 }
 
 /// What [`check_pack`] computes of a pack, kept per site and per entity: the language
@@ -590,7 +580,8 @@ pub mod structure {
         out
     }
 
-    fn at(
+    /// A diagnostic at byte range `range` of pack file `file`.
+    pub(crate) fn at(
         pack: &Pack,
         file: usize,
         range: &Range<usize>,
@@ -617,46 +608,68 @@ pub mod structure {
             if c.states.is_empty() {
                 continue;
             }
-            match (&c.initial_state, &c.initial_state_at) {
-                (Some(init), Some(r)) if !names.contains(init.as_str()) => out.push(at(
-                    pack,
-                    c.file,
-                    r,
-                    Code::UnknownInitialState,
-                    format!("controller `{}` starts in state `{init}`, which it does not have", c.id),
-                    "the game cannot enter a state that does not exist; name one of the controller's states",
-                )),
-                (None, _) if !names.contains("default") => out.push(at(
-                    pack,
-                    c.file,
-                    &c.at,
-                    Code::NoInitialState,
-                    format!(
-                        "controller `{}` has no `initial_state` and no state called `default`",
-                        c.id
-                    ),
-                    "without `initial_state` the game starts in the state called `default`; add \"initial_state\" (molang run starts in the first state)",
-                )),
-                _ => {}
-            }
+            out.extend(initial_state(pack, c, &names));
             for s in &c.states {
                 for ((target, _), r) in s.transitions.iter().zip(&s.transition_at) {
                     if !names.contains(target.as_str()) {
-                        out.push(at(
-                            pack,
-                            c.file,
-                            r,
-                            Code::UnknownState,
-                            format!(
-                                "state `{}` of `{}` goes to state `{target}`, which the controller does not have",
-                                s.name, c.id
-                            ),
-                            "the game ignores this transition, so the controller never takes it; fix the state name",
-                        ));
+                        out.push(unknown_state(pack, c, s, target, r));
                     }
                 }
             }
         }
+    }
+
+    /// W0803 or W0802: the state `c` starts in is not one of its `names` (of a controller
+    /// with states).
+    pub(crate) fn initial_state(
+        pack: &Pack,
+        c: &crate::pack::Controller,
+        names: &HashSet<&str>,
+    ) -> Option<PackDiagnostic> {
+        match (&c.initial_state, &c.initial_state_at) {
+            (Some(init), Some(r)) if !names.contains(init.as_str()) => Some(at(
+                pack,
+                c.file,
+                r,
+                Code::UnknownInitialState,
+                format!("controller `{}` starts in state `{init}`, which it does not have", c.id),
+                "the game cannot enter a state that does not exist; name one of the controller's states",
+            )),
+            (None, _) if !names.contains("default") => Some(at(
+                pack,
+                c.file,
+                &c.at,
+                Code::NoInitialState,
+                format!(
+                    "controller `{}` has no `initial_state` and no state called `default`",
+                    c.id
+                ),
+                "without `initial_state` the game starts in the state called `default`; add \"initial_state\" (molang run starts in the first state)",
+            )),
+            _ => None,
+        }
+    }
+
+    /// W0801: state `s` of `c` goes to `target`, which `c` does not have; `r` is the
+    /// transition's key.
+    pub(crate) fn unknown_state(
+        pack: &Pack,
+        c: &crate::pack::Controller,
+        s: &crate::pack::ControllerState,
+        target: &str,
+        r: &Range<usize>,
+    ) -> PackDiagnostic {
+        at(
+            pack,
+            c.file,
+            r,
+            Code::UnknownState,
+            format!(
+                "state `{}` of `{}` goes to state `{target}`, which the controller does not have",
+                s.name, c.id
+            ),
+            "the game ignores this transition, so the controller never takes it; fix the state name",
+        )
     }
 
     /// W0808: a controller that plays itself, directly or through other controllers, as an
@@ -889,6 +902,51 @@ pub mod structure {
         }
     }
 
+    /// W0811: entity `e` names geometry `id` (short name `short`, at `r`), which no layer
+    /// defines.
+    pub(crate) fn undefined_geometry(
+        pack: &Pack,
+        e: &crate::pack::Entity,
+        short: &str,
+        id: &str,
+        r: &Range<usize>,
+    ) -> PackDiagnostic {
+        at(
+            pack,
+            e.file,
+            r,
+            Code::UndefinedGeometry,
+            format!("no layer defines geometry `{id}` ({short}) of {}", e.identifier),
+            "the game draws nothing for this geometry; check the identifier, or load the pack that defines it (`--pack`)",
+        )
+    }
+
+    /// W0812: entity `e` names render controller `id` (at `r`), which no layer defines.
+    pub(crate) fn undefined_render_controller(
+        pack: &Pack,
+        e: &crate::pack::Entity,
+        id: &str,
+        r: &Range<usize>,
+    ) -> PackDiagnostic {
+        let mut message = format!(
+            "no layer defines render controller `{id}` of {}",
+            e.identifier
+        );
+        if let Some(k) = case_only(id, pack.render_controllers.iter().map(|c| c.id.as_str())) {
+            message.push_str(&format!(
+                "; did you mean `{k}`? (render controller identifiers match with case)"
+            ));
+        }
+        at(
+            pack,
+            e.file,
+            r,
+            Code::UndefinedRenderController,
+            message,
+            "the game skips this render controller, so what it draws is not drawn; check the identifier, or load the pack that defines it (`--pack`)",
+        )
+    }
+
     /// A name in `known` that equals `id` but for case, for "did you mean".
     fn case_only<'k>(id: &str, known: impl IntoIterator<Item = &'k str>) -> Option<&'k str> {
         known
@@ -915,39 +973,14 @@ pub mod structure {
             }
             for ((short, id), r) in e.geometries.iter().zip(&e.geometry_at) {
                 if pack.geometries_named(id).next().is_none() && !builtin_geometry(id) {
-                    out.push(at(
-                        pack,
-                        e.file,
-                        r,
-                        Code::UndefinedGeometry,
-                        format!("no layer defines geometry `{id}` ({short}) of {}", e.identifier),
-                        "the game draws nothing for this geometry; check the identifier, or load the pack that defines it (`--pack`)",
-                    ));
+                    out.push(undefined_geometry(pack, e, short, id, r));
                 }
             }
             for (id, r) in e.render_controllers.iter().zip(&e.render_controller_at) {
                 if pack.render_controllers_named(id).next().is_some() {
                     continue;
                 }
-                let mut message = format!(
-                    "no layer defines render controller `{id}` of {}",
-                    e.identifier
-                );
-                if let Some(k) =
-                    case_only(id, pack.render_controllers.iter().map(|c| c.id.as_str()))
-                {
-                    message.push_str(&format!(
-                        "; did you mean `{k}`? (render controller identifiers match with case)"
-                    ));
-                }
-                out.push(at(
-                    pack,
-                    e.file,
-                    r,
-                    Code::UndefinedRenderController,
-                    message,
-                    "the game skips this render controller, so what it draws is not drawn; check the identifier, or load the pack that defines it (`--pack`)",
-                ));
+                out.push(undefined_render_controller(pack, e, id, r));
             }
             for ((short, path), r) in e.textures.iter().zip(&e.texture_at) {
                 let key = path.replace('\\', "/").to_ascii_lowercase();
@@ -981,7 +1014,7 @@ pub mod structure {
     /// (learn.microsoft.com/minecraft/creator/documents/customarmor); the rest are the ids the
     /// vanilla attachables and entities name that no `models/entity/` file defines. Matched
     /// without case, as geometry identifiers are.
-    fn builtin_geometry(id: &str) -> bool {
+    pub(crate) fn builtin_geometry(id: &str) -> bool {
         const BUILTIN: &[&str] = &[
             "geometry.agent",
             "geometry.bed",

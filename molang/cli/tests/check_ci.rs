@@ -424,7 +424,7 @@ fn run_pack(dir: &Path) {
 }
 
 #[test]
-fn run_labels_its_lines_and_quiet_keeps_the_content_log() {
+fn run_prints_diagnostics_as_check_does_then_labelled_lines_and_quiet_keeps_the_content_log() {
     let root = scratch("run-labels");
     run_pack(&root);
     let run = |extra: &[&str]| {
@@ -444,17 +444,21 @@ fn run_labels_its_lines_and_quiet_keeps_the_content_log() {
         k.dedup();
         k
     }
-    for line in err.lines() {
+    // First the diagnostics, each as `molang check` prints it; then labelled lines.
+    let split = err.find("\nnote: ").map_or(0, |i| i + 1);
+    let (reports, labelled) = err.split_at(split);
+    assert_contains(reports, "W0205");
+    let checked = molang().arg("check").arg(&root).output().unwrap();
+    assert_contains(&text(&checked.stdout), reports);
+    for line in labelled.lines() {
         assert!(
-            ["check: ", "note: ", "content-log: "]
+            ["note: ", "content-log: "]
                 .iter()
                 .any(|p| line.starts_with(p)),
             "unlabelled line {line:?} in:\n{err}"
         );
     }
-    assert_eq!(kinds(&err), ["check", "note", "content-log"], "{err}");
-    assert_contains(&err, "check: ");
-    assert_contains(&err, "W0205");
+    assert_eq!(kinds(labelled), ["note", "content-log"], "{err}");
     assert_contains(
         &err,
         "note: query.ground_speed is not in the inputs; it reads 0",

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 mod support;
 use support::{
-    assert_code, assert_contains, molang, molang_on, scratch, vanilla_rp, walk, write_in,
+    assert_code, assert_contains, molang, molang_on, scratch, text, vanilla_rp, walk, write_in,
 };
 
 /// A pack of `tests/fixtures/runtime`.
@@ -674,4 +674,78 @@ fn run_bench_instances_prints_rates_scaling_and_memory() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--instances needs --entity"));
+}
+
+/// A controller transition to a state the controller does not have: `molang run` reports
+/// W0801 at the file, line and column `molang check` gives, with the same report (human and
+/// JSON), and plays on without the transition.
+#[test]
+fn run_reports_a_transition_to_no_state_as_check_does() {
+    let root = scratch("run-w0801");
+    write_in(
+        &root,
+        "entity/e.entity.json",
+        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
+  "identifier": "t:e",
+  "animations": {"ctrl": "controller.animation.t"},
+  "scripts": {"animate": ["ctrl"]}
+}}}"#,
+    );
+    write_in(
+        &root,
+        "animation_controllers/t.json",
+        r#"{"format_version": "1.10.0", "animation_controllers": {
+  "controller.animation.t": {
+    "initial_state": "default",
+    "states": {
+      "default": {
+        "transitions": [
+          {"walking": "1"}
+        ]
+      }
+    }
+  }
+}}"#,
+    );
+    let check = |format: &str| {
+        let out = molang()
+            .arg("check")
+            .arg(&root)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        text(&out.stdout)
+    };
+    let run = |format: &str| {
+        let out = molang()
+            .arg("run")
+            .arg(&root)
+            .args(["--entity", "t:e", "--seconds", "0.1", "--format", format])
+            .output()
+            .unwrap();
+        assert_code(&out, 0);
+        text(&out.stderr)
+    };
+    // JSON: the same object, at the `"walking"` key (line 7, column 12).
+    let w0801 = |out: &str| -> serde_json::Value {
+        let found: Vec<serde_json::Value> = (out.lines())
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["code"] == "W0801")
+            .collect();
+        assert_eq!(found.len(), 1, "{out}");
+        found[0].clone()
+    };
+    let (checked, ran) = (w0801(&check("json")), w0801(&run("jsonl")));
+    assert_eq!(ran, checked);
+    assert_eq!(
+        (&ran["line"], &ran["column"], &ran["severity"]),
+        (&7.into(), &12.into(), &"warning".into())
+    );
+    assert!(ran["file"].as_str().unwrap().ends_with("t.json"), "{ran}");
+    // Human: check's report, byte for byte.
+    let err = run("csv");
+    let report = err.split("\nnote: ").next().unwrap();
+    assert_contains(report, "W0801");
+    assert_contains(report, "t.json:7:12");
+    assert_contains(&check("human"), report);
 }

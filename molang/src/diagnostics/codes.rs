@@ -159,6 +159,32 @@ codes! {
     /// A controller-state entry that plays a controller already playing it (directly or
     /// through others): `molang run` cuts the circle there.
     ControllerCycle = "W0808", Warning, "controller plays itself";
+    // Found when an entity is loaded to be played (`molang run`, `test`, `fuzz`, `render`):
+    // W082x. Pack structure of the one entity played that `molang check` does not judge
+    // (geometry inheritance, keyframe times) or that only the runtime's evaluation meets.
+    /// The geometry an entity draws is one the game has built in (`geometry.humanoid.armor.*`,
+    /// boats, beds, ...) and no layer holds: the runtime has no bones for it, so bones come
+    /// from the animations and world positions ignore pivots.
+    BuiltinGeometry = "W0820", Warning, "geometry the game has built in, which no pack holds";
+    /// A geometry inherits (`geometry.x:geometry.parent`) from one no layer defines; the
+    /// game may have it built in (`geometry.humanoid`). Only the bones written along the way
+    /// are loaded.
+    MissingParentGeometry = "W0821", Warning, "geometry inherits from a geometry no layer defines";
+    /// A chain of geometry inheritance comes back to a geometry already in it; each geometry
+    /// of the circle is used once.
+    GeometryCycle = "W0822", Warning, "geometry inherits from itself";
+    /// A bone's `parent` names a bone the geometry (parents included) does not have: the
+    /// bone hangs from the root.
+    UnknownParentBone = "W0823", Warning, "bone whose parent does not exist";
+    /// A render-controller choice `Array.name[i]` names an array the controller does not
+    /// have: it selects nothing.
+    UnknownRenderArray = "W0824", Warning, "render-controller array that does not exist";
+    /// A render-controller geometry, texture or material choice that is not `Kind.name`,
+    /// `Array.name[i]` or `c ? a : b`: the runtime does not evaluate it and selects nothing.
+    UnevaluatedResourceChoice = "W0825", Warning, "resource choice the runtime does not evaluate";
+    /// A keyframe time (a key of a channel's keyframes) that is not a number: the keyframe is
+    /// ignored.
+    BadKeyframeTime = "W0826", Warning, "keyframe time that is not a number";
     // The tool's own settings: W09xx.
     /// A `molang-ignore` comment names something that is not a code (or no code).
     UnknownIgnoredCode = "W0901", Warning, "`molang-ignore` names no diagnostic code";

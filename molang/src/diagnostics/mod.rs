@@ -8,8 +8,8 @@ mod render;
 pub use ci::{render_github, render_sarif, Finding};
 pub use codes::Code;
 pub use render::{
-    render_json_line, render_json_line_at, render_report, render_report_at, Identity, SourceMap,
-    SourceText,
+    render_json_line, render_json_line_at, render_pack_report, render_report, render_report_at,
+    Identity, SourceMap, SourceText,
 };
 
 use grammar::Span;
@@ -29,6 +29,24 @@ impl Severity {
             Severity::Warning => "warning",
         }
     }
+}
+
+/// A diagnostic in a pack: which file, and (for Molang problems) which site. What
+/// `molang check` reports, and what loading an entity to play it finds
+/// ([`crate::runtime::load::Loaded::diagnostics`]); both print through
+/// [`render_pack_report`].
+#[derive(Clone, Debug)]
+pub struct PackDiagnostic {
+    pub path: std::path::PathBuf,
+    /// `None` for whole-file problems (broken JSON) and pack-structure problems; then
+    /// `line`/`column` are set.
+    pub site: Option<crate::pack::SiteId>,
+    /// For pack-structure problems: the file ([`crate::pack::Pack::files`] index) whose bytes
+    /// the diagnostic's span indexes (a JSON key or value).
+    pub file: Option<usize>,
+    pub diagnostic: Diagnostic,
+    pub line: usize,
+    pub column: usize,
 }
 
 /// One problem in one expression. Spans are byte offsets into the expression text.

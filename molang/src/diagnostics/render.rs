@@ -1,7 +1,7 @@
 //! Rendering: rustc-style reports through miette for people, one JSON object per
 //! diagnostic for editors. Only the CLI calls these; the core never prints.
 
-use super::{Diagnostic, Severity};
+use super::{Diagnostic, PackDiagnostic, Severity};
 use crate::text::{one_line, terminal_safe};
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
 
@@ -374,6 +374,91 @@ pub fn render_json_line_at(d: &Diagnostic, src: &SourceText<'_>, level: Severity
         "game": d.consequence(),
     })
     .to_string()
+}
+
+/// Maps a site's expression offsets to its file's.
+struct SiteMap<'a> {
+    pack: &'a crate::pack::Pack,
+    site: &'a crate::pack::Site,
+}
+
+impl SourceMap for SiteMap<'_> {
+    fn to_file_offset(&self, expr_offset: usize) -> usize {
+        self.pack.json_offset(self.site, expr_offset)
+    }
+}
+
+/// One diagnostic of a pack as `molang check` prints it, its last line ended: a report with
+/// the source ([`render_report_at`]) or, with `json`, one JSON object ([`render_json_line_at`]);
+/// a whole-file problem (no span in the text) as `severity[code]: file:line:col: message`.
+/// `level` is the severity a configuration reports the code at. The runtime's load
+/// diagnostics (`molang run`, `molang fuzz`) print through this too.
+pub fn render_pack_report(
+    pack: &crate::pack::Pack,
+    pd: &PackDiagnostic,
+    level: Severity,
+    json: bool,
+    color: bool,
+) -> String {
+    let report = |d: &Diagnostic, src: &SourceText<'_>| {
+        if json {
+            format!("{}\n", render_json_line_at(d, src, level))
+        } else {
+            render_report_at(d, src, color, level)
+        }
+    };
+    let name = pd.path.display().to_string();
+    match pd.site {
+        Some(si) => {
+            let site = &pack.sites[si];
+            let file = &pack.files[site.file];
+            let map = SiteMap { pack, site };
+            let src = SourceText {
+                name: &name,
+                text: &file.source,
+                map: &map,
+            };
+            report(&pd.diagnostic, &src)
+        }
+        // Pack structure: the span indexes the file itself.
+        None if pd.file.is_some_and(|f| !pack.files[f].source.is_empty()) => {
+            let file = &pack.files[pd.file.unwrap_or_default()];
+            let src = SourceText {
+                name: &name,
+                text: &file.source,
+                map: &Identity,
+            };
+            report(&pd.diagnostic, &src)
+        }
+        None => {
+            let d = &pd.diagnostic;
+            // Positions are 1-based everywhere; a whole-file problem (not UTF-8) is 1:1.
+            let (line, column) = (pd.line.max(1), pd.column.max(1));
+            if json {
+                format!(
+                    "{}\n",
+                    serde_json::json!({"file": name, "line": line, "column": column, "end_line": line,
+                        "end_column": column, "code": d.code.as_str(), "severity": level.as_str(),
+                        "message": d.message, "help": d.help, "game": d.consequence()})
+                )
+            } else {
+                let mut out = format!(
+                    "{}[{}]: {}:{}:{}: {}\n",
+                    level.as_str(),
+                    d.code.as_str(),
+                    name,
+                    line,
+                    column,
+                    d.message
+                );
+                if let Some(h) = &d.help {
+                    out.push_str(&format!("  help: {h}\n"));
+                }
+                out.push_str(&format!("  {}\n", d.consequence()));
+                terminal_safe(&out).into_owned()
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -689,7 +689,12 @@ impl Fuzzer {
         })?;
         let (target, inputs) = match runtime_model(pack, &args.entity) {
             Ok(mut loaded) => {
-                notes.extend(loaded.diagnostics.iter().chain(&loaded.notes).cloned());
+                notes.extend(loaded.diagnostics.iter().map(|d| {
+                    let level = d.diagnostic.severity;
+                    let report =
+                        crate::diagnostics::render_pack_report(&pack, d, level, false, false);
+                    report.trim_end().to_string()
+                }));
                 loaded.scripts.set_platform(args.platform);
                 let mut rt = Runtime::new(loaded, args.backend, args.fps, args.seed);
                 if let Some(why) = &rt.jit_fallback {

@@ -11,6 +11,49 @@ pub fn frame_time(frame: u64, fps: f32) -> f32 {
     (frame as f64 / fps as f64) as f32
 }
 
+/// What binding a timeline assumes about its inputs, for a `note:` line: not a problem of the
+/// pack (those are [`crate::diagnostics::PackDiagnostic`]s), and with no place in it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InputNote {
+    /// A query column names a query the game does not know; `suggestion` is the closest name.
+    UnknownQuery {
+        query: String,
+        suggestion: Option<String>,
+    },
+    /// A variable column names a variable no expression of the entity uses.
+    UnusedVariable { name: String },
+    /// An engine variable the entity reads that no column gives, held at `rest`.
+    EngineVariableAtRest { name: String, rest: f32 },
+    /// A distance query the entity reads, integrated from `query.ground_speed`.
+    IntegratedDistance { query: String },
+}
+
+impl std::fmt::Display for InputNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputNote::UnknownQuery { query, suggestion } => {
+                write!(f, "input column q.{query} is not a query the game knows")?;
+                match suggestion {
+                    Some(s) => write!(f, "; did you mean q.{s}?"),
+                    None => Ok(()),
+                }
+            }
+            InputNote::UnusedVariable { name } => write!(
+                f,
+                "variable.{name} is in the inputs but no expression of the entity uses it"
+            ),
+            InputNote::EngineVariableAtRest { name, rest } => write!(
+                f,
+                "variable.{name} is set by the game; it is held at its rest value {rest} (a v.{name} column sets it)"
+            ),
+            InputNote::IntegratedDistance { query } => write!(
+                f,
+                "query.{query} is not in the inputs; integrating query.ground_speed (m/s) over time"
+            ),
+        }
+    }
+}
+
 /// The input timeline bound to one runtime's query slots, with the engine variables at
 /// their rest values and distances integrated from `q.ground_speed` (what `molang run` does;
 /// public for tests and tools that drive a [`Runtime`] the same way).
@@ -37,7 +80,7 @@ pub struct Driver {
 }
 
 impl Driver {
-    pub fn new(timeline: &Timeline, rt: &mut Runtime) -> (Driver, Vec<String>) {
+    pub fn new(timeline: &Timeline, rt: &mut Runtime) -> (Driver, Vec<InputNote>) {
         let mut notes = Vec::new();
         let mut var_slots = Vec::new();
         let mut arg_cols = Vec::new();
@@ -49,12 +92,10 @@ impl Driver {
                     if crate::queries::lookup(q).is_none()
                         && !super::play::PROVIDED_QUERIES.contains(&q.as_str())
                     {
-                        let hint = crate::queries::suggest(q)
-                            .map(|s| format!("; did you mean q.{s}?"))
-                            .unwrap_or_default();
-                        notes.push(format!(
-                            "note: input column q.{q} is not a query the game knows{hint}"
-                        ));
+                        notes.push(InputNote::UnknownQuery {
+                            query: q.clone(),
+                            suggestion: crate::queries::suggest(q).map(|s| s.to_string()),
+                        });
                     }
                     // A timeline built in code may leave `args` short: plain columns then.
                     let args = timeline.args.get(i).unwrap_or(&no_args);
@@ -68,9 +109,7 @@ impl Driver {
                 inputs::Kind::Variable => {
                     match rt.variable_slot(q) {
                         Some(s) => var_slots.push((i, s)),
-                        None => notes.push(format!(
-                            "note: variable.{q} is in the inputs but no expression of the entity uses it"
-                        )),
+                        None => notes.push(InputNote::UnusedVariable { name: q.clone() }),
                     }
                     None
                 }
@@ -92,9 +131,7 @@ impl Driver {
             .collect();
         for (s, n, rest) in engine {
             var_defaults.push((s, rest));
-            notes.push(format!(
-                "note: variable.{n} is set by the game; it is held at its rest value {rest} (a v.{n} column sets it)"
-            ));
+            notes.push(InputNote::EngineVariableAtRest { name: n, rest });
         }
         let speed = (timeline.queries.iter().zip(&timeline.kinds))
             .enumerate()
@@ -109,9 +146,9 @@ impl Driver {
             for q in ["modified_distance_moved", "walk_distance"] {
                 if read.iter().any(|r| r == &format!("query.{q}")) {
                     derived.push(rt.input_slot(q));
-                    notes.push(format!(
-                        "note: query.{q} is not in the inputs; integrating query.ground_speed (m/s) over time"
-                    ));
+                    notes.push(InputNote::IntegratedDistance {
+                        query: q.to_string(),
+                    });
                 }
             }
         }

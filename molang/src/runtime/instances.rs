@@ -42,7 +42,7 @@ impl Instances {
         fps: f32,
         seed: u64,
         span: f32,
-    ) -> (Instances, Vec<String>) {
+    ) -> (Instances, Vec<super::driver::InputNote>) {
         // This driver adds the input slots to `base`, so every fork has them and the forks'
         // own drivers find them without copying the shared scripts.
         let (_, notes) = Driver::new(timeline, &mut base);

@@ -7,22 +7,25 @@
 //! [`crate::pack::defs`], and Molang strings are taken from the pack's sites so diagnostics point into the JSON file.
 
 use super::model::*;
-use crate::diagnostics::Severity;
+use crate::diagnostics::{Code, Diagnostic, PackDiagnostic};
 use crate::entity::{EntityScripts, ScriptSource};
 use crate::error::{Error, ErrorKind};
+use crate::lint::structure;
 use crate::pack::defs::{self, ChannelDef, ClientData, Expr, KeyValue, Vec3};
 use crate::pack::{self, EntityKind, Pack, Side};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// A loaded entity: what to play, its compiled scripts, and load-time notes (compile
-/// diagnostics, missing bones) for stderr.
+/// A loaded entity: what to play, its compiled scripts, and what loading found.
 pub struct Loaded {
     pub model: Model,
     pub scripts: EntityScripts,
-    /// The checker's diagnostics of the entity's scripts, one line each.
-    pub diagnostics: Vec<String>,
-    pub notes: Vec<String>,
+    /// What loading found, in the order found, each with its code, file, line and column:
+    /// the checker's diagnostics of the Molang the entity plays, and what the runtime skips
+    /// or assumes (a transition to no state, a bone the geometry lacks, a broken file the
+    /// entity does not need). A finding `molang check` also makes has its code and message;
+    /// front ends print them with [`crate::diagnostics::render_pack_report`], as `check` does.
+    pub diagnostics: Vec<PackDiagnostic>,
 }
 
 /// Controllers nested deeper than this are cut (the play tree of a chain of distinct
@@ -225,38 +228,28 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
         .preset
         .extend(crate::engine_vars::for_entity(&entity.identifier).map(|e| e.name.to_string()));
     let version = source.version;
-    let mut diagnostics = Vec::new();
-    let scripts = match EntityScripts::compile(&source) {
-        Ok(s) => s,
+    let (scripts, found) = match EntityScripts::compile(&source) {
+        Ok(s) => {
+            let found = s.warnings.clone();
+            (s, found)
+        }
         Err(diags) => {
             // The game refuses the entity's scripts: it still draws and animates the entity,
             // without them. Keep going with empty scripts and say why.
-            for d in &diags {
-                diagnostics.push(format!(
-                    "{}: {} (the entity's scripts do not load)",
-                    pack.files[entity.file].path.display(),
-                    d.summary()
-                ));
-            }
-            EntityScripts::compile(&ScriptSource {
+            let empty = EntityScripts::compile(&ScriptSource {
                 version,
                 ..ScriptSource::default()
             })
-            .map_err(|_| Error::new(ErrorKind::Internal, "empty scripts do not compile"))?
+            .map_err(|_| Error::new(ErrorKind::Internal, "empty scripts do not compile"))?;
+            (empty, diags)
         }
     };
-    for d in &scripts.warnings {
-        diagnostics.push(format!(
-            "{}: {}",
-            pack.files[entity.file].path.display(),
-            d.summary()
-        ));
-    }
+    let diagnostics = script_diagnostics(pack, entity, &source, &found);
     let mut b = Builder {
         pack,
+        entity,
         scripts,
         diagnostics,
-        notes: Vec::new(),
         model: Model {
             identifier: entity.identifier.clone(),
             properties: behaviour_properties(pack, &entity.identifier),
@@ -337,9 +330,7 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
             Entry::Missing(m) => Some(m),
             _ => None,
         }));
-    for m in missing {
-        wanted.extend(m.split('`').skip(1).step_by(2).map(str::to_ascii_lowercase));
-    }
+    wanted.extend(missing.map(|m| m.name().to_ascii_lowercase()));
     wanted.sort();
     wanted.dedup();
     wanted.extend(b.missing_geometry.iter().map(|g| g.to_ascii_lowercase()));
@@ -363,28 +354,116 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
                 ),
             ));
         }
-        b.notes.push(format!(
-            "note: {}:{}:{}: {} (the game skips this file; {} does not use it)",
-            p.file.display(),
-            p.line,
-            p.column,
-            p.message,
+        // The same diagnostic `molang check` gives the file, and why the run goes on.
+        let mut d = crate::lint::file_problem(p);
+        let help = d.diagnostic.help.take().unwrap_or_default();
+        d.diagnostic.help = Some(format!(
+            "{help}; {} does not need it, so it plays without it",
             entity.identifier
         ));
+        b.diagnostics.push(d);
     }
     Ok(Loaded {
         model: b.model,
         scripts: b.scripts,
         diagnostics: b.diagnostics,
-        notes: b.notes,
     })
+}
+
+/// The checker's diagnostics of an entity's scripts (`initialize`, then `pre_animation`
+/// with an attachable's `parent_setup` first: [`ScriptSource`]'s texts), at their sites.
+fn script_diagnostics(
+    pack: &Pack,
+    entity: &crate::pack::Entity,
+    source: &ScriptSource,
+    diags: &[Diagnostic],
+) -> Vec<PackDiagnostic> {
+    if diags.is_empty() {
+        return Vec::new();
+    }
+    // `initialize` is checked first, alone: its diagnostics are the first ones, as many as
+    // checking it alone gives.
+    let in_initialize = if source.initialize.is_empty() {
+        0
+    } else if source.pre_animation.is_empty() {
+        diags.len()
+    } else {
+        let alone = EntityScripts::compile(&ScriptSource {
+            pre_animation: Vec::new(),
+            ..source.clone()
+        });
+        let refused = diags.iter().any(|d| d.refuses_load());
+        match alone {
+            Ok(s) if !refused => s.warnings.len(),
+            Err(errors) if refused => errors.len(),
+            _ => 0,
+        }
+    };
+    // An attachable's `parent_setup` is the first entry of `pre_animation`.
+    let parent_setup = entity.client.as_ref().and_then(|c| c.parent_setup.as_ref());
+    let parent_site = parent_setup.and_then(|text| {
+        (entity.other_sites.iter().copied()).find(|&s| pack.sites[s].text == *text)
+    });
+    let skip = parent_setup.map_or(0, |t| t.len() + 1);
+    diags
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let (site, offset) = if i < in_initialize {
+                (entity.initialize, 0)
+            } else if (d.span.start as usize) < skip {
+                (parent_site, 0)
+            } else {
+                (entity.pre_animation, -(skip as isize))
+            };
+            match site {
+                Some(s) => at_site(pack, s, shifted(d, offset)),
+                None => PackDiagnostic {
+                    path: pack.files[entity.file].path.clone(),
+                    site: None,
+                    file: None,
+                    diagnostic: d.clone(),
+                    line: 0,
+                    column: 0,
+                },
+            }
+        })
+        .collect()
+}
+
+/// `d` with its spans moved by `delta` bytes (negative: towards the start).
+fn shifted(d: &Diagnostic, delta: isize) -> Diagnostic {
+    let mv = |x: u32| (x as isize + delta).max(0) as usize;
+    let span = |s: &grammar::Span| grammar::Span::new(mv(s.start), mv(s.end));
+    let mut d = d.clone();
+    d.span = span(&d.span);
+    for (s, _) in &mut d.labels {
+        *s = span(s);
+    }
+    d
+}
+
+/// A diagnostic of site `s`, its spans in the site's text.
+fn at_site(pack: &Pack, s: crate::pack::SiteId, d: Diagnostic) -> PackDiagnostic {
+    let site = &pack.sites[s];
+    let (line, column) = pack.locate(site, d.span.start as usize);
+    PackDiagnostic {
+        path: pack.files[site.file].path.clone(),
+        site: Some(s),
+        file: None,
+        diagnostic: d,
+        line,
+        column,
+    }
 }
 
 struct Builder<'a> {
     pack: &'a Pack,
+    /// The entity played.
+    entity: &'a crate::pack::Entity,
     scripts: EntityScripts,
-    diagnostics: Vec<String>,
-    notes: Vec<String>,
+    /// What loading found ([`Loaded::diagnostics`]).
+    diagnostics: Vec<PackDiagnostic>,
     model: Model,
     /// Lower-case bone name → index.
     bone_index: HashMap<String, usize>,
@@ -475,28 +554,55 @@ impl Builder<'_> {
             self.model.expr_at[i] = at;
         }
         for d in diags {
-            let at = match (expr, &part) {
-                (Expr::Site(s), _) => {
-                    let offset = start + d.span.start as usize;
-                    let (line, col) = self.pack.locate(&self.pack.sites[*s], offset);
-                    format!("{}:{line}:{col}", self.path(file).display())
-                }
-                (Expr::Unrecorded(u), None) => {
-                    format!("{} {}", self.path(file).display(), u.pointer)
-                }
-                (Expr::Unrecorded(u), Some((_, what))) => {
-                    format!("{} {} ({what})", self.path(file).display(), u.pointer)
-                }
-            };
-            let consequence = if d.severity == Severity::Error && id.is_none() {
-                " (the expression does not load; it reads 0)"
-            } else {
-                ""
-            };
-            self.diagnostics
-                .push(format!("{at}: {}{consequence}", d.summary()));
+            let mut d = shifted(&d, start as isize);
+            if let (Expr::Unrecorded(_), Some((_, what))) = (expr, &part) {
+                d.message = format!("{} ({what})", d.message);
+            }
+            self.note_in(file, expr, d);
         }
         id
+    }
+
+    /// Diagnostic `d` of a Molang string of `file`, its span in the string's text.
+    fn note_in(&mut self, file: usize, expr: &Expr, d: Diagnostic) {
+        let found = match expr {
+            Expr::Site(s) => at_site(self.pack, *s, d),
+            Expr::Unrecorded(u) => {
+                let mut d = d;
+                d.message = format!("{} (at {})", d.message, u.pointer);
+                PackDiagnostic {
+                    path: self.path(file),
+                    site: None,
+                    file: None,
+                    diagnostic: d,
+                    line: 0,
+                    column: 0,
+                }
+            }
+        };
+        self.diagnostics.push(found);
+    }
+
+    /// A diagnostic at byte range `range` of pack file `file`.
+    fn note_at(
+        &mut self,
+        file: usize,
+        range: &std::ops::Range<usize>,
+        code: Code,
+        message: String,
+        help: &str,
+    ) {
+        let d = structure::at(self.pack, file, range, code, message, help);
+        self.diagnostics.push(d);
+    }
+
+    /// Where the entity names geometry `name` (the first entry naming it; without one, the
+    /// entity's file from its start).
+    fn geometry_entry(&self, name: &str) -> std::ops::Range<usize> {
+        let e = self.entity;
+        (e.geometries.iter().zip(&e.geometry_at))
+            .find(|((_, id), _)| id.eq_ignore_ascii_case(name))
+            .map_or(0..0, |(_, r)| r.clone())
     }
 
     /// A number slot of the pack, compiled.
@@ -548,22 +654,48 @@ impl Builder<'_> {
     }
 
     fn load_geometry(&mut self, name: &str) {
+        let (file, at) = (self.entity.file, self.geometry_entry(name));
         let Some(chain) = self.pack.geometry_chain(name) else {
             self.missing_geometry.push(name.to_string());
-            self.notes.push(format!(
-                "geometry `{name}` is not in the pack; bones come from the animations and world positions ignore pivots"
-            ));
+            const NO_BONES: &str = "molang run has no bones for it: bones come from the animations and world positions ignore pivots";
+            let d = if structure::builtin_geometry(name) {
+                structure::at(
+                    self.pack,
+                    file,
+                    &at,
+                    Code::BuiltinGeometry,
+                    format!("geometry `{name}` is built into the game; no pack holds it"),
+                    NO_BONES,
+                )
+            } else {
+                let short = (self.entity.geometries.iter())
+                    .find(|(_, id)| id.eq_ignore_ascii_case(name))
+                    .map_or("", |(short, _)| short.as_str());
+                let mut d = structure::undefined_geometry(self.pack, self.entity, short, name, &at);
+                let help = d.diagnostic.help.take().unwrap_or_default();
+                d.diagnostic.help = Some(format!("{help}; {NO_BONES}"));
+                d
+            };
+            self.diagnostics.push(d);
             return;
         };
         if let Some(p) = &chain.missing_parent {
-            self.notes.push(format!(
-                "geometry `{name}` inherits from `{p}`, which is not in the pack (the game has some built in, such as geometry.humanoid); only the bones written along the way are loaded"
-            ));
+            self.note_at(
+                file,
+                &at,
+                Code::MissingParentGeometry,
+                format!("geometry `{name}` inherits from `{p}`, which no layer defines"),
+                "the game has some geometry built in, such as geometry.humanoid; molang run loads only the bones written along the way",
+            );
         }
         if let Some(p) = &chain.cycle {
-            self.notes.push(format!(
-                "geometry `{name}` inherits in a circle (back to `{p}`); each geometry of the circle is used once"
-            ));
+            self.note_at(
+                file,
+                &at,
+                Code::GeometryCycle,
+                format!("geometry `{name}` inherits in a circle (back to `{p}`)"),
+                "each geometry of the circle is used once; inherit from a geometry that does not inherit back",
+            );
         }
         let rig = chain.bones();
         let mut parents: Vec<Option<String>> = Vec::new();
@@ -585,10 +717,18 @@ impl Builder<'_> {
         for (i, p) in parents.iter().enumerate() {
             let parent = p.as_ref().and_then(|p| self.bone_index.get(p).copied());
             if p.is_some() && parent.is_none() {
-                self.notes.push(format!(
-                    "geometry `{name}`: bone `{}` names a parent that does not exist; it hangs from the root",
-                    self.model.bones[i].name
-                ));
+                let message = format!(
+                    "bone `{}` of geometry `{name}` names parent `{}`, which the geometry does not have",
+                    self.model.bones[i].name,
+                    p.as_deref().unwrap_or_default()
+                );
+                self.note_at(
+                    file,
+                    &at,
+                    Code::UnknownParentBone,
+                    message,
+                    "the bone hangs from the root (molang run places it so); name a bone of the geometry or of its parents",
+                );
             }
             self.model.bones[i].parent = parent.filter(|&q| q != i);
         }
@@ -605,9 +745,12 @@ impl Builder<'_> {
     ) -> Option<super::render::RenderDef> {
         use super::render::{RenderArray, RenderDef};
         let Some(rc) = self.pack.render_controllers_named(id).last() else {
-            self.notes.push(format!(
-                "render controller `{id}` is not in the pack; the entity is drawn without it"
-            ));
+            let e = self.entity;
+            let at = (e.render_controllers.iter().zip(&e.render_controller_at))
+                .find(|(r, _)| *r == id)
+                .map_or(0..0, |(_, r)| r.clone());
+            let d = structure::undefined_render_controller(self.pack, e, id, &at);
+            self.diagnostics.push(d);
             return None;
         };
         let file = rc.file;
@@ -728,6 +871,7 @@ impl Builder<'_> {
             let start = part.as_ptr() as usize - whole.as_ptr() as usize;
             start..start + part.len()
         };
+        let span = |r: std::ops::Range<usize>| grammar::Span::new(r.start, r.end);
         let num = |b: &mut Self, part: &str, what: &str| match b.compile(
             file,
             expr,
@@ -761,11 +905,12 @@ impl Builder<'_> {
                         index: num(self, index, "index"),
                     },
                     None => {
-                        self.notes.push(format!(
-                            "{}: render controller `{}`: `{name}` is not one of its arrays; it selects nothing",
-                            self.path(file).display(),
-                            def.id
-                        ));
+                        let message =
+                            format!("render controller `{}` has no array `{name}`", def.id);
+                        let help =
+                            "the choice selects nothing; name one of the controller's arrays";
+                        let d = Diagnostic::new(Code::UnknownRenderArray, span(at(name)), message);
+                        self.note_in(file, expr, d.with_help(help));
                         Sel::Nothing
                     }
                 }
@@ -781,12 +926,18 @@ impl Builder<'_> {
                 }
             }
             _ => {
-                self.notes.push(format!(
-                    "{}: render controller `{}`: `{}` is not a resource choice the runtime evaluates (Kind.name, Array.name[i], c ? a : b); it selects nothing",
-                    self.path(file).display(),
+                let message = format!(
+                    "render controller `{}`: `{}` is not a resource choice the runtime evaluates",
                     def.id,
                     text.trim()
-                ));
+                );
+                let help = "molang run evaluates `Kind.name`, `Array.name[i]` and `c ? a : b`; this choice selects nothing there";
+                let d = Diagnostic::new(
+                    Code::UnevaluatedResourceChoice,
+                    span(at(text.trim())),
+                    message,
+                );
+                self.note_in(file, expr, d.with_help(help));
                 Sel::Nothing
             }
         }
@@ -805,7 +956,7 @@ impl Builder<'_> {
 
     fn entry_for(&mut self, short: &str, id: Option<String>) -> Entry {
         let Some(id) = id else {
-            return Entry::Missing(format!("`{short}` is not in the entity's animations"));
+            return Entry::Missing(Missing::ShortName(short.to_string()));
         };
         // Client entities see resource-pack controllers only (the server has its own).
         if let Some(c) = self.pack.controllers_for(Side::Resource, &id).last() {
@@ -824,7 +975,10 @@ impl Builder<'_> {
         } else if let Some(a) = self.animation(&id) {
             Entry::Animation(a)
         } else {
-            Entry::Missing(format!("animation `{id}` ({short}) does not exist"))
+            Entry::Missing(Missing::Definition {
+                short: short.to_string(),
+                id,
+            })
         }
     }
 
@@ -908,6 +1062,12 @@ impl Builder<'_> {
         // The last definition wins, as the game overrides by identifier.
         let a = self.pack.animations_for(Side::Resource, id).last()?;
         let (file, data) = (a.file, &a.data);
+        // Where the animation writes bone `name` (its `bones` key).
+        let bone_at = |name: &str| {
+            (a.bones.iter())
+                .find(|(b, _)| b == name)
+                .map_or(0..0, |(_, r)| r.clone())
+        };
         let mut def = AnimationDef {
             id: id.to_string(),
             length: 0.0,
@@ -940,10 +1100,16 @@ impl Builder<'_> {
         for bt in &data.tracks {
             let bone = &bt.bone;
             let Some(b) = self.bone(bone) else {
-                self.notes.push(format!(
-                    "{}: animation `{id}` animates bone `{bone}`, which the geometry does not have; ignored",
-                    self.path(file).display()
-                ));
+                self.note_at(
+                    file,
+                    &bone_at(bone),
+                    Code::UnknownBone,
+                    format!(
+                        "animation `{id}` moves bone `{bone}`, which the geometry of {} does not have",
+                        self.entity.identifier
+                    ),
+                    "the game ignores channels of a bone the geometry lacks; check the bone name against the geometry (parents included)",
+                );
                 continue;
             };
             let mut track = Track {
@@ -959,10 +1125,13 @@ impl Builder<'_> {
                         for k in keys {
                             let time = &k.time_text;
                             let Some(t) = k.time else {
-                                self.notes.push(format!(
-                                    "{}: animation `{id}` bone `{bone}` {ch}: keyframe time `{time}` is not a number; ignored",
-                                    self.path(file).display()
-                                ));
+                                self.note_at(
+                                    file,
+                                    &bone_at(bone),
+                                    Code::BadKeyframeTime,
+                                    format!("animation `{id}` bone `{bone}` {ch}: keyframe time `{time}` is not a number"),
+                                    "the keyframe is ignored; write its time in seconds (\"0.5\")",
+                                );
                                 continue;
                             };
                             if !t.is_finite() {
@@ -1064,10 +1233,12 @@ impl Builder<'_> {
             }
             for (target, cond) in &data.transitions {
                 let Some(&ti) = by_name.get(target.as_str()) else {
-                    self.notes.push(format!(
-                        "{}: controller `{id}` state `{name}`: transition to `{target}`, which is not a state; ignored",
-                        self.path(file).display()
-                    ));
+                    // The same diagnostic `molang check` gives, at the transition's key.
+                    let at = (st.transitions.iter().zip(&st.transition_at))
+                        .find(|((t, _), _)| t == target)
+                        .map_or_else(|| st.at.clone(), |(_, r)| r.clone());
+                    let d = structure::unknown_state(self.pack, c, st, target, &at);
+                    self.diagnostics.push(d);
                     continue;
                 };
                 let c = self
@@ -1100,12 +1271,12 @@ impl Builder<'_> {
         }
         let initial_name = c.initial_state.as_deref().unwrap_or("default");
         let initial = by_name.get(initial_name).copied().unwrap_or_else(|| {
+            // The same diagnostic `molang check` gives (W0803 or W0802); play starts in the
+            // first state.
+            let names: std::collections::HashSet<&str> = names.iter().copied().collect();
             if !names.is_empty() {
-                self.notes.push(format!(
-                    "{}: controller `{id}`: initial state `{initial_name}` does not exist; starting in `{}`",
-                    self.path(file).display(),
-                    names[0]
-                ));
+                self.diagnostics
+                    .extend(structure::initial_state(self.pack, c, &names));
             }
             0
         });

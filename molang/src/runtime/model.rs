@@ -75,7 +75,39 @@ pub enum Entry {
     /// Index into [`Model::controllers`].
     Controller(usize),
     /// A short name that resolves to nothing: logged once when first played.
-    Missing(String),
+    Missing(Missing),
+}
+
+/// An entry that resolves to nothing, with the names it was looked up by.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Missing {
+    /// A short name the entity's `animations` (and legacy controller list) does not have.
+    ShortName(String),
+    /// A short name whose animation or controller identifier no layer defines.
+    Definition { short: String, id: String },
+}
+
+impl Missing {
+    /// The name a definition would be written under: the identifier when the short name
+    /// resolved to one, else the short name.
+    pub fn name(&self) -> &str {
+        match self {
+            Missing::ShortName(short) => short,
+            Missing::Definition { id, .. } => id,
+        }
+    }
+}
+
+/// The content-log line.
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Missing::ShortName(short) => write!(f, "`{short}` is not in the entity's animations"),
+            Missing::Definition { short, id } => {
+                write!(f, "animation `{id}` ({short}) does not exist")
+            }
+        }
+    }
 }
 
 /// A controller state ([`crate::pack::ControllerState`]), compiled.
@@ -114,7 +146,7 @@ pub enum PlayNode {
         children: Vec<Box<[usize]>>,
     },
     /// A short name that resolves to nothing: logged once when first played.
-    Missing(String),
+    Missing(Missing),
     /// An entry that is not played: a controller that would play itself (directly or through
     /// others), nesting past the limit, or past the entity's node limit. Logged once when
     /// first played.

@@ -687,7 +687,12 @@ impl Runtime {
     /// NaN is "true" as everywhere in Molang) and `fade` (controller cross-fade factor).
     fn play(&mut self, model: &Model, node: usize, w: f32, fade: f32) {
         match &model.nodes[node] {
-            PlayNode::Missing(msg) | PlayNode::Cut(msg) => {
+            PlayNode::Missing(missing) => {
+                if w != 0.0 {
+                    self.content_log(missing.to_string());
+                }
+            }
+            PlayNode::Cut(msg) => {
                 if w != 0.0 {
                     self.content_log(msg.clone());
                 }

@@ -73,14 +73,16 @@ pub struct Player {
     driver: Driver,
     frame: u64,
     options: PlayOptions,
+    diagnostics: Vec<crate::diagnostics::PackDiagnostic>,
     notes: Vec<String>,
 }
 
 impl Player {
     /// Loads `identifier` (`pig` means `minecraft:pig`) from `pack` and binds `timeline`
-    /// (inputs per time; [`Timeline::default`] gives every engine value at rest). Load notes
-    /// (missing bones, inputs the entity never reads, queries the inputs do not give) are in
-    /// [`Player::notes`]; an entity the game would not load is the error.
+    /// (inputs per time; [`Timeline::default`] gives every engine value at rest). What loading
+    /// finds in the pack (a bone the geometry lacks) is in [`Player::diagnostics`], what it
+    /// assumes about the inputs in [`Player::notes`]; an entity the game would not load is
+    /// the error.
     pub fn new(
         pack: &Pack,
         identifier: &str,
@@ -95,11 +97,11 @@ impl Player {
         }
         let mut loaded = load_from_pack(pack, identifier)?;
         loaded.scripts.set_platform(options.platform);
-        let mut notes = loaded.diagnostics.clone();
-        notes.extend(loaded.notes.iter().cloned());
+        let diagnostics = std::mem::take(&mut loaded.diagnostics);
+        let mut notes = Vec::new();
         let mut rt = Runtime::new(loaded, options.backend, options.fps, options.seed);
         let (driver, driver_notes) = Driver::new(timeline, &mut rt);
-        notes.extend(driver_notes);
+        notes.extend(driver_notes.iter().map(ToString::to_string));
         notes.extend(
             rt.unsupplied_queries()
                 .into_iter()
@@ -110,6 +112,7 @@ impl Player {
             driver,
             frame: 0,
             options,
+            diagnostics,
             notes,
         })
     }
@@ -124,7 +127,15 @@ impl Player {
         self.bones().position(|b| b.eq_ignore_ascii_case(name))
     }
 
-    /// What loading said: checker diagnostics of the entity's scripts and runtime notes.
+    /// What loading found in the pack (the checker's diagnostics of the entity's Molang, what
+    /// the runtime skips), each with its code and place: print them with
+    /// [`crate::diagnostics::render_pack_report`] and the pack, as `molang check` does.
+    pub fn diagnostics(&self) -> &[crate::diagnostics::PackDiagnostic] {
+        &self.diagnostics
+    }
+
+    /// What playing assumes about the inputs: queries they do not give (read 0), engine
+    /// variables held at rest, input columns the entity never reads.
     pub fn notes(&self) -> &[String] {
         &self.notes
     }

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use molang::config::Config;
 use molang::diagnostics::{
-    render_github, render_json_line_at, render_report_at, render_sarif, Finding, Identity,
-    SourceMap, SourceText,
+    render_github, render_json_line_at, render_pack_report, render_report_at, render_sarif,
+    Finding, Identity, SourceText,
 };
 use molang::report::{self, baseline::Baseline, Reported};
 use molang::{CheckOptions, Diagnostic, Severity};
@@ -101,17 +101,6 @@ struct Settings {
     version: Option<i16>,
 }
 
-struct SiteMap<'a> {
-    pack: &'a molang::pack::Pack,
-    site: &'a molang::pack::Site,
-}
-
-impl SourceMap for SiteMap<'_> {
-    fn to_file_offset(&self, expr_offset: usize) -> usize {
-        self.pack.json_offset(self.site, expr_offset)
-    }
-}
-
 /// The report of one diagnostic as printed, its last line ended.
 fn report(
     d: &Diagnostic,
@@ -123,69 +112,6 @@ fn report(
     match format {
         Format::Json => format!("{}\n", render_json_line_at(d, src, level)),
         _ => render_report_at(d, src, color, level),
-    }
-}
-
-/// What `check` prints (human or JSON) for one diagnostic of a pack.
-fn pack_report(
-    pack: &molang::pack::Pack,
-    pd: &molang::lint::PackDiagnostic,
-    level: Severity,
-    format: Format,
-    color: bool,
-) -> String {
-    let name = pd.path.display().to_string();
-    match pd.site {
-        Some(si) => {
-            let site = &pack.sites[si];
-            let file = &pack.files[site.file];
-            let map = SiteMap { pack, site };
-            let src = SourceText {
-                name: &name,
-                text: &file.source,
-                map: &map,
-            };
-            report(&pd.diagnostic, &src, format, color, level)
-        }
-        // Pack structure: the span indexes the file itself.
-        None if pd.file.is_some_and(|f| !pack.files[f].source.is_empty()) => {
-            let file = &pack.files[pd.file.unwrap_or_default()];
-            let src = SourceText {
-                name: &name,
-                text: &file.source,
-                map: &Identity,
-            };
-            report(&pd.diagnostic, &src, format, color, level)
-        }
-        None => {
-            let d = &pd.diagnostic;
-            // Positions are 1-based everywhere; a whole-file problem (not UTF-8) is 1:1.
-            let (line, column) = (pd.line.max(1), pd.column.max(1));
-            match format {
-                Format::Json => format!(
-                    "{}\n",
-                    serde_json::json!({"file": name, "line": line, "column": column, "end_line": line,
-                        "end_column": column, "code": d.code.as_str(), "severity": level.as_str(),
-                        "message": d.message, "help": d.help, "game": d.consequence()})
-                ),
-                _ => {
-                    let mut out = format!(
-                        "{}[{}]: {}:{}:{}: {}\n",
-                        level.as_str(),
-                        d.code.as_str(),
-                        name,
-                        line,
-                        column,
-                        d.message
-                    );
-                    if let Some(h) = &d.help {
-                        out.push_str(&format!("  help: {h}\n"));
-                    }
-                    out.push_str(&format!("  {}\n", d.consequence()));
-                    molang::text::terminal_safe(&out).into_owned()
-                }
-            }
-        }
     }
 }
 
@@ -493,7 +419,10 @@ fn check(paths: Vec<PathBuf>, settings: Settings, format: Format, color: bool) -
                 use rayon::prelude::*;
                 reported
                     .par_iter()
-                    .map(|r| pack_report(&pack, &diags[r.index], r.level, format, color))
+                    .map(|r| {
+                        let json = format == Format::Json;
+                        render_pack_report(&pack, &diags[r.index], r.level, json, color)
+                    })
                     .collect()
             };
             for r in &reports {

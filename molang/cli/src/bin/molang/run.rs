@@ -3,6 +3,7 @@
 //! (checker diagnostics, notes, content-log lines with their frame), an optional SVG plot and, with `--bench`, a JIT/interpreter
 //! timing over the pack's entities.
 
+use molang::diagnostics::render_pack_report;
 use molang::runtime::inputs::{self, Timeline};
 use molang::runtime::load::{attachables, client_entities, load_from_pack, Loaded};
 use molang::runtime::trace::{self, channel_value, Columns, Trace, CHANNELS};
@@ -101,9 +102,10 @@ pub struct Args {
     pub animation: Option<String>,
 }
 
-/// The three kinds of stderr lines, each with its label: `check:` (the checker's
-/// diagnostics of the entity's Molang), `note:` (what this tool assumed or skipped) and
-/// `content-log:` (what the game would print, by frame). `--quiet` keeps the last kind.
+/// Stderr holds three kinds of output: diagnostics of the pack as `molang check` prints
+/// them (the checker's, of the entity's Molang, and what loading skipped), `note:` lines
+/// (what this tool assumed about the inputs) and `content-log:` lines (what the game would
+/// print, by frame). `--quiet` keeps the last kind.
 fn note(args: &Args, text: &str) {
     if !args.quiet {
         let text = terminal_safe(text);
@@ -283,12 +285,12 @@ fn run(args: &Args) -> Result<Found, Failure> {
     };
     let loaded = load_on(args, &pack, id)?;
     if !args.quiet {
+        // As `molang check` prints them (JSON objects beside a JSON-lines trace).
+        let json = args.format == Format::Jsonl;
         for d in &loaded.diagnostics {
-            eprintln!("check: {}", terminal_safe(&d.to_string()));
+            let level = d.diagnostic.severity;
+            eprint!("{}", render_pack_report(&pack, d, level, json, false));
         }
-    }
-    for n in &loaded.notes {
-        note(args, n);
     }
     let mut rt = Runtime::new(loaded, backend(args.backend), args.fps, args.seed);
     if let Some(why) = &rt.jit_fallback {
@@ -299,7 +301,7 @@ fn run(args: &Args) -> Result<Found, Failure> {
     }
     let (mut driver, notes) = Driver::new(&timeline, &mut rt);
     for n in notes {
-        note(args, &n);
+        note(args, &n.to_string());
     }
     for q in rt.unsupplied_queries() {
         note(
