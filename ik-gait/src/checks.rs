@@ -8,7 +8,7 @@
 //! information, how far the `f64` run is from the `f32` reference, and never fails.
 
 use crate::model::{forward, Geometry, Pose};
-use crate::params::{bake_rest_poses, chin_f64, lie_elbow_h, sit_reach, RigParams};
+use crate::params::{bake_rest_poses, chin_f64, lie_elbow_h, sit_reach, RestPoses, RigParams};
 use crate::reference::{Inputs, Outputs};
 use crate::runner::{run, Backend, Engine};
 use crate::scenarios::{self, Kind, Scenario};
@@ -600,22 +600,228 @@ pub fn measure(p: &RigParams, tr: &Trace, ctx: Context) -> Metrics {
     ms.finish()
 }
 
-/// One printed row.
-#[derive(Clone, Debug)]
-pub struct Row {
-    pub check: String,
-    pub threshold: String,
-    pub measured: String,
+/// The checks: spec §10's table, numbered as it numbers them (check 4 is three: 4a, 4b, 4c),
+/// and check 14 (no drag, issue 19). Each variant lists its row's measurements in order; the
+/// first is the row's headline value ([`Row::value`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Check {
+    /// 1: the largest world distance (px) of a stance toe from its touchdown point; stances.
+    PawSlip,
+    /// 2: the lowest paw-box corner (px) while grounded and dry.
+    PawFloor,
+    /// 3: the lowest chin height (px).
+    ChinHeight,
+    /// 4a: the largest per-frame joint change at 20 fps: limbs, body/neck/head (°).
+    JointChange20,
+    /// 4b: the same at 60 fps.
+    JointChange60,
+    /// 4c: the largest jump excess (a change over both neighbours') at 240 and at 960 fps (°).
+    JumpExcess,
+    /// 5: the least phase step (cycles), the largest phase rate (cycles/s), steps off the bar.
+    PhaseMonotone,
+    /// 6: the longest gait-switch catch-up (cycles), switches, switches over the bar, the
+    /// timing spread after catch-up (cycles); the worst switch's from gait, to gait and shift.
+    GaitSwitch,
+    /// 7: the largest fore elbow interior angle (°).
+    ElbowAngle,
+    /// 8: the thigh's world angular speed at 240 fps: steady gait per stride Hz (°/s/Hz), any
+    /// (°/s).
+    ThighSpeed,
+    /// 9: the least hind r/dmax.
+    HindReach,
+    /// 10: the largest stance reach past dmax − softness (px); stance frames past it.
+    StanceReach,
+    /// 11: re-baked rest constants that differ from the baked ones, lie chin (px), lie elbow
+    /// pivot (px), sit reach (px), stand angle error (°).
+    RestBake,
+    /// 12: frames with a non-finite output; with named scenarios, the hitch test's lowest paw
+    /// corner and chin (px) and its phase steps off the bar.
+    Robustness,
+    /// 13: the largest difference from [`parity_partner`]'s run: channels (°), FK points (px).
+    Parity,
+    /// 14: the fastest swinging toe within 0.1 px of the floor (px/s, and px per frame at
+    /// 60 fps); frames over the bar.
+    NoDrag,
+}
+
+impl Check {
+    /// Every check, in table order.
+    pub const ALL: [Check; 16] = [
+        Check::PawSlip,
+        Check::PawFloor,
+        Check::ChinHeight,
+        Check::JointChange20,
+        Check::JointChange60,
+        Check::JumpExcess,
+        Check::PhaseMonotone,
+        Check::GaitSwitch,
+        Check::ElbowAngle,
+        Check::ThighSpeed,
+        Check::HindReach,
+        Check::StanceReach,
+        Check::RestBake,
+        Check::Robustness,
+        Check::Parity,
+        Check::NoDrag,
+    ];
+
+    /// The number the spec and the tables give it: `"1"`, `"4a"`, `"14"`.
+    pub fn number(self) -> &'static str {
+        match self {
+            Check::PawSlip => "1",
+            Check::PawFloor => "2",
+            Check::ChinHeight => "3",
+            Check::JointChange20 => "4a",
+            Check::JointChange60 => "4b",
+            Check::JumpExcess => "4c",
+            Check::PhaseMonotone => "5",
+            Check::GaitSwitch => "6",
+            Check::ElbowAngle => "7",
+            Check::ThighSpeed => "8",
+            Check::HindReach => "9",
+            Check::StanceReach => "10",
+            Check::RestBake => "11",
+            Check::Robustness => "12",
+            Check::Parity => "13",
+            Check::NoDrag => "14",
+        }
+    }
+}
+
+/// Which runs a row covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// Everything the plan ran that feeds the check.
+    All,
+    /// The named scenarios.
+    Scenarios,
+    /// The soaks: for check 6 the §10 soak alone, for 7 and 9 it and the soak with yaw.
+    Soak,
+    /// The soak with random yaw rates (issue 19; check 6).
+    SoakWithYaw,
+}
+
+/// What a measurement is counted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Px,
+    PxPerSecond,
+    PxPerFrame,
+    Degrees,
+    DegreesPerSecond,
+    /// Degrees per second per stride hertz (check 8's steady bar is 500·f).
+    DegreesPerSecondPerHz,
+    /// Stride cycles (phase).
+    Cycles,
+    CyclesPerSecond,
+    /// A ratio (r/dmax).
+    Ratio,
+    /// A count (stances, frames, switches, differing constants).
+    Count,
+    /// A gait index: 0 walk, 1 trot, 2 gallop.
+    Gait,
+}
+
+/// The bar a measurement is judged by.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bar {
+    Below(f64),
+    AtMost(f64),
+    AtLeast(f64),
+    Within { target: f64, tolerance: f64 },
+}
+
+impl Bar {
+    pub fn holds(self, v: f64) -> bool {
+        match self {
+            Bar::Below(b) => v < b,
+            Bar::AtMost(b) => v <= b,
+            Bar::AtLeast(b) => v >= b,
+            Bar::Within { target, tolerance } => (v - target).abs() <= tolerance,
+        }
+    }
+
+    /// The bar's number (a [`Bar::Within`]'s target).
+    pub fn value(self) -> f64 {
+        match self {
+            Bar::Below(b) | Bar::AtMost(b) | Bar::AtLeast(b) => b,
+            Bar::Within { target, .. } => target,
+        }
+    }
+}
+
+/// One measured value of a row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measurement {
+    /// `None`: nothing the value needs ran (no stance, no switch, ...).
+    pub value: Option<f64>,
+    pub unit: Unit,
+    /// `None`: reported, not judged.
+    pub bar: Option<Bar>,
     pub pass: bool,
 }
 
-fn row(check: &str, threshold: &str, measured: String, pass: bool) -> Row {
-    Row {
-        check: check.to_string(),
-        threshold: threshold.to_string(),
-        measured,
-        pass,
+impl Measurement {
+    /// Reported for information: always passes.
+    fn info(value: Option<f64>, unit: Unit) -> Measurement {
+        Measurement {
+            value,
+            unit,
+            bar: None,
+            pass: true,
+        }
     }
+    /// Judged by `bar`; a value not measured fails.
+    fn judged(value: Option<f64>, unit: Unit, bar: Bar) -> Measurement {
+        Measurement {
+            value,
+            unit,
+            bar: Some(bar),
+            pass: value.is_some_and(|v| bar.holds(v)),
+        }
+    }
+    /// Judged by `bar` when measured; nothing to judge passes (a run without a switch).
+    fn judged_if_measured(value: Option<f64>, unit: Unit, bar: Bar) -> Measurement {
+        Measurement {
+            pass: value.is_none_or(|v| bar.holds(v)),
+            ..Measurement::judged(value, unit, bar)
+        }
+    }
+    /// A count that must not exceed `most`.
+    fn count_at_most(n: usize, most: usize) -> Measurement {
+        Measurement::judged(Some(n as f64), Unit::Count, Bar::AtMost(most as f64))
+    }
+    fn count(n: usize) -> Measurement {
+        Measurement::info(Some(n as f64), Unit::Count)
+    }
+}
+
+/// The result of one check over one [`Scope`]: numbers only; `tables` prints it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub check: Check,
+    pub scope: Scope,
+    /// The back end that ran (check 13 compares it with [`parity_partner`]; for `f64` it is
+    /// information).
+    pub backend: Backend,
+    /// In the order [`Check`] lists them.
+    pub measurements: Vec<Measurement>,
+}
+
+impl Row {
+    /// Every measurement holds its bar.
+    pub fn pass(&self) -> bool {
+        self.measurements.iter().all(|m| m.pass)
+    }
+    /// The headline value: the first measurement's.
+    pub fn value(&self) -> Option<f64> {
+        self.measurements.first().and_then(|m| m.value)
+    }
+}
+
+/// The first row of `check` in `rows`.
+pub fn find_row(rows: &[Row], check: Check) -> Option<&Row> {
+    rows.iter().find(|r| r.check == check)
 }
 
 fn f(x: Option<f64>, prec: usize) -> String {
@@ -651,10 +857,10 @@ impl Plan {
     }
 }
 
-/// The rows that fail, leaving out the checks numbered in `except` (`"14"`).
-pub fn failures<'a>(rows: &'a [Row], except: &[&str]) -> Vec<&'a Row> {
+/// The rows that fail, leaving out the checks in `except`.
+pub fn failures<'a>(rows: &'a [Row], except: &[Check]) -> Vec<&'a Row> {
     rows.iter()
-        .filter(|r| !r.pass && !except.contains(&r.check.split(' ').next().unwrap_or("")))
+        .filter(|r| !r.pass() && !except.contains(&r.check))
         .collect()
 }
 
@@ -839,10 +1045,20 @@ pub const STAND_VECTOR: [f32; 7] = [33.557, -67.115, 33.557, -34.748, 78.241, -5
 /// with yaw. Check 6 reports the two soaks apart (§10's soak has no yaw); every other row
 /// takes both together.
 fn rows(p: &RigParams, plan: &Plan, m: &Metrics, plain: &Metrics, yaw: &Metrics) -> Vec<Row> {
+    use Measurement as M;
     let mut all = plain.clone();
     all.merge(yaw);
     let ms = &all;
+    let backend = plan.backend;
     let mut rows = Vec::new();
+    let mut push = |check: Check, scope: Scope, measurements: Vec<Measurement>| {
+        rows.push(Row {
+            check,
+            scope,
+            backend,
+            measurements,
+        })
+    };
     let soak = plan.soak_runs > 0;
     // Without named scenarios (a soak alone) the rows only scenarios feed are left out.
     let named = !plan.scenarios.is_empty();
@@ -854,235 +1070,213 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, plain: &Metrics, yaw: &Metrics)
         (Some(x), Some(y)) => Some(x.max(y)),
         (x, None) | (None, x) => x,
     };
-    // 1
-    let slip = both_max(m.slip, ms.slip);
-    rows.push(row(
-        "1 planted-paw slip (px/stance)",
-        "< 0.4 (ours < 0.01)",
-        format!(
-            "{} over {} stances",
-            f(slip, 6),
-            m.slip_stances + ms.slip_stances
-        ),
-        slip.is_some_and(|s| s < 0.01),
-    ));
-    // 2
-    let fl = both_min(m.floor_min, ms.floor_min);
-    rows.push(row(
-        "2 paw corners vs floor (px)",
-        ">= -0.01",
-        f(fl, 6),
-        fl.is_some_and(|x| x >= -0.01),
-    ));
-    // 3
-    let ch = both_min(m.chin_min, ms.chin_min);
-    rows.push(row(
-        "3 chin height (px)",
-        ">= 0.49",
-        f(ch, 4),
-        ch.is_some_and(|x| x >= 0.49),
-    ));
+    // 1: the spec's bar is 0.4 px; ours is 0.01.
+    push(
+        Check::PawSlip,
+        Scope::All,
+        vec![
+            M::judged(both_max(m.slip, ms.slip), Unit::Px, Bar::Below(0.01)),
+            M::count(m.slip_stances + ms.slip_stances),
+        ],
+    );
+    // 2, 3
+    let floor = both_min(m.floor_min, ms.floor_min);
+    let bar = Bar::AtLeast(-0.01);
+    push(
+        Check::PawFloor,
+        Scope::All,
+        vec![M::judged(floor, Unit::Px, bar)],
+    );
+    let chin = both_min(m.chin_min, ms.chin_min);
+    let bar = Bar::AtLeast(0.49);
+    push(
+        Check::ChinHeight,
+        Scope::All,
+        vec![M::judged(chin, Unit::Px, bar)],
+    );
     // 4a, 4b
-    for (id, fps, limb, axial, d) in [
-        ("4a", 20.0, 100.0, 15.0, m.d20),
-        ("4b", 60.0, 45.0, 6.0, m.d60),
+    for (check, fps, limb, axial, d) in [
+        (Check::JointChange20, 20.0, 100.0, 15.0, m.d20),
+        (Check::JointChange60, 60.0, 45.0, 6.0, m.d60),
     ] {
         if named && plan.fps.contains(&fps) {
-            let (l, a) = d.unwrap_or((f64::NAN, f64::NAN));
-            rows.push(row(
-                &format!("{id} joint change @{fps}fps limb/axial (deg)"),
-                &format!("<= {limb} / <= {axial}"),
-                format!("{l:.2} / {a:.2}"),
-                l <= limb && a <= axial,
-            ));
+            let (l, a) = (d.map(|d| d.0), d.map(|d| d.1));
+            push(
+                check,
+                Scope::Scenarios,
+                vec![
+                    M::judged(l, Unit::Degrees, Bar::AtMost(limb)),
+                    M::judged(a, Unit::Degrees, Bar::AtMost(axial)),
+                ],
+            );
         }
     }
-    let (e240, e960) = (m.excess240, m.excess960);
+    // 4c
     if named {
-        rows.push(row(
-            "4c jump excess @240/@960 (deg)",
-            "<= 3 / <= 1.5",
-            format!("{} / {}", f(e240, 3), f(e960, 3)),
-            e240.is_some_and(|x| x <= 3.0) && e960.is_some_and(|x| x <= 1.5),
-        ));
+        push(
+            Check::JumpExcess,
+            Scope::Scenarios,
+            vec![
+                M::judged(m.excess240, Unit::Degrees, Bar::AtMost(3.0)),
+                M::judged(m.excess960, Unit::Degrees, Bar::AtMost(1.5)),
+            ],
+        );
     }
     // 5
-    let viol = m.phase_over_limit + ms.phase_over_limit;
-    rows.push(row(
-        "5 phase monotone, rate-limited",
-        "no backward step, <= 1.5*3.2*dt",
-        format!(
-            "min step {}, max rate {} c/s, {} violations",
-            f(both_min(m.phase_min_step, ms.phase_min_step), 7),
-            f(both_max(m.phase_max_rate, ms.phase_max_rate), 3),
-            viol
-        ),
-        viol == 0 && both_min(m.phase_min_step, ms.phase_min_step).is_some_and(|x| x >= -1e-6),
-    ));
+    push(
+        Check::PhaseMonotone,
+        Scope::All,
+        vec![
+            M::judged(
+                both_min(m.phase_min_step, ms.phase_min_step),
+                Unit::Cycles,
+                Bar::AtLeast(-1e-6),
+            ),
+            M::info(
+                both_max(m.phase_max_rate, ms.phase_max_rate),
+                Unit::CyclesPerSecond,
+            ),
+            M::count_at_most(m.phase_over_limit + ms.phase_over_limit, 0),
+        ],
+    );
     // 6 (scenarios and soak reported separately, with the §10 bars 3 and 3.5 cycles: the soak's
     // random frame times and speed steps include gallop->trot switches owing the largest shift)
-    let worst = |w: Option<(f64, f32, f32, f32)>| {
-        w.map_or(String::new(), |w| {
-            format!(" (worst: gait {}->{}, shift {:.3})", w.1, w.2, w.3)
-        })
-    };
-    for (label, mm) in [
-        ("scenarios", m),
-        ("soak", plain),
-        ("soak with yaw (issue 19)", yaw),
+    for (scope, mm) in [
+        (Scope::Scenarios, m),
+        (Scope::Soak, plain),
+        (Scope::SoakWithYaw, yaw),
     ] {
-        let in_soak = label != "scenarios";
+        let in_soak = scope != Scope::Scenarios;
         if (in_soak && !soak) || (!in_soak && !named) {
             continue;
         }
-        let (sc, st) = (mm.switch_cycles, mm.switch_timing);
-        let bar = check6_bar(in_soak);
-        rows.push(row(
-            &format!("6 gait switch catch-up, {label} (cycles)"),
-            &format!("<= {bar}, new timing to 1e-4"),
-            format!(
-                "max {} over {} switches ({} over {bar}), timing {}{}",
-                f(sc, 3),
-                mm.switches,
-                mm.switches_over,
-                f(st, 7),
-                worst(mm.switch_worst)
-            ),
-            sc.is_none_or(|x| x <= bar) && st.is_none_or(|x| x <= 1e-4),
-        ));
+        let worst = |k: fn(&(f64, f32, f32, f32)) -> f32, unit| {
+            M::info(mm.switch_worst.as_ref().map(|w| k(w) as f64), unit)
+        };
+        push(
+            Check::GaitSwitch,
+            scope,
+            vec![
+                M::judged_if_measured(
+                    mm.switch_cycles,
+                    Unit::Cycles,
+                    Bar::AtMost(check6_bar(in_soak)),
+                ),
+                M::count(mm.switches),
+                M::count(mm.switches_over),
+                M::judged_if_measured(mm.switch_timing, Unit::Cycles, Bar::AtMost(1e-4)),
+                worst(|w| w.1, Unit::Gait),
+                worst(|w| w.2, Unit::Gait),
+                worst(|w| w.3, Unit::Cycles),
+            ],
+        );
     }
-    // 7
-    // A check with one bar for the named scenarios and one for the soak: a row for each that ran.
-    let scoped = |rows: &mut Vec<Row>,
-                  check: &str,
-                  unit: &str,
-                  bars: [f64; 2],
-                  at_least: bool,
-                  value: fn(&Metrics) -> Option<f64>,
-                  digits: usize| {
-        for ((on, label, mm), bar) in [(named, "scenarios", m), (soak, "soak", ms)]
-            .into_iter()
-            .zip(bars)
-        {
-            if on {
-                let (cmp, pass) = if at_least {
-                    (format!(">= {bar:.2}"), value(mm).is_some_and(|x| x >= bar))
-                } else {
-                    (format!("<= {bar}"), value(mm).is_some_and(|x| x <= bar))
-                };
-                let check = format!("{check}, {label}{unit}");
-                rows.push(row(&check, &cmp, f(value(mm), digits), pass));
-            }
+    // 7: one bar for the named scenarios and one for the soak, a row for each that ran (as 9).
+    for (on, scope, mm, bar) in [
+        (named, Scope::Scenarios, m, 150.0),
+        (soak, Scope::Soak, ms, 172.0),
+    ] {
+        if on {
+            let v = M::judged(mm.elbow_max, Unit::Degrees, Bar::AtMost(bar));
+            push(Check::ElbowAngle, scope, vec![v]);
         }
-    };
-    let elbow = |mm: &Metrics| mm.elbow_max;
-    scoped(
-        &mut rows,
-        "7 fore elbow angle",
-        " (deg)",
-        [150.0, 172.0],
-        false,
-        elbow,
-        2,
-    );
+    }
     // 8
     if named {
-        rows.push(row(
-            "8 thigh speed @240 steady (deg/s per Hz) / any (deg/s)",
-            "<= 500*f / <= 2300",
-            format!("{} / {}", f(m.thigh_steady_per_hz, 1), f(m.thigh_max, 1)),
-            m.thigh_steady_per_hz.is_none_or(|x| x <= 500.0)
-                && m.thigh_max.is_some_and(|x| x <= 2300.0),
-        ));
+        push(
+            Check::ThighSpeed,
+            Scope::Scenarios,
+            vec![
+                M::judged_if_measured(
+                    m.thigh_steady_per_hz,
+                    Unit::DegreesPerSecondPerHz,
+                    Bar::AtMost(500.0),
+                ),
+                M::judged(m.thigh_max, Unit::DegreesPerSecond, Bar::AtMost(2300.0)),
+            ],
+        );
     }
     // 9
-    let hind_r = |mm: &Metrics| mm.hind_r_min;
-    scoped(
-        &mut rows,
-        "9 hind r/dmax",
-        "",
-        [0.40, 0.28],
-        true,
-        hind_r,
-        4,
-    );
-    // 10
-    let ex = both_max(m.stance_reach_excess, ms.stance_reach_excess);
-    let nv = m.stance_reach_violations + ms.stance_reach_violations;
-    rows.push(row(
-        "10 stance d - (dmax-1) (px)",
-        "<= 0 always",
-        format!("max {}, {} frames over", f(ex, 5), nv),
-        nv == 0,
-    ));
-    // 11
-    rows.push(check_rest(p, plan.backend));
-    // 12
-    let nf = m.non_finite + ms.non_finite;
-    let hf = m.hitch_floor_min;
-    let hc = m.hitch_chin_min;
-    let hp = m.hitch_phase_violations;
-    if named {
-        rows.push(row(
-            "12 robustness: non-finite / hitch floor, chin, phase",
-            "0 / >= -0.01, >= 0.49, 0",
-            format!("{nf} / {}, {}, {hp}", f(hf, 4), f(hc, 4)),
-            nf == 0 && hf.is_some_and(|x| x >= -0.01) && hc.is_some_and(|x| x >= 0.49) && hp == 0,
-        ));
-    } else {
-        rows.push(row(
-            "12 robustness: non-finite outputs",
-            "0",
-            format!("{nf}"),
-            nf == 0,
-        ));
+    for (on, scope, mm, bar) in [
+        (named, Scope::Scenarios, m, 0.40),
+        (soak, Scope::Soak, ms, 0.28),
+    ] {
+        if on {
+            let v = M::judged(mm.hind_r_min, Unit::Ratio, Bar::AtLeast(bar));
+            push(Check::HindReach, scope, vec![v]);
+        }
     }
-    // 13
-    let other = parity_partner(plan.backend).name();
-    let measured = format!("{} / {}", f(m.parity_deg, 6), f(m.parity_px, 6));
-    if plan.backend.is_f64() {
-        // Parity is about the Molang (f32) matching the f32 reference; an f64 run differs from
-        // it by f32 rounding by design. Reported as information; never fails.
-        rows.push(row(
-            &format!(
-                "13 parity: n/a for f64; info: {} vs {other} (deg / px)",
-                plan.backend.name()
+    // 10: judged by the frames over (a stance reach more than 1e-4 px past the limit).
+    push(
+        Check::StanceReach,
+        Scope::All,
+        vec![
+            M::info(
+                both_max(m.stance_reach_excess, ms.stance_reach_excess),
+                Unit::Px,
             ),
-            "info only",
-            measured,
-            true,
-        ));
-    } else {
-        rows.push(row(
-            &format!("13 parity {} vs {other} (deg / px)", plan.backend.name()),
-            "<= 0.05 / <= 0.01",
-            measured,
-            m.parity_deg.is_some_and(|x| x <= 0.05) && m.parity_px.is_some_and(|x| x <= 0.01),
-        ));
+            M::count_at_most(m.stance_reach_violations + ms.stance_reach_violations, 0),
+        ],
+    );
+    // 11
+    rows.push(check_rest(p, backend));
+    let mut push = |check: Check, scope: Scope, measurements: Vec<Measurement>| {
+        rows.push(Row {
+            check,
+            scope,
+            backend,
+            measurements,
+        })
+    };
+    // 12: the hitch test runs with the named scenarios.
+    let mut robust = vec![M::count_at_most(m.non_finite + ms.non_finite, 0)];
+    if named {
+        robust.extend([
+            M::judged(m.hitch_floor_min, Unit::Px, Bar::AtLeast(-0.01)),
+            M::judged(m.hitch_chin_min, Unit::Px, Bar::AtLeast(0.49)),
+            M::count_at_most(m.hitch_phase_violations, 0),
+        ]);
     }
-    // 14
-    let dr = both_max(m.drag, ms.drag);
-    let nd = m.drag_frames + ms.drag_frames;
-    rows.push(row(
-        "14 no drag: swinging toe < 0.1 px high, world speed (px/s; px/frame @60)",
-        "<= 18 (0.3 px/frame @60)",
-        format!(
-            "max {} ({} px/frame @60), {nd} frames over",
-            f(dr, 2),
-            f(dr.map(|v| v / 60.0), 3)
-        ),
-        nd == 0,
-    ));
+    push(Check::Robustness, Scope::All, robust);
+    // 13: parity is about the Molang (f32) matching the f32 reference; an f64 run differs
+    // from it by f32 rounding by design, so there it is information and never fails.
+    let parity = if backend.is_f64() {
+        vec![
+            M::info(m.parity_deg, Unit::Degrees),
+            M::info(m.parity_px, Unit::Px),
+        ]
+    } else {
+        vec![
+            M::judged(m.parity_deg, Unit::Degrees, Bar::AtMost(0.05)),
+            M::judged(m.parity_px, Unit::Px, Bar::AtMost(0.01)),
+        ]
+    };
+    push(Check::Parity, Scope::All, parity);
+    // 14: judged by the frames over DRAG_SPEED.
+    let drag = both_max(m.drag, ms.drag);
+    push(
+        Check::NoDrag,
+        Scope::All,
+        vec![
+            M::info(drag, Unit::PxPerSecond),
+            M::info(drag.map(|v| v / 60.0), Unit::PxPerFrame),
+            M::count_at_most(m.drag_frames + ms.drag_frames, 0),
+        ],
+    );
     rows
 }
 
 /// Check 11: re-run the bisections and compare with the baked constants; stand angles from
 /// the chosen back end's first standing frame.
 pub fn check_rest(p: &RigParams, backend: Backend) -> Row {
-    let bake = bake_rest_poses(p);
+    let bake = bake_rest_poses(p).rounded();
     // The rig's own baked poses (the generator writes `p.rest`; REST_POSES for the hound).
     let r = p.rest;
-    let same = bake.rounded() == r;
+    let differ = rest_constants(&bake)
+        .iter()
+        .zip(rest_constants(&r))
+        .filter(|(a, b)| **a != *b)
+        .count();
     let chin = chin_f64(p, r.h_lie as f64, 0.0, r.neck_lie as f64, r.head_lie as f64).1;
     let elbow = lie_elbow_h(p, r.h_lie as f64);
     let (reach, _) = sit_reach(p, r.p_sit as f64);
@@ -1110,21 +1304,49 @@ pub fn check_rest(p: &RigParams, backend: Backend) -> Row {
         }
         Err(_) => f64::NAN,
     };
-    let pass = same
-        && (chin - 0.5).abs() <= 0.01
-        && elbow >= 1.49
-        && (reach - crate::params::sit_reach_target(p)).abs() <= 0.01
-        && stand_err <= 0.01;
-    row(
-        "11 rest bake: re-bake==baked, lie chin, lie elbow, sit reach, stand err",
-        &format!(
-            "equal, 0.50+-0.01, >=1.49, {:.2}+-0.01, <=0.01deg",
-            crate::params::sit_reach_target(p)
-        ),
-        format!(
-            "{}, {chin:.4}, {elbow:.4}, {reach:.4}, {stand_err:.4}",
-            if same { "equal" } else { "DIFFERENT" }
-        ),
-        pass,
-    )
+    let within = |target: f64| Bar::Within {
+        target,
+        tolerance: 0.01,
+    };
+    use Measurement as M;
+    Row {
+        check: Check::RestBake,
+        scope: Scope::All,
+        backend,
+        measurements: vec![
+            M::count_at_most(differ, 0),
+            M::judged(Some(chin), Unit::Px, within(0.5)),
+            M::judged(Some(elbow), Unit::Px, Bar::AtLeast(1.49)),
+            M::judged(
+                Some(reach),
+                Unit::Px,
+                within(crate::params::sit_reach_target(p)),
+            ),
+            M::judged(Some(stand_err), Unit::Degrees, Bar::AtMost(0.01)),
+        ],
+    }
+}
+
+/// The baked rest constants, every field (a new field must be added here to be checked).
+fn rest_constants(r: &RestPoses) -> [f32; 8] {
+    let RestPoses {
+        h_sit,
+        p_sit,
+        neck_sit,
+        head_sit,
+        h_lie,
+        neck_lie,
+        head_lie,
+        theta_mt_flat,
+    } = *r;
+    [
+        h_sit,
+        p_sit,
+        neck_sit,
+        head_sit,
+        h_lie,
+        neck_lie,
+        head_lie,
+        theta_mt_flat,
+    ]
 }

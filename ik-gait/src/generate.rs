@@ -52,6 +52,17 @@ fn by_gait(g: &str, x: [f32; 3]) -> String {
     )
 }
 
+/// A per-gait constant weighted by the filtered gait weights `v.gw0..2`: the body drop, duty
+/// and stride cap change smoothly across a gait switch (§7.3).
+fn gait_weighted(x: [f32; 3]) -> String {
+    format!(
+        "v.gw0 * {} + v.gw1 * {} + v.gw2 * {}",
+        lit(x[0]),
+        lit(x[1]),
+        lit(x[2])
+    )
+}
+
 /// The generated scripts.
 #[derive(Clone, Debug)]
 pub struct Generated {
@@ -288,17 +299,13 @@ fn entry_weights(p: &RigParams) -> String {
             "v.gw{j} = v.gw{j} + (((v.gait == {j}.0) ? 1.0 : 0.0) - v.gw{j}) * t.kg"
         ));
     }
-    let sum3 = |x: [f32; 3]| {
-        format!(
-            "v.gw0 * {} + v.gw1 * {} + v.gw2 * {}",
-            lit(x[0]),
-            lit(x[1]),
-            lit(x[2])
-        )
-    };
-    e.s(format!("v.hg = {} - ({})", lit(p.h0), sum3(p.body_drop)));
-    e.s(format!("v.beta_b = {}", sum3(p.beta)));
-    e.s(format!("t.lcap = {}", sum3(p.stride_cap)));
+    e.s(format!(
+        "v.hg = {} - ({})",
+        lit(p.h0),
+        gait_weighted(p.body_drop)
+    ));
+    e.s(format!("v.beta_b = {}", gait_weighted(p.beta)));
+    e.s(format!("t.lcap = {}", gait_weighted(p.stride_cap)));
     e.s(format!(
         "v.stride = math.clamp({} * math.pow((v.vf * v.vf) / {}, 0.3), {}, t.lcap)",
         lit(p.stride_k()),
@@ -871,50 +878,75 @@ fn entry_body(p: &RigParams) -> String {
 /// 8. per leg: target blending, floor guard, two-bone IK (§7.11–7.13).
 fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
     let mut e = Entry::new();
+    let root = LegRoot::of(l);
+    leg_pose_targets(l, &root, &mut e);
+    leg_paddle(p, l, &root, &mut e);
+    if !l.fore {
+        hind_metatarsus(l, &mut e);
+    }
+    leg_floor_guard(l, &mut e);
+    leg_ik(p, l, &root, &mut e);
+    e.done()
+}
+
+/// The leg root's (f, h) of this frame, `v.fr_*` or `v.hr_*` (entry 7): the leap, land and
+/// swim targets are relative to it, and the IK solves from it.
+struct LegRoot {
+    f: String,
+    h: String,
+}
+
+impl LegRoot {
+    fn of(l: &LegParams) -> LegRoot {
+        let rt = if l.fore { "fr" } else { "hr" };
+        LegRoot {
+            f: format!("v.{rt}_f"),
+            h: format!("v.{rt}_h"),
+        }
+    }
+}
+
+/// `var` eased toward `target` by the pose weight `w`: §7.11 blends paw targets, not joint
+/// angles, then solves once.
+fn blend(e: &mut Entry, var: &str, target: &str, w: &str) {
+    e.s(format!("{var} = {}", lerp(var, target, w)))
+}
+
+/// §7.11: the gait's target from entry 5 and the leg-plane yaw, then the sit, lie, leap and
+/// land targets blended in, in that order (the reference's order, for bit-identity).
+fn leg_pose_targets(l: &LegParams, root: &LegRoot, e: &mut Entry) {
     let n = l.name;
-    let rt = if l.fore { "fr" } else { "hr" };
-    let (rf, rh) = (format!("v.{rt}_f"), format!("v.{rt}_h"));
     // Bedrock's Y rotation turns −Z toward −X; the plane's yaw is + toward +X.
     e.s(format!("v.{n}_ry = -(v.{n}_gry * v.fade)"));
     e.s(format!("t.f = v.{n}_gf"));
     e.s(format!("t.h = v.{n}_gh"));
     e.s(format!("t.ta = v.{n}_gtau"));
-    let blend = |var: &str, target: String, w: &str, e: &mut Entry| {
-        e.s(format!("{var} = {}", lerp(var, &target, w)))
-    };
-    blend("t.f", lit(l.sit[0]), "v.e_sit", &mut e);
-    blend("t.h", lit(l.sit[1]), "v.e_sit", &mut e);
-    blend("t.ta", lit(0.0), "v.e_sit", &mut e);
-    blend("t.f", lit(l.lie[0]), "v.e_lie", &mut e);
-    blend("t.h", lit(l.lie[1]), "v.e_lie", &mut e);
-    blend("t.ta", lit(0.0), "v.e_lie", &mut e);
-    blend(
-        "t.f",
-        format!("({rf} + {})", lit(l.leap[0])),
-        "v.e_leap",
-        &mut e,
-    );
-    blend(
-        "t.h",
-        format!("({rh} + {})", lit(l.leap[1])),
-        "v.e_leap",
-        &mut e,
-    );
-    blend("t.ta", lit(l.leap_tau), "v.e_leap", &mut e);
-    blend(
-        "t.f",
-        format!("({rf} + {})", lit(l.land[0])),
-        "v.e_land",
-        &mut e,
-    );
-    blend(
-        "t.h",
-        format!("({rh} + {})", lit(l.land[1])),
-        "v.e_land",
-        &mut e,
-    );
-    blend("t.ta", lit(0.0), "v.e_land", &mut e);
-    // Paddle.
+    let (rf, rh) = (&root.f, &root.h);
+    for (w, f, h, ta) in [
+        ("v.e_sit", lit(l.sit[0]), lit(l.sit[1]), lit(0.0)),
+        ("v.e_lie", lit(l.lie[0]), lit(l.lie[1]), lit(0.0)),
+        (
+            "v.e_leap",
+            format!("({rf} + {})", lit(l.leap[0])),
+            format!("({rh} + {})", lit(l.leap[1])),
+            lit(l.leap_tau),
+        ),
+        (
+            "v.e_land",
+            format!("({rf} + {})", lit(l.land[0])),
+            format!("({rh} + {})", lit(l.land[1])),
+            lit(0.0),
+        ),
+    ] {
+        blend(e, "t.f", &f, w);
+        blend(e, "t.h", &h, w);
+        blend(e, "t.ta", &ta, w);
+    }
+}
+
+/// §7.9 swim: the paddle stroke's target at this leg's point of the stroke clock (power
+/// stroke, then recovery), blended in last.
+fn leg_paddle(p: &RigParams, l: &LegParams, root: &LegRoot, e: &mut Entry) {
     let [pa, pb, f0, h0] = l.paddle;
     let sp = p.swim_power;
     e.s(format!("t.q = v.swim_ph - {}", lit(l.swim_offset)));
@@ -943,26 +975,39 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
         "t.pt = t.pw ? 0.0 : ({} * math.sin(180.0 * t.x2))",
         lit(l.swim_fold)
     ));
-    blend("t.f", format!("({rf} + t.pf)"), "v.e_swim", &mut e);
-    blend("t.h", format!("({rh} + t.ph)"), "v.e_swim", &mut e);
-    blend("t.ta", "t.pt".to_string(), "v.e_swim", &mut e);
-    if !l.fore {
-        e.s(format!("t.mt = {}", lit(l.theta_mt)));
-        for (k, w) in ["v.e_sit", "v.e_lie", "v.e_leap", "v.e_land", "v.e_swim"]
-            .iter()
-            .enumerate()
-        {
-            blend("t.mt", lit(l.mt_pose[k]), w, &mut e);
-        }
+    blend(e, "t.f", &format!("({} + t.pf)", root.f), "v.e_swim");
+    blend(e, "t.h", &format!("({} + t.ph)", root.h), "v.e_swim");
+    blend(e, "t.ta", "t.pt", "v.e_swim");
+}
+
+/// A hind leg's metatarsus angle: the gait's, eased toward each pose's (the IK solves to the
+/// hock, which hangs off the wrist by it).
+fn hind_metatarsus(l: &LegParams, e: &mut Entry) {
+    e.s(format!("t.mt = {}", lit(l.theta_mt)));
+    for (k, w) in ["v.e_sit", "v.e_lie", "v.e_leap", "v.e_land", "v.e_swim"]
+        .iter()
+        .enumerate()
+    {
+        blend(e, "t.mt", &lit(l.mt_pose[k]), w);
     }
-    // 7.12 floor guard.
+}
+
+/// §7.12: no paw below the floor (check 2): the wrist is raised to the tilted paw's least
+/// height while grounded and dry, fading out as the dog swims.
+fn leg_floor_guard(l: &LegParams, e: &mut Entry) {
     e.s(format!(
         "t.gh = math.max(t.h, {})",
         sd_drop(l, "math.max(t.ta, 0.0)")
     ));
     e.s("t.gw = v.gdry ? 1.0 : 1.0 - v.e_swim");
     e.s("t.h = t.h + (t.gh - t.h) * t.gw");
-    // 7.13 IK.
+}
+
+/// §7.13: the two-bone IK with soft reach from the root to the wrist (a hind leg's hock), and
+/// the bone angles it gives (outputs §4).
+fn leg_ik(p: &RigParams, l: &LegParams, root: &LegRoot, e: &mut Entry) {
+    let n = l.name;
+    let (rf, rh) = (&root.f, &root.h);
     if l.fore {
         e.s(format!("t.dx = t.f - {rf}"));
         e.s(format!("t.dy = t.h - {rh}"));
@@ -1030,7 +1075,6 @@ fn entry_leg_ik(p: &RigParams, l: &LegParams) -> String {
         e.s(format!("v.{n}_r3 = t.tl - t.mt"));
         e.s(format!("v.{n}_r4 = t.ta + 90.0 + t.mt"));
     }
-    e.done()
 }
 
 /// 9. neck, head and chin guard (§7.14).
@@ -1056,18 +1100,11 @@ fn entry_head(p: &RigParams) -> String {
         lerp("t.xh", &lit(r.head_lie), "v.e_lie")
     ));
     e.s("t.xh = t.xh - v.body_p * 0.5 * (v.e_leap + v.e_land)");
-    // Rcw(a)·(x, y) = (x·cos a + y·sin a, −x·sin a + y·cos a).
-    let rot = |a: &str, x: f32, y: f32, pre: &str, e: &mut Entry| {
-        e.s(format!("t.c = math.cos({a})"));
-        e.s(format!("t.s = math.sin({a})"));
-        e.s(format!("t.{pre}f = {} * t.c + {} * t.s", lit(x), lit(y)));
-        e.s(format!("t.{pre}h = {} * t.s + {} * t.c", lit(-x), lit(y)));
-    };
-    rot("v.body_p", p.neck[0], p.neck[1], "n", &mut e);
+    rotate(&mut e, "v.body_p", p.neck, "n");
     e.s("t.nh = v.body_h + t.nh");
     e.s("t.a1 = v.body_p + t.xn");
-    rot("t.a1", p.head[0], p.head[1], "d", &mut e);
-    rot("t.a1 + t.xh", p.chin[0], p.chin[1], "k", &mut e);
+    rotate(&mut e, "t.a1", p.head, "d");
+    rotate(&mut e, "t.a1 + t.xh", p.chin, "k");
     e.s("t.qf = t.df + t.kf");
     e.s("t.qh = t.dh + t.kh");
     let cc = lit(p.chin_clear);
@@ -1083,6 +1120,16 @@ fn entry_head(p: &RigParams) -> String {
     e.s("v.neck_x = t.xn");
     e.s("v.head_x = t.xh");
     e.done()
+}
+
+/// The offset `(x, y)` turned clockwise by the angle `a` into `t.{pre}f`, `t.{pre}h`: the
+/// neck, head and chin offsets follow the body pitch and the neck and head angles (§7.14).
+/// Rcw(a)·(x, y) = (x·cos a + y·sin a, −x·sin a + y·cos a).
+fn rotate(e: &mut Entry, a: &str, [x, y]: [f32; 2], pre: &str) {
+    e.s(format!("t.c = math.cos({a})"));
+    e.s(format!("t.s = math.sin({a})"));
+    e.s(format!("t.{pre}f = {} * t.c + {} * t.s", lit(x), lit(y)));
+    e.s(format!("t.{pre}h = {} * t.s + {} * t.c", lit(-x), lit(y)));
 }
 
 /// Per-frame values: written every frame before any read, so they are *not* treated as set

@@ -219,7 +219,7 @@ fn presets_bake_their_own_rest_poses() {
         assert!(p.problems().is_empty(), "{name}: {:?}", p.problems());
         assert_eq!(bake_rest_poses(&p).rounded(), p.rest, "{name}");
         let row = ik_gait::checks::check_rest(&p, ik_gait::runner::Backend::Reference);
-        assert!(row.pass, "{name}: {} {}", row.threshold, row.measured);
+        assert!(row.pass(), "{name}: {row:?}");
         // Through a file too.
         let back = from_json(&to_json(&p), name).unwrap();
         assert_eq!(back.rest, p.rest, "{name}");
@@ -292,28 +292,24 @@ fn inputs_warn_about_unused_columns() {
 /// Presets table covers all scenarios; that run is `doggoyle check --preset NAME`).
 #[test]
 fn presets_pass_the_checks_on_a_trot_and_a_sit() {
-    use ik_gait::checks::{failures, run_checks, Plan};
+    use ik_gait::checks::{failures, run_checks, Check, Plan};
     for name in ["terrier", "mastiff"] {
         let p = presets::preset(name).unwrap();
         let names = ["trot-2.5", "walk-stop-sit-stand-walk"];
         let plan = Plan::scenarios(&names, &[20.0, 60.0], ik_gait::runner::Backend::Jit).unwrap();
         let rows = run_checks(&p, &plan, &mut |_| {}).unwrap();
-        // Every check 1-14 has a row (4a/4b/4c share a number).
-        let numbers: std::collections::BTreeSet<u32> = rows
-            .iter()
-            .filter_map(|r| {
-                r.check
-                    .trim_start()
-                    .split(|c: char| !c.is_ascii_digit())
-                    .next()
-            })
-            .filter_map(|n| n.parse().ok())
-            .collect();
-        assert_eq!(numbers, (1..=14).collect(), "{name}: a row for every check");
+        // Every check 1-14 (4a, 4b and 4c) has a row.
+        let checks: std::collections::BTreeSet<Check> = rows.iter().map(|r| r.check).collect();
+        assert_eq!(
+            checks,
+            Check::ALL.into_iter().collect(),
+            "{name}: a row for every check"
+        );
         // Every row, check 14 (no drag, issue 19) included.
         let fails: Vec<String> = failures(&rows, &[])
             .iter()
-            .map(|r| format!("{}: {} ({})", r.check, r.measured, r.threshold))
+            .map(|r| ik_gait::tables::text(r))
+            .map(|t| format!("{}: {} ({})", t.label(), t.measured, t.threshold))
             .collect();
         assert!(fails.is_empty(), "{name}: {fails:#?}");
     }

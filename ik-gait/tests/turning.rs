@@ -4,7 +4,7 @@
 mod common;
 use common::soak_check;
 
-use ik_gait::checks::{run_checks, Plan, Row, Trace};
+use ik_gait::checks::{run_checks, Check, Plan, Row, Trace};
 use ik_gait::model::Geometry;
 use ik_gait::reference::channel_names;
 use ik_gait::runner::{run, Backend};
@@ -15,22 +15,17 @@ fn plan(names: &[&str], fps: Vec<f32>, backend: Backend) -> Plan {
     Plan::scenarios(names, &fps, backend).unwrap()
 }
 
-/// The row of check `n` ("1 ", "14 ").
-fn row<'a>(rows: &'a [Row], n: &str) -> &'a Row {
-    rows.iter().find(|r| r.check.starts_with(n)).unwrap()
+/// The row of `check`.
+fn row(rows: &[Row], check: Check) -> &Row {
+    ik_gait::checks::find_row(rows, check).unwrap()
 }
 
 fn slip_row(rows: &[Row]) -> &Row {
-    row(rows, "1 ")
+    row(rows, Check::PawSlip)
 }
 
 fn slip_of(row: &Row) -> f64 {
-    row.measured
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
+    row.value().unwrap()
 }
 
 /// Check 1 (in world space) catches a planted paw that turns with the body: with the yaw
@@ -47,8 +42,8 @@ fn check1_fails_when_yaw_compensation_is_off() {
     let rows_on = run_checks(&on, &pl, &mut |_| {}).unwrap();
     let rows_off = run_checks(&off, &pl, &mut |_| {}).unwrap();
     let (s_on, s_off) = (slip_of(slip_row(&rows_on)), slip_of(slip_row(&rows_off)));
-    assert!(slip_row(&rows_on).pass && s_on < 0.01, "on: {s_on}");
-    assert!(!slip_row(&rows_off).pass && s_off > 0.4, "off: {s_off}");
+    assert!(slip_row(&rows_on).pass() && s_on < 0.01, "on: {s_on}");
+    assert!(!slip_row(&rows_off).pass() && s_off > 0.4, "off: {s_off}");
 }
 
 /// The turning scenarios pass every check, 14 (no drag) included, at 20, 60 and 240 fps on
@@ -73,7 +68,7 @@ fn turning_scenarios_pass_every_check() {
 }
 
 fn drag_row(rows: &[Row]) -> &Row {
-    row(rows, "14 ")
+    row(rows, Check::NoDrag)
 }
 
 /// Check 14 (no drag) can fail: with the touchdown shaping switched off by its parameters (no
@@ -95,8 +90,8 @@ fn check14_fails_when_touchdown_shaping_is_off() {
     );
     let rows_on = run_checks(&on, &pl, &mut |_| {}).unwrap();
     let rows_off = run_checks(&off, &pl, &mut |_| {}).unwrap();
-    assert!(drag_row(&rows_on).pass, "{:?}", drag_row(&rows_on));
-    assert!(!drag_row(&rows_off).pass, "{:?}", drag_row(&rows_off));
+    assert!(drag_row(&rows_on).pass(), "{:?}", drag_row(&rows_on));
+    assert!(!drag_row(&rows_off).pass(), "{:?}", drag_row(&rows_off));
 }
 
 /// The trace has a Y-rotation channel per leg root, the circle walk drives it (so FK runs the
@@ -211,7 +206,7 @@ fn checks_4c_and_7_fail_when_the_yaw_cone_or_the_elbow_cap_is_off() {
     let d = RigParams::default;
     let cases = [
         (
-            "4c ",
+            Check::JumpExcess,
             240.0,
             RigParams {
                 yaw_cone: 1.0e9,
@@ -219,7 +214,7 @@ fn checks_4c_and_7_fail_when_the_yaw_cone_or_the_elbow_cap_is_off() {
             },
         ),
         (
-            "7 ",
+            Check::ElbowAngle,
             60.0,
             RigParams {
                 elbow_cap: 180.0,
@@ -231,7 +226,7 @@ fn checks_4c_and_7_fail_when_the_yaw_cone_or_the_elbow_cap_is_off() {
         let pl = plan(&["zigzag-gallop"], vec![fps], Backend::Reference);
         let rows_on = run_checks(&d(), &pl, &mut |_| {}).unwrap();
         let rows_off = run_checks(&off, &pl, &mut |_| {}).unwrap();
-        assert!(row(&rows_on, n).pass, "{:?}", row(&rows_on, n));
-        assert!(!row(&rows_off, n).pass, "{:?}", row(&rows_off, n));
+        assert!(row(&rows_on, n).pass(), "{:?}", row(&rows_on, n));
+        assert!(!row(&rows_off, n).pass(), "{:?}", row(&rows_off, n));
     }
 }

@@ -8,7 +8,7 @@
 
 mod common;
 
-use ik_gait::checks::{failures, run_checks, Plan, Row, Trace};
+use ik_gait::checks::{failures, find_row, run_checks, Check, Plan, Row, Trace};
 use ik_gait::model::Geometry;
 use ik_gait::runner::{query_values, run, Backend};
 use ik_gait::scenarios::{frame_time, inputs, Scenario};
@@ -127,15 +127,9 @@ fn checks(name: &'static str, backend: Backend) -> Vec<Row> {
     run_checks(&RigParams::default(), &plan, &mut |_| {}).unwrap()
 }
 
-/// The row of check `n` ("1 ", "14 ").
-fn row<'a>(rows: &'a [Row], n: &str) -> &'a Row {
-    rows.iter().find(|r| r.check.starts_with(n)).unwrap()
-}
-
-fn first_number(s: &str) -> f64 {
-    s.split(|c: char| c.is_whitespace() || c == '/')
-        .find_map(|w| w.parse().ok())
-        .unwrap()
+/// The row of `check`.
+fn row(rows: &[Row], check: Check) -> &Row {
+    find_row(rows, check).unwrap()
 }
 
 /// `doggoyle check --inputs PROFILE --fps 20,60,240` passes every row, on the JIT and the
@@ -154,9 +148,9 @@ fn every_profile_passes_every_check_on_both_back_ends() {
             let rows = checks(name, be);
             let failed = failures(&rows, &[]);
             assert!(failed.is_empty(), "{name} {be:?}: {failed:#?}");
-            let slip = first_number(&row(&rows, "1 ").measured);
+            let slip = row(&rows, Check::PawSlip).value().unwrap();
             assert!(slip < 0.01, "{name}: slip {slip}");
-            assert!(row(&rows, "14 ").pass);
+            assert!(row(&rows, Check::NoDrag).pass());
         }
     }
 }

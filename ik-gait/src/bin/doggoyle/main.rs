@@ -313,19 +313,20 @@ fn main() -> ExitCode {
             };
             match run_checks(&p, &plan, &mut log) {
                 Ok(rows) => {
-                    let w = rows.iter().map(|r| r.check.len()).max().unwrap_or(10);
-                    let wt = rows.iter().map(|r| r.threshold.len()).max().unwrap_or(10);
+                    let text: Vec<_> = rows.iter().map(ik_gait::tables::text).collect();
+                    let labels: Vec<String> = text.iter().map(|t| t.label()).collect();
+                    let w = labels.iter().map(|l| l.len()).max().unwrap_or(10);
+                    let wt = text.iter().map(|t| t.threshold.len()).max().unwrap_or(10);
                     println!("{:w$}  {:wt$}  measured  pass", "check", "threshold");
-                    for r in &rows {
+                    for ((r, t), label) in rows.iter().zip(&text).zip(&labels) {
                         println!(
-                            "{:w$}  {:wt$}  {}  {}",
-                            r.check,
-                            r.threshold,
-                            r.measured,
-                            if r.pass { "PASS" } else { "FAIL" }
+                            "{label:w$}  {:wt$}  {}  {}",
+                            t.threshold,
+                            t.measured,
+                            if r.pass() { "PASS" } else { "FAIL" }
                         );
                     }
-                    if rows.iter().all(|r| r.pass) {
+                    if rows.iter().all(|r| r.pass()) {
                         ExitCode::SUCCESS
                     } else {
                         ExitCode::from(1)
