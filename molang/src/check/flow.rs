@@ -290,7 +290,8 @@ impl Flow<'_> {
             return;
         }
         let program = self.program;
-        match program.node(id) {
+        let node = program.node(id);
+        match node {
             Node::Const(_)
             | Node::PlatformConst(_)
             | Node::Str(_)
@@ -302,10 +303,23 @@ impl Flow<'_> {
                     self.read(*scope, *slot, program.span(id), state);
                 }
             }
-            Node::Index { index, .. } => self.walk(*index, state, guarded),
-            Node::Query { args, .. } | Node::Math { args, .. } => {
-                for &a in args.iter() {
-                    self.walk(a, state, None);
+            // Operands that always run, in order; a guard reaches through an operator.
+            Node::Index { .. }
+            | Node::Neg(_)
+            | Node::Not(_)
+            | Node::Discard(_)
+            | Node::Post { .. }
+            | Node::Arith { .. }
+            | Node::Compare { .. }
+            | Node::Equal { .. } => {
+                for c in node.children() {
+                    self.walk(c, state, guarded);
+                }
+            }
+            // Arguments that always run, in order.
+            Node::Query { .. } | Node::Math { .. } | Node::Arrow { .. } => {
+                for c in node.children() {
+                    self.walk(c, state, None);
                 }
             }
             Node::PureQuery { func, args } => {
@@ -329,14 +343,6 @@ impl Flow<'_> {
                         |_, _| {},
                     );
                 }
-            }
-            Node::Neg(e) | Node::Not(e) | Node::Discard(e) => self.walk(*e, state, guarded),
-            Node::Post { operand, .. } => self.walk(*operand, state, guarded),
-            Node::Arith { lhs, rhs, .. }
-            | Node::Compare { lhs, rhs, .. }
-            | Node::Equal { lhs, rhs, .. } => {
-                self.walk(*lhs, state, guarded);
-                self.walk(*rhs, state, guarded);
             }
             Node::And(l, r) | Node::Or(l, r) => {
                 self.walk(*l, state, None);
@@ -397,14 +403,6 @@ impl Flow<'_> {
                     }
                     for (_, d) in copies.iter() {
                         state.set((*scope, *d));
-                    }
-                }
-            }
-            Node::Arrow { entity, remote } => {
-                self.walk(*entity, state, None);
-                if let crate::ir::Remote::Query { args, .. } = remote {
-                    for &a in args.iter() {
-                        self.walk(a, state, None);
                     }
                 }
             }
