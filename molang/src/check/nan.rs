@@ -275,17 +275,11 @@ impl Walk<'_> {
                 *state = join_states(&s1, &s2);
                 v1.join(v2)
             }
-            Node::Coalesce {
-                scope,
-                slot,
-                lhs,
-                rhs,
-            } => {
+            Node::Coalesce { lhs, rhs, .. } => {
                 let l = self.eval(*lhs, state);
                 let mut right = state.clone();
                 let r = self.eval(*rhs, &mut right);
                 *state = join_states(state, &right);
-                let _ = (scope, slot);
                 l.join(r)
             }
             Node::Assign {
