@@ -428,7 +428,10 @@ fn messages_name_the_problem() {
 
 // ---- Pack-only codes, through the pack loader and linter ----------------------------
 
-fn pack_codes(files: &[(&str, &str)]) -> Vec<(Code, String, usize, usize, Option<String>)> {
+/// A diagnostic of a pack: code, file, 1-based line and column, the Molang text it points at.
+type Hit = (Code, String, usize, usize, Option<String>);
+
+fn pack_codes(files: &[(&str, &str)]) -> Vec<Hit> {
     let sources = files
         .iter()
         .map(|(p, s)| (PathBuf::from(p), s.to_string()))
@@ -521,28 +524,23 @@ fn pack_never_set() {
 
 #[test]
 fn pack_only_codes_are_covered_by_pack_tests() {
-    // The pack tests in this file exercise exactly PACK_ONLY; keep the list in step.
-    assert_eq!(
-        PACK_ONLY,
-        &[
-            Code::BrokenJson,
-            Code::Io,
-            Code::NeverSet,
-            Code::UnknownState,
-            Code::NoInitialState,
-            Code::UnknownInitialState,
-            Code::UnknownShortName,
-            Code::UndefinedAnimation,
-            Code::UnknownBone,
-            Code::ArrayIndexOutOfRange,
-            Code::MisspeltFolder,
-            Code::UndefinedGeometry,
-            Code::UndefinedRenderController,
-            Code::MissingTexture,
-            Code::ControllerCycle,
-            Code::UnknownIgnoredCode,
-        ]
-    );
+    // The pack tests in this file (`fn pack_*`) name exactly the codes of PACK_ONLY: a code
+    // added to the list needs a test here, and a code a pack test reaches belongs in the list.
+    let mut named = BTreeSet::new();
+    for test in include_str!("codes.rs").split("\nfn pack_").skip(1) {
+        let body = &test[..test.find("\n}\n").unwrap_or(test.len())];
+        for (at, _) in body.match_indices("Code::") {
+            let name = &body[at + "Code::".len()..];
+            let end = name
+                .find(|c: char| !c.is_ascii_alphanumeric())
+                .unwrap_or(name.len());
+            if end > 0 {
+                named.insert(name[..end].to_string());
+            }
+        }
+    }
+    let listed: BTreeSet<String> = PACK_ONLY.iter().map(|c| format!("{c:?}")).collect();
+    assert_eq!(named, listed);
 }
 
 #[test]
@@ -567,13 +565,19 @@ fn pack_unknown_ignored_code() {
 // ---- Pack structure (W08xx) ---------------------------------------------------------------
 
 /// The one diagnostic of `code` in `got`, with its 1-based line and column.
-fn only(
-    got: &[(Code, String, usize, usize, Option<String>)],
-    code: Code,
-) -> (String, usize, usize) {
+fn only(got: &[Hit], code: Code) -> (String, usize, usize) {
     let hits: Vec<_> = got.iter().filter(|d| d.0 == code).collect();
     assert_eq!(hits.len(), 1, "want one {}: {got:?}", code.as_str());
     (hits[0].1.clone(), hits[0].2, hits[0].3)
+}
+
+/// Asserts that `got` has exactly one diagnostic of `code`, at the first `needle` of `src`;
+/// returns the file it is in.
+fn assert_one_at(got: &[Hit], code: Code, src: &str, needle: &str) -> String {
+    let (file, line, col) = only(got, code);
+    let code = code.as_str();
+    assert_eq!((line, col), pos(src, needle), "{code} at {needle}: {got:?}");
+    file
 }
 
 /// 1-based line and column of the first `needle` in `src`.
@@ -619,7 +623,7 @@ fn controller_file(body: &str) -> String {
     )
 }
 
-fn with_controller(body: &str) -> (String, Vec<(Code, String, usize, usize, Option<String>)>) {
+fn with_controller(body: &str) -> (String, Vec<Hit>) {
     let entity = structure_entity(r#""ctrl": "controller.animation.thing""#, r#""ctrl""#);
     let file = controller_file(body);
     let got = pack_codes(&[
@@ -637,23 +641,20 @@ fn pack_unknown_state() {
       "default": { "transitions": [ { "walking": "q.is_moving" } ] },
       "walk": {} } }"#,
     );
-    let (file, line, col) = only(&got, Code::UnknownState);
+    // At the `walking` key.
+    let file = assert_one_at(&got, Code::UnknownState, &src, "\"walking\"");
     assert_eq!(file, "rp/animation_controllers/thing.json");
-    assert_eq!(
-        (line, col),
-        pos(&src, "\"walking\""),
-        "the `walking` key: {got:?}"
-    );
 }
 
 #[test]
 fn pack_no_initial_state() {
     let (src, got) = with_controller(r#"{ "states": { "idle": {}, "walk": {} } }"#);
-    let (_, line, col) = only(&got, Code::NoInitialState);
-    assert_eq!(
-        (line, col),
-        pos(&src, "\"controller.animation.thing\""),
-        "the controller's key: {got:?}"
+    // At the controller's key.
+    assert_one_at(
+        &got,
+        Code::NoInitialState,
+        &src,
+        "\"controller.animation.thing\"",
     );
     // Vanilla relies on the implied `default` state: no warning when it exists.
     let (_, got) = with_controller(r#"{ "states": { "default": {} } }"#);
@@ -663,12 +664,8 @@ fn pack_no_initial_state() {
 #[test]
 fn pack_unknown_initial_state() {
     let (src, got) = with_controller(r#"{ "initial_state": "idel", "states": { "idle": {} } }"#);
-    let (_, line, col) = only(&got, Code::UnknownInitialState);
-    assert_eq!(
-        (line, col),
-        pos(&src, "\"idel\""),
-        "the `initial_state` value: {got:?}"
-    );
+    // At the `initial_state` value.
+    assert_one_at(&got, Code::UnknownInitialState, &src, "\"idel\"");
 }
 
 #[test]
@@ -677,38 +674,31 @@ fn pack_unknown_short_name() {
     let (src, got) = with_controller(
         r#"{ "states": { "default": { "animations": [ "ctrl", { "wave": "1" } ] } } }"#,
     );
-    let (_, line, col) = only(&got, Code::UnknownShortName);
-    assert_eq!(
-        (line, col),
-        pos(&src, "\"wave\""),
-        "the `wave` key: {got:?}"
-    );
+    // At the `wave` key.
+    assert_one_at(&got, Code::UnknownShortName, &src, "\"wave\"");
     let entity = structure_entity(r#""walk": "animation.thing.walk""#, r#""walk", "wlak""#);
     let anim = r#"{ "format_version": "1.8.0", "animations": { "animation.thing.walk": { "bones": { "leg": { "rotation": [1, 0, 0] } } } } }"#;
     let got = pack_codes(&[
         ("rp/entity/thing.json", &entity),
         ("rp/animations/thing.json", anim),
     ]);
-    let (file, line, col) = only(&got, Code::UnknownShortName);
+    // At the `wlak` entry.
+    let file = assert_one_at(&got, Code::UnknownShortName, &entity, "\"wlak\"");
     assert_eq!(file, "rp/entity/thing.json");
-    assert_eq!(
-        (line, col),
-        pos(&entity, "\"wlak\""),
-        "the `wlak` entry: {got:?}"
-    );
 }
 
 #[test]
 fn pack_undefined_animation() {
     let entity = structure_entity(r#""walk": "animation.thing.wlak""#, r#""walk""#);
     let got = pack_codes(&[("rp/entity/thing.json", &entity)]);
-    let (file, line, col) = only(&got, Code::UndefinedAnimation);
-    assert_eq!(file, "rp/entity/thing.json");
-    assert_eq!(
-        (line, col),
-        pos(&entity, "\"animation.thing.wlak\""),
-        "the identifier value: {got:?}"
+    // At the identifier value.
+    let file = assert_one_at(
+        &got,
+        Code::UndefinedAnimation,
+        &entity,
+        "\"animation.thing.wlak\"",
     );
+    assert_eq!(file, "rp/entity/thing.json");
 }
 
 #[test]
@@ -736,13 +726,9 @@ fn pack_unknown_bone() {
         ("rp/models/thing.geo.json", geometry),
         ("rp/animations/thing.json", anim),
     ]);
-    let (file, line, col) = only(&got, Code::UnknownBone);
+    // At the `tail` key.
+    let file = assert_one_at(&got, Code::UnknownBone, anim, "\"tail\"");
     assert_eq!(file, "rp/animations/thing.json");
-    assert_eq!(
-        (line, col),
-        pos(anim, "\"tail\""),
-        "the `tail` key: {got:?}"
-    );
 }
 
 #[test]
@@ -763,13 +749,9 @@ fn pack_array_index_out_of_range() {
         ("rp/render_controllers/thing.json", rc),
     ]);
     // `Array.all` flattens `Array.skins` in: three elements, so only `Array.skins[2]` is past the end.
-    let (file, line, col) = only(&got, Code::ArrayIndexOutOfRange);
+    // At the index `2` of `Array.skins[2]`.
+    let file = assert_one_at(&got, Code::ArrayIndexOutOfRange, rc, "2]");
     assert_eq!(file, "rp/render_controllers/thing.json");
-    assert_eq!(
-        (line, col),
-        pos(rc, "2]"),
-        "the index `2` of `Array.skins[2]`: {got:?}"
-    );
 }
 
 // ---- Folders and missing references (W0810-W0813) ----------------------------------------
@@ -792,13 +774,12 @@ fn pack_misspelt_folder() {
 fn pack_undefined_geometry_and_render_controller() {
     let entity = structure_entity("", "");
     let got = pack_codes(&[("rp/entity/thing.json", &entity)]);
-    let (_, line, col) = only(&got, Code::UndefinedGeometry);
-    assert_eq!((line, col), pos(&entity, "\"geometry.thing\""), "{got:?}");
-    let (_, line, col) = only(&got, Code::UndefinedRenderController);
-    assert_eq!(
-        (line, col),
-        pos(&entity, "\"controller.render.thing\""),
-        "{got:?}"
+    assert_one_at(&got, Code::UndefinedGeometry, &entity, "\"geometry.thing\"");
+    assert_one_at(
+        &got,
+        Code::UndefinedRenderController,
+        &entity,
+        "\"controller.render.thing\"",
     );
     // Defined: nothing (geometry without case).
     let got = pack_codes(&[
@@ -893,11 +874,12 @@ fn pack_controller_cycle() {
         ("rp/animation_controllers/c.json", controllers),
         ("rp/animations/thing.json", anim),
     ]);
-    let (file, line, col) = only(&got, Code::ControllerCycle);
-    assert_eq!(file, "rp/animation_controllers/c.json");
-    assert_eq!(
-        (line, col),
-        pos(controllers, "\"a\" ] } } }\n  }"),
-        "the entry `a` of controller b: {got:?}"
+    // At the entry `a` of controller b.
+    let file = assert_one_at(
+        &got,
+        Code::ControllerCycle,
+        controllers,
+        "\"a\" ] } } }\n  }",
     );
+    assert_eq!(file, "rp/animation_controllers/c.json");
 }

@@ -301,25 +301,7 @@ fn molangx() -> Molangx {
         let Some(tree) = v["tree"].as_str().filter(|t| bare_number(t)) else {
             continue;
         };
-        if ARM64_ONLY.contains(&i) {
-            arm64_rows.push(Row {
-                key: format!("#{i}"),
-                expr,
-                version,
-                expect: Expect::Folded {
-                    tree: tree.to_string(),
-                    digits: d,
-                },
-                setup: Vec::new(),
-                after: Vec::new(),
-            });
-            continue;
-        }
-        if v.get("tree_value_unchecked").and_then(Json::as_bool) == Some(true) {
-            skipped += 1;
-            continue;
-        }
-        rows.push(Row {
+        let row = Row {
             key: format!("#{i}"),
             expr,
             version,
@@ -329,7 +311,14 @@ fn molangx() -> Molangx {
             },
             setup: Vec::new(),
             after: Vec::new(),
-        });
+        };
+        if ARM64_ONLY.contains(&i) {
+            arm64_rows.push(row);
+        } else if v.get("tree_value_unchecked").and_then(Json::as_bool) == Some(true) {
+            skipped += 1;
+        } else {
+            rows.push(row);
+        }
     }
     Molangx {
         rows,

@@ -418,6 +418,25 @@ fn both_back_ends_on(
     (expr, native, options)
 }
 
+/// Every assignment of `values` (f32 bits) to the inputs `names`, the first name changing
+/// fastest.
+fn combinations<'a>(
+    names: &'a [&str],
+    values: &'a [u32],
+) -> impl Iterator<Item = Vec<(String, Value)>> + 'a {
+    (0..values.len().pow(names.len() as u32)).map(move |k| {
+        let mut rest = k;
+        names
+            .iter()
+            .map(|n| {
+                let x = f32::from_bits(values[rest % values.len()]);
+                rest /= values.len();
+                (n.to_string(), Value::Num(x))
+            })
+            .collect()
+    })
+}
+
 /// Runs `src` on both back ends for every combination of `values` in the inputs `names`;
 /// returns the number of runs and the first disagreement.
 fn sweep(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<String>) {
@@ -432,19 +451,9 @@ fn sweep_on(
     names: &[&str],
     values: &[u32],
 ) -> (usize, Option<String>) {
-    let arity = names.len();
     let (expr, native, options) = both_back_ends_on(platform, src);
     let mut runs = 0;
-    let total = values.len().pow(arity as u32);
-    for k in 0..total {
-        let mut rest = k;
-        let ins: Vec<(String, Value)> = (0..arity)
-            .map(|i| {
-                let x = f32::from_bits(values[rest % values.len()]);
-                rest /= values.len();
-                (names[i].to_string(), Value::Num(x))
-            })
-            .collect();
+    for ins in combinations(names, values) {
         let a = expr.eval(&ins, 7, &options);
         let b = expr.eval_native(&native, &ins, 7, &options);
         runs += 1;
@@ -782,17 +791,9 @@ fn sweep_bits_over(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<
             .chain(r.temps.iter().map(num))
             .collect()
     };
-    let total = values.len().pow(names.len() as u32);
-    for k in 0..total {
-        let mut rest = k;
-        let ins: Vec<(String, Value)> = names
-            .iter()
-            .map(|n| {
-                let x = f32::from_bits(values[rest % values.len()]);
-                rest /= values.len();
-                (n.to_string(), Value::Num(x))
-            })
-            .collect();
+    let mut runs = 0;
+    for ins in combinations(names, values) {
+        runs += 1;
         let a = expr.eval(&ins, 7, &options);
         let b = expr.eval_native(&native, &ins, 7, &options);
         if bits(&a) != bits(&b) || a.abort != b.abort {
@@ -801,7 +802,7 @@ fn sweep_bits_over(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<
                 parts.join(", ")
             };
             return (
-                k + 1,
+                runs,
                 Some(format!(
                     "{src} with {}:\n  interp {}\n  jit    {}",
                     show_vars(&ins),
@@ -811,7 +812,7 @@ fn sweep_bits_over(src: &str, names: &[&str], values: &[u32]) -> (usize, Option<
             );
         }
     }
-    (total, None)
+    (runs, None)
 }
 
 /// Every program agrees bit for bit on both back ends for each pair of `values` (f32 bits) in

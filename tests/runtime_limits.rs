@@ -104,6 +104,29 @@ fn controllers(list: &[(String, Vec<String>)]) -> String {
 const SPIN: &str = r#"{"format_version": "1.8.0", "animations": {"animation.spin": {"loop": true,
     "bones": {"b": {"rotation": ["q.anim_time * 90", 0, 0]}}}}}"#;
 
+/// The files of entity `t:e` playing the controller with short name `first`: the entity (each
+/// controller of `list` under its own name, and `spin`), the controllers and `spin`.
+fn controller_pack(list: &[(String, Vec<String>)], first: &str) -> [(&'static str, String); 3] {
+    let mut shorts: Vec<String> = list
+        .iter()
+        .map(|(id, _)| {
+            let short = id
+                .strip_prefix("controller.animation.")
+                .expect("a controller id");
+            format!(r#""{short}": "{id}""#)
+        })
+        .collect();
+    shorts.push(r#""spin": "animation.spin""#.to_string());
+    [
+        (
+            "e.json",
+            entity(&shorts.join(", "), &format!("\"{first}\"")),
+        ),
+        ("c.json", controllers(list)),
+        ("a.json", SPIN.to_string()),
+    ]
+}
+
 /// Loads `t:e` from the files, runs 10 frames on both back ends, and returns the runtime
 /// (interpreter), the log of both, and the number of play nodes.
 fn load_and_play(files: &[(&str, String)]) -> (Vec<String>, usize) {
@@ -145,20 +168,10 @@ fn a_controller_playing_itself_three_times_loads_and_plays_in_bounded_memory() {
         return;
     }
     let c = "controller.animation.c".to_string();
-    let files = [
-        (
-            "e.json",
-            entity(
-                r#""c": "controller.animation.c", "spin": "animation.spin""#,
-                r#""c""#,
-            ),
-        ),
-        (
-            "c.json",
-            controllers(&[(c, vec!["spin".into(), "c".into(), "c".into(), "c".into()])]),
-        ),
-        ("a.json", SPIN.to_string()),
-    ];
+    let files = controller_pack(
+        &[(c, vec!["spin".into(), "c".into(), "c".into(), "c".into()])],
+        "c",
+    );
     let start = Instant::now();
     let (log, nodes) = load_and_play(&files);
     println!("loaded and played twice in {:?}", start.elapsed());
@@ -192,21 +205,7 @@ fn four_mutually_recursive_controllers_load_and_play_in_bounded_memory() {
             (format!("controller.animation.{n}"), plays)
         })
         .collect();
-    let shorts: Vec<String> = names
-        .iter()
-        .map(|n| format!(r#""{n}": "controller.animation.{n}""#))
-        .collect();
-    let files = [
-        (
-            "e.json",
-            entity(
-                &format!(r#"{}, "spin": "animation.spin""#, shorts.join(", ")),
-                r#""a""#,
-            ),
-        ),
-        ("c.json", controllers(&list)),
-        ("a.json", SPIN.to_string()),
-    ];
+    let files = controller_pack(&list, "a");
     let start = Instant::now();
     let (log, nodes) = load_and_play(&files);
     println!(
@@ -236,20 +235,7 @@ fn controllers_nested_many_times_over_stop_at_the_node_limit() {
             (format!("controller.animation.c{i}"), plays)
         })
         .collect();
-    let shorts: Vec<String> = (0..n)
-        .map(|i| format!(r#""c{i}": "controller.animation.c{i}""#))
-        .collect();
-    let files = [
-        (
-            "e.json",
-            entity(
-                &format!(r#"{}, "spin": "animation.spin""#, shorts.join(", ")),
-                r#""c0""#,
-            ),
-        ),
-        ("c.json", controllers(&list)),
-        ("a.json", SPIN.to_string()),
-    ];
+    let files = controller_pack(&list, "c0");
     let p = pack(&files);
     let loaded = load_from_pack(&p, "t:e").expect("loads");
     let nodes = loaded.model.nodes.len();

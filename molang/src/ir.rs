@@ -217,6 +217,91 @@ pub enum Node {
     Return(NodeId),
 }
 
+/// The children of a node in evaluation order, in the one shape every node's children have:
+/// up to three single children, then a list. Written once for the shared and the mutable
+/// walk (`$as` is `as_ref` or `as_mut`).
+macro_rules! child_parts {
+    ($node:expr, $as:ident) => {
+        match $node {
+            Node::Const(_)
+            | Node::PlatformConst(_)
+            | Node::Str(_)
+            | Node::Resource { .. }
+            | Node::Array { .. }
+            | Node::This
+            | Node::Read { .. }
+            | Node::Break
+            | Node::Continue => ([None, None, None], Default::default()),
+            Node::Index { index: e, .. }
+            | Node::Post { operand: e, .. }
+            | Node::Neg(e)
+            | Node::Not(e)
+            | Node::Discard(e)
+            | Node::Return(e)
+            | Node::Assign { value: e, .. } => ([Some(e), None, None], Default::default()),
+            Node::Query { args, .. }
+            | Node::PureQuery { args, .. }
+            | Node::Math { args, .. }
+            | Node::Block { stmts: args, .. } => ([None, None, None], args.$as()),
+            Node::Arith { lhs, rhs, .. }
+            | Node::Compare { lhs, rhs, .. }
+            | Node::Equal { lhs, rhs, .. }
+            | Node::Coalesce { lhs, rhs, .. }
+            | Node::And(lhs, rhs)
+            | Node::Or(lhs, rhs)
+            | Node::Loop {
+                count: lhs,
+                body: rhs,
+            }
+            | Node::ForEach {
+                array: lhs,
+                body: rhs,
+                ..
+            } => ([Some(lhs), Some(rhs), None], Default::default()),
+            Node::Cond {
+                cond,
+                then,
+                otherwise,
+            } => (
+                [Some(cond), Some(then), otherwise.$as()],
+                Default::default(),
+            ),
+            Node::Arrow { entity, remote } => (
+                [Some(entity), None, None],
+                match remote {
+                    Remote::Query { args, .. } => args.$as(),
+                    Remote::Variable(_) => Default::default(),
+                },
+            ),
+        }
+    };
+}
+
+impl Node {
+    /// The node's children (operands, arguments, statements, bodies) in evaluation order: for
+    /// analyses that visit every child alike.
+    pub fn children(&self) -> impl Iterator<Item = NodeId> + '_ {
+        let (single, list): ([Option<&NodeId>; 3], &[NodeId]) = child_parts!(self, as_ref);
+        single.into_iter().flatten().chain(list).copied()
+    }
+
+    /// The node's children, in the order of [`Node::children`], to be replaced in place.
+    pub fn children_mut(&mut self) -> impl Iterator<Item = &mut NodeId> {
+        let (single, list): ([Option<&mut NodeId>; 3], &mut [NodeId]) = child_parts!(self, as_mut);
+        single.into_iter().flatten().chain(list)
+    }
+
+    /// This node with each child replaced by `f` of it, called in evaluation order (a pass
+    /// that rebuilds a program child first).
+    pub fn map_children(&self, mut f: impl FnMut(NodeId) -> NodeId) -> Node {
+        let mut node = self.clone();
+        for child in node.children_mut() {
+            *child = f(*child);
+        }
+        node
+    }
+}
+
 /// Interned names: one table per storage, so each name becomes a dense slot index.
 /// Programs checked against the same `Names` (an entity's scripts) share slots.
 #[derive(Clone, Debug, Default)]
@@ -345,6 +430,180 @@ mod tests {
         assert_eq!(super::fnv1_64(b"a"), 12638153115695167422);
         assert_eq!(super::fnv1_64(b"ABC"), 15595941425208037995);
         assert_eq!(super::fnv1_64(b"abc"), 15626587013303479755);
+    }
+
+    /// Every kind of node lists its children in evaluation order, the remote query's arguments
+    /// after the entity included, and nothing else.
+    #[test]
+    fn children_in_evaluation_order() {
+        use super::*;
+        let (a, b, c) = (NodeId(1), NodeId(2), NodeId(3));
+        let list = || -> Box<[NodeId]> { Box::new([a, b, c]) };
+        let (s, scope) = (Slot(0), Scope::Temp);
+        let cases: Vec<(Node, Vec<NodeId>)> = vec![
+            (Node::Const(1.0), vec![]),
+            (Node::PlatformConst([1.0, 2.0]), vec![]),
+            (Node::Str(7), vec![]),
+            (
+                Node::Resource {
+                    kind: ResourceKind::Texture,
+                    name: s,
+                },
+                vec![],
+            ),
+            (Node::Array { name: s }, vec![]),
+            (Node::This, vec![]),
+            (Node::Read { scope, slot: s }, vec![]),
+            (Node::Break, vec![]),
+            (Node::Continue, vec![]),
+            (Node::Index { array: s, index: a }, vec![a]),
+            (
+                Node::Post {
+                    operand: a,
+                    post: [PostOp::IDENTITY; 2],
+                },
+                vec![a],
+            ),
+            (Node::Neg(a), vec![a]),
+            (Node::Not(a), vec![a]),
+            (Node::Discard(a), vec![a]),
+            (Node::Return(a), vec![a]),
+            (
+                Node::Query {
+                    query: s,
+                    args: list(),
+                },
+                vec![a, b, c],
+            ),
+            (
+                Node::PureQuery {
+                    func: PureQuery::All,
+                    args: list(),
+                },
+                vec![a, b, c],
+            ),
+            (
+                Node::Math {
+                    func: MathFn::Clamp,
+                    args: list(),
+                },
+                vec![a, b, c],
+            ),
+            (
+                Node::Arith {
+                    op: ArithOp::Sub,
+                    lhs: b,
+                    rhs: a,
+                },
+                vec![b, a],
+            ),
+            (
+                Node::Compare {
+                    op: CmpOp::Lt,
+                    lhs: b,
+                    rhs: a,
+                },
+                vec![b, a],
+            ),
+            (
+                Node::Equal {
+                    negate: true,
+                    lhs: b,
+                    rhs: a,
+                },
+                vec![b, a],
+            ),
+            (Node::And(b, a), vec![b, a]),
+            (Node::Or(b, a), vec![b, a]),
+            (
+                Node::Cond {
+                    cond: c,
+                    then: b,
+                    otherwise: Some(a),
+                },
+                vec![c, b, a],
+            ),
+            (
+                Node::Cond {
+                    cond: c,
+                    then: b,
+                    otherwise: None,
+                },
+                vec![c, b],
+            ),
+            (
+                Node::Coalesce {
+                    scope,
+                    slot: s,
+                    lhs: b,
+                    rhs: a,
+                },
+                vec![b, a],
+            ),
+            (
+                Node::Assign {
+                    scope,
+                    slot: s,
+                    value: a,
+                    parents: Box::new([s]),
+                    copies: Box::new([]),
+                },
+                vec![a],
+            ),
+            (
+                Node::Arrow {
+                    entity: c,
+                    remote: Remote::Variable(s),
+                },
+                vec![c],
+            ),
+            (
+                Node::Arrow {
+                    entity: c,
+                    remote: Remote::Query {
+                        query: s,
+                        args: Box::new([a, b]),
+                    },
+                },
+                vec![c, a, b],
+            ),
+            (
+                Node::Block {
+                    stmts: list(),
+                    simple: false,
+                },
+                vec![a, b, c],
+            ),
+            (Node::Loop { count: b, body: a }, vec![b, a]),
+            (
+                Node::ForEach {
+                    scope,
+                    slot: s,
+                    array: b,
+                    body: a,
+                },
+                vec![b, a],
+            ),
+        ];
+        for (mut node, want) in cases {
+            assert_eq!(node.children().collect::<Vec<_>>(), want, "{node:?}");
+            let mutable: Vec<NodeId> = node.children_mut().map(|c| *c).collect();
+            assert_eq!(mutable, want, "{node:?} (mutable)");
+            // Mapping visits the children in the same order and changes nothing else.
+            let mut seen = Vec::new();
+            let mapped = node.map_children(|c| {
+                seen.push(c);
+                NodeId(c.0 + 10)
+            });
+            assert_eq!(seen, want, "{node:?} (mapped)");
+            let shifted: Vec<NodeId> = want.iter().map(|c| NodeId(c.0 + 10)).collect();
+            assert_eq!(mapped.children().collect::<Vec<_>>(), shifted, "{node:?}");
+            assert_eq!(mapped.map_children(|c| NodeId(c.0 - 10)), node);
+            for c in node.children_mut() {
+                *c = NodeId(c.0 + 10);
+            }
+            assert_eq!(node, mapped);
+        }
     }
 
     /// Small tables are scanned and larger ones hashed: every name keeps its first slot

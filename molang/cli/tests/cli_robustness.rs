@@ -295,28 +295,26 @@ fn fuzz_invariant_works_on_entities_with_temps() {
 fn fuzz_out_dir_is_created_like_mkdir_and_never_inside_the_pack() {
     let dir = temp_entity_pack("fuzz-out");
     // v.speed < 1 fails as soon as the speed is fuzzed above 0.5, so reproducers are written.
-    let fuzz = |out: &Path| {
-        molang()
-            .arg("fuzz")
-            .arg(dir.join("pack"))
-            .args([
-                "--entity",
-                "t:e",
-                "--invariant",
-                "v.speed < 1",
-                "--cases",
-                "20",
-            ])
-            .arg("--out-dir")
-            .arg(out)
-            .current_dir(&dir)
-            .output()
-            .unwrap()
+    // With `--out-dir` when `out` is given.
+    let fuzz = |out: Option<&Path>| {
+        let mut cmd = molang();
+        cmd.arg("fuzz").arg(dir.join("pack")).args([
+            "--entity",
+            "t:e",
+            "--invariant",
+            "v.speed < 1",
+            "--cases",
+            "20",
+        ]);
+        if let Some(out) = out {
+            cmd.arg("--out-dir").arg(out);
+        }
+        cmd.current_dir(&dir).output().unwrap()
     };
-    let out = fuzz(&dir.join("missing/parent/findings"));
+    let out = fuzz(Some(&dir.join("missing/parent/findings")));
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     assert!(!dir.join("missing").exists(), "created the missing parents");
-    let out = fuzz(&dir.join("pack/findings"));
+    let out = fuzz(Some(&dir.join("pack/findings")));
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("inside the pack"),
@@ -324,7 +322,7 @@ fn fuzz_out_dir_is_created_like_mkdir_and_never_inside_the_pack() {
         text(&out.stderr)
     );
     assert!(!dir.join("pack/findings").exists());
-    let out = fuzz(&dir.join("findings"));
+    let out = fuzz(Some(&dir.join("findings")));
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -334,20 +332,7 @@ fn fuzz_out_dir_is_created_like_mkdir_and_never_inside_the_pack() {
     );
     assert!(std::fs::read_dir(dir.join("findings")).unwrap().count() > 0);
     // The default folder is fuzz-findings/ in the current directory, named in the output.
-    let out = molang()
-        .arg("fuzz")
-        .arg(dir.join("pack"))
-        .args([
-            "--entity",
-            "t:e",
-            "--invariant",
-            "v.speed < 1",
-            "--cases",
-            "20",
-        ])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let out = fuzz(None);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stdout).contains("fuzz-findings/"),

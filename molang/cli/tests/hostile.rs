@@ -25,7 +25,7 @@
 //! | `molang check` of the generated 50,000-expression pack | address space 64 MB + 4x its JSON bytes (was >11x) |
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -91,6 +91,26 @@ fn hostile_pack(name: &str) -> PathBuf {
 }
 
 /// `s` as a JSON string (control characters as `\u001b`).
+/// Asserts that `out` is a refusal (exit 2) whose error names `file`, then `at`
+/// (`line:column: message`).
+fn assert_refused_at(out: &Output, file: &Path, at: &str) {
+    assert_code(out, 2);
+    assert_contains(&text(&out.stderr), &format!("{}:{at}", file.display()));
+}
+
+/// `molang run` of the classic spider with the inputs file `inputs`.
+fn run_spider_with(inputs: &Path) -> Output {
+    let pack = support::examples().join("classic_mobs");
+    run(&[
+        "run",
+        pack.to_str().unwrap(),
+        "--entity",
+        "classic:spider",
+        "--inputs",
+        inputs.to_str().unwrap(),
+    ])
+}
+
 fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap()
 }
@@ -278,13 +298,10 @@ fn inline_inputs_of_different_lengths_are_refused() {
     // (The entity is not looked up: the file is refused first.)
     let (dir, file) = test_dir_with("inline-len", test);
     let out = run(&["test", dir.join("tests").to_str().unwrap()]);
-    assert_code(&out, 2);
-    assert_contains(
-        &text(&out.stderr),
-        &format!(
-            "{}:2:32: inputs.q.ground_speed has 1 values but inputs.t has 3",
-            file.display()
-        ),
+    assert_refused_at(
+        &out,
+        &file,
+        "2:32: inputs.q.ground_speed has 1 values but inputs.t has 3",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -305,13 +322,10 @@ fn a_test_files_frame_count_is_refused_at_its_line() {
     std::fs::write(&file, test).unwrap();
     let start = Instant::now();
     let out = molang_limited(1024, &["test", file.to_str().unwrap()]);
-    assert_code(&out, 2);
-    assert_contains(
-        &text(&out.stderr),
-        &format!(
-            "{}:3:14: seconds 3600 at fps 10000 is 36000000 frames; a test has at most 1000000",
-            file.display()
-        ),
+    assert_refused_at(
+        &out,
+        &file,
+        "3:14: seconds 3600 at fps 10000 is 36000000 frames; a test has at most 1000000",
     );
     assert!(start.elapsed() < Duration::from_secs(20));
     let _ = std::fs::remove_dir_all(&dir);
@@ -492,14 +506,7 @@ fn a_line_of_fifty_million_commas_is_refused_in_bounded_memory() {
             "0.1",
         ],
     );
-    assert_code(&out, 2);
-    assert_contains(
-        &text(&out.stderr),
-        &format!(
-            "{}:2:1: the line is longer than 1048576 bytes",
-            inputs.display()
-        ),
-    );
+    assert_refused_at(&out, &inputs, "2:1: the line is longer than 1048576 bytes");
     assert!(start.elapsed() < Duration::from_secs(30));
     // Many short fields: counted before anything is split.
     std::fs::write(
@@ -507,14 +514,7 @@ fn a_line_of_fifty_million_commas_is_refused_in_bounded_memory() {
         format!("t,q.ground_speed\n0{}\n", ",1".repeat(5000)),
     )
     .unwrap();
-    let out = run(&[
-        "run",
-        pack.to_str().unwrap(),
-        "--entity",
-        "classic:spider",
-        "--inputs",
-        inputs.to_str().unwrap(),
-    ]);
+    let out = run_spider_with(&inputs);
     assert_code(&out, 2);
     assert_contains(
         &text(&out.stderr),
@@ -529,15 +529,7 @@ fn a_huge_bad_cell_is_not_echoed_whole() {
     let inputs = dir.join("in.csv");
     let cell = "x".repeat(900_000);
     std::fs::write(&inputs, format!("t,q.ground_speed\n0,{cell}\n")).unwrap();
-    let pack = support::examples().join("classic_mobs");
-    let out = run(&[
-        "run",
-        pack.to_str().unwrap(),
-        "--entity",
-        "classic:spider",
-        "--inputs",
-        inputs.to_str().unwrap(),
-    ]);
+    let out = run_spider_with(&inputs);
     assert_code(&out, 2);
     let stderr = text(&out.stderr);
     assert!(stderr.len() < 1_000, "{} bytes of message", stderr.len());
@@ -604,8 +596,9 @@ fn eval_batch_memory_stays_bounded_over_many_distinct_expressions() {
 
 // ---- Pack walks: file size and count, memory that follows the Molang -----------------
 
-/// A resource pack with one client entity and `pad` bytes of spaces in it.
-fn padded_pack(name: &str, pad: usize) -> (PathBuf, PathBuf) {
+/// A resource pack folder `name` with a manifest, and the path of its one client entity file
+/// (its folder made, the file not written).
+fn entity_pack(name: &str) -> (PathBuf, PathBuf) {
     let dir = scratch(name);
     write_in(
         &dir,
@@ -614,6 +607,12 @@ fn padded_pack(name: &str, pad: usize) -> (PathBuf, PathBuf) {
     );
     let big = dir.join("rp/entity/big.entity.json");
     std::fs::create_dir_all(big.parent().unwrap()).unwrap();
+    (dir, big)
+}
+
+/// A resource pack with one client entity and `pad` bytes of spaces in it.
+fn padded_pack(name: &str, pad: usize) -> (PathBuf, PathBuf) {
+    let (dir, big) = entity_pack(name);
     let mut f = std::fs::File::create(&big).unwrap();
     f.write_all(br#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:big","scripts":{"pre_animation":["v.x = 1;"]}}}}"#).unwrap();
     f.write_all(&vec![b' '; pad]).unwrap();
@@ -823,13 +822,25 @@ impl Lsp {
     }
 
     fn initialize(&mut self) {
+        self.initialize_with(
+            serde_json::json!({"processId": null, "rootUri": null, "capabilities": {}}),
+        );
+    }
+
+    /// `initialize` with these parameters, answered with capabilities, then `initialized`.
+    fn initialize_with(&mut self, params: serde_json::Value) {
         self.send(
-            serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"processId": null, "rootUri": null, "capabilities": {}}}),
+            serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}),
         );
         let r = self.response(&mut Vec::new());
         assert!(r["result"]["capabilities"].is_object(), "{r}");
         self.send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    }
+
+    /// Sends `exit`; the code the server exits with.
+    fn exit(mut self) -> Option<i32> {
+        self.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+        self.exit_code()
     }
 
     fn ping(&mut self, id: i64, logs: &mut Vec<String>) -> serde_json::Value {
@@ -890,22 +901,17 @@ fn lsp_answers_initialize_over_a_pack_holding_a_fifo() {
         })
     };
     let uri = format!("file://{}", dir.display());
-    s.send(
-        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"processId": null, "rootUri": uri, "capabilities": {},
-            "workspaceFolders": [{"uri": uri, "name": "p"}]}}),
+    s.initialize_with(
+        serde_json::json!({"processId": null, "rootUri": uri, "capabilities": {},
+        "workspaceFolders": [{"uri": uri, "name": "p"}]}),
     );
-    let r = s.response(&mut Vec::new());
-    assert!(r["result"]["capabilities"].is_object(), "{r}");
-    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     // Answered once the workspace is read.
     s.send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "shutdown"}));
     let r = s.response(&mut Vec::new());
     assert_eq!(r["id"], 1, "{r}");
     done.store(true, std::sync::atomic::Ordering::SeqCst);
     watchdog.join().unwrap();
-    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(s.exit_code(), Some(0));
+    assert_eq!(s.exit(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -932,8 +938,7 @@ fn lsp_refuses_huge_content_lengths_and_keeps_serving() {
     }
     s.send(serde_json::json!({"jsonrpc": "2.0", "id": 50, "method": "shutdown"}));
     assert_eq!(s.response(&mut logs)["result"], serde_json::Value::Null);
-    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(s.exit_code(), Some(0));
+    assert_eq!(s.exit(), Some(0));
 }
 
 #[test]
@@ -970,16 +975,14 @@ fn lsp_framing_errors_are_answered_or_logged_never_fatal() {
     assert_eq!(s.response(&mut logs)["id"], 90);
     let r = s.ping(91, &mut logs);
     assert_eq!(r["error"]["code"], -32600, "{r}");
-    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(s.exit_code(), Some(0));
+    assert_eq!(s.exit(), Some(0));
 }
 
 #[test]
 fn lsp_exit_without_shutdown_is_code_1() {
     let mut s = Lsp::start();
     s.initialize();
-    s.send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(s.exit_code(), Some(1));
+    assert_eq!(s.exit(), Some(1));
 }
 
 #[test]
@@ -987,14 +990,7 @@ fn run_refuses_a_huge_script_array_in_bounded_memory() {
     // Defect 9's reproduction: a client entity whose `pre_animation` is a huge array of
     // entries (86 MB once needed 5 GB in `run`). Past the file-size limit it is not read:
     // `run` names the file and the limit inside a 400 MB address space.
-    let dir = scratch("bigscripts");
-    write_in(
-        &dir,
-        "rp/manifest.json",
-        r#"{"format_version":2,"header":{"name":"p","uuid":"00000000-0000-4000-8000-000000000001","version":[1,0,0]},"modules":[{"type":"resources","uuid":"00000000-0000-4000-8000-000000000002","version":[1,0,0]}]}"#,
-    );
-    let big = dir.join("rp/entity/big.entity.json");
-    std::fs::create_dir_all(big.parent().unwrap()).unwrap();
+    let (dir, big) = entity_pack("bigscripts");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
     f.write_all(br#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:big","scripts":{"pre_animation":["#).unwrap();
     for i in 0..3_000_000u32 {

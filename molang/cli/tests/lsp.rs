@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use lsp_types::*;
+use molang_cli::lsp::state::Workspace;
 use molang_cli::lsp::text::{path_to_uri, uri_to_path};
 use serde_json::{json, Value};
 
@@ -800,7 +801,9 @@ fn lsp_vanilla_resource_pack() {
 }
 
 /// What a diagnostic says, for comparing analyses: path, code, line, column, message.
-fn says(ds: &[&molang::lint::PackDiagnostic]) -> Vec<(PathBuf, String, usize, usize, String)> {
+type Said = (PathBuf, String, usize, usize, String);
+
+fn says(ds: &[&molang::lint::PackDiagnostic]) -> Vec<Said> {
     let mut out: Vec<_> = ds
         .iter()
         .map(|d| {
@@ -817,18 +820,41 @@ fn says(ds: &[&molang::lint::PackDiagnostic]) -> Vec<(PathBuf, String, usize, us
     out
 }
 
-#[test]
-fn lsp_incremental_edits_match_a_full_check() {
-    use molang_cli::lsp::state::Workspace;
-    let roots = vec![vanilla()];
-    let mut ws = Workspace::new(&roots);
-    let mut texts: BTreeMap<PathBuf, String> = BTreeMap::new();
-    // The whole pack loaded and checked again with the same texts: what check says.
-    let full = |texts: &BTreeMap<PathBuf, String>| {
-        let mut layers = molang::pack::read_layers(&roots);
+/// What the workspace says now.
+fn ws_says(ws: &Workspace) -> Vec<Said> {
+    says(&ws.diagnostics().collect::<Vec<_>>())
+}
+
+/// Whether the workspace warns in `p` that a variable named with `name` is never set.
+fn warns_unset(ws: &Workspace, p: &Path, name: &str) -> bool {
+    ws.diagnostics().any(|d| {
+        d.path == p && d.diagnostic.code.as_str() == "W0604" && d.diagnostic.message.contains(name)
+    })
+}
+
+/// A workspace over the layers `roots` and the texts an editor gave it; every edit is checked
+/// against a full check of the same texts.
+struct Edited {
+    ws: Workspace,
+    roots: Vec<PathBuf>,
+    texts: BTreeMap<PathBuf, String>,
+}
+
+impl Edited {
+    fn new(roots: Vec<PathBuf>) -> Edited {
+        Edited {
+            ws: Workspace::new(&roots),
+            roots,
+            texts: BTreeMap::new(),
+        }
+    }
+
+    /// What `check` says of the layers with the edited texts in place of the files on disk.
+    fn full_check(&self) -> Vec<Said> {
+        let mut layers = molang::pack::read_layers(&self.roots);
         for (_, files) in &mut layers {
             for (p, t) in files.iter_mut() {
-                if let Some(new) = texts.get(p) {
+                if let Some(new) = self.texts.get(p) {
                     *t = new.clone();
                 }
             }
@@ -836,58 +862,62 @@ fn lsp_incremental_edits_match_a_full_check() {
         let pack = molang::pack::load_layered_sources(layers);
         let (d, _) = molang::lint::check_pack(&pack);
         says(&d.iter().collect::<Vec<_>>())
-    };
+    }
+
+    /// Sets the text of `p`, asserts the workspace then says what a full check says, and
+    /// returns the files whose diagnostics the edit changed (`None`: any).
+    fn set(&mut self, p: &Path, t: String) -> Option<std::collections::BTreeSet<PathBuf>> {
+        self.texts.insert(p.to_path_buf(), t.clone());
+        self.ws.set_text(p, t);
+        let changed = self.ws.take_changed();
+        assert_eq!(ws_says(&self.ws), self.full_check());
+        changed
+    }
+}
+
+#[test]
+fn lsp_incremental_edits_match_a_full_check() {
+    let mut ed = Edited::new(vec![vanilla()]);
+    let root = ed.roots[0].clone();
     let read = |rel: &str| {
-        let p = roots[0].join(rel);
+        let p = root.join(rel);
         let t = std::fs::read_to_string(&p).unwrap();
         (p, t)
     };
     let (pig, pig_text) = read("animations/pig.animation.json");
     let (cow, cow_text) = read("entity/cow.entity.json");
-    let rc = roots[0].join("render_controllers/cow.v3.render_controllers.json");
-    let edit = |ws: &mut Workspace, texts: &mut BTreeMap<PathBuf, String>, p: &Path, t: String| {
-        texts.insert(p.to_path_buf(), t.clone());
-        ws.set_text(p, t);
-        let changed = ws.take_changed();
-        assert_eq!(says(&ws.diagnostics().collect::<Vec<_>>()), full(texts));
-        changed
-    };
+    let rc = root.join("render_controllers/cow.v3.render_controllers.json");
     // Opening published everything.
-    assert_eq!(ws.take_changed(), None);
-    let (full0, inc0) = (ws.full_analyses, ws.incremental_analyses);
+    assert_eq!(ed.ws.take_changed(), None);
+    let (full0, inc0) = (ed.ws.full_analyses, ed.ws.incremental_analyses);
     // An error in an animation: only the animation is re-checked.
-    let changed = edit(
-        &mut ws,
-        &mut texts,
-        &pig,
-        pig_text.replace("\"90.0 - this\"", "\"90.0 - (this\""),
-    )
-    .expect("an incremental update names its files");
+    let changed = ed
+        .set(
+            &pig,
+            pig_text.replace("\"90.0 - this\"", "\"90.0 - (this\""),
+        )
+        .expect("an incremental update names its files");
     assert!(changed.contains(&pig), "{changed:?}");
     // The cow no longer sets `v.is_cold`: its render controller, another file, now reads
     // a variable that is never set.
     let renamed = cow_text.replace("\"v.is_cold = ", "\"v.is_kold = ");
     assert_ne!(renamed, cow_text);
-    let changed = edit(&mut ws, &mut texts, &cow, renamed).unwrap();
+    let changed = ed.set(&cow, renamed).unwrap();
     assert!(changed.contains(&rc), "{changed:?}");
-    assert!(ws.diagnostics().any(|d| d.path == rc
-        && d.diagnostic.code.as_str() == "W0604"
-        && d.diagnostic.message.contains("is_cold")));
-    assert_eq!(ws.incremental_analyses - inc0, 2);
-    assert_eq!(ws.full_analyses, full0);
+    assert!(warns_unset(&ed.ws, &rc, "is_cold"));
+    assert_eq!(ed.ws.incremental_analyses - inc0, 2);
+    assert_eq!(ed.ws.full_analyses, full0);
     // Broken JSON changes the file's shape: the whole pack is analysed again.
     let broken = pig_text.trim_end().trim_end_matches('}').to_string();
-    assert_eq!(edit(&mut ws, &mut texts, &pig, broken), None);
-    assert_eq!(ws.full_analyses, full0 + 1);
+    assert_eq!(ed.set(&pig, broken), None);
+    assert_eq!(ed.ws.full_analyses, full0 + 1);
     // Back to the texts on disk.
-    edit(&mut ws, &mut texts, &pig, pig_text);
-    edit(&mut ws, &mut texts, &cow, cow_text);
-    assert!(!ws
-        .diagnostics()
-        .any(|d| d.path == rc && d.diagnostic.code.as_str() == "W0604"));
+    ed.set(&pig, pig_text);
+    ed.set(&cow, cow_text);
+    assert!(!warns_unset(&ed.ws, &rc, ""));
     println!(
         "{} full analyses, {} incremental",
-        ws.full_analyses, ws.incremental_analyses
+        ed.ws.full_analyses, ed.ws.incremental_analyses
     );
 }
 
@@ -1691,7 +1721,6 @@ fn lsp_queued_changes_are_analysed_once() {
 /// another file reads, and removing it. Renaming a definition still reloads everything.
 #[test]
 fn lsp_incremental_edits_that_add_sites_or_touch_layers_match_a_full_check() {
-    use molang_cli::lsp::state::Workspace;
     let fx = Fixture::new("layers");
     let addon = fx.dir.clone();
     let v = vanilla();
@@ -1700,41 +1729,19 @@ fn lsp_incremental_edits_that_add_sites_or_touch_layers_match_a_full_check() {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::copy(v.join(rel), p).unwrap();
     }
-    let roots = vec![v.clone(), addon.clone()];
-    let mut ws = Workspace::new(&roots);
-    let mut texts: BTreeMap<PathBuf, String> = BTreeMap::new();
-    let full = |texts: &BTreeMap<PathBuf, String>| {
-        let mut layers = molang::pack::read_layers(&roots);
-        for (_, files) in &mut layers {
-            for (p, t) in files.iter_mut() {
-                if let Some(new) = texts.get(p) {
-                    *t = new.clone();
-                }
-            }
-        }
-        let pack = molang::pack::load_layered_sources(layers);
-        let (d, _) = molang::lint::check_pack(&pack);
-        says(&d.iter().collect::<Vec<_>>())
-    };
-    let (full0, inc0) = (ws.full_analyses, ws.incremental_analyses);
-    let mut edit = |ws: &mut Workspace, p: &Path, from: &str, to: &str| {
-        let old = texts
+    let mut ws = Edited::new(vec![v.clone(), addon.clone()]);
+    let (full0, inc0) = (ws.ws.full_analyses, ws.ws.incremental_analyses);
+    let edit = |ws: &mut Edited, p: &Path, from: &str, to: &str| {
+        let old = ws
+            .texts
             .get(p)
             .cloned()
             .unwrap_or_else(|| std::fs::read_to_string(p).unwrap());
         let new = old.replacen(from, to, 1);
         assert_ne!(new, old, "{from} in {}", p.display());
-        texts.insert(p.to_path_buf(), new.clone());
-        ws.set_text(p, new);
-        assert_eq!(says(&ws.diagnostics().collect::<Vec<_>>()), full(&texts));
+        ws.set(p, new);
     };
-    let w0604 = |ws: &Workspace, p: &Path, name: &str| {
-        ws.diagnostics().any(|d| {
-            d.path == p
-                && d.diagnostic.code.as_str() == "W0604"
-                && d.diagnostic.message.contains(name)
-        })
-    };
+    let w0604 = |ws: &Edited, p: &Path, name: &str| warns_unset(&ws.ws, p, name);
     let (a_anim, a_entity) = (
         addon.join("animations/pig.animation.json"),
         addon.join("entity/pig.entity.json"),
@@ -1781,10 +1788,10 @@ fn lsp_incremental_edits_that_add_sites_or_touch_layers_match_a_full_check() {
     );
     assert!(w0604(&ws, &a_anim, "probe"));
     assert_eq!(
-        ws.full_analyses, full0,
+        ws.ws.full_analyses, full0,
         "no edit above reloads the workspace"
     );
-    assert_eq!(ws.incremental_analyses - inc0, 6);
+    assert_eq!(ws.ws.incremental_analyses - inc0, 6);
     // A renamed animation changes what overrides what: the workspace is analysed again.
     edit(
         &mut ws,
@@ -1792,7 +1799,7 @@ fn lsp_incremental_edits_that_add_sites_or_touch_layers_match_a_full_check() {
         "\"animation.pig.setup\"",
         "\"animation.pig.set_up\"",
     );
-    assert_eq!(ws.full_analyses, full0 + 1);
+    assert_eq!(ws.ws.full_analyses, full0 + 1);
 }
 
 /// A whole-workspace analysis that a newer change makes stale is given up: the staged
@@ -1800,11 +1807,10 @@ fn lsp_incremental_edits_that_add_sites_or_touch_layers_match_a_full_check() {
 /// next settle analyses the newest text once.
 #[test]
 fn lsp_stale_whole_analysis_is_cancelled() {
-    use molang_cli::lsp::state::Workspace;
     let fx = Fixture::new("cancel");
     let anim = fx.path("animations/walk.animation.json");
     let mut ws = Workspace::new(std::slice::from_ref(&fx.dir));
-    let before = says(&ws.diagnostics().collect::<Vec<_>>());
+    let before = ws_says(&ws);
     let full0 = ws.full_analyses;
     // Broken JSON: only a whole analysis can take it in.
     let broken = ANIMATION.trim_end().trim_end_matches('}').to_string();
@@ -1818,7 +1824,7 @@ fn lsp_stale_whole_analysis_is_cancelled() {
     assert!(!done && !ws.is_settled());
     assert!(asked.into_inner() > 0);
     assert_eq!(ws.full_analyses, full0);
-    assert_eq!(says(&ws.diagnostics().collect::<Vec<_>>()), before);
+    assert_eq!(ws_says(&ws), before);
     // The newer text arrives; one analysis takes it.
     let fixed = ANIMATION.replace("1 + (2 3)", "1 + (2 * 3)");
     ws.stage_text(&anim, fixed);

@@ -290,7 +290,8 @@ impl Flow<'_> {
             return;
         }
         let program = self.program;
-        match program.node(id) {
+        let node = program.node(id);
+        match node {
             Node::Const(_)
             | Node::PlatformConst(_)
             | Node::Str(_)
@@ -302,10 +303,23 @@ impl Flow<'_> {
                     self.read(*scope, *slot, program.span(id), state);
                 }
             }
-            Node::Index { index, .. } => self.walk(*index, state, guarded),
-            Node::Query { args, .. } | Node::Math { args, .. } => {
-                for &a in args.iter() {
-                    self.walk(a, state, None);
+            // Operands that always run, in order; a guard reaches through an operator.
+            Node::Index { .. }
+            | Node::Neg(_)
+            | Node::Not(_)
+            | Node::Discard(_)
+            | Node::Post { .. }
+            | Node::Arith { .. }
+            | Node::Compare { .. }
+            | Node::Equal { .. } => {
+                for c in node.children() {
+                    self.walk(c, state, guarded);
+                }
+            }
+            // Arguments that always run, in order.
+            Node::Query { .. } | Node::Math { .. } | Node::Arrow { .. } => {
+                for c in node.children() {
+                    self.walk(c, state, None);
                 }
             }
             Node::PureQuery { func, args } => {
@@ -330,26 +344,17 @@ impl Flow<'_> {
                     );
                 }
             }
-            Node::Neg(e) | Node::Not(e) | Node::Discard(e) => self.walk(*e, state, guarded),
-            Node::Post { operand, .. } => self.walk(*operand, state, guarded),
-            Node::Arith { lhs, rhs, .. }
-            | Node::Compare { lhs, rhs, .. }
-            | Node::Equal { lhs, rhs, .. } => {
-                self.walk(*lhs, state, guarded);
-                self.walk(*rhs, state, guarded);
-            }
-            Node::And(l, r) | Node::Or(l, r) => {
-                self.walk(*l, state, None);
-                let r = *r;
+            &(Node::And(l, r) | Node::Or(l, r)) => {
+                self.walk(l, state, None);
                 self.fork(state, |f, s| f.walk(r, s, None), |_, _| {});
             }
-            Node::Cond {
+            // Ids copied out: the branches run in closures that borrow `self`.
+            &Node::Cond {
                 cond,
                 then,
                 otherwise,
             } => {
-                self.walk(*cond, state, None);
-                let (then, otherwise) = (*then, *otherwise);
+                self.walk(cond, state, None);
                 self.fork(
                     state,
                     |f, s| f.walk(then, s, None),
@@ -360,14 +365,13 @@ impl Flow<'_> {
                     },
                 );
             }
-            Node::Coalesce {
+            &Node::Coalesce {
                 scope,
                 slot,
                 lhs,
                 rhs,
             } => {
-                let key = (*scope, *slot);
-                let (lhs, rhs) = (*lhs, *rhs);
+                let key = (scope, slot);
                 if self.is_set(&state.definite, key.0, key.1) {
                     self.walk(lhs, state, Some(key));
                     return;
@@ -382,29 +386,20 @@ impl Flow<'_> {
                     |f, s| f.walk(rhs, s, None),
                 );
             }
-            Node::Assign {
+            &Node::Assign {
                 scope,
                 slot,
                 value,
-                parents,
-                copies,
+                ref parents,
+                ref copies,
             } => {
-                self.walk(*value, state, None);
+                self.walk(value, state, None);
                 if !state.dead {
-                    state.set((*scope, *slot));
-                    for p in parents.iter() {
-                        state.set((*scope, *p));
-                    }
-                    for (_, d) in copies.iter() {
-                        state.set((*scope, *d));
-                    }
-                }
-            }
-            Node::Arrow { entity, remote } => {
-                self.walk(*entity, state, None);
-                if let crate::ir::Remote::Query { args, .. } = remote {
-                    for &a in args.iter() {
-                        self.walk(a, state, None);
+                    state.set((scope, slot));
+                    // The struct paths it creates and the members a struct assignment copies.
+                    let made = parents.iter().chain(copies.iter().map(|(_, d)| d));
+                    for &s in made {
+                        state.set((scope, s));
                     }
                 }
             }
@@ -416,21 +411,19 @@ impl Flow<'_> {
                     }
                 }
             }
-            Node::Loop { count, body } => {
-                self.walk(*count, state, None);
-                let body = *body;
+            &Node::Loop { count, body } => {
+                self.walk(count, state, None);
                 self.maybe_run(state, |f, s| f.walk(body, s, None));
             }
-            Node::ForEach {
+            &Node::ForEach {
                 scope,
                 slot,
                 array,
                 body,
             } => {
-                self.walk(*array, state, None);
-                let (key, body) = ((*scope, *slot), *body);
+                self.walk(array, state, None);
                 self.maybe_run(state, |f, s| {
-                    s.set(key);
+                    s.set((scope, slot));
                     f.walk(body, s, None);
                 });
             }

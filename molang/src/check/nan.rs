@@ -181,7 +181,8 @@ impl Walk<'_> {
 
     fn eval(&mut self, id: NodeId, state: &mut State) -> Abs {
         let program = self.program;
-        match program.node(id) {
+        let node = program.node(id);
+        match node {
             Node::Const(c) => Abs::point(*c as f64),
             Node::Str(_)
             | Node::Resource { .. }
@@ -189,21 +190,22 @@ impl Walk<'_> {
             | Node::This
             | Node::Break
             | Node::Continue => FULL,
-            Node::Index { index, .. } => {
-                self.eval(*index, state);
+            // Nothing known of the value: only what the operands do counts.
+            Node::Index { .. }
+            | Node::Query { .. }
+            | Node::Post { .. }
+            | Node::Discard(_)
+            | Node::Arrow { .. } => {
+                self.eval_children(node, state);
                 FULL
             }
             Node::Read { scope, slot } => state.get(&(*scope, *slot)).copied().unwrap_or(FULL),
-            Node::Query { args, .. } => {
-                for &a in args.iter() {
-                    self.eval(a, state);
-                }
-                FULL
+            Node::Not(_) | Node::Equal { .. } => {
+                self.eval_children(node, state);
+                Abs::range(0.0, 1.0)
             }
-            Node::PureQuery { func, args } => {
-                for &a in args.iter() {
-                    self.eval(a, state);
-                }
+            Node::PureQuery { func, .. } => {
+                self.eval_children(node, state);
                 match func {
                     PureQuery::Count => Abs::range(0.0, f64::INFINITY),
                     _ => Abs::range(0.0, 1.0),
@@ -219,14 +221,6 @@ impl Walk<'_> {
             }
             // Built by `fold` after this analysis; never seen here.
             Node::PlatformConst(_) => FULL,
-            Node::Post { operand, .. } => {
-                self.eval(*operand, state);
-                FULL
-            }
-            Node::Not(x) => {
-                self.eval(*x, state);
-                Abs::range(0.0, 1.0)
-            }
             Node::Arith { op, lhs, rhs } => {
                 let a = self.eval(*lhs, state);
                 let b = self.eval(*rhs, state);
@@ -257,11 +251,6 @@ impl Walk<'_> {
                 }
                 Abs::range(0.0, 1.0)
             }
-            Node::Equal { lhs, rhs, .. } => {
-                self.eval(*lhs, state);
-                self.eval(*rhs, state);
-                Abs::range(0.0, 1.0)
-            }
             Node::And(a, b) | Node::Or(a, b) => {
                 self.eval(*a, state);
                 // The right side may not run: its assignments are a branch.
@@ -286,17 +275,11 @@ impl Walk<'_> {
                 *state = join_states(&s1, &s2);
                 v1.join(v2)
             }
-            Node::Coalesce {
-                scope,
-                slot,
-                lhs,
-                rhs,
-            } => {
+            Node::Coalesce { lhs, rhs, .. } => {
                 let l = self.eval(*lhs, state);
                 let mut right = state.clone();
                 let r = self.eval(*rhs, &mut right);
                 *state = join_states(state, &right);
-                let _ = (scope, slot);
                 l.join(r)
             }
             Node::Assign {
@@ -312,14 +295,6 @@ impl Walk<'_> {
                     state.insert((*scope, *to), FULL);
                 }
                 v
-            }
-            Node::Discard(x) => {
-                self.eval(*x, state);
-                FULL
-            }
-            Node::Arrow { entity, .. } => {
-                self.eval(*entity, state);
-                FULL
             }
             Node::Block { stmts, simple } => {
                 let mut last = Abs::point(0.0);
@@ -348,6 +323,13 @@ impl Walk<'_> {
                 Abs::point(0.0)
             }
             Node::Return(x) => self.eval(*x, state),
+        }
+    }
+
+    /// Walks the children of `node` in order, their values unused.
+    fn eval_children(&mut self, node: &Node, state: &mut State) {
+        for c in node.children() {
+            self.eval(c, state);
         }
     }
 
@@ -539,34 +521,7 @@ fn assigned(program: &Program, id: NodeId) -> Vec<(Scope, Slot)> {
         if let Node::Assign { scope, slot, .. } | Node::ForEach { scope, slot, .. } = node {
             out.push((*scope, *slot));
         }
-        stack.extend(children(node));
+        stack.extend(node.children());
     }
     out
-}
-
-fn children(node: &Node) -> Vec<NodeId> {
-    match node {
-        Node::Index { index, .. } => vec![*index],
-        Node::Query { args, .. } | Node::PureQuery { args, .. } | Node::Math { args, .. } => {
-            args.to_vec()
-        }
-        Node::Neg(x) | Node::Not(x) | Node::Discard(x) | Node::Return(x) => vec![*x],
-        Node::Post { operand, .. } => vec![*operand],
-        Node::Arith { lhs, rhs, .. }
-        | Node::Compare { lhs, rhs, .. }
-        | Node::Equal { lhs, rhs, .. }
-        | Node::Coalesce { lhs, rhs, .. } => vec![*lhs, *rhs],
-        Node::And(a, b) | Node::Or(a, b) => vec![*a, *b],
-        Node::Cond {
-            cond,
-            then,
-            otherwise,
-        } => [*cond, *then].into_iter().chain(*otherwise).collect(),
-        Node::Assign { value, .. } => vec![*value],
-        Node::Arrow { entity, .. } => vec![*entity],
-        Node::Block { stmts, .. } => stmts.to_vec(),
-        Node::Loop { count, body } => vec![*count, *body],
-        Node::ForEach { array, body, .. } => vec![*array, *body],
-        _ => Vec::new(),
-    }
 }

@@ -206,24 +206,22 @@ pub(crate) fn pure_math(platform: Platform, func: MathFn, vals: &[f32]) -> f32 {
 /// pure numeric subtree, conditionals included). Before version 7 only run-time divisors lose
 /// their sign, so `1 / -2` stays -0.5.
 pub(crate) fn folds_to_constant(program: &Program, id: NodeId) -> bool {
-    let c = |id: NodeId| folds_to_constant(program, id);
-    match program.node(id) {
+    let node = program.node(id);
+    match node {
         Node::Const(_) | Node::PlatformConst(_) => true,
-        Node::Neg(e) | Node::Not(e) => c(*e),
-        Node::Arith { lhs, rhs, .. }
-        | Node::Compare { lhs, rhs, .. }
-        | Node::Equal { lhs, rhs, .. } => c(*lhs) && c(*rhs),
-        Node::And(l, r) | Node::Or(l, r) => c(*l) && c(*r),
-        Node::Cond {
-            cond,
-            then,
-            otherwise,
-        } => c(*cond) && c(*then) && otherwise.is_none_or(c),
-        Node::Math { func, args } => !func.is_random() && args.iter().all(|&a| c(a)),
-        Node::Block {
-            stmts,
-            simple: true,
-        } => stmts.len() == 1 && c(stmts[0]),
+        Node::Math { func, .. } if func.is_random() => false,
+        Node::Block { stmts, simple } if !simple || stmts.len() != 1 => false,
+        // An operator, a builtin or a one-statement block over constants.
+        Node::Neg(_)
+        | Node::Not(_)
+        | Node::Arith { .. }
+        | Node::Compare { .. }
+        | Node::Equal { .. }
+        | Node::And(..)
+        | Node::Or(..)
+        | Node::Cond { .. }
+        | Node::Math { .. }
+        | Node::Block { .. } => node.children().all(|c| folds_to_constant(program, c)),
         _ => false,
     }
 }

@@ -760,28 +760,23 @@ fn escapes_map_to_file_positions() {
         "/minecraft:client_entity/description/scripts/pre_animation",
     );
     assert_eq!(pre.text, "v.a = '😀';\nv.b = 2;");
-    assert_eq!(
-        pack.locate(pre, pre.text.find('😀').unwrap()),
-        pos_of(src, "\\ud83d", 0)
-    );
-    assert_eq!(
-        pack.locate(pre, pre.text.find("';").unwrap()),
-        pos_of(src, "';\"", 0)
-    );
-    // The second entry maps into the second string; the joining newline into the first's quote.
-    assert_eq!(
-        pack.locate(pre, pre.text.find("v.b").unwrap()),
-        pos_of(src, "v.b", 0)
-    );
-    assert_eq!(
-        pack.locate(pre, pre.text.find('\n').unwrap()),
-        pos_of(src, "';\"", 2)
-    );
-    // An offset inside a multi-byte character rounds down to its start.
-    assert_eq!(
-        pack.locate(pre, pre.text.find('😀').unwrap() + 2),
-        pos_of(src, "\\ud83d", 0)
-    );
+    let at = |needle: &str| pre.text.find(needle).unwrap();
+    // An offset in the script, and where it is in the file (after `skip` bytes of `needle`).
+    for (offset, needle, skip) in [
+        (at("😀"), "\\ud83d", 0),
+        (at("';"), "';\"", 0),
+        // The second entry maps into the second string; the joining newline into the first's quote.
+        (at("v.b"), "v.b", 0),
+        (at("\n"), "';\"", 2),
+        // An offset inside a multi-byte character rounds down to its start.
+        (at("😀") + 2, "\\ud83d", 0),
+    ] {
+        assert_eq!(
+            pack.locate(pre, offset),
+            pos_of(src, needle, skip),
+            "offset {offset}"
+        );
+    }
 }
 
 #[test]

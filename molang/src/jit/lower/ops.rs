@@ -475,15 +475,17 @@ impl Translator<'_> {
 /// comparisons and non-random builtins of such. Anything else (assignments, random draws,
 /// host calls, a read that may be unset, control flow) says no.
 fn cannot_abort(t: &Translator<'_>, id: NodeId) -> bool {
-    let ok = |e: NodeId| cannot_abort(t, e);
-    match t.program.node(id) {
+    let node = t.program.node(id);
+    match node {
         Node::Const(_) | Node::PlatformConst(_) | Node::This => true,
-        Node::Post { operand, .. } => ok(*operand),
         Node::Query { args, .. } => args.is_empty(),
         Node::Read { scope, slot } => t.is_known(*scope, *slot),
-        Node::Neg(e) => ok(*e),
-        Node::Arith { lhs, rhs, .. } | Node::Compare { lhs, rhs, .. } => ok(*lhs) && ok(*rhs),
-        Node::Math { func, args } => !func.is_random() && args.iter().all(|&a| ok(a)),
+        Node::Math { func, .. } if func.is_random() => false,
+        Node::Post { .. }
+        | Node::Neg(_)
+        | Node::Arith { .. }
+        | Node::Compare { .. }
+        | Node::Math { .. } => node.children().all(|e| cannot_abort(t, e)),
         _ => false,
     }
 }
