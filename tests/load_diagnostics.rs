@@ -54,7 +54,7 @@ fn found(pack: &Pack, code: Code) -> Vec<PackDiagnostic> {
 /// 1-based line and column (in characters) of the first `needle` in `file` of `pack`.
 fn position(pack: &Pack, file: &str, needle: &str) -> (usize, usize) {
     let f = (pack.files.iter())
-        .find(|f| f.path == PathBuf::from(file))
+        .find(|f| f.path == std::path::Path::new(file))
         .unwrap_or_else(|| panic!("no file {file}"));
     let at = f
         .source

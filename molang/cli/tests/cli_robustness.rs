@@ -461,7 +461,7 @@ fn fuzz_front_end_checks_flags_paths_and_links() {
         &text(&out.stderr),
         "error: --invariant `v.nope > 0` reads variable.nope, which the entity's scripts never mention",
     );
-    let out = fuzz(&["--entity", "t:nope"]);
+    let out = molang_on("fuzz", dir.join("pack"), &["--entity", "t:nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert_contains(&text(&out.stderr), "no entity `t:nope` in ");
     assert_contains(&text(&out.stderr), "(entities: t:e)");

@@ -504,7 +504,7 @@ fn an_unknown_query_column_gets_a_note_with_a_suggestion() {
     );
 }
 
-/// A broken JSON file the entity does not use is skipped with a note; one that names the
+/// A broken JSON file the entity does not use is skipped with check's E0701; one that names the
 /// entity stops the run with its position. A UI file is not read at all.
 #[test]
 fn a_broken_unrelated_file_does_not_stop_the_run() {
@@ -528,8 +528,10 @@ fn a_broken_unrelated_file_does_not_stop_the_run() {
     let out = run();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    assert_contains(&err, "hud_screen.json");
-    assert_contains(&err, "does not use it");
+    // Check's diagnostic of the file, and why the run goes on.
+    assert_contains(&err, "error[E0701]: ");
+    assert_contains(&err, "hud_screen.json:1:");
+    assert_contains(&err, "test:dog does not need it, so it plays without it");
     assert!(!err.contains("ui/hud_screen.json"), "{err}");
     std::fs::write(
         dir.join("animations/hud_screen.json"),
