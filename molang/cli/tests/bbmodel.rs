@@ -569,12 +569,15 @@ fn toward(a: V3, b: V3, k: f64) -> V3 {
 
 /// FABRIK (Aristidou and Lasenby, 2011) as the seed bounds it: at most 10 iterations, stop
 /// once the tip is within the tolerance; a target out of reach gets the chain laid straight
-/// toward it. Starts from `joints` (the rest pose). Returns the joints and the iterations.
-fn fabrik(joints: &[V3], target: V3) -> (Vec<V3>, u32) {
+/// toward it. The bone lengths and the root are the rest pose `joints`'; the joints start
+/// from `start` (the rest pose, or the pose solved on the previous tick: the seed's runtime
+/// keeps a chain's state between ticks). Returns the joints and the iterations.
+fn fabrik(joints: &[V3], start: &[V3], target: V3) -> (Vec<V3>, u32) {
     let lengths: Vec<f64> = joints.windows(2).map(|w| dist(w[0], w[1])).collect();
     let n = lengths.len();
     let root = joints[0];
-    let mut p = joints.to_vec();
+    let mut p = start.to_vec();
+    p[0] = root;
     if dist(root, target) >= lengths.iter().sum::<f64>() {
         for (i, l) in lengths.iter().enumerate() {
             let k = l / dist(p[i], target);
@@ -603,10 +606,13 @@ fn fabrik(joints: &[V3], target: V3) -> (Vec<V3>, u32) {
 fn reference_fabrik_reaches_and_lays_straight() {
     // Two bones of 8 px down from y 16; a target 10 px away is reached, 20 px is not.
     let joints = [[0.0, 16.0, 0.0], [0.0, 8.0, 0.0], [0.0, 0.0, 0.0]];
-    let (p, it) = fabrik(&joints, [0.0, 8.0, 6.0]);
+    let (p, it) = fabrik(&joints, &joints, [0.0, 8.0, 6.0]);
     assert!(dist(p[2], [0.0, 8.0, 6.0]) <= TOLERANCE_PX && (1..=10).contains(&it));
     assert!((dist(p[0], p[1]) - 8.0).abs() < 1e-9 && (dist(p[1], p[2]) - 8.0).abs() < 1e-9);
-    let (p, _) = fabrik(&joints, [0.0, 16.0, 20.0]);
+    // Warm: started from its own answer, nothing is left to do.
+    let (q, it) = fabrik(&joints, &p, [0.0, 8.0, 6.0]);
+    assert_eq!((q, it), (p, 0));
+    let (p, _) = fabrik(&joints, &joints, [0.0, 16.0, 20.0]);
     assert!(dist(p[2], [0.0, 16.0, 16.0]) < 1e-9, "{p:?}");
 }
 
@@ -787,6 +793,9 @@ fn ik_in_the_pack_matches_an_independent_fabrik() {
             };
             let parent = m.groups[c.bones[0]].parent;
             let total: f64 = c.joints.windows(2).map(|w| dist(w[0], w[1])).sum();
+            // The pose the chain keeps between frames (none: the rest pose).
+            let mut kept: Option<Vec<V3>> = None;
+            let (mut case_reachable, mut case_reached) = (0, 0);
             for frame in 0..trace.frames() {
                 let t = frame as f64 / 20.0;
                 let t_anim = match anim.loop_mode {
@@ -819,7 +828,9 @@ fn ik_in_the_pack_matches_an_independent_fabrik() {
                         )
                     }
                 };
-                let (reference, iterations) = fabrik(&c.joints, target);
+                let start = kept.take().unwrap_or_else(|| c.joints.clone());
+                let (reference, iterations) = fabrik(&c.joints, &start, target);
+                kept = Some(reference.clone());
                 let mut names: Vec<String> =
                     c.bones.iter().map(|&b| m.groups[b].name.clone()).collect();
                 names.push(end_row.clone());
@@ -841,16 +852,11 @@ fn ik_in_the_pack_matches_an_independent_fabrik() {
                 );
                 if dist(c.joints[0], target) < total {
                     reached += 1;
+                    case_reachable += 1;
                     let gap = dist(reference[reference.len() - 1], target);
-                    if iterations < 10 {
-                        assert!(
-                            gap <= TOLERANCE_PX,
-                            "{file} {anim_name} frame {frame}: {gap}"
-                        );
-                    } else if gap > TOLERANCE_PX {
-                        // FABRIK from the rest pose needs more than the seed's 10
-                        // iterations here: only the long tail is allowed that.
-                        assert!(c.bones.len() >= 8, "{file} {anim_name} frame {frame}: the reachable target {target:?} is not reached in 10 iterations");
+                    if gap <= TOLERANCE_PX {
+                        case_reached += 1;
+                    } else {
                         unconverged += 1;
                     }
                 } else {
@@ -865,9 +871,17 @@ fn ik_in_the_pack_matches_an_independent_fabrik() {
                 }
                 frames_checked += 1;
             }
+            eprintln!(
+                "{file} {anim_name}: {case_reached} of {case_reachable} reachable frames reach the target ({} frames)",
+                trace.frames()
+            );
         }
     }
     assert!(reached > 100 && straight > 20, "{reached} {straight}");
+    // Started from the pose kept from the frame before, every reachable target is reached
+    // within the seed's 10 iterations (from the rest pose, the tail fell short on 15 of its
+    // 60 frames).
+    assert_eq!(unconverged, 0, "reachable targets not reached");
     eprintln!(
         "IK: {frames_checked} chain frames, max joint error {worst:.6} px, at most {most_iterations} iterations; {reached} reachable ({unconverged} of them not within the tolerance after 10 iterations), {straight} out of reach"
     );
@@ -1046,4 +1060,113 @@ fn molang_test_runs_on_an_imported_pack() {
     let o = test(&[]);
     assert_code(&o, 1);
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The pose a chain keeps between frames: the leg's state machine plays idle, then walk from
+/// 1 s (a walking timeline); per frame the kept joints (`v.ik_leg_ik_*_x/y/z`, the chain's frame)
+/// and the iterations are the reference FABRIK's, started from the previous frame's answer
+/// while the animation goes on and from the rest pose on the first frame and on the change
+/// to walk (the seed resets every chain on an animation change).
+#[test]
+fn ik_keeps_the_pose_within_an_animation_and_resets_it_on_a_change() {
+    let dir = scratch("bbmodel-ik-warm");
+    let leg = import("leg2_v4.bbmodel", &dir);
+    let inputs = dir.join("walk.csv");
+    std::fs::write(
+        &inputs,
+        "t,q.ground_speed,q.is_on_ground\n0,0,1\n0.99,0,1\n1,2,1\n",
+    )
+    .unwrap();
+    let trace_of = |backend: &str| {
+        let o = molang()
+            .arg("run")
+            .arg(&leg)
+            .args([
+                "--entity",
+                "blockbench:leg",
+                "--seconds",
+                "2",
+                "--fps",
+                "20",
+            ])
+            .args(["--vars", "-q", "--backend", backend])
+            .arg("--inputs")
+            .arg(&inputs)
+            .output()
+            .unwrap();
+        assert_code(&o, 0);
+        text(&o.stdout)
+    };
+    let jit = trace_of("jit");
+    assert_eq!(jit, trace_of("interp"), "the back ends differ");
+    let trace = Trace::parse(&jit);
+    let m = read_fixture("leg2_v4.bbmodel");
+    let (chains, _) = m.ik_chains();
+    let c = &chains[0];
+    let names = ["thigh", "shin", "end"];
+    let var = |frame: usize, name: &str| trace.get(frame, "root", name);
+    let (mut kept, mut resets, mut warm_frames): (Option<Vec<V3>>, Vec<usize>, usize) =
+        (None, Vec::new(), 0);
+    for frame in 0..trace.frames() {
+        assert_eq!(var(frame, "v.ik_leg_ik_driven"), 1.0, "frame {frame}");
+        // What `pre_animation` saw of the playing animation: the controller's record from the
+        // frame before (it runs after `pre_animation`); on frame 0, `initialize`'s, which
+        // the controller's first state repeats.
+        let seen = |f: usize| (var(f, "v.ik_state"), var(f, "v.ik_start"));
+        let changed = frame == 0 || (frame >= 2 && seen(frame - 1) != seen(frame - 2));
+        if changed {
+            kept = None;
+            if frame > 0 {
+                resets.push(frame);
+            }
+        }
+        let target: V3 = ["tx", "ty", "tz"].map(|a| var(frame, &format!("v.ik_leg_ik_{a}")));
+        let warm = kept.clone();
+        let start = warm.clone().unwrap_or_else(|| c.joints.clone());
+        let (want, iterations) = fabrik(&c.joints, &start, target);
+        if warm.is_some() {
+            warm_frames += 1;
+        } else if frame > 0 {
+            // The reset matters here: starting from the kept pose gives another answer.
+            let (other, other_iterations) = fabrik(
+                &c.joints,
+                &fabrik_kept_before(&trace, frame, &names, c.joints[0]),
+                target,
+            );
+            assert!(
+                other_iterations != iterations
+                    || other.iter().zip(&want).any(|(a, b)| dist(*a, *b) > 0.01),
+                "frame {frame}: the reset is not visible"
+            );
+        }
+        assert_eq!(
+            var(frame, "v.ik_leg_ik_iterations") as u32,
+            iterations,
+            "frame {frame}: iterations"
+        );
+        for (j, name) in names.iter().enumerate().skip(1) {
+            let got: V3 = ["x", "y", "z"].map(|a| var(frame, &format!("v.ik_leg_ik_{name}_{a}")));
+            assert!(
+                dist(got, want[j]) <= 0.01,
+                "frame {frame}: joint {name} kept at {got:?}, the reference FABRIK puts it at {:?}",
+                want[j]
+            );
+        }
+        kept = Some(want);
+    }
+    assert_eq!(resets.len(), 1, "one animation change: {resets:?}");
+    assert!(warm_frames > 30, "{warm_frames}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The joints the Molang kept on the frame before `frame` (the root at its rest place).
+fn fabrik_kept_before(trace: &Trace, frame: usize, names: &[&str], root: V3) -> Vec<V3> {
+    let mut joints = vec![root];
+    for name in &names[1..] {
+        joints.push(
+            ["x", "y", "z"]
+                .map(|a| trace.get(frame - 1, "root", &format!("v.ik_leg_ik_{name}_{a}"))),
+        );
+    }
+    joints
 }
