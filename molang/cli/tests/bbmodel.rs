@@ -977,31 +977,100 @@ fn run_model_animation_gives_the_trace_of_the_imported_pack() {
 #[test]
 fn check_warns_where_blockbench_preview_and_the_game_differ() {
     let dir = scratch("bbmodel-preview");
-    let text = r#"{"meta": {"format_version": "4.5", "model_format": "bedrock"},
- "outliner": [{"name": "b", "origin": [0,0,0], "uuid": "g", "children": []}],
- "animations": [{"name": "idle", "loop": "loop", "length": 1, "animators": {"g": {"name": "b", "type": "bone",
-  "keyframes": [{"channel": "rotation", "time": 0, "interpolation": "linear",
-   "data_points": [{"x": "10 / 0", "y": "q.anim_time / (2 - 2) + 1", "z": "1 / q.anim_time + 4 / 2"}]}]}}}]}
-"#;
-    let p = model_file(&dir, "preview.bbmodel", text);
+    // One data point per line, each written once: (text, flagged, what the message says).
+    let cases: [(&str, bool, &str); 14] = [
+        ("10 / 0", true, "division by zero"),
+        ("q.anim_time / (2 - 2) + 1", true, "division by zero"),
+        (
+            "1 / q.anim_time + 4 / 2",
+            true,
+            "the divisor `q.anim_time` can be 0",
+        ),
+        ("3 / math.sin(q.anim_time * 90)", true, "can be 0"),
+        ("1 / math.max(q.anim_time, 0.5)", false, ""),
+        ("2 / (math.abs(q.anim_time) + 1)", false, ""),
+        (
+            "q.anim_time > 1 || q.anim_time < 0.5 && q.anim_time > 0.2",
+            true,
+            "`&&` and `||`",
+        ),
+        (
+            "(q.anim_time > 1 || q.anim_time < 0.5) && q.anim_time > 0.2",
+            false,
+            "",
+        ),
+        (
+            "q.anim_time == 1 != 0",
+            true,
+            "as ((0==1)!=2), Blockbench's preview (MolangJS) as (0==(1!=2))",
+        ),
+        ("q.anim_time < 1 == 1", false, ""),
+        (
+            "t.a = 2; t.a * q.anim_time;",
+            true,
+            "the value of its last statement",
+        ),
+        ("t.a = 2; return t.a * q.anim_time;", false, ""),
+        ("v.a = q.anim_time;", false, ""),
+        ("math.sin(q.anim_time * 120) * 4", false, ""),
+    ];
+    let keyframes: Vec<String> = cases
+        .iter()
+        .enumerate()
+        .map(|(k, (text, _, _))| {
+            format!(
+                "{{\"channel\": \"rotation\", \"time\": {k},\n\"data_points\": [{{\"x\": \"{text}\", \"y\": 0, \"z\": 0}}]}}"
+            )
+        })
+        .collect();
+    let text = format!(
+        r#"{{"meta": {{"format_version": "4.5", "model_format": "bedrock"}},
+ "outliner": [{{"name": "b", "origin": [0,0,0], "uuid": "g", "children": []}}],
+ "animations": [{{"name": "idle", "loop": "loop", "length": 20, "animators": {{"g": {{"name": "b", "type": "bone",
+  "keyframes": [
+{}
+]}}}}}}]}}
+"#,
+        keyframes.join(",\n")
+    );
+    let p = model_file(&dir, "preview.bbmodel", &text);
     let (diags, summary) = check_json(&p);
+    assert_eq!(summary["errors"], 0, "{diags:?}");
     let w: Vec<&Value> = diags.iter().filter(|d| d["code"] == "W0740").collect();
-    assert_eq!(w.len(), 2, "{diags:?}");
-    assert_eq!(summary["errors"], 0);
-    let line = text.lines().nth(4).unwrap();
-    assert_eq!(w[0]["line"], 5);
-    assert_eq!(w[0]["column"], (line.find("10 / 0").unwrap() + 1) as u64);
+    let lines: Vec<&str> = text.lines().collect();
+    for (text_k, flagged, says) in cases {
+        let line = lines
+            .iter()
+            .position(|l| l.contains(&format!("\"{text_k}\"")))
+            .unwrap()
+            + 1;
+        let here: Vec<&&Value> = w.iter().filter(|d| d["line"] == line as u64).collect();
+        assert_eq!(here.len(), flagged as usize, "{text_k}: {here:?}");
+        if let Some(d) = here.first() {
+            let message = d["message"].as_str().unwrap();
+            assert_contains(message, says);
+            // At the operation, inside the string: a column after the opening quote.
+            let col = d["column"].as_u64().unwrap() as usize;
+            let start = lines[line - 1].find(text_k).unwrap() + 1;
+            assert!(
+                col >= start && col < start + text_k.len(),
+                "{text_k}: column {col}"
+            );
+        }
+    }
+    // The division's place: `1 / q.anim_time`, not `4 / 2`.
+    let line = lines.iter().position(|l| l.contains("4 / 2")).unwrap();
+    let d = w.iter().find(|d| d["line"] == (line + 1) as u64).unwrap();
     assert_eq!(
-        w[1]["column"],
-        (line.find("q.anim_time / (2 - 2)").unwrap() + 1) as u64
+        d["column"],
+        (lines[line].find("1 / q.anim_time").unwrap() + 1) as u64
     );
-    // The tail fixture's `1 / 0` keyframe is one of them.
-    let (diags, _) = check_json(&model("tail8.bbmodel"));
-    assert_eq!(
-        diags.iter().filter(|d| d["code"] == "W0740").count(),
-        1,
-        "{diags:?}"
-    );
+    // The fixtures: only the tail's `1 / 0` keyframe.
+    for (name, _) in FIXTURES {
+        let (diags, _) = check_json(&model(name));
+        let n = diags.iter().filter(|d| d["code"] == "W0740").count();
+        assert_eq!(n, usize::from(name == "tail8.bbmodel"), "{name}: {diags:?}");
+    }
 }
 
 /// `molang test` works on an imported pack: a test file beside it plays the imported entity
