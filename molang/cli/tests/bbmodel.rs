@@ -1239,3 +1239,117 @@ fn fabrik_kept_before(trace: &Trace, frame: usize, names: &[&str], root: V3) -> 
     }
     joints
 }
+
+/// What Blockbench's `autoParseJSON` reads, read too: a compressed project file (`<lz>` and
+/// LZUTF8, `leg2_v4_lz.bbmodel`: the leg fixture compressed by the npm package `lzutf8`
+/// 0.6.3 as Blockbench saves it), a byte order mark, comments. Each plays as the plain leg;
+/// broken compressed data gets a diagnostic at its character.
+#[test]
+fn compressed_models_byte_order_marks_and_comments_are_read_as_blockbench_reads_them() {
+    let dir = scratch("bbmodel-forms");
+    let plain = std::fs::read_to_string(model("leg2_v4.bbmodel")).unwrap();
+    let with_bom = model_file(&dir, "bom.bbmodel", &format!("\u{feff}{plain}"));
+    let commented = model_file(
+        &dir,
+        "comments.bbmodel",
+        &plain
+            .replacen("{", "{ // a leg\n /* two bones,\n one chain */", 1)
+            .replacen("\"loop\": \"loop\"", "\"loop\": /* on */ \"loop\"", 1),
+    );
+    let args = ["--animation", "idle", "--seconds", "1", "--fps", "20", "-q"];
+    let play = |p: &Path| {
+        let o = molang().arg("run").arg(p).args(args).output().unwrap();
+        assert_code(&o, 0);
+        text(&o.stdout)
+    };
+    let want = play(&model("leg2_v4.bbmodel"));
+    for p in [model("leg2_v4_lz.bbmodel"), with_bom, commented] {
+        let (diags, summary) = check_json(&p);
+        assert!(
+            diags.is_empty() && summary["errors"] == 0 && summary["warnings"] == 0,
+            "{}: {diags:?}",
+            p.display()
+        );
+        assert_eq!(play(&p), want, "{}", p.display());
+        let out = dir.join(format!("{}_rp", p.file_stem().unwrap().to_string_lossy()));
+        let o = molang()
+            .arg("import")
+            .arg(&p)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_code(&o, 0);
+    }
+    // The compressed file is small and not JSON.
+    let packed = std::fs::read_to_string(model("leg2_v4_lz.bbmodel")).unwrap();
+    assert!(packed.starts_with("<lz>") && packed.chars().count() < plain.len() / 4);
+
+    // A problem inside a compressed model is reported in the decompressed text.
+    // Broken compressed data: at its character (line 1, column 4 + its index + 1).
+    let chars: Vec<char> = packed.chars().collect();
+    let mut bad: String = chars[..40].iter().collect();
+    bad.push('\u{9000}');
+    bad.extend(&chars[40..]);
+    let p = model_file(&dir, "bad_lz.bbmodel", &bad);
+    let (diags, _) = check_json(&p);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["code"], "E0703");
+    assert_eq!(
+        (diags[0]["line"].as_u64(), diags[0]["column"].as_u64()),
+        (Some(1), Some(41))
+    );
+    assert_contains(diags[0]["message"].as_str().unwrap(), "U+9000");
+    // Cut short: the data ends inside a back-reference or the JSON ends early.
+    let cut: String = chars[..chars.len() / 2].iter().collect();
+    let p = model_file(&dir, "cut_lz.bbmodel", &cut);
+    let (diags, _) = check_json(&p);
+    assert!(diags.iter().any(|d| d["severity"] == "error"), "{diags:?}");
+    let o = molang()
+        .arg("import")
+        .arg(&p)
+        .arg("--out")
+        .arg(dir.join("cut_out"))
+        .output()
+        .unwrap();
+    assert_code(&o, 1);
+    // A back-reference that repeats a few bytes 31 at a time past the size limit: refused,
+    // not decompressed to the end. (`<lz>` + 'a' + (0xDF 0x01) × N in 15-bit units.)
+    let mut bomb = vec![b'{'];
+    for _ in 0..2_300_000 {
+        bomb.extend([0xDF, 0x01]);
+    }
+    let p = dir.join("bomb_lz.bbmodel");
+    std::fs::write(&p, format!("<lz>{}", store_units(&bomb))).unwrap();
+    let (diags, _) = check_json(&p);
+    assert_eq!(diags[0]["code"], "E0703", "{diags:?}");
+    assert_contains(diags[0]["message"].as_str().unwrap(), "more than 64 MiB");
+    // A byte order mark before `<lz>` is not skipped (Blockbench looks for `<lz>` first).
+    let p = model_file(&dir, "bom_lz.bbmodel", &format!("\u{feff}{packed}"));
+    let (diags, _) = check_json(&p);
+    assert_eq!(diags[0]["code"], "E0701", "{diags:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// LZUTF8's storage encoding of `bytes` (15 bits per character, `0x8000 | odd` at the end,
+/// a unit 0 as U+8002), as `lzutf8` writes it.
+fn store_units(bytes: &[u8]) -> String {
+    let mut bits: Vec<bool> = bytes
+        .iter()
+        .flat_map(|b| (0..8).rev().map(move |k| b >> k & 1 == 1))
+        .collect();
+    let odd = bytes.len() % 2 == 1;
+    if odd {
+        bits.extend([false; 8]);
+    }
+    let mut out = String::new();
+    for chunk in bits.chunks(15) {
+        let mut u = 0u32;
+        for (k, &bit) in chunk.iter().enumerate() {
+            u |= (bit as u32) << (14 - k);
+        }
+        out.push(char::from_u32(if u == 0 { 0x8002 } else { u }).unwrap());
+    }
+    out.push(char::from_u32(0x8000 | odd as u32).unwrap());
+    out
+}

@@ -14,6 +14,7 @@
 
 pub mod export;
 pub mod ik;
+pub mod lz;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -384,38 +385,110 @@ pub fn read(src: &str) -> Read {
     }
 }
 
-/// Reads a `.bbmodel` file's bytes: refuses files over [`MAX_MODEL_BYTES`] and text that is
-/// not UTF-8 with a problem at 1:1.
-pub fn read_bytes(bytes: &[u8]) -> Read {
-    let whole = |message: String, code| Read {
+/// Reads a `.bbmodel` file's bytes as Blockbench does (its `autoParseJSON`): text that
+/// starts with `<lz>` is decompressed first (Blockbench's compressed project files, see
+/// [`lz`]), then a leading byte order mark is dropped; `//` and `/* */` comments are read
+/// as JSON with comments (Blockbench strips them when the plain parse fails). Refuses files over [`MAX_MODEL_BYTES`] (compressed or not) and text that is not
+/// UTF-8 with a problem at its place. Returns the JSON text the problems' positions refer
+/// to (the decompressed text for a compressed file) and what was read.
+pub fn read_bytes(bytes: &[u8]) -> (String, Read) {
+    let at = |message: String, code, range: Range<usize>, line, column| Read {
         model: None,
         problems: vec![ModelProblem {
             code,
             message,
-            range: 0..0,
-            line: 1,
-            column: 1,
+            range,
+            line,
+            column,
         }],
     };
     if bytes.len() > MAX_MODEL_BYTES {
-        return whole(
-            format!(
-                "the model is {} bytes; molang reads models of at most {} MiB",
-                bytes.len(),
-                MAX_MODEL_BYTES >> 20
+        return (
+            String::new(),
+            at(
+                format!(
+                    "the model is {} bytes; molang reads models of at most {} MiB",
+                    bytes.len(),
+                    MAX_MODEL_BYTES >> 20
+                ),
+                Code::ModelTooLarge,
+                0..0,
+                1,
+                1,
             ),
-            Code::ModelTooLarge,
         );
     }
-    match std::str::from_utf8(bytes) {
-        Ok(text) => read(text),
-        Err(e) => whole(
-            format!(
-                "the model is not UTF-8 text (byte {} is not)",
-                e.valid_up_to()
-            ),
-            Code::BadModel,
-        ),
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+            let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
+            let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+            return (
+                String::from_utf8_lossy(bytes).into_owned(),
+                at(
+                    format!(
+                        "the model is not UTF-8 text (byte {} is not)",
+                        e.valid_up_to()
+                    ),
+                    Code::BadModel,
+                    e.valid_up_to()..e.valid_up_to(),
+                    line,
+                    column,
+                ),
+            );
+        }
+    };
+    // Blockbench's order: `<lz>` at the very start, then a byte order mark of what is left.
+    let Some(packed) = text.strip_prefix("<lz>") else {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        return (text.to_string(), read(text));
+    };
+    match lz::decompress(packed, MAX_MODEL_BYTES) {
+        Err(e) => {
+            // The compressed text is one line: the column is the character's.
+            let byte = 4 + packed.chars().take(e.at).map(char::len_utf8).sum::<usize>();
+            (
+                text.to_string(),
+                at(
+                    format!(
+                        "the compressed model (`<lz>`, LZUTF8) does not decompress: {}",
+                        e.message
+                    ),
+                    Code::BadModel,
+                    byte..byte,
+                    1,
+                    5 + e.at,
+                ),
+            )
+        }
+        Ok(json) => match String::from_utf8(json) {
+            Ok(json) => {
+                let json = json
+                    .strip_prefix('\u{feff}')
+                    .map(str::to_string)
+                    .unwrap_or(json);
+                let r = read(&json);
+                (json, r)
+            }
+            Err(e) => {
+                let byte = e.utf8_error().valid_up_to();
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                (
+                    text,
+                    at(
+                        format!(
+                            "the compressed model decompresses to text that is not UTF-8 (byte {byte} is not)"
+                        ),
+                        Code::BadModel,
+                        0..0,
+                        1,
+                        1,
+                    ),
+                )
+            }
+        },
     }
 }
 
