@@ -22,9 +22,9 @@
 //!   iterations where a solve from the rest pose may need more than the 10 allowed. The
 //!   rest pose is the start on the first frame, on every animation change (`v.ik_state` or
 //!   `v.ik_start` differs from the frame the joints were kept on), after a frame on which
-//!   the chain had no frame data, and when the kept tip is not a finite position. The target is where Blockbench puts
-//!   it, the null's rest position plus its keyframed offset (the seed adds the offset to
-//!   the target bone's rest position instead). A null that is not a child of the chain
+//!   the chain had no frame data, and when the kept tip is not a finite position. The
+//!   target is where Blockbench puts it, the null's rest position plus its keyframed
+//!   offset (the seed adds the offset to the target bone's rest position instead). A null that is not a child of the chain
 //!   root's parent is placed at its rest position in that frame (the bones between are
 //!   taken at rest);
 //! - a chain whose null has no position keyframe in the playing animation is reset

@@ -1,7 +1,8 @@
 //! Blockbench's compressed project files: `<lz>` followed by the JSON compressed with LZUTF8
 //! (the npm package `lzutf8`, 0.6) and stored as a "StorageBinaryString", which Blockbench
 //! writes when its "compress project files" setting is on and reads back in `autoParseJSON`.
-//! No maintained Rust crate reads the format; it is small:
+//! The crate `lzutf8` (0.1.1, a first release) reads it, but decompresses without an output
+//! bound (a 64 MiB model file could decompress to hundreds of MiB); the format is small:
 //!
 //! - the text after `<lz>` is a string of UTF-16 code units, each one holding 15 bits of the
 //!   compressed bytes (big-endian, most significant bit first); a unit `0x8000` or `0x8001`
