@@ -1565,7 +1565,7 @@ pub fn preview_divergences(text: &str) -> Vec<(Range<usize>, String)> {
             }
         }
     }
-    for i in 0..ast.len() {
+    for (i, &in_chain) in chained.iter().enumerate() {
         let id = ExprId(i as u32);
         let Expr::Binary { op, lhs, rhs } = *ast.expr(id) else {
             continue;
@@ -1590,7 +1590,7 @@ pub fn preview_divergences(text: &str) -> Vec<(Range<usize>, String)> {
                 ));
             }
         }
-        if comparison(op) && !chained[i] {
+        if comparison(op) && !in_chain {
             // The chain's operands and operators in order, as the game groups them...
             let mut operands = Vec::new();
             let mut ops = Vec::new();
