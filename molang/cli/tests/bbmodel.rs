@@ -569,12 +569,15 @@ fn toward(a: V3, b: V3, k: f64) -> V3 {
 
 /// FABRIK (Aristidou and Lasenby, 2011) as the seed bounds it: at most 10 iterations, stop
 /// once the tip is within the tolerance; a target out of reach gets the chain laid straight
-/// toward it. Starts from `joints` (the rest pose). Returns the joints and the iterations.
-fn fabrik(joints: &[V3], target: V3) -> (Vec<V3>, u32) {
+/// toward it. The bone lengths and the root are the rest pose `joints`'; the joints start
+/// from `start` (the rest pose, or the pose solved on the previous tick: the seed's runtime
+/// keeps a chain's state between ticks). Returns the joints and the iterations.
+fn fabrik(joints: &[V3], start: &[V3], target: V3) -> (Vec<V3>, u32) {
     let lengths: Vec<f64> = joints.windows(2).map(|w| dist(w[0], w[1])).collect();
     let n = lengths.len();
     let root = joints[0];
-    let mut p = joints.to_vec();
+    let mut p = start.to_vec();
+    p[0] = root;
     if dist(root, target) >= lengths.iter().sum::<f64>() {
         for (i, l) in lengths.iter().enumerate() {
             let k = l / dist(p[i], target);
@@ -603,10 +606,13 @@ fn fabrik(joints: &[V3], target: V3) -> (Vec<V3>, u32) {
 fn reference_fabrik_reaches_and_lays_straight() {
     // Two bones of 8 px down from y 16; a target 10 px away is reached, 20 px is not.
     let joints = [[0.0, 16.0, 0.0], [0.0, 8.0, 0.0], [0.0, 0.0, 0.0]];
-    let (p, it) = fabrik(&joints, [0.0, 8.0, 6.0]);
+    let (p, it) = fabrik(&joints, &joints, [0.0, 8.0, 6.0]);
     assert!(dist(p[2], [0.0, 8.0, 6.0]) <= TOLERANCE_PX && (1..=10).contains(&it));
     assert!((dist(p[0], p[1]) - 8.0).abs() < 1e-9 && (dist(p[1], p[2]) - 8.0).abs() < 1e-9);
-    let (p, _) = fabrik(&joints, [0.0, 16.0, 20.0]);
+    // Warm: started from its own answer, nothing is left to do.
+    let (q, it) = fabrik(&joints, &p, [0.0, 8.0, 6.0]);
+    assert_eq!((q, it), (p, 0));
+    let (p, _) = fabrik(&joints, &joints, [0.0, 16.0, 20.0]);
     assert!(dist(p[2], [0.0, 16.0, 16.0]) < 1e-9, "{p:?}");
 }
 
@@ -787,6 +793,9 @@ fn ik_in_the_pack_matches_an_independent_fabrik() {
             };
             let parent = m.groups[c.bones[0]].parent;
             let total: f64 = c.joints.windows(2).map(|w| dist(w[0], w[1])).sum();
+            // The pose the chain keeps between frames (none: the rest pose).
+            let mut kept: Option<Vec<V3>> = None;
+            let (mut case_reachable, mut case_reached) = (0, 0);
             for frame in 0..trace.frames() {
                 let t = frame as f64 / 20.0;
                 let t_anim = match anim.loop_mode {
@@ -819,7 +828,9 @@ fn ik_in_the_pack_matches_an_independent_fabrik() {
                         )
                     }
                 };
-                let (reference, iterations) = fabrik(&c.joints, target);
+                let start = kept.take().unwrap_or_else(|| c.joints.clone());
+                let (reference, iterations) = fabrik(&c.joints, &start, target);
+                kept = Some(reference.clone());
                 let mut names: Vec<String> =
                     c.bones.iter().map(|&b| m.groups[b].name.clone()).collect();
                 names.push(end_row.clone());
@@ -841,16 +852,11 @@ fn ik_in_the_pack_matches_an_independent_fabrik() {
                 );
                 if dist(c.joints[0], target) < total {
                     reached += 1;
+                    case_reachable += 1;
                     let gap = dist(reference[reference.len() - 1], target);
-                    if iterations < 10 {
-                        assert!(
-                            gap <= TOLERANCE_PX,
-                            "{file} {anim_name} frame {frame}: {gap}"
-                        );
-                    } else if gap > TOLERANCE_PX {
-                        // FABRIK from the rest pose needs more than the seed's 10
-                        // iterations here: only the long tail is allowed that.
-                        assert!(c.bones.len() >= 8, "{file} {anim_name} frame {frame}: the reachable target {target:?} is not reached in 10 iterations");
+                    if gap <= TOLERANCE_PX {
+                        case_reached += 1;
+                    } else {
                         unconverged += 1;
                     }
                 } else {
@@ -865,9 +871,17 @@ fn ik_in_the_pack_matches_an_independent_fabrik() {
                 }
                 frames_checked += 1;
             }
+            eprintln!(
+                "{file} {anim_name}: {case_reached} of {case_reachable} reachable frames reach the target ({} frames)",
+                trace.frames()
+            );
         }
     }
     assert!(reached > 100 && straight > 20, "{reached} {straight}");
+    // Started from the pose kept from the frame before, every reachable target is reached
+    // within the seed's 10 iterations (from the rest pose, the tail fell short on 15 of its
+    // 60 frames).
+    assert_eq!(unconverged, 0, "reachable targets not reached");
     eprintln!(
         "IK: {frames_checked} chain frames, max joint error {worst:.6} px, at most {most_iterations} iterations; {reached} reachable ({unconverged} of them not within the tolerance after 10 iterations), {straight} out of reach"
     );
@@ -963,31 +977,100 @@ fn run_model_animation_gives_the_trace_of_the_imported_pack() {
 #[test]
 fn check_warns_where_blockbench_preview_and_the_game_differ() {
     let dir = scratch("bbmodel-preview");
-    let text = r#"{"meta": {"format_version": "4.5", "model_format": "bedrock"},
- "outliner": [{"name": "b", "origin": [0,0,0], "uuid": "g", "children": []}],
- "animations": [{"name": "idle", "loop": "loop", "length": 1, "animators": {"g": {"name": "b", "type": "bone",
-  "keyframes": [{"channel": "rotation", "time": 0, "interpolation": "linear",
-   "data_points": [{"x": "10 / 0", "y": "q.anim_time / (2 - 2) + 1", "z": "1 / q.anim_time + 4 / 2"}]}]}}}]}
-"#;
-    let p = model_file(&dir, "preview.bbmodel", text);
+    // One data point per line, each written once: (text, flagged, what the message says).
+    let cases: [(&str, bool, &str); 14] = [
+        ("10 / 0", true, "division by zero"),
+        ("q.anim_time / (2 - 2) + 1", true, "division by zero"),
+        (
+            "1 / q.anim_time + 4 / 2",
+            true,
+            "the divisor `q.anim_time` can be 0",
+        ),
+        ("3 / math.sin(q.anim_time * 90)", true, "can be 0"),
+        ("1 / math.max(q.anim_time, 0.5)", false, ""),
+        ("2 / (math.abs(q.anim_time) + 1)", false, ""),
+        (
+            "q.anim_time > 1 || q.anim_time < 0.5 && q.anim_time > 0.2",
+            true,
+            "`&&` and `||`",
+        ),
+        (
+            "(q.anim_time > 1 || q.anim_time < 0.5) && q.anim_time > 0.2",
+            false,
+            "",
+        ),
+        (
+            "q.anim_time == 1 != 0",
+            true,
+            "as ((0==1)!=2), Blockbench's preview (MolangJS) as (0==(1!=2))",
+        ),
+        ("q.anim_time < 1 == 1", false, ""),
+        (
+            "t.a = 2; t.a * q.anim_time;",
+            true,
+            "the value of its last statement",
+        ),
+        ("t.a = 2; return t.a * q.anim_time;", false, ""),
+        ("v.a = q.anim_time;", false, ""),
+        ("math.sin(q.anim_time * 120) * 4", false, ""),
+    ];
+    let keyframes: Vec<String> = cases
+        .iter()
+        .enumerate()
+        .map(|(k, (text, _, _))| {
+            format!(
+                "{{\"channel\": \"rotation\", \"time\": {k},\n\"data_points\": [{{\"x\": \"{text}\", \"y\": 0, \"z\": 0}}]}}"
+            )
+        })
+        .collect();
+    let text = format!(
+        r#"{{"meta": {{"format_version": "4.5", "model_format": "bedrock"}},
+ "outliner": [{{"name": "b", "origin": [0,0,0], "uuid": "g", "children": []}}],
+ "animations": [{{"name": "idle", "loop": "loop", "length": 20, "animators": {{"g": {{"name": "b", "type": "bone",
+  "keyframes": [
+{}
+]}}}}}}]}}
+"#,
+        keyframes.join(",\n")
+    );
+    let p = model_file(&dir, "preview.bbmodel", &text);
     let (diags, summary) = check_json(&p);
+    assert_eq!(summary["errors"], 0, "{diags:?}");
     let w: Vec<&Value> = diags.iter().filter(|d| d["code"] == "W0740").collect();
-    assert_eq!(w.len(), 2, "{diags:?}");
-    assert_eq!(summary["errors"], 0);
-    let line = text.lines().nth(4).unwrap();
-    assert_eq!(w[0]["line"], 5);
-    assert_eq!(w[0]["column"], (line.find("10 / 0").unwrap() + 1) as u64);
+    let lines: Vec<&str> = text.lines().collect();
+    for (text_k, flagged, says) in cases {
+        let line = lines
+            .iter()
+            .position(|l| l.contains(&format!("\"{text_k}\"")))
+            .unwrap()
+            + 1;
+        let here: Vec<&&Value> = w.iter().filter(|d| d["line"] == line as u64).collect();
+        assert_eq!(here.len(), flagged as usize, "{text_k}: {here:?}");
+        if let Some(d) = here.first() {
+            let message = d["message"].as_str().unwrap();
+            assert_contains(message, says);
+            // At the operation, inside the string: a column after the opening quote.
+            let col = d["column"].as_u64().unwrap() as usize;
+            let start = lines[line - 1].find(text_k).unwrap() + 1;
+            assert!(
+                col >= start && col < start + text_k.len(),
+                "{text_k}: column {col}"
+            );
+        }
+    }
+    // The division's place: `1 / q.anim_time`, not `4 / 2`.
+    let line = lines.iter().position(|l| l.contains("4 / 2")).unwrap();
+    let d = w.iter().find(|d| d["line"] == (line + 1) as u64).unwrap();
     assert_eq!(
-        w[1]["column"],
-        (line.find("q.anim_time / (2 - 2)").unwrap() + 1) as u64
+        d["column"],
+        (lines[line].find("1 / q.anim_time").unwrap() + 1) as u64
     );
-    // The tail fixture's `1 / 0` keyframe is one of them.
-    let (diags, _) = check_json(&model("tail8.bbmodel"));
-    assert_eq!(
-        diags.iter().filter(|d| d["code"] == "W0740").count(),
-        1,
-        "{diags:?}"
-    );
+    // The fixtures: only the tail's `1 / 0` keyframe.
+    for (name, _) in FIXTURES {
+        let (diags, _) = check_json(&model(name));
+        let n = diags.iter().filter(|d| d["code"] == "W0740").count();
+        assert_eq!(n, usize::from(name == "tail8.bbmodel"), "{name}: {diags:?}");
+    }
 }
 
 /// `molang test` works on an imported pack: a test file beside it plays the imported entity
@@ -1046,4 +1129,227 @@ fn molang_test_runs_on_an_imported_pack() {
     let o = test(&[]);
     assert_code(&o, 1);
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The pose a chain keeps between frames: the leg's state machine plays idle, then walk from
+/// 1 s (a walking timeline); per frame the kept joints (`v.ik_leg_ik_*_x/y/z`, the chain's frame)
+/// and the iterations are the reference FABRIK's, started from the previous frame's answer
+/// while the animation goes on and from the rest pose on the first frame and on the change
+/// to walk (the seed resets every chain on an animation change).
+#[test]
+fn ik_keeps_the_pose_within_an_animation_and_resets_it_on_a_change() {
+    let dir = scratch("bbmodel-ik-warm");
+    let leg = import("leg2_v4.bbmodel", &dir);
+    let inputs = dir.join("walk.csv");
+    std::fs::write(
+        &inputs,
+        "t,q.ground_speed,q.is_on_ground\n0,0,1\n0.99,0,1\n1,2,1\n",
+    )
+    .unwrap();
+    let trace_of = |backend: &str| {
+        let o = molang()
+            .arg("run")
+            .arg(&leg)
+            .args([
+                "--entity",
+                "blockbench:leg",
+                "--seconds",
+                "2",
+                "--fps",
+                "20",
+            ])
+            .args(["--vars", "-q", "--backend", backend])
+            .arg("--inputs")
+            .arg(&inputs)
+            .output()
+            .unwrap();
+        assert_code(&o, 0);
+        text(&o.stdout)
+    };
+    let jit = trace_of("jit");
+    assert_eq!(jit, trace_of("interp"), "the back ends differ");
+    let trace = Trace::parse(&jit);
+    let m = read_fixture("leg2_v4.bbmodel");
+    let (chains, _) = m.ik_chains();
+    let c = &chains[0];
+    let names = ["thigh", "shin", "end"];
+    let var = |frame: usize, name: &str| trace.get(frame, "root", name);
+    let (mut kept, mut resets, mut warm_frames): (Option<Vec<V3>>, Vec<usize>, usize) =
+        (None, Vec::new(), 0);
+    for frame in 0..trace.frames() {
+        assert_eq!(var(frame, "v.ik_leg_ik_driven"), 1.0, "frame {frame}");
+        // What `pre_animation` saw of the playing animation: the controller's record from the
+        // frame before (it runs after `pre_animation`); on frame 0, `initialize`'s, which
+        // the controller's first state repeats.
+        let seen = |f: usize| (var(f, "v.ik_state"), var(f, "v.ik_start"));
+        let changed = frame == 0 || (frame >= 2 && seen(frame - 1) != seen(frame - 2));
+        if changed {
+            kept = None;
+            if frame > 0 {
+                resets.push(frame);
+            }
+        }
+        let target: V3 = ["tx", "ty", "tz"].map(|a| var(frame, &format!("v.ik_leg_ik_{a}")));
+        let warm = kept.clone();
+        let start = warm.clone().unwrap_or_else(|| c.joints.clone());
+        let (want, iterations) = fabrik(&c.joints, &start, target);
+        if warm.is_some() {
+            warm_frames += 1;
+        } else if frame > 0 {
+            // The reset matters here: starting from the kept pose gives another answer.
+            let (other, other_iterations) = fabrik(
+                &c.joints,
+                &fabrik_kept_before(&trace, frame, &names, c.joints[0]),
+                target,
+            );
+            assert!(
+                other_iterations != iterations
+                    || other.iter().zip(&want).any(|(a, b)| dist(*a, *b) > 0.01),
+                "frame {frame}: the reset is not visible"
+            );
+        }
+        assert_eq!(
+            var(frame, "v.ik_leg_ik_iterations") as u32,
+            iterations,
+            "frame {frame}: iterations"
+        );
+        for (j, name) in names.iter().enumerate().skip(1) {
+            let got: V3 = ["x", "y", "z"].map(|a| var(frame, &format!("v.ik_leg_ik_{name}_{a}")));
+            assert!(
+                dist(got, want[j]) <= 0.01,
+                "frame {frame}: joint {name} kept at {got:?}, the reference FABRIK puts it at {:?}",
+                want[j]
+            );
+        }
+        kept = Some(want);
+    }
+    assert_eq!(resets.len(), 1, "one animation change: {resets:?}");
+    assert!(warm_frames > 30, "{warm_frames}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The joints the Molang kept on the frame before `frame` (the root at its rest place).
+fn fabrik_kept_before(trace: &Trace, frame: usize, names: &[&str], root: V3) -> Vec<V3> {
+    let mut joints = vec![root];
+    for name in &names[1..] {
+        joints.push(
+            ["x", "y", "z"]
+                .map(|a| trace.get(frame - 1, "root", &format!("v.ik_leg_ik_{name}_{a}"))),
+        );
+    }
+    joints
+}
+
+/// What Blockbench's `autoParseJSON` reads, read too: a compressed project file (`<lz>` and
+/// LZUTF8, `leg2_v4_lz.bbmodel`: the leg fixture compressed by the npm package `lzutf8`
+/// 0.6.3 as Blockbench saves it), a byte order mark, comments. Each plays as the plain leg;
+/// broken compressed data gets a diagnostic at its character.
+#[test]
+fn compressed_models_byte_order_marks_and_comments_are_read_as_blockbench_reads_them() {
+    let dir = scratch("bbmodel-forms");
+    let plain = std::fs::read_to_string(model("leg2_v4.bbmodel")).unwrap();
+    let with_bom = model_file(&dir, "bom.bbmodel", &format!("\u{feff}{plain}"));
+    let commented = model_file(
+        &dir,
+        "comments.bbmodel",
+        &plain
+            .replacen("{", "{ // a leg\n /* two bones,\n one chain */", 1)
+            .replacen("\"loop\": \"loop\"", "\"loop\": /* on */ \"loop\"", 1),
+    );
+    let args = ["--animation", "idle", "--seconds", "1", "--fps", "20", "-q"];
+    let play = |p: &Path| {
+        let o = molang().arg("run").arg(p).args(args).output().unwrap();
+        assert_code(&o, 0);
+        text(&o.stdout)
+    };
+    let want = play(&model("leg2_v4.bbmodel"));
+    for p in [model("leg2_v4_lz.bbmodel"), with_bom, commented] {
+        let (diags, summary) = check_json(&p);
+        assert!(
+            diags.is_empty() && summary["errors"] == 0 && summary["warnings"] == 0,
+            "{}: {diags:?}",
+            p.display()
+        );
+        assert_eq!(play(&p), want, "{}", p.display());
+        let out = dir.join(format!("{}_rp", p.file_stem().unwrap().to_string_lossy()));
+        let o = molang()
+            .arg("import")
+            .arg(&p)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_code(&o, 0);
+    }
+    // The compressed file is small and not JSON.
+    let packed = std::fs::read_to_string(model("leg2_v4_lz.bbmodel")).unwrap();
+    assert!(packed.starts_with("<lz>") && packed.chars().count() < plain.len() / 4);
+
+    // A problem inside a compressed model is reported in the decompressed text.
+    // Broken compressed data: at its character (line 1, column 4 + its index + 1).
+    let chars: Vec<char> = packed.chars().collect();
+    let mut bad: String = chars[..40].iter().collect();
+    bad.push('\u{9000}');
+    bad.extend(&chars[40..]);
+    let p = model_file(&dir, "bad_lz.bbmodel", &bad);
+    let (diags, _) = check_json(&p);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["code"], "E0703");
+    assert_eq!(
+        (diags[0]["line"].as_u64(), diags[0]["column"].as_u64()),
+        (Some(1), Some(41))
+    );
+    assert_contains(diags[0]["message"].as_str().unwrap(), "U+9000");
+    // Cut short: the data ends inside a back-reference or the JSON ends early.
+    let cut: String = chars[..chars.len() / 2].iter().collect();
+    let p = model_file(&dir, "cut_lz.bbmodel", &cut);
+    let (diags, _) = check_json(&p);
+    assert!(diags.iter().any(|d| d["severity"] == "error"), "{diags:?}");
+    let o = molang()
+        .arg("import")
+        .arg(&p)
+        .arg("--out")
+        .arg(dir.join("cut_out"))
+        .output()
+        .unwrap();
+    assert_code(&o, 1);
+    // A back-reference that repeats a few bytes 31 at a time past the size limit: refused,
+    // not decompressed to the end. (`<lz>` + 'a' + (0xDF 0x01) × N in 15-bit units.)
+    let mut bomb = vec![b'{'];
+    for _ in 0..2_300_000 {
+        bomb.extend([0xDF, 0x01]);
+    }
+    let p = dir.join("bomb_lz.bbmodel");
+    std::fs::write(&p, format!("<lz>{}", store_units(&bomb))).unwrap();
+    let (diags, _) = check_json(&p);
+    assert_eq!(diags[0]["code"], "E0703", "{diags:?}");
+    assert_contains(diags[0]["message"].as_str().unwrap(), "more than 64 MiB");
+    // A byte order mark before `<lz>` is not skipped (Blockbench looks for `<lz>` first).
+    let p = model_file(&dir, "bom_lz.bbmodel", &format!("\u{feff}{packed}"));
+    let (diags, _) = check_json(&p);
+    assert_eq!(diags[0]["code"], "E0701", "{diags:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// LZUTF8's storage encoding of `bytes` (15 bits per character, `0x8000 | odd` at the end,
+/// a unit 0 as U+8002), as `lzutf8` writes it.
+fn store_units(bytes: &[u8]) -> String {
+    let mut bits: Vec<bool> = bytes
+        .iter()
+        .flat_map(|b| (0..8).rev().map(move |k| b >> k & 1 == 1))
+        .collect();
+    let odd = bytes.len() % 2 == 1;
+    if odd {
+        bits.extend([false; 8]);
+    }
+    let mut out = String::new();
+    for chunk in bits.chunks(15) {
+        let mut u = 0u32;
+        for (k, &bit) in chunk.iter().enumerate() {
+            u |= (bit as u32) << (14 - k);
+        }
+        out.push(char::from_u32(if u == 0 { 0x8002 } else { u }).unwrap());
+    }
+    out.push(char::from_u32(0x8000 | odd as u32).unwrap());
+    out
 }

@@ -345,7 +345,9 @@ pub fn export_playing(
             None => controller["initial_state"].as_str().map(str::to_string),
         };
         let first = first.and_then(|f| states.get(&f).copied()).unwrap_or(0);
-        scripts.insert("initialize".into(), json!([super::ik::on_entry(first)]));
+        let mut initialize = vec![super::ik::on_entry(first)];
+        initialize.extend(ik.initialize.iter().cloned());
+        scripts.insert("initialize".into(), json!(initialize));
         scripts.insert("pre_animation".into(), json!(ik.pre_animation));
     }
     scripts.insert("animate".into(), J::Array(animate));

@@ -7,7 +7,8 @@
 //! How it is laid out in the pack:
 //! - the state machine's `on_entry` (and `initialize`, for the first state) sets
 //!   `v.ik_state` (which exported animation plays, 1-based) and `v.ik_start`
-//!   (`q.life_time` when it started);
+//!   (`q.life_time` when it started); `initialize` also sets each chain's kept pose
+//!   (`v.<p>_warm`, `v.<p>_state`, `v.<p>_start`, `v.<p>_<joint>_x/y/z`) to none;
 //! - `pre_animation` holds two expressions per chain: the target (the null's rest position
 //!   plus its position keyframes of the playing animation, evaluated at that animation's
 //!   time with the game's keyframe rules, `q.anim_time` in data points read as that time),
@@ -15,14 +16,19 @@
 //! - the IK animation's rotation channels read those variables.
 //!
 //! Choices (the seed or Blockbench say otherwise, or nothing):
-//! - the chain is solved in the frame of the chain root's parent bone, from the rest pose
-//!   every frame (no state carried between frames); the target is where Blockbench puts
-//!   it, the null's rest position plus its keyframed offset (the seed adds the offset to
-//!   the target bone's rest position instead). A null that is not a child of the chain
+//! - the chain is solved in the frame of the chain root's parent bone. Each frame's FABRIK
+//!   starts from the joints solved on the frame before (`v.<p>_<joint>_x/y/z`), as the
+//!   seed's runtime keeps a chain's pose between ticks: a moving target is followed in a few
+//!   iterations where a solve from the rest pose may need more than the 10 allowed. The
+//!   rest pose is the start on the first frame, on every animation change (`v.ik_state` or
+//!   `v.ik_start` differs from the frame the joints were kept on), after a frame on which
+//!   the chain had no frame data, and when the kept tip is not a finite position. The
+//!   target is where Blockbench puts it, the null's rest position plus its keyframed
+//!   offset (the seed adds the offset to the target bone's rest position instead). A null that is not a child of the chain
 //!   root's parent is placed at its rest position in that frame (the bones between are
 //!   taken at rest);
 //! - a chain whose null has no position keyframe in the playing animation is reset
-//!   (rotations 0), as the seed resets a chain without frame data;
+//!   (rotations 0, no pose kept), as the seed resets a chain without frame data;
 //! - `pre_animation` runs before the state machine switches: on the one frame a state is
 //!   entered the chain still follows the previous state's target;
 //! - the IK rotation adds to the chain bones' own rotation keyframes; the joints are where
@@ -62,6 +68,9 @@ pub struct SolvedChain {
 #[derive(Debug, Clone, Default)]
 pub struct IkPack {
     pub chains: Vec<SolvedChain>,
+    /// `initialize` expressions: the kept pose of each chain, empty (the game ends a script
+    /// that reads a variable never set).
+    pub initialize: Vec<String>,
     /// `pre_animation` expressions, in order.
     pub pre_animation: Vec<String>,
     /// The IK animation's `bones`.
@@ -347,6 +356,7 @@ pub fn build(model: &Model, chains: &[SolvedChain], played: &[PlayedAnimation<'_
         ..IkPack::default()
     };
     for c in chains {
+        pack.initialize.push(kept_initially(c));
         pack.pre_animation.push(target_molang(model, c, played));
         pack.pre_animation.push(solve_molang(c));
         for (&b, stem) in c.chain.bones.iter().zip(&c.bone_vars) {
@@ -396,12 +406,9 @@ fn target_molang(model: &Model, c: &SolvedChain, played: &[PlayedAnimation<'_>])
     s
 }
 
-/// FABRIK on the chain's joints toward `v.<p>_t*`, then each bone's rotation.
-fn solve_molang(c: &SolvedChain) -> String {
-    let p = &c.prefix;
-    let joints = &c.chain.joints;
-    let nb = c.chain.bones.len();
-    // Joint temps: the bones' names, then `end`.
+/// The names of a chain's joints in its Molang (`t.<name>_x`, kept as `v.<p>_<name>_x`):
+/// the bones' names, then `end`.
+fn joint_names(c: &SolvedChain) -> Vec<String> {
     let mut jn: Vec<String> = c
         .bone_vars
         .iter()
@@ -412,6 +419,28 @@ fn solve_molang(c: &SolvedChain) -> String {
         end.push('_');
     }
     jn.push(end);
+    jn
+}
+
+/// The chain's kept pose set to "none" for `initialize`.
+fn kept_initially(c: &SolvedChain) -> String {
+    let p = &c.prefix;
+    let mut s = format!("v.{p}_warm = 0; v.{p}_state = 0; v.{p}_start = 0;");
+    for name in joint_names(c).iter().skip(1) {
+        for axis in XYZ {
+            s.push_str(&format!(" v.{p}_{name}_{axis} = 0;"));
+        }
+    }
+    s
+}
+
+/// FABRIK on the chain's joints toward `v.<p>_t*`, then each bone's rotation.
+fn solve_molang(c: &SolvedChain) -> String {
+    let p = &c.prefix;
+    let joints = &c.chain.joints;
+    let nb = c.chain.bones.len();
+    // Joint temps: the bones' names, then `end`.
+    let jn = joint_names(c);
     let lengths: Vec<f64> = joints.windows(2).map(|w| norm(sub(w[1], w[0]))).collect();
     let total: f64 = lengths.iter().sum();
     let j = |i: usize, a: usize| format!("t.{}_{}", jn[i], XYZ[a]);
@@ -437,6 +466,23 @@ fn solve_molang(c: &SolvedChain) -> String {
     };
     let jp = |i: usize| format!("t.{}_", jn[i]);
     let base = jp(0);
+    // Warm start: the joints solved on the last frame, kept in `v.<p>_<joint>_x/y/z`, while
+    // the same animation plays on (the seed's runtime keeps a chain's pose between ticks and
+    // resets it on every animation change); the rest pose on the first frame, after a reset
+    // or when the kept tip is not a finite position. The root never moves: it is not kept.
+    let kept = |i: usize, a: usize| format!("v.{p}_{}_{}", jn[i], XYZ[a]);
+    s.push_str(&format!(
+        "v.{p}_warm && v.{p}_state == v.ik_state && v.{p}_start == v.ik_start && math.abs({}) < {FAR} && math.abs({}) < {FAR} && math.abs({}) < {FAR} ? {{ ",
+        kept(nb, 0),
+        kept(nb, 1),
+        kept(nb, 2)
+    ));
+    for i in 1..=nb {
+        for a in 0..3 {
+            s.push_str(&format!("{} = {}; ", j(i, a), kept(i, a)));
+        }
+    }
+    s.push_str("}; ");
     s.push_str(&format!(
         "t.reach = {}; t.iterations = 0; ",
         dist0("t.t", &base)
@@ -507,6 +553,14 @@ fn solve_molang(c: &SolvedChain) -> String {
         dist0(&tip, "t.t")
     ));
     s.push_str(&format!("v.{p}_iterations = t.iterations; "));
+    for i in 1..=nb {
+        for a in 0..3 {
+            s.push_str(&format!("{} = {}; ", kept(i, a), j(i, a)));
+        }
+    }
+    s.push_str(&format!(
+        "v.{p}_warm = 1; v.{p}_state = v.ik_state; v.{p}_start = v.ik_start; "
+    ));
     // Rotations: the swing from each bone's rest direction to its solved one (in the
     // chain's frame, Q = c·I + [v]× + v·vᵀ/(1 + c)), relative to the bone before it, as
     // Bedrock angles of `Rz(−z)·Ry(y)·Rx(−x)` (runtime::fk).
@@ -611,7 +665,7 @@ fn solve_molang(c: &SolvedChain) -> String {
             "v.{stem}_rx = 0; v.{stem}_ry = 0; v.{stem}_rz = 0; "
         ));
     }
-    s.push_str(&format!("v.{p}_iterations = 0; }};"));
+    s.push_str(&format!("v.{p}_iterations = 0; v.{p}_warm = 0; }};"));
     s
 }
 

@@ -14,6 +14,7 @@
 
 pub mod export;
 pub mod ik;
+pub mod lz;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -384,38 +385,110 @@ pub fn read(src: &str) -> Read {
     }
 }
 
-/// Reads a `.bbmodel` file's bytes: refuses files over [`MAX_MODEL_BYTES`] and text that is
-/// not UTF-8 with a problem at 1:1.
-pub fn read_bytes(bytes: &[u8]) -> Read {
-    let whole = |message: String, code| Read {
+/// Reads a `.bbmodel` file's bytes as Blockbench does (its `autoParseJSON`): text that
+/// starts with `<lz>` is decompressed first (Blockbench's compressed project files, see
+/// [`lz`]), then a leading byte order mark is dropped; `//` and `/* */` comments are read
+/// as JSON with comments (Blockbench strips them when the plain parse fails). Refuses files over [`MAX_MODEL_BYTES`] (compressed or not) and text that is not
+/// UTF-8 with a problem at its place. Returns the JSON text the problems' positions refer
+/// to (the decompressed text for a compressed file) and what was read.
+pub fn read_bytes(bytes: &[u8]) -> (String, Read) {
+    let at = |message: String, code, range: Range<usize>, line, column| Read {
         model: None,
         problems: vec![ModelProblem {
             code,
             message,
-            range: 0..0,
-            line: 1,
-            column: 1,
+            range,
+            line,
+            column,
         }],
     };
     if bytes.len() > MAX_MODEL_BYTES {
-        return whole(
-            format!(
-                "the model is {} bytes; molang reads models of at most {} MiB",
-                bytes.len(),
-                MAX_MODEL_BYTES >> 20
+        return (
+            String::new(),
+            at(
+                format!(
+                    "the model is {} bytes; molang reads models of at most {} MiB",
+                    bytes.len(),
+                    MAX_MODEL_BYTES >> 20
+                ),
+                Code::ModelTooLarge,
+                0..0,
+                1,
+                1,
             ),
-            Code::ModelTooLarge,
         );
     }
-    match std::str::from_utf8(bytes) {
-        Ok(text) => read(text),
-        Err(e) => whole(
-            format!(
-                "the model is not UTF-8 text (byte {} is not)",
-                e.valid_up_to()
-            ),
-            Code::BadModel,
-        ),
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+            let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
+            let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+            return (
+                String::from_utf8_lossy(bytes).into_owned(),
+                at(
+                    format!(
+                        "the model is not UTF-8 text (byte {} is not)",
+                        e.valid_up_to()
+                    ),
+                    Code::BadModel,
+                    e.valid_up_to()..e.valid_up_to(),
+                    line,
+                    column,
+                ),
+            );
+        }
+    };
+    // Blockbench's order: `<lz>` at the very start, then a byte order mark of what is left.
+    let Some(packed) = text.strip_prefix("<lz>") else {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        return (text.to_string(), read(text));
+    };
+    match lz::decompress(packed, MAX_MODEL_BYTES) {
+        Err(e) => {
+            // The compressed text is one line: the column is the character's.
+            let byte = 4 + packed.chars().take(e.at).map(char::len_utf8).sum::<usize>();
+            (
+                text.to_string(),
+                at(
+                    format!(
+                        "the compressed model (`<lz>`, LZUTF8) does not decompress: {}",
+                        e.message
+                    ),
+                    Code::BadModel,
+                    byte..byte,
+                    1,
+                    5 + e.at,
+                ),
+            )
+        }
+        Ok(json) => match String::from_utf8(json) {
+            Ok(json) => {
+                let json = json
+                    .strip_prefix('\u{feff}')
+                    .map(str::to_string)
+                    .unwrap_or(json);
+                let r = read(&json);
+                (json, r)
+            }
+            Err(e) => {
+                let byte = e.utf8_error().valid_up_to();
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                (
+                    text,
+                    at(
+                        format!(
+                            "the compressed model decompresses to text that is not UTF-8 (byte {byte} is not)"
+                        ),
+                        Code::BadModel,
+                        0..0,
+                        1,
+                        1,
+                    ),
+                )
+            }
+        },
     }
 }
 
@@ -1414,13 +1487,22 @@ impl Model {
     }
 }
 
-/// Where Blockbench's preview (a JavaScript evaluator with MolangJS's rules) and the game
-/// give a keyframe Molang text different values: byte ranges of `text` and what each gives.
+/// Where Blockbench's preview and the game give a keyframe Molang text different values:
+/// byte ranges of `text` and what each gives.
 ///
-/// Found today: a division by a constant zero (`x / 0`, `1 / (2 - 2)`). The game guards the
-/// divisor and gives 0 (see `tests/divergences/edge-semantics.tsv`); JavaScript divides and
-/// gives an infinity, or NaN for `0 / 0`, which the preview shows as a bone flung away or
-/// gone.
+/// Blockbench evaluates keyframe Molang with MolangJS (Blockbench 5 asks for `^1.6.5`, which
+/// installs 1.7.1, the version `bench/js/` pins). What can be told from the text alone:
+/// - a divisor that can be 0 or within `f32::EPSILON` of it (the checker's interval walk):
+///   the game's division guard gives 0 there; MolangJS 1.7 gives 0 only for exactly 0 and
+///   divides otherwise (a huge value), MolangJS 1.6 (older Blockbench) gives an infinity, or
+///   NaN for `0 / 0`;
+/// - `&&` and `||` mixed without parentheses: the game binds `&&` tighter; MolangJS splits at
+///   the first `&&` before it looks for `||`, so `a || b && c` is `(a || b) && c` there;
+/// - a chain of comparisons grouped differently: the game binds `<`, `<=`, `>`, `>=` tighter
+///   than `==`, `!=`, each from the left; MolangJS splits at the first `==`, then `!=`, `<=`,
+///   `<`, `>=`, `>` (so `a == b != c` is `a == (b != c)` there);
+/// - a complex expression (statements with `;`) without `return`: 0 in the game
+///   (`tests/spec_checklist.rs`), the value of its last statement in MolangJS.
 pub fn preview_divergences(text: &str) -> Vec<(Range<usize>, String)> {
     use grammar::ast::{BinaryOp, Expr, ExprId, GroupKind};
     let parsed = grammar::parse(text, grammar::ParseOptions::default());
@@ -1428,57 +1510,190 @@ pub fn preview_divergences(text: &str) -> Vec<(Range<usize>, String)> {
         return Vec::new();
     }
     let ast = &parsed.ast;
-    // A subtree of numbers and arithmetic only: its value is the same every frame.
-    fn constant(ast: &grammar::ast::Ast, id: ExprId, depth: usize) -> bool {
-        if depth > 64 {
-            return false;
-        }
-        match *ast.expr(id) {
-            Expr::Number(_) => true,
-            Expr::Unary { operand, .. } => constant(ast, operand, depth + 1),
-            Expr::Binary { lhs, rhs, .. } => {
-                constant(ast, lhs, depth + 1) && constant(ast, rhs, depth + 1)
-            }
-            Expr::Group {
-                kind: GroupKind::Paren,
-                body,
-            } => {
-                body.semicolons == 0
-                    && ast
-                        .list(body.statements)
-                        .iter()
-                        .all(|&e| constant(ast, e, depth + 1))
-            }
-            _ => false,
-        }
-    }
+    let source = |id: ExprId| -> String {
+        let span = ast.span(id);
+        let s = text
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("");
+        crate::text::excerpt(&s.split_whitespace().collect::<Vec<_>>().join(" "), 40)
+    };
+    let range = |id: ExprId| {
+        let span = ast.span(id);
+        span.start as usize..span.end as usize
+    };
     let mut out = Vec::new();
+
+    // Divisors near 0.
+    for (span, d) in crate::check::near_zero_divisions(text, &crate::CheckOptions::default()) {
+        let divisor = (0..ast.len())
+            .map(|i| ExprId(i as u32))
+            .find_map(|id| match *ast.expr(id) {
+                Expr::Binary {
+                    op: BinaryOp::Div,
+                    rhs,
+                    ..
+                } if ast.span(id) == span => Some(source(rhs)),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let message = if d.lo == 0.0 && d.hi == 0.0 {
+            "division by zero: the game gives 0; Blockbench's preview gives 0 with MolangJS 1.7 (Blockbench 5), an infinity or NaN with MolangJS 1.6 (older Blockbench)".to_string()
+        } else {
+            format!(
+                "the divisor `{divisor}` can be 0 (or within 1.2e-7 of it): the game gives 0 there; Blockbench's preview divides (MolangJS 1.7 gives 0 only for exactly 0, a huge value near it; MolangJS 1.6 an infinity or NaN)"
+            )
+        };
+        out.push((span.start as usize..span.end as usize, message));
+    }
+
+    let comparison = |op: BinaryOp| {
+        matches!(
+            op,
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge | BinaryOp::Eq | BinaryOp::Ne
+        )
+    };
+    // Whether `id` is inside a comparison chain (its parent is a comparison, unparenthesized).
+    let mut chained = vec![false; ast.len()];
     for i in 0..ast.len() {
-        let id = ExprId(i as u32);
-        let Expr::Binary {
-            op: BinaryOp::Div,
-            rhs,
-            ..
-        } = *ast.expr(id)
-        else {
-            continue;
-        };
-        if !constant(ast, rhs, 0) {
-            continue;
-        }
-        let span = ast.span(rhs);
-        let Some(divisor) = text.get(span.start as usize..span.end as usize) else {
-            continue;
-        };
-        let value = crate::compile(divisor, &crate::CheckOptions::default())
-            .map(|e| e.eval_with(&[]).value.as_num());
-        if value.ok() == Some(0.0) {
-            let whole = ast.span(id);
-            out.push((
-                whole.start as usize..whole.end as usize,
-                "division by zero: the game gives 0, Blockbench's preview (JavaScript) an infinity or NaN".to_string(),
-            ));
+        if let Expr::Binary { op, lhs, rhs } = *ast.expr(ExprId(i as u32)) {
+            if comparison(op) {
+                for c in [lhs, rhs] {
+                    if matches!(*ast.expr(c), Expr::Binary { op, .. } if comparison(op)) {
+                        chained[c.0 as usize] = true;
+                    }
+                }
+            }
         }
     }
+    for (i, &in_chain) in chained.iter().enumerate() {
+        let id = ExprId(i as u32);
+        let Expr::Binary { op, lhs, rhs } = *ast.expr(id) else {
+            continue;
+        };
+        if op == BinaryOp::Or {
+            let and_child = [lhs, rhs].into_iter().any(|c| {
+                matches!(
+                    *ast.expr(c),
+                    Expr::Binary {
+                        op: BinaryOp::And,
+                        ..
+                    }
+                )
+            });
+            if and_child {
+                out.push((
+                    range(id),
+                    format!(
+                        "`&&` and `||` without parentheses: the game reads `{}` with `&&` first; Blockbench's preview (MolangJS) splits at `&&` before `||` and groups it the other way (the values differ when the `&&` side and the other operand disagree); add parentheses",
+                        source(id)
+                    ),
+                ));
+            }
+        }
+        if comparison(op) && !in_chain {
+            // The chain's operands and operators in order, as the game groups them...
+            let mut operands = Vec::new();
+            let mut ops = Vec::new();
+            fn flatten(
+                ast: &grammar::ast::Ast,
+                id: ExprId,
+                operands: &mut Vec<ExprId>,
+                ops: &mut Vec<BinaryOp>,
+                depth: usize,
+            ) -> String {
+                match *ast.expr(id) {
+                    Expr::Binary { op, lhs, rhs }
+                        if depth < 64
+                            && matches!(
+                                op,
+                                BinaryOp::Lt
+                                    | BinaryOp::Le
+                                    | BinaryOp::Gt
+                                    | BinaryOp::Ge
+                                    | BinaryOp::Eq
+                                    | BinaryOp::Ne
+                            ) =>
+                    {
+                        let a = flatten(ast, lhs, operands, ops, depth + 1);
+                        ops.push(op);
+                        let b = flatten(ast, rhs, operands, ops, depth + 1);
+                        format!("({a}{}{b})", op.symbol())
+                    }
+                    _ => {
+                        operands.push(id);
+                        format!("{}", operands.len() - 1)
+                    }
+                }
+            }
+            let game = flatten(ast, id, &mut operands, &mut ops, 0);
+            if ops.len() < 2 {
+                continue;
+            }
+            let js = molangjs_comparisons(&ops, 0, ops.len());
+            if js != game {
+                out.push((
+                    range(id),
+                    format!(
+                        "comparisons chained without parentheses: the game groups `{}` as {}, Blockbench's preview (MolangJS) as {} (operands numbered from 0); add parentheses",
+                        source(id),
+                        game,
+                        js
+                    ),
+                ));
+            }
+        }
+    }
+
+    // A complex expression without `return`.
+    if let Some(root) = &ast.root {
+        let statements = ast.list(root.statements);
+        let has_return =
+            (0..ast.len()).any(|i| matches!(ast.expr(ExprId(i as u32)), Expr::Return { .. }));
+        if root.is_complex() && !has_return {
+            if let Some(&last) = statements.last() {
+                let zero = matches!(*ast.expr(last), Expr::Number(x) if x == 0.0);
+                let assignment = matches!(ast.expr(last), Expr::Assign { .. });
+                let block = matches!(
+                    ast.expr(last),
+                    Expr::Group {
+                        kind: GroupKind::Brace,
+                        ..
+                    } | Expr::Loop { .. }
+                        | Expr::ForEach { .. }
+                );
+                if !zero && !assignment && !block {
+                    out.push((
+                        range(last),
+                        format!(
+                            "a complex expression without `return` is 0 in the game; Blockbench's preview (MolangJS) gives the value of its last statement `{}`; write `return {};`",
+                            source(last),
+                            source(last)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    out.sort_by_key(|(r, _)| (r.start, r.end));
     out
+}
+
+/// How MolangJS groups the comparison chain with operators `ops[from..to]` (operand `k`
+/// between operators `k - 1` and `k`): it splits at the first `==`, else the first `!=`,
+/// `<=`, `<`, `>=`, `>`, and groups each side the same way.
+fn molangjs_comparisons(ops: &[grammar::ast::BinaryOp], from: usize, to: usize) -> String {
+    use grammar::ast::BinaryOp::*;
+    if from == to {
+        return from.to_string();
+    }
+    let split = [Eq, Ne, Le, Lt, Ge, Gt]
+        .iter()
+        .find_map(|want| (from..to).find(|&k| ops[k] == *want))
+        .unwrap_or(from);
+    format!(
+        "({}{}{})",
+        molangjs_comparisons(ops, from, split),
+        ops[split].symbol(),
+        molangjs_comparisons(ops, split + 1, to)
+    )
 }

@@ -70,6 +70,36 @@ impl Checked {
 
 /// Checks one Molang program against `names` (shared by an entity's scripts).
 pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
+    let (program, diagnostics) = check_as_written(src, options, names);
+    Checked {
+        // What the game runs is the program as its compiler shapes it.
+        program: program.map(crate::fold::fold),
+        diagnostics,
+    }
+}
+
+/// The divisions of `src` (as written) whose divisor can be within the game's division
+/// guard of 0; none when it does not load.
+pub fn near_zero_divisions(
+    src: &str,
+    options: &CheckOptions,
+) -> Vec<(Span, nan::NearZeroDivision)> {
+    let (program, _) = check_as_written(src, options, &mut Names::default());
+    let Some(program) = program else {
+        return Vec::new();
+    };
+    nan::near_zero_divisions(&program)
+        .into_iter()
+        .map(|d| (program.span(d.node), d))
+        .collect()
+}
+
+/// [`check`] without the compiler's folding: the program as written when it loads.
+fn check_as_written(
+    src: &str,
+    options: &CheckOptions,
+    names: &mut Names,
+) -> (Option<Program>, Vec<Diagnostic>) {
     let parsed = grammar::parse(
         src,
         grammar::ParseOptions {
@@ -118,16 +148,10 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
     }
 
     let Some(root) = parsed.ast.root.as_ref() else {
-        return Checked {
-            program: None,
-            diagnostics,
-        };
+        return (None, diagnostics);
     };
     if diagnostics.iter().any(|d| d.is_error()) {
-        return Checked {
-            program: None,
-            diagnostics,
-        };
+        return (None, diagnostics);
     }
 
     let mut lower = Lower {
@@ -167,11 +191,7 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
     diagnostics.extend(flow::analyse(&program, names, options));
     diagnostics.extend(nan::analyse(&program));
     let ok = !diagnostics.iter().any(|d| d.refuses_load());
-    Checked {
-        // What the game runs is the program as its compiler shapes it.
-        program: ok.then(|| crate::fold::fold(program)),
-        diagnostics,
-    }
+    (ok.then_some(program), diagnostics)
 }
 
 fn parse_diagnostic(d: &grammar::ParseDiagnostic, src: &str) -> Diagnostic {

@@ -116,15 +116,40 @@ pub fn analyse(program: &Program) -> Vec<Diagnostic> {
     if !source {
         return Vec::new();
     }
-    let mut walk = Walk {
-        program,
-        origins: Vec::new(),
-        diagnostics: Vec::new(),
-        reported: Vec::new(),
-    };
+    let mut walk = Walk::new(program);
     let mut state = State::new();
     walk.eval(program.root(), &mut state);
     walk.diagnostics
+}
+
+/// A division whose divisor can come within the game's division guard of 0 (|divisor| below
+/// `f32::EPSILON`, where the game gives 0), with the divisor's bounds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NearZeroDivision {
+    pub node: NodeId,
+    /// The divisor's bounds as the walk knows them (infinite: unknown on that side).
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// The divisions of `program` (as written, before folding) whose divisor can be within the
+/// guard of 0, by the same interval walk as the W0507 lint.
+pub fn near_zero_divisions(program: &Program) -> Vec<NearZeroDivision> {
+    if !program.nodes.iter().any(|n| {
+        matches!(
+            n,
+            Node::Arith {
+                op: ArithOp::Div,
+                ..
+            }
+        )
+    }) {
+        return Vec::new();
+    }
+    let mut walk = Walk::new(program);
+    let mut state = State::new();
+    walk.eval(program.root(), &mut state);
+    walk.near_zero
 }
 
 struct Walk<'a> {
@@ -133,6 +158,7 @@ struct Walk<'a> {
     diagnostics: Vec<Diagnostic>,
     /// Sink nodes already warned about (a loop body is walked once, but stay safe).
     reported: Vec<NodeId>,
+    near_zero: Vec<NearZeroDivision>,
 }
 
 /// Why a `sqrt`/`ln` of `arg` is NaN: always, or when it is negative.
@@ -155,7 +181,17 @@ fn text(program: &Program, id: NodeId) -> String {
     crate::text::excerpt(&one, 48)
 }
 
-impl Walk<'_> {
+impl<'a> Walk<'a> {
+    fn new(program: &'a Program) -> Walk<'a> {
+        Walk {
+            program,
+            origins: Vec::new(),
+            diagnostics: Vec::new(),
+            reported: Vec::new(),
+            near_zero: Vec::new(),
+        }
+    }
+
     fn origin(&mut self, node: NodeId, why: String) -> Option<usize> {
         self.origins.push(Origin { node, why });
         Some(self.origins.len() - 1)
@@ -371,6 +407,13 @@ impl Walk<'_> {
                 }
                 // The guard gives 0 for a divisor near 0; away from it, the quotients.
                 let eps = f32::EPSILON as f64;
+                if b.lo < eps && b.hi > -eps && !self.near_zero.iter().any(|d| d.node == id) {
+                    self.near_zero.push(NearZeroDivision {
+                        node: id,
+                        lo: b.lo,
+                        hi: b.hi,
+                    });
+                }
                 if b.lo > -eps && b.hi < eps {
                     Abs::point(0.0)
                 } else if b.lo >= eps || b.hi <= -eps {

@@ -40,9 +40,8 @@ pub fn read_model(path: &Path) -> Result<(String, bbmodel::Read), ExitCode> {
         eprintln!("error: {}: {e}", terminal_safe(&path.display().to_string()));
         return Err(ExitCode::from(2));
     }
-    let result = bbmodel::read_bytes(&bytes);
-    let text = String::from_utf8(bytes).unwrap_or_default();
-    Ok((text, result))
+    // The text the problems' positions refer to: the decompressed JSON of a `<lz>` model.
+    Ok(bbmodel::read_bytes(&bytes))
 }
 
 fn as_diagnostic(p: &ModelProblem) -> Diagnostic {
