@@ -692,7 +692,7 @@ impl Fuzzer {
                 notes.extend(loaded.diagnostics.iter().map(|d| {
                     let level = d.diagnostic.severity;
                     let report =
-                        crate::diagnostics::render_pack_report(&pack, d, level, false, false);
+                        crate::diagnostics::render_pack_report(pack, d, level, false, false);
                     report.trim_end().to_string()
                 }));
                 loaded.scripts.set_platform(args.platform);
