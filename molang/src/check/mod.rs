@@ -169,7 +169,7 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
     let ok = !diagnostics.iter().any(|d| d.refuses_load());
     Checked {
         // What the game runs is the program as its compiler shapes it.
-        program: ok.then(|| crate::fold::fold(program)),
+        program: ok.then(|| crate::fold::fold(program, names)),
         diagnostics,
     }
 }
