@@ -73,7 +73,7 @@ pub fn check(src: &str, options: &CheckOptions, names: &mut Names) -> Checked {
     let (program, diagnostics) = check_as_written(src, options, names);
     Checked {
         // What the game runs is the program as its compiler shapes it.
-        program: program.map(crate::fold::fold),
+        program: program.map(|p| crate::fold::fold(p, names)),
         diagnostics,
     }
 }
