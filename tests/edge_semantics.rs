@@ -769,6 +769,34 @@ fn coalesce_as_the_game_parses_it() {
 // ---- Unreachable statements, `break`, `continue` -------------------------------------
 
 #[test]
+fn unreachable_statements_are_worded_as_the_game_logs_them() {
+    // The game's content log (molang-go-language.json rows, Bedrock 1.26.50.24).
+    for (src, words) in [
+        (
+            "return 1; v.x = 5;",
+            "unreachable statements after Return 'return'",
+        ),
+        (
+            "v.x = 0; loop(3, {continue; v.x = v.x + 1;});",
+            "unreachable statements after Continue 'continue'",
+        ),
+        (
+            "v.x = 0; loop(3, {break; v.x = v.x + 1;});",
+            "unreachable statements after Break 'break'",
+        ),
+    ] {
+        let c = molang::check(src, &options(), &mut molang::ir::Names::default());
+        assert!(
+            c.diagnostics
+                .iter()
+                .any(|d| d.code == Code::Unreachable && d.message.starts_with(words)),
+            "{src}: {:?}",
+            c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
 fn unreachable_statements_and_jumps() {
     // (text, loads, the code we report, source): what the game refuses, logs or accepts.
     let rows: &[(&str, bool, Option<Code>, &str)] = &[

@@ -486,15 +486,16 @@ impl<'a> Lower<'a> {
             if let Some((end, is_return)) = ended_by {
                 if !unreachable_reported {
                     unreachable_reported = true;
-                    let kw = match self.ast.expr(end) {
-                        Expr::Return { .. } => "return",
-                        Expr::Break => "break",
-                        _ => "continue",
+                    let (kw, node) = match self.ast.expr(end) {
+                        Expr::Return { .. } => ("return", "Return"),
+                        Expr::Break => ("break", "Break"),
+                        _ => ("continue", "Continue"),
                     };
+                    // The game's content-log wording, then what it means.
                     let mut d = Diagnostic::new(
                         Code::Unreachable,
                         self.ast.span(s),
-                        format!("statements after `{kw}` never run"),
+                        format!("unreachable statements after {node} '{kw}': they never run"),
                     )
                     .with_label(self.ast.span(end), format!("`{kw}` ends here"));
                     if !(top && is_return) {
