@@ -290,7 +290,7 @@ impl EntityFacts {
         for (_, full) in &e.animations {
             for c in pack.controllers_for(side, full) {
                 for st in &c.states {
-                    sets.extend(st.variables.iter().map(|(n, _)| n.clone()));
+                    sets.extend(st.data.variables.iter().map(|v| v.name.clone()));
                 }
             }
         }
@@ -424,7 +424,7 @@ pub fn entity_sites(pack: &Pack, ei: usize) -> Vec<SiteId> {
     let mut sites: Vec<SiteId> = Vec::new();
     sites.extend(e.initialize);
     sites.extend(e.pre_animation);
-    sites.extend(e.animate.iter().filter_map(|(_, s)| *s));
+    sites.extend(e.animate_sites.iter().copied());
     sites.extend(e.other_sites.iter().copied());
     // Client and server animations are separate namespaces: a behaviour entity never runs
     // a resource-pack controller of the same id, nor the other way round.
@@ -565,7 +565,7 @@ pub mod structure {
 
     use super::PackDiagnostic;
     use crate::diagnostics::{Code, Diagnostic};
-    use crate::pack::{EntityKind, Pack, Side};
+    use crate::pack::{EntityKind, Named, Pack, Side};
     use grammar::Span;
 
     /// Every structure problem of `pack`.
@@ -610,9 +610,9 @@ pub mod structure {
             }
             out.extend(initial_state(pack, c, &names));
             for s in &c.states {
-                for ((target, _), r) in s.transitions.iter().zip(&s.transition_at) {
-                    if !names.contains(target.as_str()) {
-                        out.push(unknown_state(pack, c, s, target, r));
+                for t in &s.data.transitions {
+                    if !names.contains(t.name.as_str()) {
+                        out.push(unknown_state(pack, c, s, &t.name, &t.at));
                     }
                 }
             }
@@ -696,12 +696,12 @@ pub mod structure {
                 Some(c) => (
                     &c.animations,
                     &c.legacy_controllers,
-                    c.animate.iter().map(|(s, _)| s.as_str()).collect(),
+                    e.animate.iter().map(|a| a.name.as_str()).collect(),
                 ),
                 None => (
                     &e.animations,
                     &[],
-                    e.animate.iter().map(|(s, _)| s.as_str()).collect(),
+                    e.animate.iter().map(|a| a.name.as_str()).collect(),
                 ),
             };
             let mut shorts: HashMap<String, &str> = HashMap::new();
@@ -733,10 +733,11 @@ pub mod structure {
                         stack.pop();
                         continue;
                     };
-                    let Some((name, _)) = st.animations.get(ji) else {
+                    let Some(entry) = st.data.animations.get(ji) else {
                         *stack.last_mut().expect("not empty") = (ci, si + 1, 0);
                         continue;
                     };
+                    let name = &entry.name;
                     stack.last_mut().expect("not empty").2 += 1;
                     let Some(target) = resolve(name) else {
                         continue;
@@ -747,9 +748,7 @@ pub mod structure {
                             stack.push((target, 0, 0));
                         }
                         Some(1) => {
-                            let Some(r) = st.animation_at.get(ji) else {
-                                continue;
-                            };
+                            let r = &entry.at;
                             let from = stack.iter().position(|f| f.0 == target).unwrap_or(0);
                             let chain: Vec<&str> = (stack[from..].iter())
                                 .map(|f| pack.controllers[f.0].id.as_str())
@@ -808,7 +807,7 @@ pub mod structure {
         for e in &pack.entities {
             let side = pack.entity_side(e);
             let shorts: HashSet<&str> = e.animations.iter().map(|(s, _)| s.as_str()).collect();
-            for ((name, _), r) in e.animate.iter().zip(&e.animate_at) {
+            for Named { name, at: r, .. } in &e.animate {
                 if !shorts.contains(name.as_str()) {
                     out.push(at(
                         pack,
@@ -869,7 +868,7 @@ pub mod structure {
             for (_, id) in &e.animations {
                 for c in pack.controllers_for(side, id) {
                     for s in &c.states {
-                        for ((name, _), r) in s.animations.iter().zip(&s.animation_at) {
+                        for Named { name, at: r, .. } in &s.data.animations {
                             if !shorts.contains(name.as_str()) {
                                 let entry = state_misses
                                     .entry((c.file, r.start, r.end))

@@ -1,12 +1,14 @@
 //! Typed definitions: what the runtime plays, read once from the JSON while the pack loads
 //! (numbers, key order, enums), each Molang string a [`Expr`] pointing at its [`Site`].
-//! The site walkers in `extract.rs` create the model entries ([`super::Entity`],
+//! The schema walkers in `extract.rs` build each model entry ([`super::Entity`],
 //! [`super::Animation`], [`super::Controller`], [`super::RenderController`],
-//! [`super::Geometry`]) in document order; `attach` walks
-//! the same file's JSON syntax tree in the same order and fills in their typed parts, so
+//! [`super::Geometry`]) and, before they move on to the next, read its typed part here with
+//! a [`Reader`] that knows the sites just recorded for it: strings are joined to their
+//! sites by pointer within the one definition, never by position across a file, so
 //! nothing outside `pack/` reads JSON.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use jsonc_parser::ast::Value;
 
@@ -48,6 +50,14 @@ impl Expr {
             Expr::Unrecorded(_) => None,
         }
     }
+
+    /// The site's id, if the string is one.
+    pub fn site_id(&self) -> Option<SiteId> {
+        match self {
+            Expr::Site(s) => Some(*s),
+            Expr::Unrecorded(_) => None,
+        }
+    }
 }
 
 /// A number slot: a JSON number or boolean (a constant), a string holding a plain number
@@ -56,6 +66,16 @@ impl Expr {
 pub enum Num {
     Const(f32),
     Molang(Expr),
+}
+
+impl Num {
+    /// The site of a Molang value.
+    pub fn site_id(&self) -> Option<SiteId> {
+        match self {
+            Num::Const(_) => None,
+            Num::Molang(e) => e.site_id(),
+        }
+    }
 }
 
 /// A channel value: one value for every axis (`v`, `[v]`), or `[x, y, z]` (missing or
@@ -158,23 +178,38 @@ pub enum BlendTransition {
     Curve(Vec<(f32, f32)>),
 }
 
-/// `variables.<name>` of a controller state that has an `input`.
+/// `variables.<name>` of a controller state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StateVariable {
     /// Lowercased, without `variable.` / `v.`.
     pub name: String,
+    /// Whether the entry has an `input` key: only those are set while the state plays.
+    pub has_input: bool,
+    /// The `input` value (`None` when absent or not a number or Molang string).
     pub input: Option<Num>,
     /// `remap_curve` points sorted by input; empty = identity.
     pub curve: Vec<(f32, f32)>,
 }
 
+/// An entry of a list of names with an optional value: `scripts.animate` and a state's
+/// `animations` (`"name"` or `{"name": value}`, every key of such an object an entry), and
+/// a state's `transitions` (`{"target": condition}`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Named {
+    pub name: String,
+    /// Byte range in the file of the name: the string, or the object's key.
+    pub at: Range<usize>,
+    /// The blend weight or condition, if the entry has one.
+    pub value: Option<Num>,
+}
+
 /// What a controller state plays, besides its sites.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StateData {
-    /// `animations`: a name, or the first key of `{name: blend}`, with the blend.
-    pub animations: Vec<(String, Option<Num>)>,
+    /// `animations`: a name, or `{name: blend}`, with the blend.
+    pub animations: Vec<Named>,
     /// `transitions`: target state and condition, in order.
-    pub transitions: Vec<(String, Option<Num>)>,
+    pub transitions: Vec<Named>,
     pub on_entry: Option<Expr>,
     pub on_exit: Option<Expr>,
     pub variables: Vec<StateVariable>,
@@ -258,8 +293,6 @@ pub struct ClientData {
     pub legacy_controllers: Vec<(String, String)>,
     /// `description.geometry`: the `default` entry, else the first.
     pub geometry: Option<String>,
-    /// `scripts.animate`: a name, or the first key of `{name: condition}`, with it.
-    pub animate: Vec<(String, Option<Num>)>,
     /// `scripts.scale`, `scaleX`, `scaleY`, `scaleZ` (any case) as 0..=3, the key as
     /// written, and the value; in file order.
     pub scale: Vec<(usize, String, Option<Num>)>,
@@ -269,182 +302,6 @@ pub struct ClientData {
     pub resources: [Vec<(String, String)>; 3],
     /// Attachable `scripts.parent_setup`, entries joined with `"\n"`, when not blank.
     pub parent_setup: Option<String>,
-}
-
-/// Indices of the model entries that existed before a file was walked.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Before {
-    pub entities: usize,
-    pub animations: usize,
-    pub controllers: usize,
-    pub render_controllers: usize,
-    pub geometries: usize,
-}
-
-impl Before {
-    pub(super) fn of(pack: &Pack) -> Before {
-        Before {
-            entities: pack.entities.len(),
-            animations: pack.animations.len(),
-            controllers: pack.controllers.len(),
-            render_controllers: pack.render_controllers.len(),
-            geometries: pack.geometries.len(),
-        }
-    }
-}
-
-/// Fills the typed parts of the entries the site walkers made for one file (those after
-/// `before`), from the file's JSON `root`; `sites` are the file's sites (from index
-/// `first_site`).
-/// Everything is read from the JSON syntax tree in place (geometry is mostly cubes and UVs
-/// the runtime does not read, and never copied); geometry cubes only when `cubes`.
-pub(super) fn attach(
-    pack: &mut Pack,
-    root: &Value<'_>,
-    first_site: usize,
-    before: Before,
-    cubes: bool,
-) {
-    // The walk reads the JSON syntax tree in place (no copy of the file into an owned
-    // tree) and finds sites by borrowed pointer: loading a pack is mostly this walk.
-    let Pack {
-        sites,
-        entities,
-        animations,
-        controllers,
-        render_controllers,
-        geometries,
-        ..
-    } = pack;
-    let w = Walker {
-        sites: sites[first_site..]
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.pointer.as_str(), first_site + i))
-            .collect(),
-    };
-    let mut at = before;
-    for (key, raw) in json::props(root) {
-        let p = ptr("", key);
-        match key {
-            "minecraft:client_entity" | "minecraft:attachable" => {
-                for (k, desc) in props(raw).filter(|(k, _)| *k == "description") {
-                    let data = w.client(desc, &ptr(&p, k), key == "minecraft:attachable");
-                    if let Some(e) = next(entities, &mut at.entities) {
-                        e.client = Some(Box::new(data));
-                    }
-                }
-            }
-            "minecraft:entity" => at.entities += 1,
-            "animations" => each(raw, &p, animations, &mut at.animations, |v, q| {
-                w.animation(v, q)
-            }),
-            "animation_controllers" => {
-                each(raw, &p, controllers, &mut at.controllers, |ctrl, cp| {
-                    let mut states = Vec::new();
-                    for (k, list) in props(ctrl).filter(|(k, _)| *k == "states") {
-                        for (name, st) in props(list) {
-                            states.push(w.state(st, &ptr(&ptr(cp, k), name)));
-                        }
-                    }
-                    states
-                })
-            }
-            "render_controllers" => {
-                let rcs = &mut *render_controllers;
-                each(raw, &p, rcs, &mut at.render_controllers, |v, q| {
-                    w.render(v, q)
-                })
-            }
-            "minecraft:geometry" => {
-                for geo in elems(raw) {
-                    // The site walker records a geometry only when it has an identifier.
-                    let has_id = props(geo)
-                        .filter(|(k, _)| *k == "description")
-                        .flat_map(|(_, d)| props(d).filter(|(k, _)| *k == "identifier"))
-                        .any(|(_, id)| json::as_str(id).is_some());
-                    if has_id {
-                        if let Some(g) = next(geometries, &mut at.geometries) {
-                            g.legacy = false;
-                            g.rig = get(geo, "bones").map(|b| geometry_bones(b, cubes));
-                            let desc = get(geo, "description");
-                            g.texture_size = texture_size(desc, "texture_width", "texture_height");
-                        }
-                    }
-                }
-            }
-            k if k.to_ascii_lowercase().starts_with("geometry.")
-                && matches!(raw, Value::Object(_)) =>
-            {
-                if let Some(g) = next(geometries, &mut at.geometries) {
-                    g.legacy = true;
-                    g.rig = get(raw, "bones").map(|b| geometry_bones(b, cubes));
-                    g.texture_size = texture_size(Some(raw), "texturewidth", "textureheight");
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// A model entry whose typed part [`attach`] fills in.
-trait Definition {
-    type Data;
-    fn id(&self) -> &str;
-    fn set(&mut self, data: Self::Data);
-}
-
-/// Entries whose typed part is one `data` field.
-macro_rules! data_definition {
-    ($entry:ty, $data:ty) => {
-        impl Definition for $entry {
-            type Data = $data;
-            fn id(&self) -> &str {
-                &self.id
-            }
-            fn set(&mut self, data: $data) {
-                self.data = data;
-            }
-        }
-    };
-}
-data_definition!(super::Animation, AnimationData);
-data_definition!(super::RenderController, RenderData);
-
-impl Definition for super::Controller {
-    type Data = Vec<StateData>;
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn set(&mut self, states: Vec<StateData>) {
-        for (s, data) in self.states.iter_mut().zip(states) {
-            s.data = data;
-        }
-    }
-}
-
-/// Reads each `id: definition` of `raw` (at pointer `p`) and stores it in the next of
-/// `entries`, the model entries the site walker made for the same definitions in order.
-fn each<'a, T: Definition>(
-    raw: &Value<'a>,
-    p: &str,
-    entries: &mut [T],
-    at: &mut usize,
-    read: impl Fn(&Value<'a>, &str) -> T::Data,
-) {
-    for (id, def) in props(raw) {
-        let data = read(def, &ptr(p, id));
-        if let Some(e) = next(entries, at) {
-            debug_assert_eq!(e.id(), id);
-            e.set(data);
-        }
-    }
-}
-
-/// The entry at `*at` of the file's entries, and the position moved past it.
-fn next<'l, T>(list: &'l mut [T], at: &mut usize) -> Option<&'l mut T> {
-    *at += 1;
-    list.get_mut(*at - 1)
 }
 
 // Reading the syntax tree: objects keep their keys in document order, duplicates included.
@@ -490,6 +347,13 @@ fn as_bool(v: &Value<'_>) -> Option<bool> {
     }
 }
 
+/// Strings that sit in Molang slots but are plainly something else: empty strings, slash
+/// commands and `@s event` strings (behaviour-pack scripts), hex colours.
+pub(super) fn plainly_not_molang(s: &str) -> bool {
+    let t = s.trim();
+    t.is_empty() || t.starts_with('/') || t.starts_with('@') || t.starts_with('#')
+}
+
 /// The strings of a script array joined with `"\n"`, or the string itself.
 fn joined(v: &Value<'_>) -> Option<String> {
     match v {
@@ -505,7 +369,7 @@ fn joined(v: &Value<'_>) -> Option<String> {
 }
 
 /// `texture_width` and `texture_height` (either absent: 16, as the game and Blockbench).
-fn texture_size(desc: Option<&Value<'_>>, w: &str, h: &str) -> Option<[f32; 2]> {
+pub(super) fn texture_size(desc: Option<&Value<'_>>, w: &str, h: &str) -> Option<[f32; 2]> {
     let desc = desc?;
     let num = |k: &str| get(desc, k).and_then(as_num).map(|n| n as f32);
     match (num(w), num(h)) {
@@ -551,7 +415,7 @@ fn geometry_cube(c: &Value<'_>) -> GeometryCube {
     }
 }
 
-fn geometry_bones(list: &Value<'_>, cubes: bool) -> Vec<GeometryBone> {
+pub(super) fn geometry_bones(list: &Value<'_>, cubes: bool) -> Vec<GeometryBone> {
     let triple = |v: Option<&Value<'_>>| -> [f32; 3] { numbers(v) };
     let mut out = Vec::new();
     for b in elems(list) {
@@ -580,6 +444,17 @@ fn geometry_bones(list: &Value<'_>, cubes: bool) -> Vec<GeometryBone> {
     out
 }
 
+/// Lowercased variable name without its `variable.` / `v.` prefix.
+pub(super) fn variable_name(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    for prefix in ["variable.", "v."] {
+        if let Some(rest) = lower.strip_prefix(prefix) {
+            return rest.to_string();
+        }
+    }
+    lower
+}
+
 /// `{time: value}` pairs whose time and value are numbers, sorted by time.
 fn curve(v: Option<&Value<'_>>) -> Vec<(f32, f32)> {
     let mut c: Vec<(f32, f32)> = v
@@ -591,13 +466,16 @@ fn curve(v: Option<&Value<'_>>) -> Vec<(f32, f32)> {
     c
 }
 
-/// A name, or the first key of `{name: value}`, as `animate` lists and state `animations`
-/// give them.
-fn name_and_value<'v, 'a>(entry: &'v Value<'a>) -> Option<(&'v str, Option<&'v Value<'a>>)> {
+/// A name, or each key of `{name: value}`, as `animate` lists and state `animations` give
+/// them, with the byte range of the name.
+fn names_and_values<'v, 'a>(
+    entry: &'v Value<'a>,
+) -> Vec<(&'v str, Range<usize>, Option<&'v Value<'a>>)> {
     match entry {
-        Value::StringLit(s) => Some((s.value.as_ref(), None)),
-        Value::Object(_) => props(entry).next().map(|(k, v)| (k, Some(v))),
-        _ => None,
+        Value::StringLit(s) => vec![(s.value.as_ref(), json::range_of(entry), None)],
+        _ => json::props_at(entry)
+            .map(|(k, r, v)| (k, r, Some(v)))
+            .collect(),
     }
 }
 
@@ -605,12 +483,26 @@ fn name_and_value<'v, 'a>(entry: &'v Value<'a>) -> Option<(&'v str, Option<&'v V
 /// pack are numbers: building every pointer was most of the walk).
 type At<'x> = &'x dyn Fn() -> String;
 
-struct Walker<'s> {
-    /// The file's sites by pointer (of two at one pointer, the later).
+/// Reads the typed part of one definition.
+pub(super) struct Reader<'s> {
+    /// The definition's sites by pointer (of two at one pointer, the later).
     sites: HashMap<&'s str, SiteId>,
 }
 
-impl Walker<'_> {
+impl<'s> Reader<'s> {
+    /// A reader for the definition whose sites are `sites[first..]`.
+    pub(super) fn new(sites: &'s [Site], first: usize) -> Reader<'s> {
+        Reader {
+            sites: sites
+                .get(first..)
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.pointer.as_str(), first + i))
+                .collect(),
+        }
+    }
+
     /// The string at `at`: its site, else its text.
     fn expr(&self, at: At, text: &str) -> Expr {
         let pointer = at();
@@ -625,14 +517,17 @@ impl Walker<'_> {
 
     /// A list of `"name"` or `{"name": value}` entries (scripts' `animate`, a state's
     /// `animations`), each with its value read by [`Self::num`] at its own pointer.
-    fn named_list(&self, list: Option<&Value<'_>>, at: At) -> Vec<(String, Option<Num>)> {
+    fn named_list(&self, list: Option<&Value<'_>>, at: At) -> Vec<Named> {
         let mut out = Vec::new();
         for (i, entry) in list.into_iter().flat_map(json::elems) {
-            let Some((name, value)) = name_and_value(entry) else {
-                continue;
-            };
-            let p = || ptr(&ptr(&at(), &i.to_string()), name);
-            out.push((name.to_string(), value.and_then(|v| self.num(&p, v))));
+            for (name, range, value) in names_and_values(entry) {
+                let p = || ptr(&ptr(&at(), &i.to_string()), name);
+                out.push(Named {
+                    name: name.to_string(),
+                    at: range,
+                    value: value.and_then(|v| self.num(&p, v)),
+                });
+            }
         }
         out
     }
@@ -658,13 +553,31 @@ impl Walker<'_> {
         }
     }
 
-    /// A script: a string, or an array of strings joined with `"\n"`; blank is absent.
+    /// A script: a string, or an array of strings joined with `"\n"`. Commands and
+    /// events (`/say`, `@s event`) are not Molang and are left out, as the site walker
+    /// leaves them out; nothing left is absent.
     fn script(&self, at: At, v: &Value<'_>) -> Option<Expr> {
-        let text = joined(v)?;
-        if text.trim().is_empty() {
-            return None;
+        let molang: Vec<(usize, &str)> = match v {
+            Value::StringLit(s) => vec![(0, s.value.as_ref())],
+            Value::Array(_) => json::elems(v)
+                .filter_map(|(i, e)| Some((i, json::as_str(e)?)))
+                .collect(),
+            _ => return None,
         }
-        Some(self.expr(at, &text))
+        .into_iter()
+        .filter(|(_, t)| !plainly_not_molang(t))
+        .collect();
+        let text = molang
+            .iter()
+            .map(|(_, t)| *t)
+            .collect::<Vec<_>>()
+            .join("\n");
+        match (v, molang.as_slice()) {
+            (_, []) => None,
+            // The site of an array with one Molang entry sits at that entry.
+            (Value::Array(_), [(i, _)]) => Some(self.expr(&|| ptr(&at(), &i.to_string()), &text)),
+            _ => Some(self.expr(at, &text)),
+        }
     }
 
     /// A channel value: number, string (all axes), `[x]`, or `[x, y, z]`.
@@ -686,7 +599,13 @@ impl Walker<'_> {
         }
     }
 
-    fn client(&self, desc: &Value<'_>, dp: &str, attachable: bool) -> ClientData {
+    /// `scripts.animate` of an entity description at `dp`.
+    pub(super) fn animate(&self, desc: &Value<'_>, dp: &str) -> Vec<Named> {
+        let list = get(desc, "scripts").and_then(|s| get(s, "animate"));
+        self.named_list(list, &|| ptr(&ptr(dp, "scripts"), "animate"))
+    }
+
+    pub(super) fn client(&self, desc: &Value<'_>, dp: &str, attachable: bool) -> ClientData {
         let pairs = |v: &Value<'_>| -> Vec<(String, String)> {
             props(v)
                 .filter_map(|(k, v)| Some((k.to_string(), json::as_str(v)?.to_string())))
@@ -707,9 +626,6 @@ impl Walker<'_> {
         });
         let scripts = get(desc, "scripts");
         let sp = ptr(dp, "scripts");
-        out.animate = self.named_list(scripts.and_then(|s| get(s, "animate")), &|| {
-            ptr(&sp, "animate")
-        });
         for (k, v) in scripts.into_iter().flat_map(json::props) {
             let slot = match k.to_ascii_lowercase().as_str() {
                 "scale" => 0,
@@ -753,7 +669,7 @@ impl Walker<'_> {
         out
     }
 
-    fn animation(&self, anim: &Value<'_>, ap: &str) -> AnimationData {
+    pub(super) fn animation(&self, anim: &Value<'_>, ap: &str) -> AnimationData {
         let mut out = AnimationData {
             looping: match get(anim, "loop") {
                 Some(Value::BooleanLit(b)) if b.value => LoopMode::Loop,
@@ -834,34 +750,31 @@ impl Walker<'_> {
         }
     }
 
-    fn state(&self, st: &Value<'_>, sp: &str) -> StateData {
+    pub(super) fn state(&self, st: &Value<'_>, sp: &str) -> StateData {
         let mut out = StateData {
             animations: self.named_list(get(st, "animations"), &|| ptr(sp, "animations")),
             ..Default::default()
         };
         let tp = ptr(sp, "transitions");
         for (i, t) in elems_of(st, "transitions") {
-            for (target, cond) in props(t) {
+            for (target, at, cond) in json::props_at(t) {
                 let p = || ptr(&ptr(&tp, &i.to_string()), target);
-                out.transitions
-                    .push((target.to_string(), self.num(&p, cond)));
+                out.transitions.push(Named {
+                    name: target.to_string(),
+                    at,
+                    value: self.num(&p, cond),
+                });
             }
         }
         out.on_entry = get(st, "on_entry").and_then(|v| self.script(&|| ptr(sp, "on_entry"), v));
         out.on_exit = get(st, "on_exit").and_then(|v| self.script(&|| ptr(sp, "on_exit"), v));
         let vp = ptr(sp, "variables");
         for (var, def) in props_of(st, "variables") {
-            let Some(input) = get(def, "input") else {
-                continue;
-            };
-            let name = var
-                .strip_prefix("variable.")
-                .or_else(|| var.strip_prefix("v."))
-                .unwrap_or(var)
-                .to_ascii_lowercase();
+            let input = get(def, "input");
             out.variables.push(StateVariable {
-                name,
-                input: self.num(&|| ptr(&ptr(&vp, var), "input"), input),
+                name: variable_name(var),
+                has_input: input.is_some(),
+                input: input.and_then(|v| self.num(&|| ptr(&ptr(&vp, var), "input"), v)),
                 curve: curve(get(def, "remap_curve")),
             });
         }
@@ -883,7 +796,7 @@ impl Walker<'_> {
         out
     }
 
-    fn render(&self, rc: &Value<'_>, rp: &str) -> RenderData {
+    pub(super) fn render(&self, rc: &Value<'_>, rp: &str) -> RenderData {
         let mut out = RenderData {
             geometry: get(rc, "geometry")
                 .and_then(json::as_str)

@@ -8,6 +8,7 @@ use std::sync::{Mutex, OnceLock};
 
 use jsonc_parser::ast::{StringLit, Value};
 
+use super::defs::{geometry_bones, plainly_not_molang, texture_size, variable_name, Reader};
 use super::json::{as_str, elems, literal_layout, props, props_at, ptr, ptr_idx, range_of};
 use super::{
     Animation, Controller, ControllerState, Entity, EntityKind, FileKind, Geometry, Pack, Piece,
@@ -101,13 +102,15 @@ fn header_version(root: &Value<'_>) -> Option<[u32; 3]> {
     Some(out)
 }
 
-/// Walks one parsed file, adding its sites and model entries to `pack`.
+/// Walks one parsed file, adding its sites and model entries, typed parts included, to
+/// `pack`; geometry cubes only when `cubes` (see [`super::Limits::geometry_cubes`]).
 pub(crate) fn file(
     pack: &mut Pack,
     file: usize,
     path: &Path,
     src: &str,
     root: &Value<'_>,
+    cubes: bool,
 ) -> FileInfo {
     let format_version =
         props(root)
@@ -129,7 +132,12 @@ pub(crate) fn file(
             manifest_version: header_version(root),
         };
     }
-    let mut cx = Cx { file, src, pack };
+    let mut cx = Cx {
+        file,
+        src,
+        pack,
+        cubes,
+    };
     let mut kind = None;
     let mut first = |k: FileKind| {
         kind.get_or_insert(k);
@@ -202,13 +210,6 @@ pub(crate) fn file(
     }
 }
 
-/// Strings that sit in Molang slots but are plainly something else: empty strings, slash
-/// commands and `@s event` strings (behaviour-pack scripts), hex colours.
-fn plainly_not_molang(s: &str) -> bool {
-    let t = s.trim();
-    t.is_empty() || t.starts_with('/') || t.starts_with('@') || t.starts_with('#')
-}
-
 /// A bare word such as an enum value (`"warm"`), as opposed to an expression.
 fn bare_word(s: &str) -> bool {
     let mut chars = s.chars();
@@ -234,24 +235,19 @@ fn intern(role: String) -> &'static str {
     r
 }
 
-/// Lowercased variable name without its `variable.` / `v.` prefix.
-fn variable_name(name: &str) -> String {
-    let lower = name.to_ascii_lowercase();
-    for prefix in ["variable.", "v."] {
-        if let Some(rest) = lower.strip_prefix(prefix) {
-            return rest.to_string();
-        }
-    }
-    lower
-}
-
 struct Cx<'p, 's> {
     file: usize,
     src: &'s str,
     pack: &'p mut Pack,
+    cubes: bool,
 }
 
 impl Cx<'_, '_> {
+    /// A reader of the typed part of the definition whose sites start at `first`.
+    fn reader(&self, first: usize) -> Reader<'_> {
+        Reader::new(&self.pack.sites, first)
+    }
+
     fn piece(&self, lit: &StringLit<'_>, entry: Option<(u32, bool)>, at: usize) -> Piece {
         let (json, escapes) = literal_layout(self.src, lit);
         Piece {
@@ -406,6 +402,7 @@ impl Cx<'_, '_> {
         };
         for (dk, desc) in props(value).filter(|(k, _)| *k == "description") {
             let dp = ptr(pointer, dk);
+            let first = self.pack.sites.len();
             let mut entity = Entity {
                 file: self.file,
                 kind,
@@ -443,12 +440,7 @@ impl Cx<'_, '_> {
                         for (_, e) in elems(v) {
                             for (short, at, id) in props_at(e) {
                                 let Some(id) = as_str(id) else { continue };
-                                let short = short.to_string();
-                                if !entity.animate.iter().any(|(s, _)| *s == short) {
-                                    entity.animate.push((short.clone(), None));
-                                    entity.animate_at.push(at.clone());
-                                }
-                                entity.animations.push((short, id.to_string()));
+                                entity.animations.push((short.to_string(), id.to_string()));
                                 entity.animation_at.push(at);
                             }
                         }
@@ -489,6 +481,11 @@ impl Cx<'_, '_> {
                     _ => {}
                 }
             }
+            let attachable = kind == EntityKind::Attachable;
+            let reader = self.reader(first);
+            entity.animate = reader.animate(desc, &dp);
+            let client = reader.client(desc, &dp, attachable);
+            entity.client = Some(Box::new(client));
             self.pack.entities.push(entity);
         }
     }
@@ -527,9 +524,7 @@ impl Cx<'_, '_> {
                 }
                 "animate" => {
                     let role = intern(format!("{prefix}.scripts.animate"));
-                    let list =
-                        self.animate_list(v, &p, role, &mut Vec::new(), &mut entity.animate_at);
-                    entity.animate.extend(list);
+                    self.animate_list(v, &p, role, &mut entity.animate_sites);
                 }
                 "variables" => {
                     for (name, access) in props(v) {
@@ -547,24 +542,18 @@ impl Cx<'_, '_> {
         }
     }
 
-    /// `["name", {"name": "blend expr"}, ...]` as used by `scripts.animate` and controller
-    /// states.
+    /// The blend sites of `["name", {"name": "blend expr"}, ...]` as used by
+    /// `scripts.animate` and controller states (the names are read by
+    /// [`Reader::named_list`]).
     fn animate_list(
         &mut self,
         v: &Value<'_>,
         pointer: &str,
         role: &'static str,
         sites: &mut Vec<SiteId>,
-        at: &mut Vec<std::ops::Range<usize>>,
-    ) -> Vec<(String, Option<SiteId>)> {
-        let mut out = Vec::new();
+    ) {
         for (i, e) in elems(v) {
-            if let Some(name) = as_str(e) {
-                out.push((name.to_string(), None));
-                at.push(range_of(e));
-            }
-            for (name, key_at, blend) in props_at(e) {
-                at.push(key_at);
+            for (name, blend) in props(e) {
                 let s = self.string(
                     blend,
                     ptr(&ptr_idx(pointer, i), name),
@@ -573,15 +562,14 @@ impl Cx<'_, '_> {
                     false,
                 );
                 sites.extend(s);
-                out.push((name.to_string(), s));
             }
         }
-        out
     }
 
     // ---- behaviour entities, items, biomes, sounds, geometry ------------------------------
 
     fn behaviour_entity(&mut self, value: &Value<'_>, pointer: &str) {
+        let first = self.pack.sites.len();
         let mut entity = Entity {
             file: self.file,
             kind: EntityKind::Behaviour,
@@ -615,14 +603,12 @@ impl Cx<'_, '_> {
                             }
                             "scripts" => {
                                 for (sk, sv) in props(dv).filter(|(k, _)| *k == "animate") {
-                                    let list = self.animate_list(
+                                    self.animate_list(
                                         sv,
                                         &ptr(&dp, sk),
                                         "entity.scripts.animate",
-                                        &mut Vec::new(),
-                                        &mut entity.animate_at,
+                                        &mut entity.animate_sites,
                                     );
-                                    entity.animate.extend(list);
                                 }
                             }
                             "properties" => {
@@ -670,6 +656,10 @@ impl Cx<'_, '_> {
                 "events" => self.set_properties(v, &p, &property_types, &mut entity.other_sites),
                 _ => {}
             }
+        }
+        let desc = props(value).filter(|(k, _)| *k == "description").last();
+        if let Some((dk, desc)) = desc {
+            entity.animate = self.reader(first).animate(desc, &ptr(pointer, dk));
         }
         self.pack.entities.push(entity);
     }
@@ -796,7 +786,11 @@ impl Cx<'_, '_> {
                 .filter_map(|(_, id)| as_str(id))
                 .last();
             if let Some(identifier) = identifier {
-                self.record_geometry(identifier, geo);
+                let mut g = self.record_geometry(identifier, geo);
+                let desc = props(geo).filter(|(k, _)| *k == "description").last();
+                g.texture_size =
+                    texture_size(desc.map(|(_, d)| d), "texture_width", "texture_height");
+                self.pack.geometries.push(g);
             }
             for (_, bones) in props(geo).filter(|(k, _)| *k == "bones") {
                 for (j, bone) in elems(bones) {
@@ -811,12 +805,15 @@ impl Cx<'_, '_> {
 
     fn legacy_geometry(&mut self, key: &str, geo: &Value<'_>) {
         if matches!(geo, Value::Object(_)) {
-            self.record_geometry(key, geo);
+            let mut g = self.record_geometry(key, geo);
+            g.legacy = true;
+            g.texture_size = texture_size(Some(geo), "texturewidth", "textureheight");
+            self.pack.geometries.push(g);
         }
     }
 
-    /// A geometry model entry; `name` may carry `:parent`.
-    fn record_geometry(&mut self, name: &str, geo: &Value<'_>) {
+    /// A geometry model entry with its bones; `name` may carry `:parent`.
+    fn record_geometry(&self, name: &str, geo: &Value<'_>) -> Geometry {
         let (id, parent) = match name.split_once(':') {
             Some((id, parent)) => (id.trim(), Some(parent.trim().to_string())),
             None => (name.trim(), None),
@@ -829,13 +826,15 @@ impl Cx<'_, '_> {
                 }
             }
         }
-        self.pack.geometries.push(Geometry {
+        let rig = props(geo).filter(|(k, _)| *k == "bones").last();
+        Geometry {
             file: self.file,
             id: id.to_string(),
             parent,
             bones,
+            rig: rig.map(|(_, b)| geometry_bones(b, self.cubes)),
             ..Geometry::default()
-        });
+        }
     }
 
     // ---- animations -----------------------------------------------------------------------
@@ -843,6 +842,7 @@ impl Cx<'_, '_> {
     fn animations(&mut self, v: &Value<'_>, pointer: &str) {
         for (id, anim) in props(v) {
             let ap = ptr(pointer, id);
+            let first = self.pack.sites.len();
             let mut out = Animation {
                 file: self.file,
                 id: id.to_string(),
@@ -897,6 +897,7 @@ impl Cx<'_, '_> {
                     _ => {}
                 }
             }
+            out.data = self.reader(first).animation(anim, &ap);
             self.pack.animations.push(out);
         }
     }
@@ -956,7 +957,10 @@ impl Cx<'_, '_> {
                     }
                     "states" => {
                         for (name, at, state) in props_at(field) {
-                            let mut s = self.state(name, state, &ptr(&ptr(&cp, key), name));
+                            let sp = ptr(&ptr(&cp, key), name);
+                            let first = self.pack.sites.len();
+                            let mut s = self.state(name, state, &sp);
+                            s.data = self.reader(first).state(state, &sp);
                             s.at = at;
                             out.sites.extend(&s.sites);
                             out.states.push(s);
@@ -978,18 +982,12 @@ impl Cx<'_, '_> {
             let p = ptr(pointer, key);
             match key {
                 "animations" => {
-                    out.animations = self.animate_list(
-                        field,
-                        &p,
-                        "controller.state_animation_weight",
-                        &mut out.sites,
-                        &mut out.animation_at,
-                    );
+                    let role = "controller.state_animation_weight";
+                    self.animate_list(field, &p, role, &mut out.sites);
                 }
                 "transitions" => {
                     for (i, t) in elems(field) {
-                        for (target, at, cond) in props_at(t) {
-                            out.transition_at.push(at);
+                        for (target, cond) in props(t) {
                             let s = self.string(
                                 cond,
                                 ptr(&ptr_idx(&p, i), target),
@@ -998,7 +996,6 @@ impl Cx<'_, '_> {
                                 false,
                             );
                             out.sites.extend(s);
-                            out.transitions.push((target.to_string(), s));
                         }
                     }
                 }
@@ -1010,20 +1007,11 @@ impl Cx<'_, '_> {
                     };
                     let s = self.script(field, &p, SiteKind::OnEntry, role, true);
                     out.sites.extend(s);
-                    let slot = if key == "on_entry" {
-                        &mut out.on_entry
-                    } else {
-                        &mut out.on_exit
-                    };
-                    if slot.is_none() {
-                        *slot = s;
-                    }
                 }
                 "variables" => {
                     for (var, def) in props(field) {
-                        let mut site = None;
                         for (_, input) in props(def).filter(|(k, _)| *k == "input") {
-                            site = self.string(
+                            let site = self.string(
                                 input,
                                 ptr(&ptr(&p, var), "input"),
                                 SiteKind::Other,
@@ -1032,7 +1020,6 @@ impl Cx<'_, '_> {
                             );
                             out.sites.extend(site);
                         }
-                        out.variables.push((variable_name(var), site));
                     }
                 }
                 "particle_effects" => {
@@ -1054,6 +1041,7 @@ impl Cx<'_, '_> {
     fn render_controllers(&mut self, v: &Value<'_>, pointer: &str) {
         for (id, rc) in props(v) {
             let rp = ptr(pointer, id);
+            let first = self.pack.sites.len();
             let mut out = RenderController {
                 file: self.file,
                 id: id.to_string(),
@@ -1143,6 +1131,7 @@ impl Cx<'_, '_> {
                     _ => {}
                 }
             }
+            out.data = self.reader(first).render(rc, &rp);
             self.pack.render_controllers.push(out);
         }
     }

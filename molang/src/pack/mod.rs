@@ -27,6 +27,7 @@ pub mod folders;
 mod geometry;
 pub(crate) mod json;
 mod layer;
+mod replace;
 mod select;
 #[cfg(test)]
 mod tests;
@@ -37,9 +38,10 @@ use std::path::{Path, PathBuf};
 
 pub use defs::{
     AnimationData, BlendTransition, ClientData, CubeUv, Expr, FaceUv, GeometryBone, GeometryCube,
-    Lerp, LoopMode, RenderData, StateData,
+    Lerp, LoopMode, Named, Num, RenderData, StateData,
 };
 pub use geometry::GeometryChain;
+pub use replace::Replaced;
 
 /// Index into [`Pack::sites`].
 pub type SiteId = usize;
@@ -284,14 +286,14 @@ pub struct Entity {
     pub pre_animation_entries: Vec<(usize, usize)>,
     /// `description.animations`: short name -> animation or controller identifier.
     pub animations: Vec<(String, String)>,
-    /// `scripts.animate`: short name and its blend-weight site, if it has one.
-    pub animate: Vec<(String, Option<SiteId>)>,
+    /// `scripts.animate`: short names, where they are written, and their conditions (the
+    /// last `scripts` and `animate` keys, as the game keeps the last of duplicate keys).
+    pub animate: Vec<Named>,
+    /// The sites of the `scripts.animate` conditions (of every `animate` key).
+    pub animate_sites: Vec<SiteId>,
     /// Byte range in the file of each `animations` value (the identifier string), in the
     /// order of [`Entity::animations`].
     pub animation_at: Vec<Range<usize>>,
-    /// Byte range of each `animate` entry (a string, or the key of `{name: blend}`), in the
-    /// order of [`Entity::animate`].
-    pub animate_at: Vec<Range<usize>>,
     /// `description.geometry`: short name -> geometry identifier (client entities).
     pub geometries: Vec<(String, String)>,
     /// Byte range of each `geometry` value, in the order of [`Entity::geometries`].
@@ -386,24 +388,11 @@ pub struct ControllerState {
     pub name: String,
     /// Byte range of the state's key in the file.
     pub at: Range<usize>,
-    /// Byte range of each `animations` entry, in the order of `animations`.
-    pub animation_at: Vec<Range<usize>>,
-    /// Byte range of each transition's target key, in the order of `transitions`.
-    pub transition_at: Vec<Range<usize>>,
-    /// Short names played in this state (resolved through the entity's `animations`) and
-    /// their blend-weight sites.
-    pub animations: Vec<(String, Option<SiteId>)>,
-    /// Target state and condition site.
-    pub transitions: Vec<(String, Option<SiteId>)>,
-    pub on_entry: Option<SiteId>,
-    pub on_exit: Option<SiteId>,
-    /// `variables.<name>`: the variable it sets (lowercased, without `variable.`) and its
-    /// `input` site.
-    pub variables: Vec<(String, Option<SiteId>)>,
     /// Every site of the state.
     pub sites: Vec<SiteId>,
-    /// Blends, conditions, scripts and variables as the runtime plays them (numbers
-    /// included).
+    /// What the state plays: animations (short names resolved through the entity's
+    /// `animations`) with their blends, transitions, scripts and variables, each Molang
+    /// string naming its site.
     pub data: StateData,
 }
 
@@ -1700,11 +1689,8 @@ fn build_group(
                 }
                 Ok(Some(root)) => {
                     let before = pack.sites.len();
-                    let models = defs::Before::of(pack);
-                    let out = extract::file(pack, file, &path, text, &root);
-                    if models != defs::Before::of(pack) {
-                        defs::attach(pack, &root, before, models, limits.geometry_cubes);
-                    }
+                    let cubes = limits.geometry_cubes;
+                    let out = extract::file(pack, file, &path, text, &root, cubes);
                     entry.kind = out.kind;
                     entry.format_version = out.format_version;
                     if is_manifest(&path) {

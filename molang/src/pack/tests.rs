@@ -4,6 +4,11 @@
 use super::*;
 use std::path::PathBuf;
 
+/// The site text of a Molang value.
+fn site_text<'p>(pack: &'p Pack, v: &Option<Num>) -> Option<&'p str> {
+    Some(pack.sites[v.as_ref()?.site_id()?].text.as_str())
+}
+
 fn pack_of(files: &[(&str, &str)]) -> Pack {
     load_sources(
         files
@@ -129,7 +134,7 @@ fn client_entity_sites_and_model() {
     let animate: Vec<(&str, Option<&str>)> = e
         .animate
         .iter()
-        .map(|(n, s)| (n.as_str(), s.map(|s| pack.sites[s].text.as_str())))
+        .map(|a| (a.name.as_str(), site_text(&pack, &a.value)))
         .collect();
     assert_eq!(
         animate,
@@ -139,7 +144,7 @@ fn client_entity_sites_and_model() {
             ("fixed", None)
         ]
     );
-    let blend = &pack.sites[e.animate[1].1.unwrap()];
+    let blend = &pack.sites[e.animate[1].value.as_ref().and_then(Num::site_id).unwrap()];
     assert_eq!(
         blend.pointer,
         "/minecraft:client_entity/description/scripts/animate/1/move"
@@ -448,19 +453,29 @@ fn controller_model() {
     assert_eq!(c.initial_state.as_deref(), Some("default"));
     assert_eq!(c.states.len(), 2);
     let st = &c.states[0];
-    assert_eq!(st.animations[0], ("idle".to_string(), None));
-    assert_eq!(st.animations[1].0, "move");
-    assert_eq!(st.variables.len(), 1);
-    assert_eq!(st.variables[0].0, "ground");
-    let input = &pack.sites[st.variables[0].1.unwrap()];
+    let animations = &st.data.animations;
+    assert_eq!(
+        (animations[0].name.as_str(), &animations[0].value),
+        ("idle", &None)
+    );
+    assert_eq!(animations[1].name, "move");
+    assert_eq!(st.data.variables.len(), 1);
+    assert_eq!(st.data.variables[0].name, "ground");
+    let input = st.data.variables[0].input.as_ref().and_then(Num::site_id);
+    let input = &pack.sites[input.unwrap()];
     assert_eq!(
         (input.role, input.text.as_str()),
         ("controller.variables.input", "q.is_on_ground")
     );
     assert_eq!(input.pointer, "/animation_controllers/controller.animation.robot.main/states/default/variables/Ground/input");
-    let targets: Vec<&str> = st.transitions.iter().map(|(t, _)| t.as_str()).collect();
+    let targets: Vec<&str> = st
+        .data
+        .transitions
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
     assert_eq!(targets, vec!["moving", "default"]);
-    let entry = &pack.sites[st.on_entry.unwrap()];
+    let entry = &pack.sites[st.data.on_entry.as_ref().and_then(Expr::site_id).unwrap()];
     assert_eq!(
         (entry.kind, entry.role, entry.text.as_str()),
         (SiteKind::OnEntry, "controller.on_entry", "v.entered = 1;")
@@ -469,7 +484,7 @@ fn controller_model() {
         entry.pointer,
         "/animation_controllers/controller.animation.robot.main/states/default/on_entry/0"
     );
-    let exit = &pack.sites[st.on_exit.unwrap()];
+    let exit = &pack.sites[st.data.on_exit.as_ref().and_then(Expr::site_id).unwrap()];
     assert_eq!(
         (exit.role, exit.text.as_str()),
         ("controller.on_exit", "v.left = 1;\nv.count = v.count + 1;")
@@ -841,8 +856,13 @@ fn not_molang_strings_are_skipped() {
         .controllers_named("controller.animation.bp")
         .next()
         .unwrap();
-    assert_eq!(c.states[0].on_entry, None);
-    assert_eq!(c.states[0].transitions, vec![("next".to_string(), None)]);
+    // Read as text for the runtime, but no site: nothing to check.
+    let st = &c.states[0].data;
+    assert_eq!(st.on_entry.as_ref().and_then(Expr::site_id), None);
+    let transitions: Vec<_> = (st.transitions.iter())
+        .map(|t| (t.name.as_str(), t.value.as_ref().and_then(Num::site_id)))
+        .collect();
+    assert_eq!(transitions, vec![("next", None)]);
 }
 
 #[test]
@@ -1576,13 +1596,13 @@ fn typed_definitions_carry_numbers_enums_and_sites() {
     let c = &pack.controllers[0];
     assert_eq!(c.initial_state.as_deref(), Some("b"));
     let (sa, sb) = (&c.states[0].data, &c.states[1].data);
-    assert_eq!(
-        sa.animations,
-        vec![("animation.t.a".to_string(), Some(Num::Const(0.5)))]
-    );
+    let animations: Vec<_> = (sa.animations.iter())
+        .map(|a| (a.name.as_str(), &a.value))
+        .collect();
+    assert_eq!(animations, vec![("animation.t.a", &Some(Num::Const(0.5)))]);
     assert_eq!(sa.blend_transition, BlendTransition::Seconds(0.2));
-    assert_eq!(sa.transitions[0].0, "b");
-    assert_eq!(text(sa.transitions[0].1.as_ref().unwrap()), "q.x > 1");
+    assert_eq!(sa.transitions[0].name, "b");
+    assert_eq!(text(sa.transitions[0].value.as_ref().unwrap()), "q.x > 1");
     assert_eq!(sa.variables[0].name, "speed");
     assert_eq!(sa.variables[0].curve, vec![(0.0, 0.0), (1.0, 10.0)]);
     assert_eq!(sb.on_entry.as_ref().unwrap().text(&pack), "v.e = 1;");
@@ -1645,10 +1665,13 @@ fn typed_client_description_and_legacy_lists() {
         d.resources[1],
         vec![("default".to_string(), "textures/t".to_string())]
     );
-    assert_eq!(d.animate.len(), 2, "the number is not an animate entry");
-    assert_eq!(d.animate[0], ("walk".to_string(), None));
-    let Some(defs::Num::Molang(Expr::Site(s))) = &d.animate[1].1 else {
-        panic!("{:?}", d.animate[1]);
+    assert_eq!(e.animate.len(), 2, "the number is not an animate entry");
+    assert_eq!(
+        (e.animate[0].name.as_str(), &e.animate[0].value),
+        ("walk", &None)
+    );
+    let Some(defs::Num::Molang(Expr::Site(s))) = &e.animate[1].value else {
+        panic!("{:?}", e.animate[1]);
     };
     assert_eq!(pack.sites[*s].text, "q.is_moving");
     // A plain number in a string is a constant; the key keeps its spelling.
@@ -2268,4 +2291,71 @@ fn a_load_without_geometry_cubes_keeps_the_bones() {
         [("lead".to_string(), [0.0, 20.0, -6.0])]
     );
     assert_eq!(outline[1].parent.as_deref(), Some("body"));
+}
+
+#[test]
+fn each_definition_reads_its_own_sites() {
+    // A key given twice: the game keeps the last, but both are read, and each one's typed
+    // part must name its own strings (pairing by pointer across the file would give the
+    // first the second's sites).
+    let src = r#"{ "animations": {
+        "animation.a": { "anim_time_update": "q.first" },
+        "animation.a": { "anim_time_update": "q.second" } } }"#;
+    let pack = pack_of(&[("rp/animations/a.json", src)]);
+    let texts: Vec<Option<&str>> = (pack.animations.iter())
+        .map(|a| site_text(&pack, &a.data.anim_time_update))
+        .collect();
+    assert_eq!(texts, vec![Some("q.first"), Some("q.second")]);
+    for a in &pack.animations {
+        let s = a
+            .data
+            .anim_time_update
+            .as_ref()
+            .and_then(Num::site_id)
+            .unwrap();
+        assert!(
+            a.sites.contains(&s),
+            "{} names a site it does not hold",
+            a.id
+        );
+    }
+}
+
+#[test]
+fn every_key_of_an_animate_entry_is_an_entry() {
+    // What `check` judges and what `run` plays are the same list: each key of an object
+    // entry, with where it is written and its own condition.
+    let entity = r#"{ "format_version": "1.10.0", "minecraft:client_entity": { "description": {
+        "identifier": "t:e", "animations": {"a": "animation.a", "b": "animation.b"},
+        "scripts": {"animate": [{"a": "q.x", "b": "q.y"}]} } } }"#;
+    let ctrl = r#"{ "animation_controllers": { "controller.animation.t": { "states": {
+        "default": { "animations": [{"a": "q.x", "b": 0.5}],
+                     "variables": { "v.Plain": {}, "Speed": {"input": "q.y"} } } } } } }"#;
+    let pack = pack_of(&[("e.json", entity), ("c.json", ctrl)]);
+    let e = &pack.entities[0];
+    let animate: Vec<_> = (e.animate.iter())
+        .map(|a| {
+            (
+                a.name.as_str(),
+                site_text(&pack, &a.value),
+                &entity[a.at.clone()],
+            )
+        })
+        .collect();
+    assert_eq!(
+        animate,
+        vec![("a", Some("q.x"), "\"a\""), ("b", Some("q.y"), "\"b\"")]
+    );
+    assert_eq!(e.animate_sites.len(), 2);
+    let st = &pack.controllers[0].states[0].data;
+    let names: Vec<_> = (st.animations.iter())
+        .map(|a| (a.name.as_str(), &ctrl[a.at.clone()]))
+        .collect();
+    assert_eq!(names, vec![("a", "\"a\""), ("b", "\"b\"")]);
+    assert_eq!(st.animations[1].value, Some(Num::Const(0.5)));
+    // A variable without `input` is listed (the check counts it as set) but marked.
+    let vars: Vec<_> = (st.variables.iter())
+        .map(|v| (v.name.as_str(), v.has_input))
+        .collect();
+    assert_eq!(vars, vec![("plain", false), ("speed", true)]);
 }

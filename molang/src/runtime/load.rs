@@ -275,8 +275,8 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
     // The legacy list plays first (after the geometry is loaded: bones come from it).
     // A controller that `scripts.animate` also plays runs once (Mojang's zombie lists its
     // controllers in both; the game does not swing its legs twice as far).
-    let animate_ids: std::collections::HashSet<String> = (client.animate.iter())
-        .filter_map(|(short, _)| b.short_names.get(&short.to_ascii_lowercase()))
+    let animate_ids: std::collections::HashSet<String> = (entity.animate.iter())
+        .filter_map(|a| b.short_names.get(&a.name.to_ascii_lowercase()))
         .map(|id| id.to_ascii_lowercase())
         .collect();
     for (short, id) in &client.legacy_controllers {
@@ -289,10 +289,10 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
     }
     // `animate` entries: names or {name: condition}, in order.
     let file = entity.file;
-    for (name, cond) in &client.animate {
-        let label = format!("{} animate {name}", entity.identifier);
-        let cond = b.num(file, cond.as_ref(), &label);
-        let entry = b.entry(name);
+    for a in &entity.animate {
+        let label = format!("{} animate {}", entity.identifier, a.name);
+        let cond = b.num(file, a.value.as_ref(), &label);
+        let entry = b.entry(&a.name);
         let node = b.root(&entry);
         b.model.animate.push((node, cond));
     }
@@ -1226,18 +1226,16 @@ impl Builder<'_> {
                 variables: Vec::new(),
                 blend_transition: data.blend_transition.clone(),
             };
-            for (short, blend) in &data.animations {
-                let blend = self.num(file, blend.as_ref(), &format!("{label} blend {short}"));
-                let entry = self.entry(short);
+            for a in &data.animations {
+                let blend = self.num(file, a.value.as_ref(), &format!("{label} blend {}", a.name));
+                let entry = self.entry(&a.name);
                 state.animations.push((entry, blend));
             }
-            for (target, cond) in &data.transitions {
+            for t in &data.transitions {
+                let (target, cond) = (&t.name, &t.value);
                 let Some(&ti) = by_name.get(target.as_str()) else {
                     // The same diagnostic `molang check` gives, at the transition's key.
-                    let at = (st.transitions.iter().zip(&st.transition_at))
-                        .find(|((t, _), _)| t == target)
-                        .map_or_else(|| st.at.clone(), |(_, r)| r.clone());
-                    let d = structure::unknown_state(self.pack, c, st, target, &at);
+                    let d = structure::unknown_state(self.pack, c, st, target, &t.at);
                     self.diagnostics.push(d);
                     continue;
                 };
@@ -1252,7 +1250,8 @@ impl Builder<'_> {
             if let Some(e) = &data.on_exit {
                 state.on_exit = self.compile(file, e, None, &format!("{label} on_exit"));
             }
-            for v in &data.variables {
+            // A variable without `input` is not set while the state plays.
+            for v in data.variables.iter().filter(|v| v.has_input) {
                 let input = self
                     .num(
                         file,

@@ -55,7 +55,7 @@ fn defined_outside_molang(ws: &Workspace, ei: usize, name: &str) -> Option<Strin
     for (_, full) in &e.animations {
         for c in ws.pack.controllers_for(side, full) {
             for st in &c.states {
-                if st.variables.iter().any(|(n, _)| n == name) {
+                if st.data.variables.iter().any(|v| v.name == name) {
                     return Some(format!(
                         "`variable.{name}` is a `variables` key of state `{}` of `{}`, played by {}",
                         st.name,
