@@ -1818,6 +1818,42 @@ pub fn read_text_file(path: &Path) -> std::io::Result<String> {
     std::fs::read_to_string(path)
 }
 
+/// Reads a regular file of at most `max` bytes (a pack's texture): a FIFO or device is
+/// refused rather than waited on, a larger file is refused rather than read.
+pub fn read_file_bytes(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind, Read};
+    // Opening a FIFO waits for a writer: look before opening, and again at what was opened.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    if meta.len() > max {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!("larger than {}", mib(max)),
+        ));
+    }
+    let mut out = Vec::with_capacity(meta.len() as usize);
+    // The file may grow while it is read: never more than `max` bytes.
+    file.take(max + 1).read_to_end(&mut out)?;
+    if out.len() as u64 > max {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!("larger than {}", mib(max)),
+        ));
+    }
+    Ok(out)
+}
+
+/// The first of `paths` that names nothing on disk.
+pub fn first_missing(paths: &[PathBuf]) -> Option<&Path> {
+    paths.iter().map(PathBuf::as_path).find(|p| !p.exists())
+}
+
 /// Opens `path` for writing a file the user named: a new file, or with `force` an existing
 /// one emptied. Without `force` an existing file is [`std::io::ErrorKind::AlreadyExists`],
 /// decided by the open itself (no window between a check and the write).

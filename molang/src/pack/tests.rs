@@ -2359,3 +2359,30 @@ fn every_key_of_an_animate_entry_is_an_entry() {
         .collect();
     assert_eq!(vars, vec![("plain", false), ("speed", true)]);
 }
+
+#[test]
+fn texture_bytes_are_read_only_from_small_regular_files() {
+    let dir = TempDir::new("bytes");
+    let small = dir.write("a.png", "abc");
+    assert_eq!(read_file_bytes(&small, 3).unwrap(), b"abc".to_vec());
+    let err = read_file_bytes(&small, 2).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+    assert_eq!(err.to_string(), "larger than 0.0 MiB");
+    let missing = read_file_bytes(&dir.0.join("b.png"), 10).unwrap_err();
+    assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(
+        first_missing(&[small.clone(), dir.0.join("b.png")]),
+        Some(dir.0.join("b.png").as_path())
+    );
+    assert_eq!(first_missing(std::slice::from_ref(&small)), None);
+    // A FIFO is refused at once, not waited on.
+    #[cfg(unix)]
+    {
+        let fifo = dir.0.join("c.png");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let err = read_file_bytes(&fifo, 10).unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+        }
+    }
+}

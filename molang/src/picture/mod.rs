@@ -163,8 +163,18 @@ pub struct Texture {
 
 /// Reads a PNG or TGA texture (at most [`MAX_TEXTURE`] pixels a side).
 pub fn read_texture(path: &Path) -> Result<Texture, String> {
-    let mut reader = image::ImageReader::open(path)
-        .and_then(|r| r.with_guessed_format())
+    let bytes = crate::pack::read_file_bytes(path, MAX_TEXTURE_FILE)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    decode_texture(path, &bytes)
+}
+
+/// The largest texture file read: 64 MiB (vanilla's largest entity texture is 0.1 MiB).
+const MAX_TEXTURE_FILE: u64 = 64 << 20;
+
+/// Decodes the bytes of texture file `path` (PNG or TGA, told by its content).
+fn decode_texture(path: &Path, bytes: &[u8]) -> Result<Texture, String> {
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_TEXTURE);
@@ -766,13 +776,17 @@ pub fn render(
                 .or_insert_with(|| {
                     let mut why = String::from("no such file");
                     for path in texture_files(pack, key) {
-                        match read_texture(&path) {
+                        let read = match crate::pack::read_file_bytes(&path, MAX_TEXTURE_FILE) {
+                            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                            Err(e) => Err(format!("{}: {e}", path.display())),
+                            Ok(bytes) => decode_texture(&path, &bytes),
+                        };
+                        match read {
                             Ok(t) => return Some(t),
-                            Err(e) if path.exists() => {
+                            Err(e) => {
                                 why = e;
                                 break;
                             }
-                            Err(_) => {}
                         }
                     }
                     notes.push(format!(

@@ -40,13 +40,14 @@ pub const MAX_PLAY_NODES: usize = 65_536;
 
 /// Loads `identifier` (case-insensitive) from the pack at `dir`.
 pub fn load_entity(dir: &Path, identifier: &str) -> Result<Loaded, Error> {
-    if !dir.exists() {
+    let paths = [dir.to_path_buf()];
+    if let Some(missing) = pack::first_missing(&paths) {
         return Err(Error::new(
             ErrorKind::NoSuchPath,
-            format!("{}: no such file or directory", dir.display()),
+            format!("{}: no such file or directory", missing.display()),
         ));
     }
-    let pack = pack::load_entity(&[dir.to_path_buf()], identifier);
+    let pack = pack::load_entity(&paths, identifier);
     load_from_pack(&pack, identifier)
 }
 
