@@ -287,7 +287,7 @@ impl EntityFacts {
             sets.extend(assignments[s].iter().cloned());
         }
         let side = pack.entity_side(e);
-        for (_, full) in &e.animations {
+        for full in e.animations.iter().map(|a| &a.id) {
             for c in pack.controllers_for(side, full) {
                 for st in &c.states {
                     sets.extend(st.data.variables.iter().map(|v| v.name.clone()));
@@ -428,7 +428,7 @@ pub fn entity_sites(pack: &Pack, ei: usize) -> Vec<SiteId> {
     sites.extend(e.other_sites.iter().copied());
     // Client and server animations are separate namespaces: a behaviour entity never runs
     // a resource-pack controller of the same id, nor the other way round.
-    for (_, full) in &e.animations {
+    for full in e.animations.iter().map(|a| &a.id) {
         sites.extend(
             pack.animations_for(side, full)
                 .flat_map(|a| a.sites.iter().copied()),
@@ -565,7 +565,7 @@ pub mod structure {
 
     use super::PackDiagnostic;
     use crate::diagnostics::{Code, Diagnostic};
-    use crate::pack::{EntityKind, Named, Pack, Side};
+    use crate::pack::{AnimationRef, EntityKind, Named, Pack, Side};
     use grammar::Span;
 
     /// Every structure problem of `pack`.
@@ -690,30 +690,19 @@ pub mod structure {
             // Short names as the runtime resolves them: without case, the last entry of a
             // name wins, `description.animations` first, then the legacy 1.8.0 controller
             // list (whose entries play as roots, by identifier).
-            type Pairs<'p> = &'p [(String, String)];
-            let (animations, legacy, animate): (Pairs, Pairs, Vec<&str>) = match e.client.as_deref()
-            {
-                Some(c) => (
-                    &c.animations,
-                    &c.legacy_controllers,
-                    e.animate.iter().map(|a| a.name.as_str()).collect(),
-                ),
-                None => (
-                    &e.animations,
-                    &[],
-                    e.animate.iter().map(|a| a.name.as_str()).collect(),
-                ),
-            };
+            let animate: Vec<&str> = e.animate.iter().map(|a| a.name.as_str()).collect();
+            let (legacy, animations): (Vec<_>, Vec<_>) =
+                e.animations.iter().partition(|a| a.legacy);
             let mut shorts: HashMap<String, &str> = HashMap::new();
-            for (short, id) in legacy.iter().chain(animations) {
-                shorts.insert(short.to_ascii_lowercase(), id);
+            for a in legacy.iter().chain(&animations) {
+                shorts.insert(a.short.to_ascii_lowercase(), &a.id);
             }
             let controller = |id: &str| -> Option<usize> {
                 let c = pack.controllers_for(side, id).last()?;
                 Some(index[&(c as *const _)])
             };
             let resolve = |short: &str| controller(shorts.get(&short.to_ascii_lowercase())?);
-            let roots: Vec<Option<usize>> = (legacy.iter().map(|(_, id)| controller(id)))
+            let roots: Vec<Option<usize>> = (legacy.iter().map(|a| controller(&a.id)))
                 .chain(animate.iter().map(|s| resolve(s)))
                 .collect();
             // 1: on the walk's path, 2: done.
@@ -806,7 +795,7 @@ pub mod structure {
             BTreeMap::new();
         for e in &pack.entities {
             let side = pack.entity_side(e);
-            let shorts: HashSet<&str> = e.animations.iter().map(|(s, _)| s.as_str()).collect();
+            let shorts: HashSet<&str> = e.animations.iter().map(|a| a.short.as_str()).collect();
             for Named { name, at: r, .. } in &e.animate {
                 if !shorts.contains(name.as_str()) {
                     out.push(at(
@@ -819,7 +808,10 @@ pub mod structure {
                     ));
                 }
             }
-            for ((short, id), r) in e.animations.iter().zip(&e.animation_at) {
+            for AnimationRef {
+                short, id, at: r, ..
+            } in &e.animations
+            {
                 let here = pack.animations_for(side, id).next().is_some()
                     || pack.controllers_for(side, id).next().is_some();
                 if here {
@@ -865,7 +857,7 @@ pub mod structure {
                     "the game plays nothing for this name; check the identifier, or load the pack that defines it (`--pack`)",
                 ));
             }
-            for (_, id) in &e.animations {
+            for id in e.animations.iter().map(|a| &a.id) {
                 for c in pack.controllers_for(side, id) {
                     for s in &c.states {
                         for Named { name, at: r, .. } in &s.data.animations {
@@ -1066,7 +1058,7 @@ pub mod structure {
             );
             let bones = known.then(|| std::rc::Rc::new(set));
             let mut seen = HashSet::new();
-            for (_, id) in &e.animations {
+            for id in e.animations.iter().map(|a| &a.id) {
                 for a in pack.animations_for(Side::Resource, id) {
                     let i = anim_index[&(a as *const _)];
                     if seen.insert(i) {

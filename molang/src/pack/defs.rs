@@ -287,10 +287,6 @@ pub struct FaceUv {
 /// What a client entity or attachable description plays and draws, besides its sites.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClientData {
-    /// `description.animations` (string values), in order.
-    pub animations: Vec<(String, String)>,
-    /// `description.animation_controllers` (1.8.0): `[{"short": "controller"}]`, flattened.
-    pub legacy_controllers: Vec<(String, String)>,
     /// `description.geometry`: the `default` entry, else the first.
     pub geometry: Option<String>,
     /// `scripts.scale`, `scaleX`, `scaleY`, `scaleZ` (any case) as 0..=3, the key as
@@ -606,18 +602,7 @@ impl<'s> Reader<'s> {
     }
 
     pub(super) fn client(&self, desc: &Value<'_>, dp: &str, attachable: bool) -> ClientData {
-        let pairs = |v: &Value<'_>| -> Vec<(String, String)> {
-            props(v)
-                .filter_map(|(k, v)| Some((k.to_string(), json::as_str(v)?.to_string())))
-                .collect()
-        };
-        let mut out = ClientData {
-            animations: get(desc, "animations").map(pairs).unwrap_or_default(),
-            ..ClientData::default()
-        };
-        for (_, e) in elems_of(desc, "animation_controllers") {
-            out.legacy_controllers.extend(pairs(e));
-        }
+        let mut out = ClientData::default();
         out.geometry = get(desc, "geometry").and_then(|geo| {
             get(geo, "default")
                 .or_else(|| props(geo).next().map(|(_, v)| v))

@@ -11,8 +11,8 @@ use jsonc_parser::ast::{StringLit, Value};
 use super::defs::{geometry_bones, plainly_not_molang, texture_size, variable_name, Reader};
 use super::json::{as_str, elems, literal_layout, props, props_at, ptr, ptr_idx, range_of};
 use super::{
-    Animation, Controller, ControllerState, Entity, EntityKind, FileKind, Geometry, Pack, Piece,
-    PropertyDef, PropertyDefault, RenderController, Side, Site, SiteId, SiteKind,
+    Animation, AnimationRef, Controller, ControllerState, Entity, EntityKind, FileKind, Geometry,
+    Pack, Piece, PropertyDef, PropertyDefault, RenderController, Side, Site, SiteId, SiteKind,
 };
 
 /// What the walker learnt about a file besides its sites.
@@ -416,9 +416,7 @@ impl Cx<'_, '_> {
                         entity.min_engine_version = as_str(v).and_then(dotted_version)
                     }
                     "scripts" => self.scripts(v, &p, prefix, &mut entity),
-                    "animations" => {
-                        short_names_at(v, &mut entity.animations, &mut entity.animation_at)
-                    }
+                    "animations" => short_names_at(v, &mut entity.animations),
                     "geometry" => {
                         for (short, id) in props(v) {
                             if let Some(s) = as_str(id) {
@@ -440,8 +438,12 @@ impl Cx<'_, '_> {
                         for (_, e) in elems(v) {
                             for (short, at, id) in props_at(e) {
                                 let Some(id) = as_str(id) else { continue };
-                                entity.animations.push((short.to_string(), id.to_string()));
-                                entity.animation_at.push(at);
+                                entity.animations.push(AnimationRef {
+                                    short: short.to_string(),
+                                    id: id.to_string(),
+                                    at,
+                                    legacy: true,
+                                });
                             }
                         }
                     }
@@ -598,9 +600,7 @@ impl Cx<'_, '_> {
                             "identifier" => {
                                 entity.identifier = as_str(dv).unwrap_or_default().to_string()
                             }
-                            "animations" => {
-                                short_names_at(dv, &mut entity.animations, &mut entity.animation_at)
-                            }
+                            "animations" => short_names_at(dv, &mut entity.animations),
                             "scripts" => {
                                 for (sk, sv) in props(dv).filter(|(k, _)| *k == "animate") {
                                     self.animate_list(
@@ -1398,15 +1398,15 @@ fn type_of<'t>(types: &'t [(String, String)], name: &str) -> Option<&'t str> {
 
 /// `{"short": "full.id"}` pairs of a `description.animations` object, with the byte range
 /// of each identifier string.
-fn short_names_at(
-    v: &Value<'_>,
-    out: &mut Vec<(String, String)>,
-    at: &mut Vec<std::ops::Range<usize>>,
-) {
+fn short_names_at(v: &Value<'_>, out: &mut Vec<AnimationRef>) {
     for (short, _, id) in props_at(v) {
         if let Some(s) = as_str(id) {
-            out.push((short.to_string(), s.to_string()));
-            at.push(range_of(id));
+            out.push(AnimationRef {
+                short: short.to_string(),
+                id: s.to_string(),
+                at: range_of(id),
+                legacy: false,
+            });
         }
     }
 }

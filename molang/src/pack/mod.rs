@@ -284,16 +284,13 @@ pub struct Entity {
     pub pre_animation: Option<SiteId>,
     /// Byte ranges of the `pre_animation` entries inside that site's joined text.
     pub pre_animation_entries: Vec<(usize, usize)>,
-    /// `description.animations`: short name -> animation or controller identifier.
-    pub animations: Vec<(String, String)>,
+    /// `description.animations` and the 1.8.0 `animation_controllers` list, in file order.
+    pub animations: Vec<AnimationRef>,
     /// `scripts.animate`: short names, where they are written, and their conditions (the
     /// last `scripts` and `animate` keys, as the game keeps the last of duplicate keys).
     pub animate: Vec<Named>,
     /// The sites of the `scripts.animate` conditions (of every `animate` key).
     pub animate_sites: Vec<SiteId>,
-    /// Byte range in the file of each `animations` value (the identifier string), in the
-    /// order of [`Entity::animations`].
-    pub animation_at: Vec<Range<usize>>,
     /// `description.geometry`: short name -> geometry identifier (client entities).
     pub geometries: Vec<(String, String)>,
     /// Byte range of each `geometry` value, in the order of [`Entity::geometries`].
@@ -341,14 +338,27 @@ pub enum PropertyDefault {
     Missing,
 }
 
+/// A short name an entity gives an animation or controller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnimationRef {
+    pub short: String,
+    /// The animation or controller identifier.
+    pub id: String,
+    /// Byte range in the file of the identifier string (legacy: of the short name's key).
+    pub at: Range<usize>,
+    /// An entry of the 1.8.0 `animation_controllers` list (`[{"short": "id"}]`): a
+    /// namespace of its own that the runtime plays as roots, by identifier.
+    pub legacy: bool,
+}
+
 impl Entity {
     /// Full identifier for a short name used in `animate` or in a controller state.
     pub fn animation_id(&self, short_name: &str) -> Option<&str> {
         self.animations
             .iter()
             .rev()
-            .find(|(s, _)| s == short_name)
-            .map(|(_, id)| id.as_str())
+            .find(|a| a.short == short_name)
+            .map(|a| a.id.as_str())
     }
 }
 

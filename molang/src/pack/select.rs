@@ -43,11 +43,10 @@ pub(super) fn load_entity(paths: &[std::path::PathBuf], identifier: &str) -> Pac
             && e.identifier.eq_ignore_ascii_case(&wanted)
     }) {
         found = true;
-        needles.extend(e.animations.iter().map(|(_, id)| id.clone()));
+        needles.extend(e.animations.iter().map(|a| a.id.clone()));
         needles.extend(e.geometries.iter().map(|(_, id)| id.clone()));
         needles.extend(e.render_controllers.iter().cloned());
         if let Some(c) = &e.client {
-            needles.extend(c.legacy_controllers.iter().map(|(_, id)| id.clone()));
             needles.extend(c.geometry.iter().cloned());
         }
     }

@@ -1654,11 +1654,29 @@ fn typed_client_description_and_legacy_lists() {
     let e = &pack.entities[0];
     let d = e.client.as_deref().unwrap();
     assert_eq!(e.min_engine_version, Some([1, 8, 0]));
-    // `description.animations` alone: the legacy list is its own namespace.
-    assert_eq!(d.animations.len(), 2);
+    // One list in file order; the legacy entries marked: they are a namespace of their own.
+    let names: Vec<_> = (e.animations.iter())
+        .map(|a| {
+            (
+                a.short.as_str(),
+                a.id.as_str(),
+                a.legacy,
+                &entity[a.at.clone()],
+            )
+        })
+        .collect();
     assert_eq!(
-        d.legacy_controllers,
-        vec![("old".to_string(), "controller.animation.t.old".to_string())]
+        names,
+        vec![
+            ("walk", "animation.t.walk", false, "\"animation.t.walk\""),
+            (
+                "move",
+                "controller.animation.t.move",
+                false,
+                "\"controller.animation.t.move\""
+            ),
+            ("old", "controller.animation.t.old", true, "\"old\""),
+        ]
     );
     assert_eq!(d.geometry.as_deref(), Some("geometry.t"));
     assert_eq!(

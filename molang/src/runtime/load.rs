@@ -12,7 +12,7 @@ use crate::entity::{EntityScripts, ScriptSource};
 use crate::error::{Error, ErrorKind};
 use crate::lint::structure;
 use crate::pack::defs::{self, ChannelDef, ClientData, Expr, KeyValue, Vec3};
-use crate::pack::{self, EntityKind, Pack, Side};
+use crate::pack::{self, AnimationRef, EntityKind, Pack, Side};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -261,8 +261,8 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
         ctrl_index: HashMap::new(),
         source_index: HashMap::new(),
         pending: std::collections::VecDeque::new(),
-        short_names: last_by_name(&client.animations),
-        legacy: last_by_name(&client.legacy_controllers),
+        short_names: last_by_name(entity.animations.iter().filter(|a| !a.legacy)),
+        legacy: last_by_name(entity.animations.iter().filter(|a| a.legacy)),
         missing_geometry: Vec::new(),
         overflow: None,
     };
@@ -280,7 +280,10 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
         .filter_map(|a| b.short_names.get(&a.name.to_ascii_lowercase()))
         .map(|id| id.to_ascii_lowercase())
         .collect();
-    for (short, id) in &client.legacy_controllers {
+    for (short, id) in (entity.animations.iter())
+        .filter(|a| a.legacy)
+        .map(|a| (&a.short, &a.id))
+    {
         if animate_ids.contains(&id.to_ascii_lowercase()) {
             continue;
         }
@@ -489,9 +492,8 @@ struct Builder<'a> {
 }
 
 /// Lower-case short name → id; of several entries with one name the last wins.
-fn last_by_name(list: &[(String, String)]) -> HashMap<String, &str> {
-    (list.iter())
-        .map(|(short, id)| (short.to_ascii_lowercase(), id.as_str()))
+fn last_by_name<'p>(list: impl Iterator<Item = &'p AnimationRef>) -> HashMap<String, &'p str> {
+    list.map(|a| (a.short.to_ascii_lowercase(), a.id.as_str()))
         .collect()
 }
 

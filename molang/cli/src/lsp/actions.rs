@@ -141,7 +141,7 @@ fn near_animation_id(
         .pack
         .entities
         .iter()
-        .find(|e| e.file == file && e.animations.iter().any(|(_, a)| a == id))?;
+        .find(|e| e.file == file && e.animations.iter().any(|a| a.id == id))?;
     let side = ws.pack.entity_side(e);
     let known = ws
         .pack

@@ -44,7 +44,7 @@ fn animation_definition(
         if let Some(id) = e.animation_id(word) {
             ids.push((id.to_string(), ws.pack.entity_side(e)));
         }
-        if e.animations.iter().any(|(_, id)| id == word) {
+        if e.animations.iter().any(|a| a.id == word) {
             ids.push((word.to_string(), ws.pack.entity_side(e)));
         }
     }

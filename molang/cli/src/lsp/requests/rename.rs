@@ -52,7 +52,7 @@ fn defined_outside_molang(ws: &Workspace, ei: usize, name: &str) -> Option<Strin
         ));
     }
     let side = ws.pack.entity_side(e);
-    for (_, full) in &e.animations {
+    for full in e.animations.iter().map(|a| &a.id) {
         for c in ws.pack.controllers_for(side, full) {
             for st in &c.states {
                 if st.data.variables.iter().any(|v| v.name == name) {

@@ -39,9 +39,14 @@ pub fn symbols(ws: &Workspace, uri: &Uri) -> Option<DocumentSymbolResponse> {
         let kids = e
             .animations
             .iter()
-            .zip(&e.animation_at)
-            .map(|((short, id), r)| {
-                sym(short.clone(), id, SymbolKind::FIELD, r.clone(), Vec::new())
+            .map(|a| {
+                sym(
+                    a.short.clone(),
+                    &a.id,
+                    SymbolKind::FIELD,
+                    a.at.clone(),
+                    Vec::new(),
+                )
             })
             .collect();
         out.push(sym(
