@@ -602,13 +602,15 @@ impl<'s> Reader<'s> {
     }
 
     pub(super) fn client(&self, desc: &Value<'_>, dp: &str, attachable: bool) -> ClientData {
-        let mut out = ClientData::default();
-        out.geometry = get(desc, "geometry").and_then(|geo| {
-            get(geo, "default")
-                .or_else(|| props(geo).next().map(|(_, v)| v))
-                .and_then(json::as_str)
-                .map(str::to_string)
-        });
+        let mut out = ClientData {
+            geometry: get(desc, "geometry").and_then(|geo| {
+                get(geo, "default")
+                    .or_else(|| props(geo).next().map(|(_, v)| v))
+                    .and_then(json::as_str)
+                    .map(str::to_string)
+            }),
+            ..ClientData::default()
+        };
         let scripts = get(desc, "scripts");
         let sp = ptr(dp, "scripts");
         for (k, v) in scripts.into_iter().flat_map(json::props) {
