@@ -366,19 +366,8 @@ pub fn check_site_at(
             ));
         }
     }
-    diagnostics
-        .into_iter()
-        .map(|d| {
-            let (line, column) = pack.locate(site, d.span.start as usize);
-            PackDiagnostic {
-                path: pack.files[site.file].path.clone(),
-                site: Some(si),
-                file: None,
-                diagnostic: d,
-                line,
-                column,
-            }
-        })
+    (diagnostics.into_iter())
+        .map(|d| PackDiagnostic::at_site(pack, si, d))
         .collect()
 }
 
@@ -581,6 +570,25 @@ pub mod structure {
     }
 
     /// A diagnostic at byte range `range` of pack file `file`.
+    /// One diagnostic per place of a file that several entities meet: `found` maps
+    /// (file, start, end) to what happens there and the entities' identifiers, which
+    /// `message` joins into the text.
+    fn per_place<'p>(
+        pack: &'p Pack,
+        found: BTreeMap<(usize, usize, usize), (String, BTreeSet<String>)>,
+        code: Code,
+        message: impl Fn(&str, &str) -> String + 'p,
+        help: &'p str,
+    ) -> impl Iterator<Item = PackDiagnostic> + 'p {
+        found
+            .into_iter()
+            .map(move |((file, start, end), (what, ids))| {
+                let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+                let text = message(&what, &ids.join(", "));
+                at(pack, file, &(start..end), code, text, help)
+            })
+    }
+
     pub(crate) fn at(
         pack: &Pack,
         file: usize,
@@ -760,17 +768,13 @@ pub mod structure {
                 }
             }
         }
-        for ((file, start, end), (what, ids)) in found {
-            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-            out.push(at(
-                pack,
-                file,
-                &(start..end),
-                Code::ControllerCycle,
-                format!("{what} in {}", ids.join(", ")),
-                "the game does not nest a controller in itself forever; molang run plays nothing for this entry. Play an animation here, or move the shared states into one controller",
-            ));
-        }
+        out.extend(per_place(
+            pack,
+            found,
+            Code::ControllerCycle,
+            |what, ids| format!("{what} in {ids}"),
+            "the game does not nest a controller in itself forever; molang run plays nothing for this entry. Play an animation here, or move the shared states into one controller",
+        ));
     }
 
     fn other_side(side: Side) -> Side {
@@ -880,17 +884,13 @@ pub mod structure {
                 }
             }
         }
-        for ((file, start, end), (what, ids)) in state_misses {
-            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-            out.push(at(
-                pack,
-                file,
-                &(start..end),
-                Code::UnknownShortName,
-                format!("{what}, which is not in the `animations` of {}", ids.join(", ")),
-                "the game skips this entry for that entity; add the name to its description.animations",
-            ));
-        }
+        out.extend(per_place(
+            pack,
+            state_misses,
+            Code::UnknownShortName,
+            |what, ids| format!("{what}, which is not in the `animations` of {ids}"),
+            "the game skips this entry for that entity; add the name to its description.animations",
+        ));
     }
 
     /// W0811: entity `e` names geometry `id` (short name `short`, at `r`), which no layer

@@ -49,6 +49,23 @@ pub struct PackDiagnostic {
     pub column: usize,
 }
 
+impl PackDiagnostic {
+    /// A diagnostic of site `si` of `pack` (its spans in the site's text), located in its
+    /// file.
+    pub fn at_site(pack: &crate::pack::Pack, si: crate::pack::SiteId, d: Diagnostic) -> Self {
+        let site = &pack.sites[si];
+        let (line, column) = pack.locate(site, d.span.start as usize);
+        PackDiagnostic {
+            path: pack.files[site.file].path.clone(),
+            site: Some(si),
+            file: None,
+            diagnostic: d,
+            line,
+            column,
+        }
+    }
+}
+
 /// One problem in one expression. Spans are byte offsets into the expression text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {

@@ -139,67 +139,50 @@ pub(crate) fn file(
         cubes,
     };
     let mut kind = None;
-    let mut first = |k: FileKind| {
-        kind.get_or_insert(k);
-    };
     for (key, value) in props(root) {
         let p = ptr("", key);
-        match key {
-            "minecraft:client_entity" => {
-                first(FileKind::ClientEntity);
-                cx.client_entity(value, &p, EntityKind::Client);
-            }
-            "minecraft:attachable" => {
-                first(FileKind::Attachable);
-                cx.client_entity(value, &p, EntityKind::Attachable);
-            }
-            "minecraft:entity" => {
-                first(FileKind::BehaviourEntity);
-                cx.behaviour_entity(value, &p);
-            }
-            "animations" => {
-                first(FileKind::Animation);
-                cx.animations(value, &p);
-            }
-            "animation_controllers" => {
-                first(FileKind::AnimationController);
-                cx.controllers(value, &p);
-            }
-            "render_controllers" => {
-                first(FileKind::RenderController);
-                cx.render_controllers(value, &p);
-            }
-            "particle_effect" => {
-                first(FileKind::Particle);
-                cx.particle(value, &p);
-            }
-            "minecraft:geometry" => {
-                first(FileKind::Geometry);
-                cx.geometry(value, &p);
-            }
-            "minecraft:item" => {
-                first(FileKind::Item);
-                let mut sink = Vec::new();
-                for (k, v) in props(value).filter(|(k, _)| *k == "components") {
-                    cx.components(v, &ptr(&p, k), "item", ITEM_FIELDS, &mut sink);
-                }
-            }
-            "minecraft:biome" => {
-                first(FileKind::Biome);
-                let mut sink = Vec::new();
-                for (k, v) in props(value).filter(|(k, _)| *k == "components") {
-                    cx.components(v, &ptr(&p, k), "biome", BIOME_FIELDS, &mut sink);
-                }
-            }
-            "entity_sounds" if name == "sounds.json" => {
-                first(FileKind::Sounds);
-                cx.sound_variants(value, &p);
-            }
-            // Legacy (1.8.0 / 1.10.0) geometry: the file stays `Other` (no Molang in it), but
-            // its bones are recorded for the animation-bone check.
+        // The top-level key says the schema; the first such key, the file's kind.
+        let schema = match key {
+            "minecraft:client_entity" => FileKind::ClientEntity,
+            "minecraft:attachable" => FileKind::Attachable,
+            "minecraft:entity" => FileKind::BehaviourEntity,
+            "animations" => FileKind::Animation,
+            "animation_controllers" => FileKind::AnimationController,
+            "render_controllers" => FileKind::RenderController,
+            "particle_effect" => FileKind::Particle,
+            "minecraft:geometry" => FileKind::Geometry,
+            "minecraft:item" => FileKind::Item,
+            "minecraft:biome" => FileKind::Biome,
+            "entity_sounds" if name == "sounds.json" => FileKind::Sounds,
+            // Legacy (1.8.0 / 1.10.0) geometry: the file stays `Other` (no Molang in it),
+            // but its bones are recorded for the animation-bone check.
             k if k.to_ascii_lowercase().starts_with("geometry.") => {
                 cx.legacy_geometry(k, value);
+                continue;
             }
+            _ => continue,
+        };
+        kind.get_or_insert(schema);
+        match schema {
+            FileKind::ClientEntity => cx.client_entity(value, &p, EntityKind::Client),
+            FileKind::Attachable => cx.client_entity(value, &p, EntityKind::Attachable),
+            FileKind::BehaviourEntity => cx.behaviour_entity(value, &p),
+            FileKind::Animation => cx.animations(value, &p),
+            FileKind::AnimationController => cx.controllers(value, &p),
+            FileKind::RenderController => cx.render_controllers(value, &p),
+            FileKind::Particle => cx.particle(value, &p),
+            FileKind::Geometry => cx.geometry(value, &p),
+            FileKind::Item | FileKind::Biome => {
+                let (role, fields) = match schema {
+                    FileKind::Item => ("item", ITEM_FIELDS),
+                    _ => ("biome", BIOME_FIELDS),
+                };
+                let mut sink = Vec::new();
+                for (k, v) in props(value).filter(|(k, _)| *k == "components") {
+                    cx.components(v, &ptr(&p, k), role, fields, &mut sink);
+                }
+            }
+            FileKind::Sounds => cx.sound_variants(value, &p),
             _ => {}
         }
     }

@@ -149,71 +149,73 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    fn object(&mut self, start: usize) -> Result<Object<'a>, GiveUp> {
+    /// The entries of an object or array up to its `close` token, each read by `entry`
+    /// from its first token (trailing commas allowed, as the game allows them); the byte
+    /// range from `start` to the closing token.
+    fn entries(
+        &mut self,
+        start: usize,
+        close: Token<'a>,
+        mut entry: impl FnMut(&mut Self, Token<'a>) -> Result<(), GiveUp>,
+    ) -> Result<Range, GiveUp> {
         self.enter()?;
-        let first = self.props.len();
         let mut token = self.next()?;
-        loop {
-            let name = match token {
-                Token::CloseBrace => break,
-                Token::String(value) => StringLit {
-                    range: self.range(),
-                    value,
-                },
-                _ => return Err(GiveUp),
-            };
-            if !matches!(self.next()?, Token::Colon) {
-                return Err(GiveUp);
-            }
-            let first_token = self.next()?;
-            let value = self.value(first_token)?;
-            let range = Range {
-                start: name.range.start,
-                end: self.scanner.token_end(),
-            };
-            self.props.push(ObjectProp {
-                range,
-                name: ObjectPropName::String(name),
-                value,
-            });
+        while token != close {
+            entry(self, token)?;
             token = match self.next()? {
                 Token::Comma => self.next()?,
-                Token::CloseBrace => break,
+                t if t == close => break,
                 _ => return Err(GiveUp),
             };
         }
         self.depth -= 1;
+        Ok(Range {
+            start,
+            end: self.scanner.token_end(),
+        })
+    }
+
+    fn object(&mut self, start: usize) -> Result<Object<'a>, GiveUp> {
+        let first = self.props.len();
+        let range = self.entries(start, Token::CloseBrace, |p, token| {
+            let Token::String(value) = token else {
+                return Err(GiveUp);
+            };
+            let name = StringLit {
+                range: p.range(),
+                value,
+            };
+            if !matches!(p.next()?, Token::Colon) {
+                return Err(GiveUp);
+            }
+            let first_token = p.next()?;
+            let value = p.value(first_token)?;
+            let range = Range {
+                start: name.range.start,
+                end: p.scanner.token_end(),
+            };
+            p.props.push(ObjectProp {
+                range,
+                name: ObjectPropName::String(name),
+                value,
+            });
+            Ok(())
+        })?;
         Ok(Object {
-            range: Range {
-                start,
-                end: self.scanner.token_end(),
-            },
+            range,
             properties: self.props.drain(first..).collect(),
         })
     }
 
     fn array(&mut self, start: usize) -> Result<Array<'a>, GiveUp> {
-        self.enter()?;
         let first = self.values.len();
-        let mut token = self.next()?;
-        loop {
-            if token == Token::CloseBracket {
-                break;
-            }
-            let value = self.value(token)?;
-            self.values.push(value);
-            token = match self.next()? {
-                Token::Comma => self.next()?,
-                Token::CloseBracket => break,
-                _ => return Err(GiveUp),
-            };
-        }
-        self.depth -= 1;
+        let range = self.entries(start, Token::CloseBracket, |p, token| {
+            let value = p.value(token)?;
+            p.values.push(value);
+            Ok(())
+        })?;
         Ok(Array {
-            range: Range {
-                start,
-                end: self.scanner.token_end(),
-            },
+            range,
             elements: self.values.drain(first..).collect(),
         })
     }

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    load_sources_with_sites_from, Animation, Controller, DefinitionKind, Entity, FileKind, Pack,
-    RenderController, Site, SiteId,
+    load_sources_with_sites_from, Animation, Controller, DefinitionKind, Entity, FileKind,
+    Geometry, Pack, RenderController, Shadowed, Site, SiteId,
 };
 
 /// What [`Pack::replace_file`] did to the sites of a file.
@@ -97,24 +97,8 @@ impl Pack {
         // Those of the file a later layer overrides are not in the model: each must still be
         // overridden, and its new text is not used.
         let files = (fi, mf);
-        let shadowed = |kind: DefinitionKind| -> Vec<String> {
-            base.shadowed
-                .iter()
-                .filter(|s| s.file == fi && s.kind == kind)
-                .map(|s| s.id.clone())
-                .collect()
-        };
-        let entity_key =
-            |e: &Entity| format!("{:?} {} {:?}", e.kind, e.identifier, e.min_engine_version);
-        let entities = same_defs(
-            &base.entities,
-            &mini.entities,
-            files,
-            shadowed(DefinitionKind::Entity),
-            |e| e.file,
-            entity_key,
-            |e| e.identifier.to_ascii_lowercase(),
-        )?;
+        let shadowed = &base.shadowed;
+        let entities = same_defs(&base.entities, &mini.entities, files, shadowed)?;
         // An overridden entity keeps losing only while it ranks below the one that wins.
         for s in base
             .shadowed
@@ -136,49 +120,11 @@ impl Pack {
                 return None;
             }
         }
-        let (old, new) = (&base.animations, &mini.animations);
-        let id = |a: &Animation| a.id.clone();
-        let animations = same_defs(
-            old,
-            new,
-            files,
-            shadowed(DefinitionKind::Animation),
-            |a| a.file,
-            id,
-            id,
-        )?;
-        let (old, new) = (&base.controllers, &mini.controllers);
-        let id = |c: &Controller| c.id.clone();
-        let controllers = same_defs(
-            old,
-            new,
-            files,
-            shadowed(DefinitionKind::Controller),
-            |c| c.file,
-            id,
-            id,
-        )?;
+        let animations = same_defs(&base.animations, &mini.animations, files, shadowed)?;
+        let controllers = same_defs(&base.controllers, &mini.controllers, files, shadowed)?;
         let (old, new) = (&base.render_controllers, &mini.render_controllers);
-        let id = |r: &RenderController| r.id.clone();
-        let render = same_defs(
-            old,
-            new,
-            files,
-            shadowed(DefinitionKind::RenderController),
-            |r| r.file,
-            id,
-            id,
-        )?;
-        let (old, new) = (&base.geometries, &mini.geometries);
-        let geometries = same_defs(
-            old,
-            new,
-            files,
-            shadowed(DefinitionKind::Geometry),
-            |g| g.file,
-            |g| g.id.clone(),
-            |g| g.id.to_ascii_lowercase(),
-        )?;
+        let render = same_defs(old, new, files, shadowed)?;
+        let geometries = same_defs(&base.geometries, &mini.geometries, files, shadowed)?;
 
         // The shape is the same: write the new file, sites and definitions in.
         let reshaped = old_sites != new_sites
@@ -204,26 +150,17 @@ impl Pack {
                 pack.sites.push(site);
             }
         }
-        for (i, j) in entities {
-            pack.entities[i] = std::mem::take(&mut mini.entities[j]);
-            pack.entities[i].file = fi;
-        }
-        for (i, j) in animations {
-            pack.animations[i] = std::mem::take(&mut mini.animations[j]);
-            pack.animations[i].file = fi;
-        }
-        for (i, j) in controllers {
-            pack.controllers[i] = std::mem::take(&mut mini.controllers[j]);
-            pack.controllers[i].file = fi;
-        }
-        for (i, j) in render {
-            pack.render_controllers[i] = std::mem::take(&mut mini.render_controllers[j]);
-            pack.render_controllers[i].file = fi;
-        }
-        for (i, j) in geometries {
-            pack.geometries[i] = std::mem::take(&mut mini.geometries[j]);
-            pack.geometries[i].file = fi;
-        }
+        move_in(&mut pack.entities, &mut mini.entities, entities, fi);
+        move_in(&mut pack.animations, &mut mini.animations, animations, fi);
+        move_in(
+            &mut pack.controllers,
+            &mut mini.controllers,
+            controllers,
+            fi,
+        );
+        let (old, new) = (&mut pack.render_controllers, &mut mini.render_controllers);
+        move_in(old, new, render, fi);
+        move_in(&mut pack.geometries, &mut mini.geometries, geometries, fi);
         pack.problems.retain(|p| p.file != path);
         pack.problems
             .extend(mini.problems.into_iter().filter(|p| p.file == path));
@@ -235,29 +172,82 @@ impl Pack {
     }
 }
 
+/// A definition of the model, as a file replacement pairs the old with the new.
+trait Definition: Default {
+    const KIND: DefinitionKind;
+    fn file(&self) -> usize;
+    fn file_mut(&mut self) -> &mut usize;
+    /// What must stay the same for the pack's lookups and layering to stay valid.
+    fn key(&self) -> String;
+    /// The identifier overriding goes by ([`super::Shadowed::id`]).
+    fn id(&self) -> String;
+}
+
+macro_rules! definition {
+    ($t:ident, |$d:ident| $key:expr, $id:expr) => {
+        impl Definition for $t {
+            const KIND: DefinitionKind = DefinitionKind::$t;
+            fn file(&self) -> usize {
+                self.file
+            }
+            fn file_mut(&mut self) -> &mut usize {
+                &mut self.file
+            }
+            fn key(&self) -> String {
+                let $d = self;
+                $key
+            }
+            fn id(&self) -> String {
+                let $d = self;
+                $id
+            }
+        }
+    };
+}
+
+definition!(
+    Entity,
+    |e| format!("{:?} {} {:?}", e.kind, e.identifier, e.min_engine_version),
+    e.identifier.to_ascii_lowercase()
+);
+definition!(Animation, |a| a.id.clone(), a.id.clone());
+definition!(Controller, |c| c.id.clone(), c.id.clone());
+definition!(RenderController, |r| r.id.clone(), r.id.clone());
+definition!(Geometry, |g| g.id.clone(), g.id.to_ascii_lowercase());
+
 /// Pairs the definitions of file `fi` of `old` (the pack's, in order) with those of file `mf`
-/// of `new` (the file read alone), which must have the same `key`s in the same order; a
-/// definition of `new` whose `id` is in `shadowed` (the file's definitions a later layer
-/// overrides, absent from `old`) is left out, and each of those must be met once.
-fn same_defs<T>(
+/// of `new` (the file read alone), which must have the same keys in the same order; a
+/// definition of `new` that a later layer overrides (in `shadowed` for file `fi`, absent
+/// from `old`) is left out, and each of those must be met once.
+fn same_defs<T: Definition>(
     old: &[T],
     new: &[T],
     (fi, mf): (usize, usize),
-    mut shadowed: Vec<String>,
-    file: impl Fn(&T) -> usize,
-    key: impl Fn(&T) -> String,
-    id: impl Fn(&T) -> String,
+    shadowed: &[Shadowed],
 ) -> Option<Vec<(usize, usize)>> {
-    let mut a = (0..old.len()).filter(|&i| file(&old[i]) == fi).peekable();
+    let mut shadowed: Vec<&str> = (shadowed.iter())
+        .filter(|s| s.file == fi && s.kind == T::KIND)
+        .map(|s| s.id.as_str())
+        .collect();
+    let mut a = (0..old.len()).filter(|&i| old[i].file() == fi).peekable();
     let mut pairs = Vec::new();
-    for j in (0..new.len()).filter(|&j| file(&new[j]) == mf) {
-        if let Some(&i) = a.peek().filter(|&&i| key(&old[i]) == key(&new[j])) {
+    for j in (0..new.len()).filter(|&j| new[j].file() == mf) {
+        if let Some(&i) = a.peek().filter(|&&i| old[i].key() == new[j].key()) {
             pairs.push((i, j));
             a.next();
         } else {
-            let k = shadowed.iter().position(|s| *s == id(&new[j]))?;
+            let k = shadowed.iter().position(|s| *s == new[j].id())?;
             shadowed.swap_remove(k);
         }
     }
     (a.next().is_none() && shadowed.is_empty()).then_some(pairs)
+}
+
+/// Moves the paired definitions of the file read alone (`src`) over the pack's (`dst`),
+/// as definitions of file `fi`.
+fn move_in<T: Definition>(dst: &mut [T], src: &mut [T], pairs: Vec<(usize, usize)>, fi: usize) {
+    for (i, j) in pairs {
+        dst[i] = std::mem::take(&mut src[j]);
+        *dst[i].file_mut() = fi;
+    }
 }

@@ -421,7 +421,7 @@ fn script_diagnostics(
                 (entity.pre_animation, -(skip as isize))
             };
             match site {
-                Some(s) => at_site(pack, s, shifted(d, offset)),
+                Some(s) => PackDiagnostic::at_site(pack, s, shifted(d, offset)),
                 None => PackDiagnostic {
                     path: pack.files[entity.file].path.clone(),
                     site: None,
@@ -445,20 +445,6 @@ fn shifted(d: &Diagnostic, delta: isize) -> Diagnostic {
         *s = span(s);
     }
     d
-}
-
-/// A diagnostic of site `s`, its spans in the site's text.
-fn at_site(pack: &Pack, s: crate::pack::SiteId, d: Diagnostic) -> PackDiagnostic {
-    let site = &pack.sites[s];
-    let (line, column) = pack.locate(site, d.span.start as usize);
-    PackDiagnostic {
-        path: pack.files[site.file].path.clone(),
-        site: Some(s),
-        file: None,
-        diagnostic: d,
-        line,
-        column,
-    }
 }
 
 struct Builder<'a> {
@@ -569,7 +555,7 @@ impl Builder<'_> {
     /// Diagnostic `d` of a Molang string of `file`, its span in the string's text.
     fn note_in(&mut self, file: usize, expr: &Expr, d: Diagnostic) {
         let found = match expr {
-            Expr::Site(s) => at_site(self.pack, *s, d),
+            Expr::Site(s) => PackDiagnostic::at_site(self.pack, *s, d),
             Expr::Unrecorded(u) => {
                 let mut d = d;
                 d.message = format!("{} (at {})", d.message, u.pointer);

@@ -32,22 +32,16 @@ pub fn symbols(ws: &Workspace, uri: &Uri) -> Option<DocumentSymbolResponse> {
         let key = format!("\"{id}\"");
         src.find(&key).map_or(0..0, |i| i + 1..i + key.len() - 1)
     };
-    let leaf =
-        |id: &String, detail: &str, kind| sym(id.clone(), detail, kind, key_range(id), Vec::new());
+    let field = |name: &String, detail: &str, kind, at: &std::ops::Range<usize>| {
+        sym(name.clone(), detail, kind, at.clone(), Vec::new())
+    };
+    let leaf = |id: &String, detail: &str, kind| field(id, detail, kind, &key_range(id));
     let mut out = Vec::new();
     for e in pack.entities.iter().filter(|e| e.file == at.file) {
         let kids = e
             .animations
             .iter()
-            .map(|a| {
-                sym(
-                    a.short.clone(),
-                    &a.id,
-                    SymbolKind::FIELD,
-                    a.at.clone(),
-                    Vec::new(),
-                )
-            })
+            .map(|a| field(&a.short, &a.id, SymbolKind::FIELD, &a.at))
             .collect();
         out.push(sym(
             e.identifier.clone(),
@@ -64,15 +58,7 @@ pub fn symbols(ws: &Workspace, uri: &Uri) -> Option<DocumentSymbolResponse> {
         let kids = c
             .states
             .iter()
-            .map(|s| {
-                sym(
-                    s.name.clone(),
-                    "state",
-                    SymbolKind::ENUM_MEMBER,
-                    s.at.clone(),
-                    Vec::new(),
-                )
-            })
+            .map(|s| field(&s.name, "state", SymbolKind::ENUM_MEMBER, &s.at))
             .collect();
         out.push(sym(
             c.id.clone(),
