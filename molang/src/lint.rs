@@ -428,7 +428,7 @@ pub fn entity_sites(pack: &Pack, ei: usize) -> Vec<SiteId> {
         );
     }
     for rc in &e.render_controllers {
-        sites.extend(pack.render_controller_sites(rc));
+        sites.extend(pack.render_controller_sites(&rc.name));
     }
     sites.sort_unstable();
     sites.dedup();
@@ -967,7 +967,10 @@ pub mod structure {
                     out.push(undefined_geometry(pack, e, short, id, r));
                 }
             }
-            for (id, r) in e.render_controllers.iter().zip(&e.render_controller_at) {
+            for Named {
+                name: id, at: r, ..
+            } in &e.render_controllers
+            {
                 if pack.render_controllers_named(id).next().is_some() {
                     continue;
                 }

@@ -292,8 +292,6 @@ pub struct ClientData {
     /// `scripts.scale`, `scaleX`, `scaleY`, `scaleZ` (any case) as 0..=3, the key as
     /// written, and the value; in file order.
     pub scale: Vec<(usize, String, Option<Num>)>,
-    /// `description.render_controllers`: identifier and condition.
-    pub render_controllers: Vec<(String, Option<Num>)>,
     /// `description.geometry`, `textures`, `materials`: short name (lowercased) → resource.
     pub resources: [Vec<(String, String)>; 3],
     /// Attachable `scripts.parent_setup`, entries joined with `"\n"`, when not blank.
@@ -601,6 +599,12 @@ impl<'s> Reader<'s> {
         self.named_list(list, &|| ptr(&ptr(dp, "scripts"), "animate"))
     }
 
+    /// `description.render_controllers` at `dp`: identifiers, or `{identifier: condition}`.
+    pub(super) fn render_controllers(&self, desc: &Value<'_>, dp: &str) -> Vec<Named> {
+        let list = get(desc, "render_controllers");
+        self.named_list(list, &|| ptr(dp, "render_controllers"))
+    }
+
     pub(super) fn client(&self, desc: &Value<'_>, dp: &str, attachable: bool) -> ClientData {
         let mut out = ClientData {
             geometry: get(desc, "geometry").and_then(|geo| {
@@ -630,23 +634,6 @@ impl<'s> Reader<'s> {
                 .collect()
         };
         out.resources = [map("geometry"), map("textures"), map("materials")];
-        let rc_ptr = ptr(dp, "render_controllers");
-        for (i, e) in elems_of(desc, "render_controllers") {
-            let (id, cond) = match e {
-                Value::StringLit(s) => (s.value.to_string(), None),
-                Value::Object(_) => {
-                    let Some((k, v)) = props(e).next() else {
-                        continue;
-                    };
-                    (
-                        k.to_string(),
-                        self.num(&|| ptr(&ptr(&rc_ptr, &i.to_string()), k), v),
-                    )
-                }
-                _ => continue,
-            };
-            out.render_controllers.push((id, cond));
-        }
         if attachable {
             out.parent_setup = scripts
                 .and_then(|s| get(s, "parent_setup"))

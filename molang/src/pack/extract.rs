@@ -433,13 +433,7 @@ impl Cx<'_, '_> {
                     "render_controllers" => {
                         for (i, e) in elems(v) {
                             let ep = ptr_idx(&p, i);
-                            if let Some(id) = as_str(e) {
-                                entity.render_controllers.push(id.to_string());
-                                entity.render_controller_at.push(range_of(e));
-                            }
-                            for (id, at, cond) in props_at(e) {
-                                entity.render_controllers.push(id.to_string());
-                                entity.render_controller_at.push(at);
+                            for (id, cond) in props(e) {
                                 let role = intern(format!("{prefix}.render_controller_condition"));
                                 entity.other_sites.extend(self.string(
                                     cond,
@@ -469,6 +463,7 @@ impl Cx<'_, '_> {
             let attachable = kind == EntityKind::Attachable;
             let reader = self.reader(first);
             entity.animate = reader.animate(desc, &dp);
+            entity.render_controllers = reader.render_controllers(desc, &dp);
             let client = reader.client(desc, &dp, attachable);
             entity.client = Some(Box::new(client));
             self.pack.entities.push(entity);

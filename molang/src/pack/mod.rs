@@ -295,11 +295,9 @@ pub struct Entity {
     pub geometries: Vec<(String, String)>,
     /// Byte range of each `geometry` value, in the order of [`Entity::geometries`].
     pub geometry_at: Vec<Range<usize>>,
-    /// Render-controller identifiers, in order.
-    pub render_controllers: Vec<String>,
-    /// Byte range of each render-controller entry (the string, or the key of
-    /// `{id: condition}`), in the order of [`Entity::render_controllers`].
-    pub render_controller_at: Vec<Range<usize>>,
+    /// `description.render_controllers`: identifiers, where each is written (the string,
+    /// or the key of `{id: condition}`), and conditions, in order.
+    pub render_controllers: Vec<Named>,
     /// `description.textures`: short name -> texture path (client entities, attachables).
     pub textures: Vec<(String, String)>,
     /// Byte range of each `textures` value, in the order of [`Entity::textures`].

@@ -103,8 +103,13 @@ fn client_entity_sites_and_model() {
     assert_eq!(e.kind, EntityKind::Client);
     assert_eq!(e.public_variables, vec!["tilt".to_string()]);
     assert_eq!(e.animation_id("move"), Some("animation.robot.move"));
+    let render: Vec<&str> = e
+        .render_controllers
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
     assert_eq!(
-        e.render_controllers,
+        render,
         vec!["controller.render.robot", "controller.render.robot_glow"]
     );
 
@@ -1699,10 +1704,25 @@ fn typed_client_description_and_legacy_lists() {
     );
     assert_eq!(d.scale[1].0, 1);
     assert_eq!(d.scale[1].1, "scaleX");
-    assert_eq!(d.render_controllers.len(), 2);
+    let render: Vec<_> = (e.render_controllers.iter())
+        .map(|r| {
+            (
+                r.name.as_str(),
+                site_text(&pack, &r.value),
+                &entity[r.at.clone()],
+            )
+        })
+        .collect();
     assert_eq!(
-        d.render_controllers[1],
-        ("controller.render.u".to_string(), None)
+        render,
+        vec![
+            (
+                "controller.render.t",
+                Some("q.x"),
+                "\"controller.render.t\""
+            ),
+            ("controller.render.u", None, "\"controller.render.u\""),
+        ]
     );
     assert_eq!(d.parent_setup, None, "client entities have no parent_setup");
 }

@@ -306,10 +306,10 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
         b.model.scale[*slot] = b.num(file, v.as_ref(), &label);
     }
     // Render controllers, with the entity's resource maps.
-    for (id, cond) in &client.render_controllers {
-        let label = format!("{} render controller {id}", entity.identifier);
-        let cond = b.num(file, cond.as_ref(), &label);
-        if let Some(def) = b.render_controller(id, cond, &client.resources) {
+    for rc in &entity.render_controllers {
+        let label = format!("{} render controller {}", entity.identifier, rc.name);
+        let cond = b.num(file, rc.value.as_ref(), &label);
+        if let Some(def) = b.render_controller(&rc.name, &rc.at, cond, &client.resources) {
             b.model.render.push(def);
         }
     }
@@ -725,20 +725,18 @@ impl Builder<'_> {
         self.model.fk_order = fk_order(&mut self.model.bones);
     }
 
-    /// One render controller (the last definition of `id` in the pack).
+    /// One render controller (the last definition of `id` in the pack), named by the entity
+    /// at byte range `at` of its file.
     fn render_controller(
         &mut self,
         id: &str,
+        at: &std::ops::Range<usize>,
         condition: Option<Num>,
         resources: &[Vec<(String, String)>; 3],
     ) -> Option<super::render::RenderDef> {
         use super::render::{RenderArray, RenderDef};
         let Some(rc) = self.pack.render_controllers_named(id).last() else {
-            let e = self.entity;
-            let at = (e.render_controllers.iter().zip(&e.render_controller_at))
-                .find(|(r, _)| *r == id)
-                .map_or(0..0, |(_, r)| r.clone());
-            let d = structure::undefined_render_controller(self.pack, e, id, &at);
+            let d = structure::undefined_render_controller(self.pack, self.entity, id, at);
             self.diagnostics.push(d);
             return None;
         };
