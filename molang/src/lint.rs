@@ -554,7 +554,7 @@ pub mod structure {
 
     use super::PackDiagnostic;
     use crate::diagnostics::{Code, Diagnostic};
-    use crate::pack::{AnimationRef, EntityKind, Named, Pack, Side};
+    use crate::pack::{AnimationRef, EntityKind, Named, Pack, Resource, Side};
     use grammar::Span;
 
     /// Every structure problem of `pack`.
@@ -962,7 +962,12 @@ pub mod structure {
             if !matches!(e.kind, EntityKind::Client | EntityKind::Attachable) {
                 continue;
             }
-            for ((short, id), r) in e.geometries.iter().zip(&e.geometry_at) {
+            for Resource {
+                short,
+                value: id,
+                at: r,
+            } in &e.geometries
+            {
                 if pack.geometries_named(id).next().is_none() && !builtin_geometry(id) {
                     out.push(undefined_geometry(pack, e, short, id, r));
                 }
@@ -976,7 +981,12 @@ pub mod structure {
                 }
                 out.push(undefined_render_controller(pack, e, id, r));
             }
-            for ((short, path), r) in e.textures.iter().zip(&e.texture_at) {
+            for Resource {
+                short,
+                value: path,
+                at: r,
+            } in &e.textures
+            {
                 let key = path.replace('\\', "/").to_ascii_lowercase();
                 let key = key.trim_start_matches('/');
                 let mut parts = key.splitn(3, '/');
@@ -1053,7 +1063,7 @@ pub mod structure {
             let known = !e.geometries.is_empty()
                 && e.geometries
                     .iter()
-                    .all(|(_, g)| geometry_bones(pack, g, &mut set).is_some());
+                    .all(|g| geometry_bones(pack, &g.value, &mut set).is_some());
             set.extend(
                 crate::engine_vars::engine_bones(&e.identifier)
                     .iter()

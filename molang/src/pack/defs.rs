@@ -287,13 +287,9 @@ pub struct FaceUv {
 /// What a client entity or attachable description plays and draws, besides its sites.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClientData {
-    /// `description.geometry`: the `default` entry, else the first.
-    pub geometry: Option<String>,
     /// `scripts.scale`, `scaleX`, `scaleY`, `scaleZ` (any case) as 0..=3, the key as
     /// written, and the value; in file order.
     pub scale: Vec<(usize, String, Option<Num>)>,
-    /// `description.geometry`, `textures`, `materials`: short name (lowercased) → resource.
-    pub resources: [Vec<(String, String)>; 3],
     /// Attachable `scripts.parent_setup`, entries joined with `"\n"`, when not blank.
     pub parent_setup: Option<String>,
 }
@@ -606,15 +602,7 @@ impl<'s> Reader<'s> {
     }
 
     pub(super) fn client(&self, desc: &Value<'_>, dp: &str, attachable: bool) -> ClientData {
-        let mut out = ClientData {
-            geometry: get(desc, "geometry").and_then(|geo| {
-                get(geo, "default")
-                    .or_else(|| props(geo).next().map(|(_, v)| v))
-                    .and_then(json::as_str)
-                    .map(str::to_string)
-            }),
-            ..ClientData::default()
-        };
+        let mut out = ClientData::default();
         let scripts = get(desc, "scripts");
         let sp = ptr(dp, "scripts");
         for (k, v) in scripts.into_iter().flat_map(json::props) {
@@ -628,12 +616,6 @@ impl<'s> Reader<'s> {
             out.scale
                 .push((slot, k.to_string(), self.num(&|| ptr(&sp, k), v)));
         }
-        let map = |key: &str| -> Vec<(String, String)> {
-            props_of(desc, key)
-                .filter_map(|(k, v)| Some((k.to_ascii_lowercase(), json::as_str(v)?.to_string())))
-                .collect()
-        };
-        out.resources = [map("geometry"), map("textures"), map("materials")];
         if attachable {
             out.parent_setup = scripts
                 .and_then(|s| get(s, "parent_setup"))

@@ -12,7 +12,8 @@ use super::defs::{geometry_bones, plainly_not_molang, texture_size, variable_nam
 use super::json::{as_str, elems, literal_layout, props, props_at, ptr, ptr_idx, range_of};
 use super::{
     Animation, AnimationRef, Controller, ControllerState, Entity, EntityKind, FileKind, Geometry,
-    Pack, Piece, PropertyDef, PropertyDefault, RenderController, Side, Site, SiteId, SiteKind,
+    Pack, Piece, PropertyDef, PropertyDefault, RenderController, Resource, Side, Site, SiteId,
+    SiteKind,
 };
 
 /// What the walker learnt about a file besides its sites.
@@ -400,22 +401,9 @@ impl Cx<'_, '_> {
                     }
                     "scripts" => self.scripts(v, &p, prefix, &mut entity),
                     "animations" => short_names_at(v, &mut entity.animations),
-                    "geometry" => {
-                        for (short, id) in props(v) {
-                            if let Some(s) = as_str(id) {
-                                entity.geometries.push((short.to_string(), s.to_string()));
-                                entity.geometry_at.push(range_of(id));
-                            }
-                        }
-                    }
-                    "textures" => {
-                        for (short, path) in props(v) {
-                            if let Some(s) = as_str(path) {
-                                entity.textures.push((short.to_string(), s.to_string()));
-                                entity.texture_at.push(range_of(path));
-                            }
-                        }
-                    }
+                    "geometry" => resources(v, &mut entity.geometries),
+                    "textures" => resources(v, &mut entity.textures),
+                    "materials" => resources(v, &mut entity.materials),
                     // Older (1.8.0) files list controllers to run as `[{"short": "id"}]`.
                     "animation_controllers" => {
                         for (_, e) in elems(v) {
@@ -1384,6 +1372,20 @@ fn short_names_at(v: &Value<'_>, out: &mut Vec<AnimationRef>) {
                 id: s.to_string(),
                 at: range_of(id),
                 legacy: false,
+            });
+        }
+    }
+}
+
+/// `{"short": "value"}` pairs of `description.geometry`, `textures` or `materials`, with
+/// the byte range of each value.
+fn resources(v: &Value<'_>, out: &mut Vec<Resource>) {
+    for (short, _, value) in props_at(v) {
+        if let Some(s) = as_str(value) {
+            out.push(Resource {
+                short: short.to_string(),
+                value: s.to_string(),
+                at: range_of(value),
             });
         }
     }

@@ -292,16 +292,14 @@ pub struct Entity {
     /// The sites of the `scripts.animate` conditions (of every `animate` key).
     pub animate_sites: Vec<SiteId>,
     /// `description.geometry`: short name -> geometry identifier (client entities).
-    pub geometries: Vec<(String, String)>,
-    /// Byte range of each `geometry` value, in the order of [`Entity::geometries`].
-    pub geometry_at: Vec<Range<usize>>,
+    pub geometries: Vec<Resource>,
     /// `description.render_controllers`: identifiers, where each is written (the string,
     /// or the key of `{id: condition}`), and conditions, in order.
     pub render_controllers: Vec<Named>,
     /// `description.textures`: short name -> texture path (client entities, attachables).
-    pub textures: Vec<(String, String)>,
-    /// Byte range of each `textures` value, in the order of [`Entity::textures`].
-    pub texture_at: Vec<Range<usize>>,
+    pub textures: Vec<Resource>,
+    /// `description.materials`: short name -> material (client entities, attachables).
+    pub materials: Vec<Resource>,
     /// Every other site of the file: `scale*`, `parent_setup`, render-controller
     /// conditions, `item` conditions, behaviour components ...
     pub other_sites: Vec<SiteId>,
@@ -334,6 +332,36 @@ pub enum PropertyDefault {
     Molang(String),
     /// Absent or of no usable kind.
     Missing,
+}
+
+/// A short name of an entity's `description.geometry`, `textures` or `materials`, and the
+/// resource it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    /// As written (render controllers look it up without case).
+    pub short: String,
+    pub value: String,
+    /// Byte range in the file of the value string.
+    pub at: Range<usize>,
+}
+
+impl Entity {
+    /// The geometry the entity draws without a render controller: its `default` entry,
+    /// else the first.
+    pub fn default_geometry(&self) -> Option<&str> {
+        let g = &self.geometries;
+        (g.iter().rev().find(|r| r.short == "default").or(g.first())).map(|r| r.value.as_str())
+    }
+
+    /// `geometry`, `textures` and `materials`: lowercased short name -> resource, as render
+    /// controllers resolve `Geometry.x`, `Texture.x`, `Material.x` (the last of a name wins).
+    pub fn resource_maps(&self) -> [Vec<(String, String)>; 3] {
+        [&self.geometries, &self.textures, &self.materials].map(|list| {
+            (list.iter())
+                .map(|r| (r.short.to_ascii_lowercase(), r.value.clone()))
+                .collect()
+        })
+    }
 }
 
 /// A short name an entity gives an animation or controller.

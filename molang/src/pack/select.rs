@@ -44,11 +44,8 @@ pub(super) fn load_entity(paths: &[std::path::PathBuf], identifier: &str) -> Pac
     }) {
         found = true;
         needles.extend(e.animations.iter().map(|a| a.id.clone()));
-        needles.extend(e.geometries.iter().map(|(_, id)| id.clone()));
+        needles.extend(e.geometries.iter().map(|g| g.value.clone()));
         needles.extend(e.render_controllers.iter().map(|r| r.name.clone()));
-        if let Some(c) = &e.client {
-            needles.extend(c.geometry.iter().cloned());
-        }
     }
     let keep = if !found {
         vec![true; list.len()]

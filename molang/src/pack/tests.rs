@@ -1683,11 +1683,13 @@ fn typed_client_description_and_legacy_lists() {
             ("old", "controller.animation.t.old", true, "\"old\""),
         ]
     );
-    assert_eq!(d.geometry.as_deref(), Some("geometry.t"));
+    assert_eq!(e.default_geometry(), Some("geometry.t"));
     assert_eq!(
-        d.resources[1],
+        e.resource_maps()[1],
         vec![("default".to_string(), "textures/t".to_string())]
     );
+    let at: Vec<&str> = e.geometries.iter().map(|g| &entity[g.at.clone()]).collect();
+    assert_eq!(at, vec!["\"geometry.b\"", "\"geometry.t\""]);
     assert_eq!(e.animate.len(), 2, "the number is not an animate entry");
     assert_eq!(
         (e.animate[0].name.as_str(), &e.animate[0].value),

@@ -270,7 +270,7 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
         b.site_at(entity.initialize),
         b.site_at(entity.pre_animation),
     ];
-    if let Some(name) = &client.geometry {
+    if let Some(name) = entity.default_geometry() {
         b.load_geometry(name);
     }
     // The legacy list plays first (after the geometry is loaded: bones come from it).
@@ -306,10 +306,11 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
         b.model.scale[*slot] = b.num(file, v.as_ref(), &label);
     }
     // Render controllers, with the entity's resource maps.
+    let resources = entity.resource_maps();
     for rc in &entity.render_controllers {
         let label = format!("{} render controller {}", entity.identifier, rc.name);
         let cond = b.num(file, rc.value.as_ref(), &label);
-        if let Some(def) = b.render_controller(&rc.name, &rc.at, cond, &client.resources) {
+        if let Some(def) = b.render_controller(&rc.name, &rc.at, cond, &resources) {
             b.model.render.push(def);
         }
     }
@@ -589,9 +590,9 @@ impl Builder<'_> {
     /// entity's file from its start).
     fn geometry_entry(&self, name: &str) -> std::ops::Range<usize> {
         let e = self.entity;
-        (e.geometries.iter().zip(&e.geometry_at))
-            .find(|((_, id), _)| id.eq_ignore_ascii_case(name))
-            .map_or(0..0, |(_, r)| r.clone())
+        (e.geometries.iter())
+            .find(|g| g.value.eq_ignore_ascii_case(name))
+            .map_or(0..0, |g| g.at.clone())
     }
 
     /// A number slot of the pack, compiled.
@@ -658,8 +659,8 @@ impl Builder<'_> {
                 )
             } else {
                 let short = (self.entity.geometries.iter())
-                    .find(|(_, id)| id.eq_ignore_ascii_case(name))
-                    .map_or("", |(short, _)| short.as_str());
+                    .find(|g| g.value.eq_ignore_ascii_case(name))
+                    .map_or("", |g| g.short.as_str());
                 let mut d = structure::undefined_geometry(self.pack, self.entity, short, name, &at);
                 let help = d.diagnostic.help.take().unwrap_or_default();
                 d.diagnostic.help = Some(format!("{help}; {NO_BONES}"));

@@ -55,7 +55,7 @@ fn animation_definition(
         .pack
         .entities
         .iter()
-        .any(|e| e.file == at.file && e.geometries.iter().any(|(_, g)| g == word));
+        .any(|e| e.file == at.file && e.geometries.iter().any(|g| g.value == word));
     if geometry_used {
         for g in ws.pack.geometries_named(word) {
             let fsrc = &ws.pack.files[g.file].source;
