@@ -801,11 +801,11 @@ fn assigned_names(entries: &[String]) -> Vec<String> {
     if let Some(p) = checked.program {
         for i in 0..p.len() {
             match p.node(crate::ir::NodeId(i as u32)) {
-                crate::ir::Node::Assign {
+                crate::ir::Node::Assign(crate::ir::Assign {
                     scope: Scope::Variable,
                     slot,
                     ..
-                }
+                })
                 | crate::ir::Node::ForEach {
                     scope: Scope::Variable,
                     slot,

@@ -51,7 +51,7 @@
 use crate::builtins::math::MathFn;
 use crate::builtins::platform::Platform;
 use crate::interp::pure_math;
-use crate::ir::{ArithOp, CmpOp, Names, Node, NodeId, PostOp, Program, Scope, Slot};
+use crate::ir::{ArithOp, Assign, CmpOp, Names, Node, NodeId, PostOp, Program, Scope, Slot};
 use grammar::Span;
 use std::collections::HashMap;
 
@@ -439,28 +439,13 @@ impl Folder<'_> {
                     .collect();
                 self.run(Node::Math { func: *func, args }, span)
             }
-            Node::Assign {
-                scope,
-                slot,
-                value,
-                parents,
-                copies,
-            } => {
-                let value = match self.fold(*value) {
+            Node::Assign(a) => {
+                let value = match self.fold(a.value) {
                     // Stored as the constant's post-operation gives it: `−0` becomes `+0`.
-                    Val::Const(c, post) => self.emit_const(moved(c, post), src.span(*value)),
-                    v => self.emit_val(v, src.span(*value)),
+                    Val::Const(c, post) => self.emit_const(moved(c, post), src.span(a.value)),
+                    v => self.emit_val(v, src.span(a.value)),
                 };
-                self.run(
-                    Node::Assign {
-                        scope: *scope,
-                        slot: *slot,
-                        value,
-                        parents: parents.clone(),
-                        copies: copies.clone(),
-                    },
-                    span,
-                )
+                self.run(Node::Assign(Assign { value, ..a.clone() }), span)
             }
             Node::Block { stmts, simple } => {
                 let stmts = if *simple && stmts.len() == 1 {
@@ -830,7 +815,7 @@ impl Folder<'_> {
             }
             Node::Query { .. }
             | Node::PureQuery { .. }
-            | Node::Assign { .. }
+            | Node::Assign(_)
             | Node::Discard(_)
             | Node::Resource { .. }
             | Node::Array { .. }
@@ -1100,7 +1085,7 @@ mod tests {
         let Node::Block { stmts, .. } = p.node(p.root()) else {
             panic!("a block")
         };
-        let Node::Assign { value, .. } = p.node(stmts[0]) else {
+        let Node::Assign(Assign { value, .. }) = p.node(stmts[0]) else {
             panic!("an assignment")
         };
         assert_eq!(p.node(*value), &Node::Const(2.0));

@@ -100,6 +100,18 @@ impl PostOp {
     }
 }
 
+/// Store into a temp or variable: what every back end reads of an assignment, in one value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assign {
+    pub scope: Scope,
+    pub slot: Slot,
+    pub value: NodeId,
+    /// The struct paths that now exist (`v.a.b = 1` creates `v.a`).
+    pub parents: Box<[Slot]>,
+    /// The member slots (source, destination) a struct assignment copies.
+    pub copies: Box<[(Slot, Slot)]>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Node {
     Const(f32),
@@ -181,15 +193,7 @@ pub enum Node {
         lhs: NodeId,
         rhs: NodeId,
     },
-    /// Store into a temp or variable. `parents` are the struct paths that now exist
-    /// (`v.a.b = 1` creates `v.a`); `copies` are member slots copied by a struct assignment.
-    Assign {
-        scope: Scope,
-        slot: Slot,
-        value: NodeId,
-        parents: Box<[Slot]>,
-        copies: Box<[(Slot, Slot)]>,
-    },
+    Assign(Assign),
     /// An assignment the game accepts but does not perform (its value is still computed).
     Discard(NodeId),
     Arrow {
@@ -238,7 +242,7 @@ macro_rules! child_parts {
             | Node::Not(e)
             | Node::Discard(e)
             | Node::Return(e)
-            | Node::Assign { value: e, .. } => ([Some(e), None, None], Default::default()),
+            | Node::Assign(Assign { value: e, .. }) => ([Some(e), None, None], Default::default()),
             Node::Query { args, .. }
             | Node::PureQuery { args, .. }
             | Node::Math { args, .. }
@@ -541,13 +545,13 @@ mod tests {
                 vec![b, a],
             ),
             (
-                Node::Assign {
+                Node::Assign(Assign {
                     scope,
                     slot: s,
                     value: a,
                     parents: Box::new([s]),
                     copies: Box::new([]),
-                },
+                }),
                 vec![a],
             ),
             (

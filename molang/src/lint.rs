@@ -451,11 +451,11 @@ pub fn assigned_variables(p: &Program, names: &Names) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for i in 0..p.len() {
         match p.node(NodeId(i as u32)) {
-            Node::Assign {
+            Node::Assign(crate::ir::Assign {
                 scope: Scope::Variable,
                 slot,
                 ..
-            }
+            })
             | Node::ForEach {
                 scope: Scope::Variable,
                 slot,

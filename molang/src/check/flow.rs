@@ -386,20 +386,14 @@ impl Flow<'_> {
                     |f, s| f.walk(rhs, s, None),
                 );
             }
-            &Node::Assign {
-                scope,
-                slot,
-                value,
-                ref parents,
-                ref copies,
-            } => {
-                self.walk(value, state, None);
+            Node::Assign(a) => {
+                self.walk(a.value, state, None);
                 if !state.dead {
-                    state.set((scope, slot));
+                    state.set((a.scope, a.slot));
                     // The struct paths it creates and the members a struct assignment copies.
-                    let made = parents.iter().chain(copies.iter().map(|(_, d)| d));
+                    let made = a.parents.iter().chain(a.copies.iter().map(|(_, d)| d));
                     for &s in made {
-                        state.set((scope, s));
+                        state.set((a.scope, s));
                     }
                 }
             }

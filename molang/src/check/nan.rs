@@ -26,7 +26,7 @@ use std::collections::HashMap;
 
 use crate::builtins::math::MathFn;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{ArithOp, CmpOp, Node, NodeId, Program, PureQuery, Scope, Slot};
+use crate::ir::{ArithOp, Assign, CmpOp, Node, NodeId, Program, PureQuery, Scope, Slot};
 
 /// Where a NaN can come from: the node and why.
 #[derive(Clone, Debug)]
@@ -318,17 +318,11 @@ impl<'a> Walk<'a> {
                 *state = join_states(state, &right);
                 l.join(r)
             }
-            Node::Assign {
-                scope,
-                slot,
-                value,
-                copies,
-                ..
-            } => {
-                let v = self.eval(*value, state);
-                state.insert((*scope, *slot), v);
-                for (_, to) in copies.iter() {
-                    state.insert((*scope, *to), FULL);
+            Node::Assign(a) => {
+                let v = self.eval(a.value, state);
+                state.insert((a.scope, a.slot), v);
+                for (_, to) in a.copies.iter() {
+                    state.insert((a.scope, *to), FULL);
                 }
                 v
             }
@@ -561,7 +555,7 @@ fn assigned(program: &Program, id: NodeId) -> Vec<(Scope, Slot)> {
     let mut stack = vec![id];
     while let Some(n) = stack.pop() {
         let node = program.node(n);
-        if let Node::Assign { scope, slot, .. } | Node::ForEach { scope, slot, .. } = node {
+        if let Node::Assign(Assign { scope, slot, .. }) | Node::ForEach { scope, slot, .. } = node {
             out.push((*scope, *slot));
         }
         stack.extend(node.children());

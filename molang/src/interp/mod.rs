@@ -307,34 +307,46 @@ impl Machine<'_> {
             Node::Equal { negate, lhs, rhs } => Ok(bool_num(self.equal(*negate, *lhs, *rhs)?)),
             Node::And(l, r) => Ok(bool_num(self.truth(*l)? && self.truth(*r)?)),
             Node::Or(l, r) => Ok(bool_num(self.truth(*l)? || self.truth(*r)?)),
+            Node::Cond { .. } | Node::Coalesce { .. } => match self.chosen(id)? {
+                Some(operand) => self.num(operand),
+                None => Ok(0.0),
+            },
+            Node::Discard(e) => self.num(*e),
+            _ => Ok(self.eval(id)?.as_num()),
+        }
+    }
+
+    /// The operand whose value a `?:` or `??` node takes, decided here once for the three
+    /// walks (`num`, `truth`, `eval`). `None`: a `?:` without `else` whose condition is false,
+    /// which is 0.
+    #[inline]
+    fn chosen(&mut self, id: NodeId) -> Result<Option<NodeId>, Stop> {
+        let program = self.program;
+        Ok(match program.node(id) {
             Node::Cond {
                 cond,
                 then,
                 otherwise,
             } => {
                 if self.truth(*cond)? {
-                    self.num(*then)
-                } else if let Some(o) = otherwise {
-                    self.num(*o)
+                    Some(*then)
                 } else {
-                    Ok(0.0)
+                    *otherwise
                 }
             }
+            // `lhs` reads `(scope, slot)`: the right side stands in while that slot is unset.
             Node::Coalesce {
                 scope,
                 slot,
                 lhs,
                 rhs,
-            } => {
-                if self.storage.get(*scope, *slot).is_some() {
-                    self.num(*lhs)
-                } else {
-                    self.num(*rhs)
-                }
-            }
-            Node::Discard(e) => self.num(*e),
-            _ => Ok(self.eval(id)?.as_num()),
-        }
+            } => Some(if self.storage.get(*scope, *slot).is_some() {
+                *lhs
+            } else {
+                *rhs
+            }),
+            _ => unreachable!("only `?:` and `??` choose an operand"),
+        })
     }
 
     fn truth(&mut self, id: NodeId) -> Result<bool, Stop> {
@@ -351,19 +363,10 @@ impl Machine<'_> {
             Node::Equal { negate, lhs, rhs } => self.equal(*negate, *lhs, *rhs),
             Node::And(l, r) => Ok(self.truth(*l)? && self.truth(*r)?),
             Node::Or(l, r) => Ok(self.truth(*l)? || self.truth(*r)?),
-            Node::Cond {
-                cond,
-                then,
-                otherwise,
-            } => {
-                if self.truth(*cond)? {
-                    self.truth(*then)
-                } else if let Some(o) = otherwise {
-                    self.truth(*o)
-                } else {
-                    Ok(false)
-                }
-            }
+            Node::Cond { .. } | Node::Coalesce { .. } => match self.chosen(id)? {
+                Some(operand) => self.truth(operand),
+                None => Ok(false),
+            },
             Node::Math { .. }
             | Node::Arith { .. }
             | Node::Neg(_)
@@ -592,57 +595,31 @@ impl Machine<'_> {
             },
             Node::Query { query, args } => self.query(*query, args),
             Node::PureQuery { func, args } => self.pure_query(*func, args),
-            Node::Math { func, args } => Ok(Value::Num(self.math(id, *func, args)?)),
-            Node::Neg(e) => Ok(Value::Num(-self.num(*e)?)),
-            // Logic tests truth like `?:` does, so a reference is true here too.
-            Node::Not(e) => Ok(bool_value(!self.truth(*e)?)),
-            Node::Arith { op, lhs, rhs } => Ok(Value::Num(self.arith(*op, *lhs, *rhs)?)),
-            Node::Compare { op, lhs, rhs } => Ok(bool_value(self.compare(*op, *lhs, *rhs)?)),
-            Node::Equal { negate, lhs, rhs } => Ok(bool_value(self.equal(*negate, *lhs, *rhs)?)),
-            Node::And(l, r) => Ok(bool_value(self.truth(*l)? && self.truth(*r)?)),
-            Node::Or(l, r) => Ok(bool_value(self.truth(*l)? || self.truth(*r)?)),
-            Node::Cond {
-                cond,
-                then,
-                otherwise,
-            } => {
-                if self.truth(*cond)? {
-                    self.eval(*then)
-                } else if let Some(o) = otherwise {
-                    self.eval(*o)
-                } else {
-                    Ok(Value::Num(0.0))
-                }
-            }
-            Node::Coalesce {
-                scope,
-                slot,
-                lhs,
-                rhs,
-            } => {
-                if self.storage.get(*scope, *slot).is_some() {
-                    self.eval(*lhs)
-                } else {
-                    self.eval(*rhs)
-                }
-            }
-            Node::Assign {
-                scope,
-                slot,
-                value,
-                parents,
-                copies,
-            } => {
-                let v = self.eval(*value)?;
-                for &(s, d) in copies.iter() {
-                    if let Some(m) = self.storage.get(*scope, s) {
-                        self.storage.set(*scope, d, m);
+            // The operators are numbers: the numeric walk computes them (logic tests truth
+            // like `?:` does, so a reference is true there too).
+            Node::Math { .. }
+            | Node::Neg(_)
+            | Node::Not(_)
+            | Node::Arith { .. }
+            | Node::Compare { .. }
+            | Node::Equal { .. }
+            | Node::And(..)
+            | Node::Or(..) => Ok(Value::Num(self.num(id)?)),
+            Node::Cond { .. } | Node::Coalesce { .. } => match self.chosen(id)? {
+                Some(operand) => self.eval(operand),
+                None => Ok(Value::Num(0.0)),
+            },
+            Node::Assign(a) => {
+                let v = self.eval(a.value)?;
+                for &(s, d) in a.copies.iter() {
+                    if let Some(m) = self.storage.get(a.scope, s) {
+                        self.storage.set(a.scope, d, m);
                     }
                 }
-                self.storage.set(*scope, *slot, v);
-                for &p in parents.iter() {
-                    if self.storage.get(*scope, p).is_none() {
-                        self.storage.set(*scope, p, Value::Num(0.0));
+                self.storage.set(a.scope, a.slot, v);
+                for &p in a.parents.iter() {
+                    if self.storage.get(a.scope, p).is_none() {
+                        self.storage.set(a.scope, p, Value::Num(0.0));
                     }
                 }
                 Ok(v)

@@ -23,7 +23,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use super::abi::{Frame, SLOT_BIAS};
 use crate::builtins::math::MathFn;
 use crate::interp::EvalOptions;
-use crate::ir::{ArithOp, Node, NodeId, Program, Scope, Slot};
+use crate::ir::{ArithOp, Assign, Node, NodeId, Program, Scope, Slot};
 
 struct LoopTarget {
     latch: Block,
@@ -43,7 +43,7 @@ fn used_storage(program: &Program) -> [bool; 4] {
     for i in 0..program.len() {
         match program.node(NodeId(i as u32)) {
             Node::Read { scope: s, .. }
-            | Node::Assign { scope: s, .. }
+            | Node::Assign(Assign { scope: s, .. })
             | Node::Coalesce { scope: s, .. }
             | Node::ForEach { scope: s, .. } => scope(*s, &mut used),
             Node::Query { args, .. } if args.is_empty() => used[3] = true,
@@ -243,7 +243,7 @@ fn window_biases(program: &Program) -> [usize; 4] {
     };
     for i in 0..program.len() {
         match program.node(NodeId(i as u32)) {
-            Node::Read { scope, slot } | Node::Assign { scope, slot, .. } => {
+            Node::Read { scope, slot } | Node::Assign(Assign { scope, slot, .. }) => {
                 count(*scope as usize, *slot)
             }
             Node::Query { query, args } if args.is_empty() => count(QUERIES, *query),
@@ -619,13 +619,7 @@ impl Translator<'_> {
                 lhs,
                 rhs,
             } => self.coalesce(*scope, *slot, *lhs, *rhs),
-            Node::Assign {
-                scope,
-                slot,
-                value,
-                parents,
-                copies,
-            } => self.assign(*scope, *slot, *value, parents, copies),
+            Node::Assign(a) => self.assign(a),
             Node::Discard(e) => self.node(*e),
             Node::Block { stmts, simple } => self.block(stmts, *simple),
             Node::Loop { count, body } => self.repeat(id, *count, *body),
