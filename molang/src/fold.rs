@@ -506,16 +506,14 @@ impl Folder<'_> {
             (a, b) => {
                 let lhs = self.emit_val(a, span);
                 let rhs = self.emit_val(b, span);
-                self.run(
-                    Node::Arith {
-                        op: ArithOp::Mul,
-                        lhs,
-                        rhs,
-                    },
-                    span,
-                )
+                self.run_arith(ArithOp::Mul, lhs, rhs, span)
             }
         }
+    }
+
+    /// `lhs op rhs` of two emitted operands, left to run.
+    fn run_arith(&mut self, op: ArithOp, lhs: NodeId, rhs: NodeId, span: Span) -> Val {
+        self.run(Node::Arith { op, lhs, rhs }, span)
     }
 
     fn quotient(&mut self, a: Val, b: Val, span: Span) -> Val {
@@ -527,26 +525,12 @@ impl Folder<'_> {
             (a, Val::Const(c, _)) => {
                 let lhs = self.emit_val(a, span);
                 let rhs = self.emit_const(per(|p| reciprocal(p, c[p.index()])), span);
-                self.run(
-                    Node::Arith {
-                        op: ArithOp::Mul,
-                        lhs,
-                        rhs,
-                    },
-                    span,
-                )
+                self.run_arith(ArithOp::Mul, lhs, rhs, span)
             }
             (a, b) => {
                 let lhs = self.emit_val(a, span);
                 let rhs = self.emit_val(b, span);
-                self.run(
-                    Node::Arith {
-                        op: ArithOp::Div,
-                        lhs,
-                        rhs,
-                    },
-                    span,
-                )
+                self.run_arith(ArithOp::Div, lhs, rhs, span)
             }
         }
     }

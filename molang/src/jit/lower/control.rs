@@ -4,7 +4,7 @@
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value as CValue};
+use cranelift_codegen::ir::{types, Block, BlockArg, InstBuilder, Value as CValue};
 
 use super::{LoopTarget, Tagged, Translator};
 use crate::interp::value::tag;
@@ -306,16 +306,21 @@ impl Translator<'_> {
         self.abort_when(over, true, node, STATUS_BUDGET);
     }
 
+    /// Jumps to `taken` when `cond` (a non-zero test) equals `when`, else to `other`.
+    pub(super) fn jump_when(&mut self, cond: CValue, when: bool, taken: Block, other: Block) {
+        if when {
+            self.b.ins().brif(cond, taken, &[], other, &[]);
+        } else {
+            self.b.ins().brif(cond, other, &[], taken, &[]);
+        }
+    }
+
     /// Ends the run with `status` at `node` when `cond` (a non-zero test) equals `when`;
     /// otherwise carries on. Branching on the raw value avoids a compare.
     pub(super) fn abort_when(&mut self, cond: CValue, when: bool, node: NodeId, status: i64) {
         let bad = self.b.create_block();
         let ok = self.b.create_block();
-        if when {
-            self.b.ins().brif(cond, bad, &[], ok, &[]);
-        } else {
-            self.b.ins().brif(cond, ok, &[], bad, &[]);
-        }
+        self.jump_when(cond, when, bad, ok);
         self.b.seal_block(bad);
         self.b.seal_block(ok);
         self.b.switch_to_block(bad);

@@ -532,10 +532,16 @@ impl Translator<'_> {
     }
 
     fn bool_to_f32(&mut self, c: CValue) -> CValue {
-        let one = self.f32c(1.0);
-        let one = self.in_register(one);
-        let zero = self.f32c(0.0);
-        self.b.ins().select(c, one, zero)
+        self.select_consts(c, 1.0, 0.0)
+    }
+
+    /// `c ? yes : no` between two constants: one `select`, `yes` as its own constant-pool
+    /// load (`in_register`).
+    pub(super) fn select_consts(&mut self, c: CValue, yes: f32, no: f32) -> CValue {
+        let yes = self.f32c(yes);
+        let yes = self.in_register(yes);
+        let no = self.f32c(no);
+        self.b.ins().select(c, yes, no)
     }
 
     /// NaN is true; only ±0 is false: the bits without the sign are not zero. Tested on the

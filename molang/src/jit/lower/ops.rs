@@ -27,10 +27,7 @@ impl Translator<'_> {
             | Node::Or(..)
             | Node::Not(_) => {
                 let c = self.truth(operand);
-                let yes = self.f32c(p.add(scale, offset));
-                let yes = self.in_register(yes);
-                let no = self.f32c(offset);
-                self.b.ins().select(c, yes, no)
+                self.select_consts(c, p.add(scale, offset), offset)
             }
             Node::Math {
                 func: MathFn::Sign,
@@ -44,10 +41,7 @@ impl Translator<'_> {
                 };
                 let negative = self.b.ins().fcmp(cc, x, zero);
                 let k = p.add(scale, offset);
-                let minus = self.f32c(-k);
-                let minus = self.in_register(minus);
-                let plus = self.f32c(k);
-                self.b.ins().select(negative, minus, plus)
+                self.select_consts(negative, -k, k)
             }
             Node::Arith {
                 op: ArithOp::Div,

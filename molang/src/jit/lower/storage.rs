@@ -170,11 +170,7 @@ impl Translator<'_> {
         let flag = self.load_flag(scope, slot);
         let yes = self.b.create_block();
         let done = self.b.create_block();
-        if set {
-            self.b.ins().brif(flag, yes, &[], done, &[]);
-        } else {
-            self.b.ins().brif(flag, done, &[], yes, &[]);
-        }
+        self.jump_when(flag, set, yes, done);
         self.b.seal_block(yes);
         self.b.switch_to_block(yes);
         // What the body emits (a shared constant, say) does not dominate `done`.
