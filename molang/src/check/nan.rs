@@ -192,6 +192,16 @@ impl<'a> Walk<'a> {
         }
     }
 
+    /// The NaN of `sqrt` or `ln` of `a` (the value of node `arg`): a new origin where `a` may
+    /// be negative, else the NaN `a` carries.
+    fn nan_when_negative(&mut self, node: NodeId, a: Abs, arg: NodeId) -> Option<usize> {
+        if a.lo < 0.0 {
+            self.origin(node, negative(a, &text(self.program, arg)))
+        } else {
+            a.nan
+        }
+    }
+
     fn origin(&mut self, node: NodeId, why: String) -> Option<usize> {
         self.origins.push(Origin { node, why });
         Some(self.origins.len() - 1)
@@ -427,21 +437,12 @@ impl<'a> Walk<'a> {
         match func {
             MathFn::Sqrt => {
                 let a = arg(0);
-                let nan = if a.lo < 0.0 {
-                    self.origin(id, negative(a, &text(program, args[0])))
-                } else {
-                    a.nan
-                };
+                let nan = self.nan_when_negative(id, a, args[0]);
                 Abs::range(a.lo.max(0.0).sqrt(), a.hi.max(0.0).sqrt()).with_nan(nan)
             }
             MathFn::Ln => {
                 let a = arg(0);
-                let nan = if a.lo < 0.0 {
-                    self.origin(id, negative(a, &text(program, args[0])))
-                } else {
-                    a.nan
-                };
-                FULL.with_nan(nan)
+                FULL.with_nan(self.nan_when_negative(id, a, args[0]))
             }
             MathFn::Asin | MathFn::Acos => {
                 let a = arg(0);
