@@ -806,11 +806,11 @@ fn assigned_names(entries: &[String]) -> Vec<String> {
                     slot,
                     ..
                 })
-                | crate::ir::Node::ForEach {
+                | crate::ir::Node::ForEach(crate::ir::ForEach {
                     scope: Scope::Variable,
                     slot,
                     ..
-                } => {
+                }) => {
                     out.push(names.variables.name(*slot).to_string());
                 }
                 _ => {}

@@ -808,7 +808,7 @@ impl Folder<'_> {
             | Node::Arrow { .. }
             | Node::Block { .. }
             | Node::Loop { .. }
-            | Node::ForEach { .. }
+            | Node::ForEach(_)
             | Node::Break
             | Node::Continue
             | Node::Return(_) => return None,

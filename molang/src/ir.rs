@@ -112,6 +112,16 @@ pub struct Assign {
     pub copies: Box<[(Slot, Slot)]>,
 }
 
+/// `for_each(scope.slot, array, body)`: `body` once per entity of the list `array`, with the
+/// entity in `(scope, slot)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ForEach {
+    pub scope: Scope,
+    pub slot: Slot,
+    pub array: NodeId,
+    pub body: NodeId,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Node {
     Const(f32),
@@ -210,12 +220,7 @@ pub enum Node {
         count: NodeId,
         body: NodeId,
     },
-    ForEach {
-        scope: Scope,
-        slot: Slot,
-        array: NodeId,
-        body: NodeId,
-    },
+    ForEach(ForEach),
     Break,
     Continue,
     Return(NodeId),
@@ -257,11 +262,11 @@ macro_rules! child_parts {
                 count: lhs,
                 body: rhs,
             }
-            | Node::ForEach {
+            | Node::ForEach(ForEach {
                 array: lhs,
                 body: rhs,
                 ..
-            } => ([Some(lhs), Some(rhs), None], Default::default()),
+            }) => ([Some(lhs), Some(rhs), None], Default::default()),
             Node::Cond {
                 cond,
                 then,
@@ -580,12 +585,12 @@ mod tests {
             ),
             (Node::Loop { count: b, body: a }, vec![b, a]),
             (
-                Node::ForEach {
+                Node::ForEach(ForEach {
                     scope,
                     slot: s,
                     array: b,
                     body: a,
-                },
+                }),
                 vec![b, a],
             ),
         ];

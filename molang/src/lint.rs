@@ -456,11 +456,11 @@ pub fn assigned_variables(p: &Program, names: &Names) -> BTreeSet<String> {
                 slot,
                 ..
             })
-            | Node::ForEach {
+            | Node::ForEach(crate::ir::ForEach {
                 scope: Scope::Variable,
                 slot,
                 ..
-            } => {
+            }) => {
                 let n = names.variables.name(*slot);
                 out.insert(n.to_string());
                 if let Some((root, _)) = n.split_once('.') {

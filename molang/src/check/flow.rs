@@ -409,16 +409,11 @@ impl Flow<'_> {
                 self.walk(count, state, None);
                 self.maybe_run(state, |f, s| f.walk(body, s, None));
             }
-            &Node::ForEach {
-                scope,
-                slot,
-                array,
-                body,
-            } => {
-                self.walk(array, state, None);
+            &Node::ForEach(each) => {
+                self.walk(each.array, state, None);
                 self.maybe_run(state, |f, s| {
-                    s.set((scope, slot));
-                    f.walk(body, s, None);
+                    s.set((each.scope, each.slot));
+                    f.walk(each.body, s, None);
                 });
             }
             Node::Break | Node::Continue => state.dead = true,

@@ -12,8 +12,8 @@ pub mod nan;
 use crate::builtins::math::MathFn;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::{
-    fnv1_64, ArithOp, Assign, CmpOp, Names, Node, NodeId, Program, PureQuery, Remote, ResourceKind,
-    Scope,
+    fnv1_64, ArithOp, Assign, CmpOp, ForEach, Names, Node, NodeId, Program, PureQuery, Remote,
+    ResourceKind, Scope,
 };
 use crate::queries;
 use grammar::{
@@ -742,12 +742,12 @@ impl<'a> Lower<'a> {
                 );
                 (
                     self.push(
-                        Node::ForEach {
+                        Node::ForEach(ForEach {
                             scope,
                             slot,
                             array,
                             body,
-                        },
+                        }),
                         span,
                     ),
                     Ty::Loop,

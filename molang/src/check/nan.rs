@@ -26,7 +26,7 @@ use std::collections::HashMap;
 
 use crate::builtins::math::MathFn;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{ArithOp, Assign, CmpOp, Node, NodeId, Program, PureQuery, Scope, Slot};
+use crate::ir::{ArithOp, Assign, CmpOp, ForEach, Node, NodeId, Program, PureQuery, Scope, Slot};
 
 /// Where a NaN can come from: the node and why.
 #[derive(Clone, Debug)]
@@ -352,14 +352,9 @@ impl<'a> Walk<'a> {
                 self.looped(*body, None, state);
                 Abs::point(0.0)
             }
-            Node::ForEach {
-                scope,
-                slot,
-                array,
-                body,
-            } => {
-                self.eval(*array, state);
-                self.looped(*body, Some((*scope, *slot)), state);
+            Node::ForEach(f) => {
+                self.eval(f.array, state);
+                self.looped(f.body, Some((f.scope, f.slot)), state);
                 Abs::point(0.0)
             }
             Node::Return(x) => self.eval(*x, state),
@@ -556,7 +551,9 @@ fn assigned(program: &Program, id: NodeId) -> Vec<(Scope, Slot)> {
     let mut stack = vec![id];
     while let Some(n) = stack.pop() {
         let node = program.node(n);
-        if let Node::Assign(Assign { scope, slot, .. }) | Node::ForEach { scope, slot, .. } = node {
+        if let Node::Assign(Assign { scope, slot, .. })
+        | Node::ForEach(ForEach { scope, slot, .. }) = node
+        {
             out.push((*scope, *slot));
         }
         stack.extend(node.children());

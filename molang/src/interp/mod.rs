@@ -16,7 +16,9 @@ pub use value::Value;
 use crate::builtins::math::{self, MathFn, MolangRng};
 pub use crate::builtins::platform::Platform;
 use crate::builtins::queries;
-use crate::ir::{ArithOp, CmpOp, Node, NodeId, PostOp, Program, PureQuery, Remote, Scope, Slot};
+use crate::ir::{
+    ArithOp, CmpOp, ForEach, Node, NodeId, PostOp, Program, PureQuery, Remote, Scope, Slot,
+};
 
 /// Smallest divisor magnitude the game divides by.
 pub const DIVISION_EPSILON: f32 = 1.0 / 8_388_608.0; // 2^-23
@@ -640,12 +642,7 @@ impl Machine<'_> {
                 Ok(Value::Num(0.0))
             }
             Node::Loop { count, body } => self.run_loop(id, *count, *body),
-            Node::ForEach {
-                scope,
-                slot,
-                array,
-                body,
-            } => self.for_each(id, *scope, *slot, *array, *body),
+            Node::ForEach(f) => self.for_each(id, *f),
             Node::Break => {
                 self.stop = Some(Unwind::Break);
                 Err(Stop)
@@ -719,7 +716,13 @@ impl Machine<'_> {
     }
 
     #[inline(never)]
-    fn for_each(&mut self, id: NodeId, scope: Scope, slot: Slot, array: NodeId, body: NodeId) -> R {
+    fn for_each(&mut self, id: NodeId, f: ForEach) -> R {
+        let ForEach {
+            scope,
+            slot,
+            array,
+            body,
+        } = f;
         let list = match self.eval(array)? {
             Value::EntityList(l) => self.host.entity_list(l),
             _ => Vec::new(),

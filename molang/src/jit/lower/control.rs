@@ -8,7 +8,7 @@ use cranelift_codegen::ir::{types, Block, BlockArg, InstBuilder, Value as CValue
 
 use super::{LoopTarget, Tagged, Translator};
 use crate::interp::value::tag;
-use crate::ir::{Node, NodeId, Scope, Slot};
+use crate::ir::{ForEach, Node, NodeId};
 
 use super::super::abi::{jit_list_pop, jit_list_push, Frame, STATUS_BUDGET, STATUS_OK};
 
@@ -96,14 +96,13 @@ impl Translator<'_> {
 
     /// `for_each(slot, list, body)`: the host's entities of the list (none when the value is
     /// not a list), one iteration each, the slot set to the entity before the body.
-    pub(super) fn for_each(
-        &mut self,
-        id: NodeId,
-        scope: Scope,
-        slot: Slot,
-        array: NodeId,
-        body: NodeId,
-    ) -> CValue {
+    pub(super) fn for_each(&mut self, id: NodeId, f: ForEach) -> CValue {
+        let ForEach {
+            scope,
+            slot,
+            array,
+            body,
+        } = f;
         let list = self.value(array);
         let params = [self.ptr, types::I32, types::F32, types::I64];
         let args = [self.frame, list.tag, list.num, list.bits];

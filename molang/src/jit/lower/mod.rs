@@ -23,7 +23,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use super::abi::{Frame, SLOT_BIAS};
 use crate::builtins::math::MathFn;
 use crate::interp::EvalOptions;
-use crate::ir::{ArithOp, Assign, Node, NodeId, Program, Scope, Slot};
+use crate::ir::{ArithOp, Assign, ForEach, Node, NodeId, Program, Scope, Slot};
 
 struct LoopTarget {
     latch: Block,
@@ -45,7 +45,7 @@ fn used_storage(program: &Program) -> [bool; 4] {
             Node::Read { scope: s, .. }
             | Node::Assign(Assign { scope: s, .. })
             | Node::Coalesce { scope: s, .. }
-            | Node::ForEach { scope: s, .. } => scope(*s, &mut used),
+            | Node::ForEach(ForEach { scope: s, .. }) => scope(*s, &mut used),
             Node::Query { args, .. } if args.is_empty() => used[3] = true,
             _ => {}
         }
@@ -629,12 +629,7 @@ impl Translator<'_> {
             Node::Discard(e) => self.node(*e),
             Node::Block { stmts, simple } => self.block(stmts, *simple),
             Node::Loop { count, body } => self.repeat(id, *count, *body),
-            Node::ForEach {
-                scope,
-                slot,
-                array,
-                body,
-            } => self.for_each(id, *scope, *slot, *array, *body),
+            Node::ForEach(f) => self.for_each(id, *f),
             Node::Break => self.jump_out(true),
             Node::Continue => self.jump_out(false),
             Node::Return(v) => self.ret(*v),
