@@ -717,20 +717,14 @@ impl Machine<'_> {
 
     #[inline(never)]
     fn for_each(&mut self, id: NodeId, f: ForEach) -> R {
-        let ForEach {
-            scope,
-            slot,
-            array,
-            body,
-        } = f;
-        let list = match self.eval(array)? {
+        let list = match self.eval(f.array)? {
             Value::EntityList(l) => self.host.entity_list(l),
             _ => Vec::new(),
         };
         for e in list {
             self.spend(1, id)?;
-            self.storage.set(scope, slot, Value::Entity(e));
-            if self.eval(body).is_err() && !self.body_stop()? {
+            self.storage.set(f.scope, f.slot, Value::Entity(e));
+            if self.eval(f.body).is_err() && !self.body_stop()? {
                 break;
             }
         }

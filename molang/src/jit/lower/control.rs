@@ -97,13 +97,7 @@ impl Translator<'_> {
     /// `for_each(slot, list, body)`: the host's entities of the list (none when the value is
     /// not a list), one iteration each, the slot set to the entity before the body.
     pub(super) fn for_each(&mut self, id: NodeId, f: ForEach) -> CValue {
-        let ForEach {
-            scope,
-            slot,
-            array,
-            body,
-        } = f;
-        let list = self.value(array);
+        let list = self.value(f.array);
         let params = [self.ptr, types::I32, types::F32, types::I64];
         let args = [self.frame, list.tag, list.num, list.bits];
         let len = self.call_extern(jit_list_push as *const (), &params, &args, types::I64);
@@ -118,8 +112,8 @@ impl Translator<'_> {
             let num = t.f32c(0.0);
             let is_num = false;
             t.store_tagged(
-                scope,
-                slot,
+                f.scope,
+                f.slot,
                 Tagged {
                     tag,
                     num,
@@ -127,9 +121,9 @@ impl Translator<'_> {
                     is_num,
                 },
             );
-            t.mark_known(scope, slot);
-            t.forget_num(scope, slot);
-            t.node(body);
+            t.mark_known(f.scope, f.slot);
+            t.forget_num(f.scope, f.slot);
+            t.node(f.body);
         });
         self.call_extern_void(jit_list_pop as *const (), &[self.ptr], &[self.frame]);
         self.f32c(0.0)
