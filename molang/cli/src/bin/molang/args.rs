@@ -34,6 +34,17 @@ pub struct PackArgs {
     pub pack_layers: Vec<PathBuf>,
 }
 
+/// The entity a command plays and the packs it comes from (`fuzz`, `render`).
+#[derive(clap::Args, Debug)]
+pub struct EntityArgs {
+    #[command(flatten)]
+    pub layers: PackArgs,
+    /// Client entity or attachable identifier (`minecraft:pig`, or `pig` for the minecraft
+    /// namespace).
+    #[arg(long)]
+    pub entity: String,
+}
+
 /// The folders a command was given, for a message: `a, b`.
 pub fn path_list(paths: &[PathBuf]) -> String {
     paths

@@ -9,17 +9,14 @@ use molang::fuzz::{self, BadSetting, Config, Finding, FuzzError, Observer, MAX_F
 use molang::runtime::Backend;
 use molang::Platform;
 
-use crate::args::PackArgs;
+use crate::args::EntityArgs;
 use crate::output;
 
 /// Arguments of `molang fuzz`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
-    pub layers: PackArgs,
-    /// Client entity identifier (e.g. minecraft:pig).
-    #[arg(long)]
-    pub entity: String,
+    pub target: EntityArgs,
     /// Random input sequences to try (at least 1).
     #[arg(long, default_value_t = 200, value_parser = positive_u64)]
     pub cases: u64,
@@ -106,7 +103,7 @@ impl Observer for Printer {
 pub fn main(args: Args, layers: Vec<PathBuf>) -> ExitCode {
     debug_assert_eq!(
         layers.len(),
-        args.layers.packs.len() + args.layers.pack_layers.len()
+        args.target.layers.packs.len() + args.target.layers.pack_layers.len()
     );
     match fuzz(args, layers) {
         Ok(code) => code,
@@ -136,7 +133,7 @@ fn fuzz(args: Args, layers: Vec<PathBuf>) -> Result<ExitCode, String> {
         return Err("give a pack folder (PACK or --pack DIR)".to_string());
     }
     let mut config = Config {
-        entity: args.entity,
+        entity: args.target.entity,
         cases: args.cases,
         frames: args.frames,
         seed: args.seed,
