@@ -289,15 +289,7 @@ impl Folder<'_> {
             Node::Compare { op, lhs, rhs } => {
                 let (a, b) = (self.fold(*lhs), self.fold(*rhs));
                 if let (Val::Const(a, _), Val::Const(b, _)) = (&a, &b) {
-                    return konst(per(|p| {
-                        let (x, y) = (a[p.index()], b[p.index()]);
-                        bool_num(match op {
-                            CmpOp::Lt => p.lt(x, y),
-                            CmpOp::Le => p.le(x, y),
-                            CmpOp::Gt => x > y,
-                            CmpOp::Ge => x >= y,
-                        })
-                    }));
+                    return konst(per(|p| bool_num(op.holds(p, a[p.index()], b[p.index()]))));
                 }
                 // A constant second operand moves into the comparison.
                 let (lhs, rhs) = (self.emit_val(a, span), self.emit_operand(b, span));

@@ -69,6 +69,20 @@ pub enum CmpOp {
     Ge,
 }
 
+impl CmpOp {
+    /// `a op b` as the game compares on `platform` (arm64's `<` and `<=` are true with a
+    /// NaN): what the interpreter and the constant folder both compute.
+    #[inline(always)]
+    pub fn holds(self, platform: crate::builtins::platform::Platform, a: f32, b: f32) -> bool {
+        match self {
+            CmpOp::Lt => platform.lt(a, b),
+            CmpOp::Le => platform.le(a, b),
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+}
+
 /// What `->` reads on the other entity.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Remote {

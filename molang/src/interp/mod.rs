@@ -480,13 +480,7 @@ impl Machine<'_> {
     fn compare(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> Result<bool, Stop> {
         let l = self.operand(lhs)?;
         let r = self.operand(rhs)?;
-        let p = self.options.platform;
-        Ok(match op {
-            CmpOp::Lt => p.lt(l, r),
-            CmpOp::Le => p.le(l, r),
-            CmpOp::Gt => l > r,
-            CmpOp::Ge => l >= r,
-        })
+        Ok(op.holds(self.options.platform, l, r))
     }
 
     #[inline]
