@@ -12,7 +12,7 @@ use crate::args::{
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// With --entity, times that entity's per-frame scripts.
+    // With --entity, the packs to time that entity's per-frame scripts from.
     #[command(flatten)]
     layers: PackArgs,
     /// Entity identifier inside the pack (e.g. minecraft:pig).
