@@ -234,14 +234,14 @@ fn run(args: &Args) -> Result<Found, Failure> {
         }
     }
     // A Blockbench model plays as the pack `molang import` would write, made in memory.
-    let (pack, model_entity) = match crate::import::bbmodel_pack(&layers, args.animation.as_deref())
+    let (pack, model_entity) = match crate::import::bbmodel_pack(layers, args.animation.as_deref())
     {
         Some(Ok((pack, id))) => (pack, Some(id)),
         Some(Err(())) => return Err(bad("the model cannot be imported")),
         // One entity to play: only what it uses is walked (every file is still judged).
         None => match &args.entity {
-            Some(id) if !args.list && !args.bench => (molang::pack::load_entity(&layers, id), None),
-            _ => (molang::pack::load(&layers), None),
+            Some(id) if !args.list && !args.bench => (molang::pack::load_entity(layers, id), None),
+            _ => (molang::pack::load(layers), None),
         },
     };
     if args.animation.is_some() && model_entity.is_none() {
