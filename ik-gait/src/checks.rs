@@ -1219,15 +1219,8 @@ fn rows(p: &RigParams, plan: &Plan, m: &Metrics, plain: &Metrics, yaw: &Metrics)
         ],
     );
     // 11
-    rows.push(check_rest(p, backend));
-    let mut push = |check: Check, scope: Scope, measurements: Vec<Measurement>| {
-        rows.push(Row {
-            check,
-            scope,
-            backend,
-            measurements,
-        })
-    };
+    let rest = check_rest(p, backend);
+    push(rest.check, rest.scope, rest.measurements);
     // 12: the hitch test runs with the named scenarios.
     let mut robust = vec![M::count_at_most(m.non_finite + ms.non_finite, 0)];
     if named {

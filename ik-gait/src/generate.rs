@@ -1077,28 +1077,20 @@ fn leg_ik(p: &RigParams, l: &LegParams, root: &LegRoot, e: &mut Entry) {
     }
 }
 
+/// `var` from 0 toward its sit rest angle by `v.e_sit`, then toward its lie one by `v.e_lie`.
+fn rest_blend(e: &mut Entry, var: &str, sit: f32, lie: f32) {
+    e.s(format!("{var} = 0.0"));
+    for (rest, weight) in [(sit, "v.e_sit"), (lie, "v.e_lie")] {
+        e.s(format!("{var} = {}", lerp(var, &lit(rest), weight)));
+    }
+}
+
 /// 9. neck, head and chin guard (§7.14).
 fn entry_head(p: &RigParams) -> String {
     let mut e = Entry::new();
     let r = &p.rest;
-    e.s("t.xn = 0.0");
-    e.s(format!(
-        "t.xn = {}",
-        lerp("t.xn", &lit(r.neck_sit), "v.e_sit")
-    ));
-    e.s(format!(
-        "t.xn = {}",
-        lerp("t.xn", &lit(r.neck_lie), "v.e_lie")
-    ));
-    e.s("t.xh = 0.0");
-    e.s(format!(
-        "t.xh = {}",
-        lerp("t.xh", &lit(r.head_sit), "v.e_sit")
-    ));
-    e.s(format!(
-        "t.xh = {}",
-        lerp("t.xh", &lit(r.head_lie), "v.e_lie")
-    ));
+    rest_blend(&mut e, "t.xn", r.neck_sit, r.neck_lie);
+    rest_blend(&mut e, "t.xh", r.head_sit, r.head_lie);
     e.s("t.xh = t.xh - v.body_p * 0.5 * (v.e_leap + v.e_land)");
     rotate(&mut e, "v.body_p", p.neck, "n");
     e.s("t.nh = v.body_h + t.nh");

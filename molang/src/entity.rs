@@ -801,16 +801,16 @@ fn assigned_names(entries: &[String]) -> Vec<String> {
     if let Some(p) = checked.program {
         for i in 0..p.len() {
             match p.node(crate::ir::NodeId(i as u32)) {
-                crate::ir::Node::Assign {
+                crate::ir::Node::Assign(crate::ir::Assign {
                     scope: Scope::Variable,
                     slot,
                     ..
-                }
-                | crate::ir::Node::ForEach {
+                })
+                | crate::ir::Node::ForEach(crate::ir::ForEach {
                     scope: Scope::Variable,
                     slot,
                     ..
-                } => {
+                }) => {
                     out.push(names.variables.name(*slot).to_string());
                 }
                 _ => {}

@@ -51,7 +51,7 @@
 use crate::builtins::math::MathFn;
 use crate::builtins::platform::Platform;
 use crate::interp::pure_math;
-use crate::ir::{ArithOp, CmpOp, Names, Node, NodeId, PostOp, Program, Scope, Slot};
+use crate::ir::{ArithOp, Assign, CmpOp, Names, Node, NodeId, PostOp, Program, Scope, Slot};
 use grammar::Span;
 use std::collections::HashMap;
 
@@ -289,15 +289,7 @@ impl Folder<'_> {
             Node::Compare { op, lhs, rhs } => {
                 let (a, b) = (self.fold(*lhs), self.fold(*rhs));
                 if let (Val::Const(a, _), Val::Const(b, _)) = (&a, &b) {
-                    return konst(per(|p| {
-                        let (x, y) = (a[p.index()], b[p.index()]);
-                        bool_num(match op {
-                            CmpOp::Lt => p.lt(x, y),
-                            CmpOp::Le => p.le(x, y),
-                            CmpOp::Gt => x > y,
-                            CmpOp::Ge => x >= y,
-                        })
-                    }));
+                    return konst(per(|p| bool_num(op.holds(p, a[p.index()], b[p.index()]))));
                 }
                 // A constant second operand moves into the comparison.
                 let (lhs, rhs) = (self.emit_val(a, span), self.emit_operand(b, span));
@@ -439,28 +431,13 @@ impl Folder<'_> {
                     .collect();
                 self.run(Node::Math { func: *func, args }, span)
             }
-            Node::Assign {
-                scope,
-                slot,
-                value,
-                parents,
-                copies,
-            } => {
-                let value = match self.fold(*value) {
+            Node::Assign(a) => {
+                let value = match self.fold(a.value) {
                     // Stored as the constant's post-operation gives it: `−0` becomes `+0`.
-                    Val::Const(c, post) => self.emit_const(moved(c, post), src.span(*value)),
-                    v => self.emit_val(v, src.span(*value)),
+                    Val::Const(c, post) => self.emit_const(moved(c, post), src.span(a.value)),
+                    v => self.emit_val(v, src.span(a.value)),
                 };
-                self.run(
-                    Node::Assign {
-                        scope: *scope,
-                        slot: *slot,
-                        value,
-                        parents: parents.clone(),
-                        copies: copies.clone(),
-                    },
-                    span,
-                )
+                self.run(Node::Assign(Assign { value, ..a.clone() }), span)
             }
             Node::Block { stmts, simple } => {
                 let stmts = if *simple && stmts.len() == 1 {
@@ -521,16 +498,14 @@ impl Folder<'_> {
             (a, b) => {
                 let lhs = self.emit_val(a, span);
                 let rhs = self.emit_val(b, span);
-                self.run(
-                    Node::Arith {
-                        op: ArithOp::Mul,
-                        lhs,
-                        rhs,
-                    },
-                    span,
-                )
+                self.run_arith(ArithOp::Mul, lhs, rhs, span)
             }
         }
+    }
+
+    /// `lhs op rhs` of two emitted operands, left to run.
+    fn run_arith(&mut self, op: ArithOp, lhs: NodeId, rhs: NodeId, span: Span) -> Val {
+        self.run(Node::Arith { op, lhs, rhs }, span)
     }
 
     fn quotient(&mut self, a: Val, b: Val, span: Span) -> Val {
@@ -542,26 +517,12 @@ impl Folder<'_> {
             (a, Val::Const(c, _)) => {
                 let lhs = self.emit_val(a, span);
                 let rhs = self.emit_const(per(|p| reciprocal(p, c[p.index()])), span);
-                self.run(
-                    Node::Arith {
-                        op: ArithOp::Mul,
-                        lhs,
-                        rhs,
-                    },
-                    span,
-                )
+                self.run_arith(ArithOp::Mul, lhs, rhs, span)
             }
             (a, b) => {
                 let lhs = self.emit_val(a, span);
                 let rhs = self.emit_val(b, span);
-                self.run(
-                    Node::Arith {
-                        op: ArithOp::Div,
-                        lhs,
-                        rhs,
-                    },
-                    span,
-                )
+                self.run_arith(ArithOp::Div, lhs, rhs, span)
             }
         }
     }
@@ -830,7 +791,7 @@ impl Folder<'_> {
             }
             Node::Query { .. }
             | Node::PureQuery { .. }
-            | Node::Assign { .. }
+            | Node::Assign(_)
             | Node::Discard(_)
             | Node::Resource { .. }
             | Node::Array { .. }
@@ -839,7 +800,7 @@ impl Folder<'_> {
             | Node::Arrow { .. }
             | Node::Block { .. }
             | Node::Loop { .. }
-            | Node::ForEach { .. }
+            | Node::ForEach(_)
             | Node::Break
             | Node::Continue
             | Node::Return(_) => return None,
@@ -1100,7 +1061,7 @@ mod tests {
         let Node::Block { stmts, .. } = p.node(p.root()) else {
             panic!("a block")
         };
-        let Node::Assign { value, .. } = p.node(stmts[0]) else {
+        let Node::Assign(Assign { value, .. }) = p.node(stmts[0]) else {
             panic!("an assignment")
         };
         assert_eq!(p.node(*value), &Node::Const(2.0));

@@ -69,6 +69,20 @@ pub enum CmpOp {
     Ge,
 }
 
+impl CmpOp {
+    /// `a op b` as the game compares on `platform` (arm64's `<` and `<=` are true with a
+    /// NaN): what the interpreter and the constant folder both compute.
+    #[inline(always)]
+    pub fn holds(self, platform: crate::builtins::platform::Platform, a: f32, b: f32) -> bool {
+        match self {
+            CmpOp::Lt => platform.lt(a, b),
+            CmpOp::Le => platform.le(a, b),
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+}
+
 /// What `->` reads on the other entity.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Remote {
@@ -98,6 +112,28 @@ impl PostOp {
     pub fn is_identity(self) -> bool {
         self.scale == 1.0 && self.offset == 0.0
     }
+}
+
+/// Store into a temp or variable: what every back end reads of an assignment, in one value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assign {
+    pub scope: Scope,
+    pub slot: Slot,
+    pub value: NodeId,
+    /// The struct paths that now exist (`v.a.b = 1` creates `v.a`).
+    pub parents: Box<[Slot]>,
+    /// The member slots (source, destination) a struct assignment copies.
+    pub copies: Box<[(Slot, Slot)]>,
+}
+
+/// `for_each(scope.slot, array, body)`: `body` once per entity of the list `array`, with the
+/// entity in `(scope, slot)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ForEach {
+    pub scope: Scope,
+    pub slot: Slot,
+    pub array: NodeId,
+    pub body: NodeId,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -181,15 +217,7 @@ pub enum Node {
         lhs: NodeId,
         rhs: NodeId,
     },
-    /// Store into a temp or variable. `parents` are the struct paths that now exist
-    /// (`v.a.b = 1` creates `v.a`); `copies` are member slots copied by a struct assignment.
-    Assign {
-        scope: Scope,
-        slot: Slot,
-        value: NodeId,
-        parents: Box<[Slot]>,
-        copies: Box<[(Slot, Slot)]>,
-    },
+    Assign(Assign),
     /// An assignment the game accepts but does not perform (its value is still computed).
     Discard(NodeId),
     Arrow {
@@ -206,12 +234,7 @@ pub enum Node {
         count: NodeId,
         body: NodeId,
     },
-    ForEach {
-        scope: Scope,
-        slot: Slot,
-        array: NodeId,
-        body: NodeId,
-    },
+    ForEach(ForEach),
     Break,
     Continue,
     Return(NodeId),
@@ -238,7 +261,7 @@ macro_rules! child_parts {
             | Node::Not(e)
             | Node::Discard(e)
             | Node::Return(e)
-            | Node::Assign { value: e, .. } => ([Some(e), None, None], Default::default()),
+            | Node::Assign(Assign { value: e, .. }) => ([Some(e), None, None], Default::default()),
             Node::Query { args, .. }
             | Node::PureQuery { args, .. }
             | Node::Math { args, .. }
@@ -253,11 +276,11 @@ macro_rules! child_parts {
                 count: lhs,
                 body: rhs,
             }
-            | Node::ForEach {
+            | Node::ForEach(ForEach {
                 array: lhs,
                 body: rhs,
                 ..
-            } => ([Some(lhs), Some(rhs), None], Default::default()),
+            }) => ([Some(lhs), Some(rhs), None], Default::default()),
             Node::Cond {
                 cond,
                 then,
@@ -541,13 +564,13 @@ mod tests {
                 vec![b, a],
             ),
             (
-                Node::Assign {
+                Node::Assign(Assign {
                     scope,
                     slot: s,
                     value: a,
                     parents: Box::new([s]),
                     copies: Box::new([]),
-                },
+                }),
                 vec![a],
             ),
             (
@@ -576,12 +599,12 @@ mod tests {
             ),
             (Node::Loop { count: b, body: a }, vec![b, a]),
             (
-                Node::ForEach {
+                Node::ForEach(ForEach {
                     scope,
                     slot: s,
                     array: b,
                     body: a,
-                },
+                }),
                 vec![b, a],
             ),
         ];

@@ -440,16 +440,16 @@ pub fn assigned_variables(p: &Program, names: &Names) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for i in 0..p.len() {
         match p.node(NodeId(i as u32)) {
-            Node::Assign {
+            Node::Assign(crate::ir::Assign {
                 scope: Scope::Variable,
                 slot,
                 ..
-            }
-            | Node::ForEach {
+            })
+            | Node::ForEach(crate::ir::ForEach {
                 scope: Scope::Variable,
                 slot,
                 ..
-            } => {
+            }) => {
                 let n = names.variables.name(*slot);
                 out.insert(n.to_string());
                 if let Some((root, _)) = n.split_once('.') {

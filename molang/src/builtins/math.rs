@@ -153,6 +153,17 @@ impl NativeFn {
         }
     }
 
+    /// Calls the function on the first [`arity`](Self::arity) values of `args`.
+    #[inline]
+    pub fn call(self, args: &[f32]) -> f32 {
+        match self {
+            NativeFn::A0(g) => g(),
+            NativeFn::A1(g) => g(args[0]),
+            NativeFn::A2(g) => g(args[0], args[1]),
+            NativeFn::A3(g) => g(args[0], args[1], args[2]),
+        }
+    }
+
     /// The code address, for a JIT's symbol table.
     pub fn addr(self) -> *const u8 {
         match self {
@@ -435,10 +446,7 @@ impl MathFn {
 pub fn eval(f: MathFn, args: &[f32]) -> f32 {
     debug_assert_eq!(args.len(), f.arity(), "math.{} arity", f.name());
     match f.native() {
-        Some(NativeFn::A0(g)) => g(),
-        Some(NativeFn::A1(g)) => g(args[0]),
-        Some(NativeFn::A2(g)) => g(args[0], args[1]),
-        Some(NativeFn::A3(g)) => g(args[0], args[1], args[2]),
+        Some(native) => native.call(args),
         None => {
             debug_assert!(false, "math.{} needs eval_random", f.name());
             f32::NAN
@@ -1220,10 +1228,7 @@ pub fn eval_on(platform: Platform, f: MathFn, args: &[f32]) -> f32 {
         return eval(f, args);
     }
     match f.native_on(platform) {
-        Some(NativeFn::A0(g)) => g(),
-        Some(NativeFn::A1(g)) => g(args[0]),
-        Some(NativeFn::A2(g)) => g(args[0], args[1]),
-        Some(NativeFn::A3(g)) => g(args[0], args[1], args[2]),
+        Some(native) => native.call(args),
         None => eval(f, args),
     }
 }

@@ -386,20 +386,14 @@ impl Flow<'_> {
                     |f, s| f.walk(rhs, s, None),
                 );
             }
-            &Node::Assign {
-                scope,
-                slot,
-                value,
-                ref parents,
-                ref copies,
-            } => {
-                self.walk(value, state, None);
+            Node::Assign(a) => {
+                self.walk(a.value, state, None);
                 if !state.dead {
-                    state.set((scope, slot));
+                    state.set((a.scope, a.slot));
                     // The struct paths it creates and the members a struct assignment copies.
-                    let made = parents.iter().chain(copies.iter().map(|(_, d)| d));
+                    let made = a.parents.iter().chain(a.copies.iter().map(|(_, d)| d));
                     for &s in made {
-                        state.set((scope, s));
+                        state.set((a.scope, s));
                     }
                 }
             }
@@ -415,16 +409,11 @@ impl Flow<'_> {
                 self.walk(count, state, None);
                 self.maybe_run(state, |f, s| f.walk(body, s, None));
             }
-            &Node::ForEach {
-                scope,
-                slot,
-                array,
-                body,
-            } => {
-                self.walk(array, state, None);
+            &Node::ForEach(each) => {
+                self.walk(each.array, state, None);
                 self.maybe_run(state, |f, s| {
-                    s.set((scope, slot));
-                    f.walk(body, s, None);
+                    s.set((each.scope, each.slot));
+                    f.walk(each.body, s, None);
                 });
             }
             Node::Break | Node::Continue => state.dead = true,

@@ -12,7 +12,8 @@ pub mod nan;
 use crate::builtins::math::MathFn;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::{
-    fnv1_64, ArithOp, CmpOp, Names, Node, NodeId, Program, PureQuery, Remote, ResourceKind, Scope,
+    fnv1_64, ArithOp, Assign, CmpOp, ForEach, Names, Node, NodeId, Program, PureQuery, Remote,
+    ResourceKind, Scope,
 };
 use crate::queries;
 use grammar::{
@@ -741,12 +742,12 @@ impl<'a> Lower<'a> {
                 );
                 (
                     self.push(
-                        Node::ForEach {
+                        Node::ForEach(ForEach {
                             scope,
                             slot,
                             array,
                             body,
-                        },
+                        }),
                         span,
                     ),
                     Ty::Loop,
@@ -1369,13 +1370,13 @@ impl<'a> Lower<'a> {
             rest = head;
         }
         let id = self.push(
-            Node::Assign {
+            Node::Assign(Assign {
                 scope,
                 slot,
                 value: v,
                 parents: parents.into_boxed_slice(),
                 copies: Box::new([]),
-            },
+            }),
             span,
         );
         // A whole-variable value may be a struct: copy its members once all names are known.
@@ -1417,8 +1418,8 @@ impl<'a> Lower<'a> {
                     .intern(&format!("{dst}.{m}"));
                 copies.push((s, d));
             }
-            if let Node::Assign { copies: c, .. } = &mut self.nodes[id.0 as usize] {
-                *c = copies.into_boxed_slice();
+            if let Node::Assign(a) = &mut self.nodes[id.0 as usize] {
+                a.copies = copies.into_boxed_slice();
             }
         }
     }

@@ -26,7 +26,7 @@ use std::collections::HashMap;
 
 use crate::builtins::math::MathFn;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::ir::{ArithOp, CmpOp, Node, NodeId, Program, PureQuery, Scope, Slot};
+use crate::ir::{ArithOp, Assign, CmpOp, ForEach, Node, NodeId, Program, PureQuery, Scope, Slot};
 
 /// Where a NaN can come from: the node and why.
 #[derive(Clone, Debug)]
@@ -192,6 +192,16 @@ impl<'a> Walk<'a> {
         }
     }
 
+    /// The NaN of `sqrt` or `ln` of `a` (the value of node `arg`): a new origin where `a` may
+    /// be negative, else the NaN `a` carries.
+    fn nan_when_negative(&mut self, node: NodeId, a: Abs, arg: NodeId) -> Option<usize> {
+        if a.lo < 0.0 {
+            self.origin(node, negative(a, &text(self.program, arg)))
+        } else {
+            a.nan
+        }
+    }
+
     fn origin(&mut self, node: NodeId, why: String) -> Option<usize> {
         self.origins.push(Origin { node, why });
         Some(self.origins.len() - 1)
@@ -318,17 +328,11 @@ impl<'a> Walk<'a> {
                 *state = join_states(state, &right);
                 l.join(r)
             }
-            Node::Assign {
-                scope,
-                slot,
-                value,
-                copies,
-                ..
-            } => {
-                let v = self.eval(*value, state);
-                state.insert((*scope, *slot), v);
-                for (_, to) in copies.iter() {
-                    state.insert((*scope, *to), FULL);
+            Node::Assign(a) => {
+                let v = self.eval(a.value, state);
+                state.insert((a.scope, a.slot), v);
+                for (_, to) in a.copies.iter() {
+                    state.insert((a.scope, *to), FULL);
                 }
                 v
             }
@@ -348,14 +352,9 @@ impl<'a> Walk<'a> {
                 self.looped(*body, None, state);
                 Abs::point(0.0)
             }
-            Node::ForEach {
-                scope,
-                slot,
-                array,
-                body,
-            } => {
-                self.eval(*array, state);
-                self.looped(*body, Some((*scope, *slot)), state);
+            Node::ForEach(f) => {
+                self.eval(f.array, state);
+                self.looped(f.body, Some((f.scope, f.slot)), state);
                 Abs::point(0.0)
             }
             Node::Return(x) => self.eval(*x, state),
@@ -433,21 +432,12 @@ impl<'a> Walk<'a> {
         match func {
             MathFn::Sqrt => {
                 let a = arg(0);
-                let nan = if a.lo < 0.0 {
-                    self.origin(id, negative(a, &text(program, args[0])))
-                } else {
-                    a.nan
-                };
+                let nan = self.nan_when_negative(id, a, args[0]);
                 Abs::range(a.lo.max(0.0).sqrt(), a.hi.max(0.0).sqrt()).with_nan(nan)
             }
             MathFn::Ln => {
                 let a = arg(0);
-                let nan = if a.lo < 0.0 {
-                    self.origin(id, negative(a, &text(program, args[0])))
-                } else {
-                    a.nan
-                };
-                FULL.with_nan(nan)
+                FULL.with_nan(self.nan_when_negative(id, a, args[0]))
             }
             MathFn::Asin | MathFn::Acos => {
                 let a = arg(0);
@@ -561,7 +551,9 @@ fn assigned(program: &Program, id: NodeId) -> Vec<(Scope, Slot)> {
     let mut stack = vec![id];
     while let Some(n) = stack.pop() {
         let node = program.node(n);
-        if let Node::Assign { scope, slot, .. } | Node::ForEach { scope, slot, .. } = node {
+        if let Node::Assign(Assign { scope, slot, .. })
+        | Node::ForEach(ForEach { scope, slot, .. }) = node
+        {
             out.push((*scope, *slot));
         }
         stack.extend(node.children());

@@ -398,6 +398,17 @@ struct Hit {
     detail: String,
 }
 
+impl Hit {
+    /// A message the run printed at `frame` (`what`: a runtime abort, a content-log line).
+    fn message(what: &str, frame: usize, message: String) -> Hit {
+        Hit {
+            detail: format!("{what} at frame {frame}: {message}"),
+            key: Key::Abort(message),
+            frame,
+        }
+    }
+}
+
 /// A user invariant compiled against the entity's name table.
 struct Invariant {
     text: String,
@@ -895,11 +906,7 @@ impl Fuzzer {
                     let mut now: Vec<Hit> = inst
                         .run_frame(scripts)
                         .into_iter()
-                        .map(|a| Hit {
-                            detail: format!("runtime abort at frame {frame}: {}", a.message),
-                            key: Key::Abort(a.message),
-                            frame,
-                        })
+                        .map(|a| Hit::message("runtime abort", frame, a.message))
                         .collect();
                     checks.after_frame(scripts, &inst, frame, &mut now);
                     if keep(&mut out, now, want) {
@@ -925,11 +932,7 @@ impl Fuzzer {
                     let mut now: Vec<Hit> = rt
                         .take_log()
                         .into_iter()
-                        .map(|l| Hit {
-                            detail: format!("content log at frame {frame}: {}", l.message),
-                            key: Key::Abort(l.message),
-                            frame,
-                        })
+                        .map(|l| Hit::message("content log", frame, l.message))
                         .collect();
                     bone_findings(rt, frame, &mut now);
                     checks.after_frame(&rt.scripts, rt.instance(), frame, &mut now);

@@ -325,27 +325,23 @@ pub fn expression(cfg: &ProgramConfig) -> BoxedStrategy<String> {
         let arith =
             prop::sample::select(&["+", "-", "*", "/", "<", "<=", ">", ">=", "==", "!="][..]);
         let logic = prop::sample::select(&["&&", "||"][..]);
+        // `(a op b)` with `op` drawn from `ops`, and `op(a)`.
+        let binary = |ops: prop::sample::Select<&'static str>| {
+            (inner.clone(), ops, inner.clone())
+                .prop_map(|(a, o, b)| format!("({a} {o} {b})"))
+                .boxed()
+        };
+        let unary = |op: &'static str| {
+            inner
+                .clone()
+                .prop_map(move |a| format!("{op}({a})"))
+                .boxed()
+        };
         let mut options = vec![
-            (
-                cfg.arithmetic,
-                (inner.clone(), arith, inner.clone())
-                    .prop_map(|(a, o, b)| format!("({a} {o} {b})"))
-                    .boxed(),
-            ),
-            (
-                cfg.arithmetic,
-                inner.clone().prop_map(|a| format!("-({a})")).boxed(),
-            ),
-            (
-                cfg.logic,
-                (inner.clone(), logic, inner.clone())
-                    .prop_map(|(a, o, b)| format!("({a} {o} {b})"))
-                    .boxed(),
-            ),
-            (
-                cfg.logic,
-                inner.clone().prop_map(|a| format!("!({a})")).boxed(),
-            ),
+            (cfg.arithmetic, binary(arith)),
+            (cfg.arithmetic, unary("-")),
+            (cfg.logic, binary(logic)),
+            (cfg.logic, unary("!")),
             (cfg.builtins, call(builtins.clone())),
             (
                 // The JIT's `pow(x, 2)` shortcut deserves its own share.

@@ -16,7 +16,9 @@ pub use value::Value;
 use crate::builtins::math::{self, MathFn, MolangRng};
 pub use crate::builtins::platform::Platform;
 use crate::builtins::queries;
-use crate::ir::{ArithOp, CmpOp, Node, NodeId, PostOp, Program, PureQuery, Remote, Scope, Slot};
+use crate::ir::{
+    ArithOp, CmpOp, ForEach, Node, NodeId, PostOp, Program, PureQuery, Remote, Scope, Slot,
+};
 
 /// Smallest divisor magnitude the game divides by.
 pub const DIVISION_EPSILON: f32 = 1.0 / 8_388_608.0; // 2^-23
@@ -307,34 +309,46 @@ impl Machine<'_> {
             Node::Equal { negate, lhs, rhs } => Ok(bool_num(self.equal(*negate, *lhs, *rhs)?)),
             Node::And(l, r) => Ok(bool_num(self.truth(*l)? && self.truth(*r)?)),
             Node::Or(l, r) => Ok(bool_num(self.truth(*l)? || self.truth(*r)?)),
+            Node::Cond { .. } | Node::Coalesce { .. } => match self.chosen(id)? {
+                Some(operand) => self.num(operand),
+                None => Ok(0.0),
+            },
+            Node::Discard(e) => self.num(*e),
+            _ => Ok(self.eval(id)?.as_num()),
+        }
+    }
+
+    /// The operand whose value a `?:` or `??` node takes, decided here once for the three
+    /// walks (`num`, `truth`, `eval`). `None`: a `?:` without `else` whose condition is false,
+    /// which is 0.
+    #[inline]
+    fn chosen(&mut self, id: NodeId) -> Result<Option<NodeId>, Stop> {
+        let program = self.program;
+        Ok(match program.node(id) {
             Node::Cond {
                 cond,
                 then,
                 otherwise,
             } => {
                 if self.truth(*cond)? {
-                    self.num(*then)
-                } else if let Some(o) = otherwise {
-                    self.num(*o)
+                    Some(*then)
                 } else {
-                    Ok(0.0)
+                    *otherwise
                 }
             }
+            // `lhs` reads `(scope, slot)`: the right side stands in while that slot is unset.
             Node::Coalesce {
                 scope,
                 slot,
                 lhs,
                 rhs,
-            } => {
-                if self.storage.get(*scope, *slot).is_some() {
-                    self.num(*lhs)
-                } else {
-                    self.num(*rhs)
-                }
-            }
-            Node::Discard(e) => self.num(*e),
-            _ => Ok(self.eval(id)?.as_num()),
-        }
+            } => Some(if self.storage.get(*scope, *slot).is_some() {
+                *lhs
+            } else {
+                *rhs
+            }),
+            _ => unreachable!("only `?:` and `??` choose an operand"),
+        })
     }
 
     fn truth(&mut self, id: NodeId) -> Result<bool, Stop> {
@@ -351,19 +365,10 @@ impl Machine<'_> {
             Node::Equal { negate, lhs, rhs } => self.equal(*negate, *lhs, *rhs),
             Node::And(l, r) => Ok(self.truth(*l)? && self.truth(*r)?),
             Node::Or(l, r) => Ok(self.truth(*l)? || self.truth(*r)?),
-            Node::Cond {
-                cond,
-                then,
-                otherwise,
-            } => {
-                if self.truth(*cond)? {
-                    self.truth(*then)
-                } else if let Some(o) = otherwise {
-                    self.truth(*o)
-                } else {
-                    Ok(false)
-                }
-            }
+            Node::Cond { .. } | Node::Coalesce { .. } => match self.chosen(id)? {
+                Some(operand) => self.truth(operand),
+                None => Ok(false),
+            },
             Node::Math { .. }
             | Node::Arith { .. }
             | Node::Neg(_)
@@ -475,13 +480,7 @@ impl Machine<'_> {
     fn compare(&mut self, op: CmpOp, lhs: NodeId, rhs: NodeId) -> Result<bool, Stop> {
         let l = self.operand(lhs)?;
         let r = self.operand(rhs)?;
-        let p = self.options.platform;
-        Ok(match op {
-            CmpOp::Lt => p.lt(l, r),
-            CmpOp::Le => p.le(l, r),
-            CmpOp::Gt => l > r,
-            CmpOp::Ge => l >= r,
-        })
+        Ok(op.holds(self.options.platform, l, r))
     }
 
     #[inline]
@@ -592,57 +591,31 @@ impl Machine<'_> {
             },
             Node::Query { query, args } => self.query(*query, args),
             Node::PureQuery { func, args } => self.pure_query(*func, args),
-            Node::Math { func, args } => Ok(Value::Num(self.math(id, *func, args)?)),
-            Node::Neg(e) => Ok(Value::Num(-self.num(*e)?)),
-            // Logic tests truth like `?:` does, so a reference is true here too.
-            Node::Not(e) => Ok(bool_value(!self.truth(*e)?)),
-            Node::Arith { op, lhs, rhs } => Ok(Value::Num(self.arith(*op, *lhs, *rhs)?)),
-            Node::Compare { op, lhs, rhs } => Ok(bool_value(self.compare(*op, *lhs, *rhs)?)),
-            Node::Equal { negate, lhs, rhs } => Ok(bool_value(self.equal(*negate, *lhs, *rhs)?)),
-            Node::And(l, r) => Ok(bool_value(self.truth(*l)? && self.truth(*r)?)),
-            Node::Or(l, r) => Ok(bool_value(self.truth(*l)? || self.truth(*r)?)),
-            Node::Cond {
-                cond,
-                then,
-                otherwise,
-            } => {
-                if self.truth(*cond)? {
-                    self.eval(*then)
-                } else if let Some(o) = otherwise {
-                    self.eval(*o)
-                } else {
-                    Ok(Value::Num(0.0))
-                }
-            }
-            Node::Coalesce {
-                scope,
-                slot,
-                lhs,
-                rhs,
-            } => {
-                if self.storage.get(*scope, *slot).is_some() {
-                    self.eval(*lhs)
-                } else {
-                    self.eval(*rhs)
-                }
-            }
-            Node::Assign {
-                scope,
-                slot,
-                value,
-                parents,
-                copies,
-            } => {
-                let v = self.eval(*value)?;
-                for &(s, d) in copies.iter() {
-                    if let Some(m) = self.storage.get(*scope, s) {
-                        self.storage.set(*scope, d, m);
+            // The operators are numbers: the numeric walk computes them (logic tests truth
+            // like `?:` does, so a reference is true there too).
+            Node::Math { .. }
+            | Node::Neg(_)
+            | Node::Not(_)
+            | Node::Arith { .. }
+            | Node::Compare { .. }
+            | Node::Equal { .. }
+            | Node::And(..)
+            | Node::Or(..) => Ok(Value::Num(self.num(id)?)),
+            Node::Cond { .. } | Node::Coalesce { .. } => match self.chosen(id)? {
+                Some(operand) => self.eval(operand),
+                None => Ok(Value::Num(0.0)),
+            },
+            Node::Assign(a) => {
+                let v = self.eval(a.value)?;
+                for &(s, d) in a.copies.iter() {
+                    if let Some(m) = self.storage.get(a.scope, s) {
+                        self.storage.set(a.scope, d, m);
                     }
                 }
-                self.storage.set(*scope, *slot, v);
-                for &p in parents.iter() {
-                    if self.storage.get(*scope, p).is_none() {
-                        self.storage.set(*scope, p, Value::Num(0.0));
+                self.storage.set(a.scope, a.slot, v);
+                for &p in a.parents.iter() {
+                    if self.storage.get(a.scope, p).is_none() {
+                        self.storage.set(a.scope, p, Value::Num(0.0));
                     }
                 }
                 Ok(v)
@@ -663,12 +636,7 @@ impl Machine<'_> {
                 Ok(Value::Num(0.0))
             }
             Node::Loop { count, body } => self.run_loop(id, *count, *body),
-            Node::ForEach {
-                scope,
-                slot,
-                array,
-                body,
-            } => self.for_each(id, *scope, *slot, *array, *body),
+            Node::ForEach(f) => self.for_each(id, *f),
             Node::Break => {
                 self.stop = Some(Unwind::Break);
                 Err(Stop)
@@ -742,15 +710,15 @@ impl Machine<'_> {
     }
 
     #[inline(never)]
-    fn for_each(&mut self, id: NodeId, scope: Scope, slot: Slot, array: NodeId, body: NodeId) -> R {
-        let list = match self.eval(array)? {
+    fn for_each(&mut self, id: NodeId, f: ForEach) -> R {
+        let list = match self.eval(f.array)? {
             Value::EntityList(l) => self.host.entity_list(l),
             _ => Vec::new(),
         };
         for e in list {
             self.spend(1, id)?;
-            self.storage.set(scope, slot, Value::Entity(e));
-            if self.eval(body).is_err() && !self.body_stop()? {
+            self.storage.set(f.scope, f.slot, Value::Entity(e));
+            if self.eval(f.body).is_err() && !self.body_stop()? {
                 break;
             }
         }

@@ -367,7 +367,15 @@ impl JitProgram {
         budget: u64,
     ) -> JitOutcome {
         storage.clear_temps();
-        self.run_keep_temps(storage, queries, this, rng, budget)
+        if !self.needs.host {
+            // No callback reads the host: none is built (`enter`'s safety comment).
+            return self
+                .enter(storage, queries, this, std::ptr::null_mut(), budget)
+                .outcome();
+        }
+        let mut host = ArrayHost { queries, rng, this };
+        self.call(storage, queries, this, &mut host, budget)
+            .outcome()
     }
 
     /// Like [`run`](Self::run), with `host` answering everything but the queries without
@@ -382,27 +390,6 @@ impl JitProgram {
         storage.clear_temps();
         let this = host.this();
         self.call(storage, queries, this, host, budget).outcome()
-    }
-
-    /// Like [`run`](Self::run) but keeps the temps already in `storage`.
-    #[inline]
-    pub fn run_keep_temps(
-        &self,
-        storage: &mut JitStorage,
-        queries: &[f32],
-        this: f32,
-        rng: &mut dyn MolangRng,
-        budget: u64,
-    ) -> JitOutcome {
-        if !self.needs.host {
-            // No callback reads the host: none is built (`enter`'s safety comment).
-            return self
-                .enter(storage, queries, this, std::ptr::null_mut(), budget)
-                .outcome();
-        }
-        let mut host = ArrayHost { queries, rng, this };
-        self.call(storage, queries, this, &mut host, budget)
-            .outcome()
     }
 
     /// Runs `program` (the one this was compiled from) on `storage` with the temps it has:

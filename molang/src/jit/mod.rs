@@ -67,7 +67,7 @@
 //!   the source, and `grammar::MAX_SOURCE_LEN` (4 MiB) bounds the source, so no offset
 //!   overflows.
 //! - A program that makes no callback taking the frame (the only ones that reach the host)
-//!   gets a null [`Frame`] `host` from `run`/`run_keep_temps`, and one that reads and writes
+//!   gets a null [`Frame`] `host` from `run`, and one that reads and writes
 //!   no slot (`used_storage` finds no scope) gets null storage pointers, and only its query
 //!   values are checked: its code loads none of them (`lower::Needs`, recorded at
 //!   translation; `lean_entry_gives_what_the_full_entry_gives`).

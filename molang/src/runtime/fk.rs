@@ -181,20 +181,12 @@ pub fn matrices(bones: &[Bone], order: &[usize], ch: &Channels<'_>) -> Vec<[[f64
         let parent = b.parent.map_or(IDENTITY, |p| xf[p]);
         let f = |v: [f32; 3]| v.map(|c| c as f64);
         let (pivot, pos, s) = (f(b.pivot), f(ch.pos[i]), f(ch.scale[i]));
-        let r = rotation([
+        let rot = [
             b.rotation[0] as f64 + ch.rot[i][0] as f64,
             b.rotation[1] as f64 + ch.rot[i][1] as f64,
             b.rotation[2] as f64 + ch.rot[i][2] as f64,
-        ]);
-        let mut local = [[0.0; 4]; 3];
-        for row in 0..3 {
-            for c in 0..3 {
-                local[row][c] = r[row][c] * s[c];
-            }
-            let rs_pivot: f64 = (0..3).map(|c| local[row][c] * pivot[c]).sum();
-            local[row][3] = pivot[row] + pos[row] - rs_pivot;
-        }
-        xf[i] = mul(&parent, &local);
+        ];
+        xf[i] = mul(&parent, &local(pivot, pos, rot, s));
     }
     xf
 }

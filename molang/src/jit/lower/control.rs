@@ -4,11 +4,11 @@
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, BlockArg, InstBuilder, Value as CValue};
+use cranelift_codegen::ir::{types, Block, BlockArg, InstBuilder, Value as CValue};
 
 use super::{LoopTarget, Tagged, Translator};
 use crate::interp::value::tag;
-use crate::ir::{Node, NodeId, Scope, Slot};
+use crate::ir::{ForEach, Node, NodeId};
 
 use super::super::abi::{jit_list_pop, jit_list_push, Frame, STATUS_BUDGET, STATUS_OK};
 
@@ -96,15 +96,8 @@ impl Translator<'_> {
 
     /// `for_each(slot, list, body)`: the host's entities of the list (none when the value is
     /// not a list), one iteration each, the slot set to the entity before the body.
-    pub(super) fn for_each(
-        &mut self,
-        id: NodeId,
-        scope: Scope,
-        slot: Slot,
-        array: NodeId,
-        body: NodeId,
-    ) -> CValue {
-        let list = self.value(array);
+    pub(super) fn for_each(&mut self, id: NodeId, f: ForEach) -> CValue {
+        let list = self.value(f.array);
         let params = [self.ptr, types::I32, types::F32, types::I64];
         let args = [self.frame, list.tag, list.num, list.bits];
         let len = self.call_extern(jit_list_push as *const (), &params, &args, types::I64);
@@ -119,8 +112,8 @@ impl Translator<'_> {
             let num = t.f32c(0.0);
             let is_num = false;
             t.store_tagged(
-                scope,
-                slot,
+                f.scope,
+                f.slot,
                 Tagged {
                     tag,
                     num,
@@ -128,9 +121,9 @@ impl Translator<'_> {
                     is_num,
                 },
             );
-            t.mark_known(scope, slot);
-            t.forget_num(scope, slot);
-            t.node(body);
+            t.mark_known(f.scope, f.slot);
+            t.forget_num(f.scope, f.slot);
+            t.node(f.body);
         });
         self.call_extern_void(jit_list_pop as *const (), &[self.ptr], &[self.frame]);
         self.f32c(0.0)
@@ -306,16 +299,21 @@ impl Translator<'_> {
         self.abort_when(over, true, node, STATUS_BUDGET);
     }
 
+    /// Jumps to `taken` when `cond` (a non-zero test) equals `when`, else to `other`.
+    pub(super) fn jump_when(&mut self, cond: CValue, when: bool, taken: Block, other: Block) {
+        if when {
+            self.b.ins().brif(cond, taken, &[], other, &[]);
+        } else {
+            self.b.ins().brif(cond, other, &[], taken, &[]);
+        }
+    }
+
     /// Ends the run with `status` at `node` when `cond` (a non-zero test) equals `when`;
     /// otherwise carries on. Branching on the raw value avoids a compare.
     pub(super) fn abort_when(&mut self, cond: CValue, when: bool, node: NodeId, status: i64) {
         let bad = self.b.create_block();
         let ok = self.b.create_block();
-        if when {
-            self.b.ins().brif(cond, bad, &[], ok, &[]);
-        } else {
-            self.b.ins().brif(cond, ok, &[], bad, &[]);
-        }
+        self.jump_when(cond, when, bad, ok);
         self.b.seal_block(bad);
         self.b.seal_block(ok);
         self.b.switch_to_block(bad);

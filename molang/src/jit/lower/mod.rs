@@ -23,7 +23,7 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use super::abi::{Frame, SLOT_BIAS};
 use crate::builtins::math::MathFn;
 use crate::interp::EvalOptions;
-use crate::ir::{ArithOp, Node, NodeId, Program, Scope, Slot};
+use crate::ir::{ArithOp, Assign, ForEach, Node, NodeId, Program, Scope, Slot};
 
 struct LoopTarget {
     latch: Block,
@@ -43,9 +43,9 @@ fn used_storage(program: &Program) -> [bool; 4] {
     for i in 0..program.len() {
         match program.node(NodeId(i as u32)) {
             Node::Read { scope: s, .. }
-            | Node::Assign { scope: s, .. }
+            | Node::Assign(Assign { scope: s, .. })
             | Node::Coalesce { scope: s, .. }
-            | Node::ForEach { scope: s, .. } => scope(*s, &mut used),
+            | Node::ForEach(ForEach { scope: s, .. }) => scope(*s, &mut used),
             Node::Query { args, .. } if args.is_empty() => used[3] = true,
             _ => {}
         }
@@ -243,7 +243,7 @@ fn window_biases(program: &Program) -> [usize; 4] {
     };
     for i in 0..program.len() {
         match program.node(NodeId(i as u32)) {
-            Node::Read { scope, slot } | Node::Assign { scope, slot, .. } => {
+            Node::Read { scope, slot } | Node::Assign(Assign { scope, slot, .. }) => {
                 count(*scope as usize, *slot)
             }
             Node::Query { query, args } if args.is_empty() => count(QUERIES, *query),
@@ -532,10 +532,16 @@ impl Translator<'_> {
     }
 
     fn bool_to_f32(&mut self, c: CValue) -> CValue {
-        let one = self.f32c(1.0);
-        let one = self.in_register(one);
-        let zero = self.f32c(0.0);
-        self.b.ins().select(c, one, zero)
+        self.select_consts(c, 1.0, 0.0)
+    }
+
+    /// `c ? yes : no` between two constants: one `select`, `yes` as its own constant-pool
+    /// load (`in_register`).
+    pub(super) fn select_consts(&mut self, c: CValue, yes: f32, no: f32) -> CValue {
+        let yes = self.f32c(yes);
+        let yes = self.in_register(yes);
+        let no = self.f32c(no);
+        self.b.ins().select(c, yes, no)
     }
 
     /// NaN is true; only ±0 is false: the bits without the sign are not zero. Tested on the
@@ -619,22 +625,11 @@ impl Translator<'_> {
                 lhs,
                 rhs,
             } => self.coalesce(*scope, *slot, *lhs, *rhs),
-            Node::Assign {
-                scope,
-                slot,
-                value,
-                parents,
-                copies,
-            } => self.assign(*scope, *slot, *value, parents, copies),
+            Node::Assign(a) => self.assign(a),
             Node::Discard(e) => self.node(*e),
             Node::Block { stmts, simple } => self.block(stmts, *simple),
             Node::Loop { count, body } => self.repeat(id, *count, *body),
-            Node::ForEach {
-                scope,
-                slot,
-                array,
-                body,
-            } => self.for_each(id, *scope, *slot, *array, *body),
+            Node::ForEach(f) => self.for_each(id, *f),
             Node::Break => self.jump_out(true),
             Node::Continue => self.jump_out(false),
             Node::Return(v) => self.ret(*v),

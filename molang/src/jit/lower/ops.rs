@@ -27,10 +27,7 @@ impl Translator<'_> {
             | Node::Or(..)
             | Node::Not(_) => {
                 let c = self.truth(operand);
-                let yes = self.f32c(p.add(scale, offset));
-                let yes = self.in_register(yes);
-                let no = self.f32c(offset);
-                self.b.ins().select(c, yes, no)
+                self.select_consts(c, p.add(scale, offset), offset)
             }
             Node::Math {
                 func: MathFn::Sign,
@@ -44,44 +41,27 @@ impl Translator<'_> {
                 };
                 let negative = self.b.ins().fcmp(cc, x, zero);
                 let k = p.add(scale, offset);
-                let minus = self.f32c(-k);
-                let minus = self.in_register(minus);
-                let plus = self.f32c(k);
-                self.b.ins().select(negative, minus, plus)
+                self.select_consts(negative, -k, k)
             }
             Node::Arith {
                 op: ArithOp::Div,
                 lhs,
                 rhs,
             } => {
-                let (lhs, rhs) = (*lhs, *rhs);
-                let mut d = self.node(rhs);
-                if self.options.version < 7 && !folds_to_constant(program, rhs) {
-                    d = self.abs(d);
-                }
-                let tiny = self.tiny(d);
-                self.branch(
-                    tiny,
-                    |t| t.f32c(0.0),
-                    |t| {
-                        let n = t.node(lhs);
-                        match p {
-                            Platform::X86_64 => {
-                                let q = t.fdiv(n, d);
-                                t.scale_offset(q, scale, offset)
-                            }
-                            Platform::Arm64 => {
-                                let s = t.f32c(scale);
-                                let m =
-                                    t.call_native(NativeFn::A2(arm64::molang_arm64_mul), &[n, s]);
-                                let q =
-                                    t.call_native(NativeFn::A2(arm64::molang_arm64_div), &[m, d]);
-                                let o = t.f32c(offset);
-                                t.call_native(NativeFn::A2(arm64::molang_arm64_add), &[q, o])
-                            }
-                        }
-                    },
-                )
+                let d = self.divisor(*rhs);
+                self.guarded_div(d, *lhs, |t, n| match p {
+                    Platform::X86_64 => {
+                        let q = t.fdiv(n, d);
+                        t.scale_offset(q, scale, offset)
+                    }
+                    Platform::Arm64 => {
+                        let s = t.f32c(scale);
+                        let m = t.call_native(NativeFn::A2(arm64::molang_arm64_mul), &[n, s]);
+                        let q = t.call_native(NativeFn::A2(arm64::molang_arm64_div), &[m, d]);
+                        let o = t.f32c(offset);
+                        t.call_native(NativeFn::A2(arm64::molang_arm64_add), &[q, o])
+                    }
+                })
             }
             Node::Arith {
                 op: ArithOp::Mul,
@@ -249,10 +229,7 @@ impl Translator<'_> {
             self.remember(key, v);
             return v;
         }
-        let mut d = self.node(rhs);
-        if self.options.version < 7 && !folds_to_constant(program, rhs) {
-            d = self.abs(d);
-        }
+        let d = self.divisor(rhs);
         if cannot_abort(self, lhs) {
             let n = self.node(lhs);
             let key = self.arith_key(ArithOp::Div, n, d);
@@ -266,13 +243,35 @@ impl Translator<'_> {
             self.remember(key, v);
             return v;
         }
+        self.guarded_div(d, lhs, |t, n| t.fdiv(n, d))
+    }
+
+    /// The divisor `rhs` as the game divides by it: before version 7 a run-time divisor
+    /// loses its sign (the interpreter's `divisor`).
+    fn divisor(&mut self, rhs: NodeId) -> CValue {
+        let d = self.node(rhs);
+        if self.options.version < 7 && !folds_to_constant(self.program, rhs) {
+            self.abs(d)
+        } else {
+            d
+        }
+    }
+
+    /// `0` when the divisor `d` is tiny, else `quotient` of the dividend `lhs`, which only
+    /// that arm evaluates.
+    fn guarded_div(
+        &mut self,
+        d: CValue,
+        lhs: NodeId,
+        quotient: impl FnOnce(&mut Self, CValue) -> CValue,
+    ) -> CValue {
         let tiny = self.tiny(d);
         self.branch(
             tiny,
             |t| t.f32c(0.0),
             |t| {
                 let n = t.node(lhs);
-                t.fdiv(n, d)
+                quotient(t, n)
             },
         )
     }

@@ -6,7 +6,7 @@ use cranelift_frontend::Variable;
 
 use super::{MemoKey, SlotState, Tagged, Translator};
 
-use crate::ir::{Node, NodeId, Scope, Slot};
+use crate::ir::{Assign, Node, NodeId, Scope, Slot};
 
 use super::super::abi::{SLOT_BIAS, STATUS_UNSET};
 
@@ -52,23 +52,16 @@ impl Translator<'_> {
         self.branch(flag, |t| t.node(lhs), |t| t.node(rhs))
     }
 
-    pub(super) fn assign(
-        &mut self,
-        scope: Scope,
-        slot: Slot,
-        value: NodeId,
-        parents: &[Slot],
-        copies: &[(Slot, Slot)],
-    ) -> CValue {
-        if !self.numeric(value) {
-            return self.assign_tagged(scope, slot, value, parents, copies).num;
+    pub(super) fn assign(&mut self, a: &Assign) -> CValue {
+        if !self.numeric(a.value) {
+            return self.assign_tagged(a).num;
         }
-        let v = self.node(value);
-        self.copy_members(scope, copies);
-        self.store(scope, slot, v);
-        self.mark_known(scope, slot);
-        self.mark_num(scope, slot);
-        self.make_parents(scope, parents);
+        let v = self.node(a.value);
+        self.copy_members(a.scope, &a.copies);
+        self.store(a.scope, a.slot, v);
+        self.mark_known(a.scope, a.slot);
+        self.mark_num(a.scope, a.slot);
+        self.make_parents(a.scope, &a.parents);
         v
     }
 
@@ -79,28 +72,21 @@ impl Translator<'_> {
     /// Returns false, emitting nothing, for any other statement.
     pub(super) fn conditional_store(&mut self, id: NodeId) -> bool {
         let program = self.program;
-        let Node::Assign {
-            scope,
-            slot,
-            value,
-            parents,
-            copies,
-        } = program.node(id)
-        else {
+        let Node::Assign(assign) = program.node(id) else {
             return false;
         };
-        if !parents.is_empty() || !copies.is_empty() {
+        if !assign.parents.is_empty() || !assign.copies.is_empty() {
             return false;
         }
         let Node::Cond {
             cond,
             then,
             otherwise: Some(otherwise),
-        } = program.node(*value)
+        } = program.node(assign.value)
         else {
             return false;
         };
-        let (scope, slot) = (*scope, *slot);
+        let (scope, slot) = (assign.scope, assign.slot);
         let itself = |n: NodeId| matches!(program.node(n), Node::Read { scope: s, slot: l } if *s == scope && *l == slot);
         let (then, otherwise) = (*then, *otherwise);
         let (store_on_true, changed, read) = if itself(otherwise) {
@@ -111,8 +97,12 @@ impl Translator<'_> {
             return false;
         };
         let c = self.truth(*cond);
+        let stored = Assign {
+            value: changed,
+            ..assign.clone()
+        };
         let store = move |t: &mut Self| {
-            t.assign(scope, slot, changed, &[], &[]);
+            t.assign(&stored);
             Vec::new()
         };
         let check = move |t: &mut Self| {
@@ -134,24 +124,17 @@ impl Translator<'_> {
     }
 
     /// An assignment of a value of any kind.
-    pub(super) fn assign_tagged(
-        &mut self,
-        scope: Scope,
-        slot: Slot,
-        value: NodeId,
-        parents: &[Slot],
-        copies: &[(Slot, Slot)],
-    ) -> Tagged {
-        let v = self.value(value);
-        self.copy_members(scope, copies);
-        self.store_tagged(scope, slot, v);
-        self.mark_known(scope, slot);
+    pub(super) fn assign_tagged(&mut self, a: &Assign) -> Tagged {
+        let v = self.value(a.value);
+        self.copy_members(a.scope, &a.copies);
+        self.store_tagged(a.scope, a.slot, v);
+        self.mark_known(a.scope, a.slot);
         if v.is_num {
-            self.mark_num(scope, slot);
+            self.mark_num(a.scope, a.slot);
         } else {
-            self.forget_num(scope, slot);
+            self.forget_num(a.scope, a.slot);
         }
-        self.make_parents(scope, parents);
+        self.make_parents(a.scope, &a.parents);
         v
     }
 
@@ -187,11 +170,7 @@ impl Translator<'_> {
         let flag = self.load_flag(scope, slot);
         let yes = self.b.create_block();
         let done = self.b.create_block();
-        if set {
-            self.b.ins().brif(flag, yes, &[], done, &[]);
-        } else {
-            self.b.ins().brif(flag, done, &[], yes, &[]);
-        }
+        self.jump_when(flag, set, yes, done);
         self.b.seal_block(yes);
         self.b.switch_to_block(yes);
         // What the body emits (a shared constant, say) does not dominate `done`.
@@ -247,7 +226,7 @@ impl Translator<'_> {
             match program.node(NodeId(i as u32)) {
                 Node::Read { scope, slot } => touch(self, *scope, *slot),
                 // Slots only ever written stay in memory: no load at entry for them.
-                Node::Assign { scope, copies, .. } => {
+                Node::Assign(Assign { scope, copies, .. }) => {
                     for &(a, _) in copies.iter() {
                         touch(self, *scope, a);
                     }

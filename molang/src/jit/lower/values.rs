@@ -107,13 +107,7 @@ impl Translator<'_> {
                 }
                 self.value(*last)
             }
-            Node::Assign {
-                scope,
-                slot,
-                value,
-                parents,
-                copies,
-            } => self.assign_tagged(*scope, *slot, *value, parents, copies),
+            Node::Assign(a) => self.assign_tagged(a),
             Node::Discard(e) => self.value(*e),
             Node::Coalesce {
                 scope,
@@ -459,7 +453,7 @@ pub(crate) fn numeric(program: &Program, id: NodeId) -> bool {
             stmts,
             simple: true,
         } => stmts.last().is_none_or(|&s| numeric(s)),
-        Node::Assign { value, .. } => numeric(*value),
+        Node::Assign(a) => numeric(a.value),
         Node::Discard(e) => numeric(*e),
         Node::Coalesce { lhs, rhs, .. } => numeric(*lhs) && numeric(*rhs),
         _ => true,

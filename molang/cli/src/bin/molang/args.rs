@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use molang::diagnostics::{render_report, Identity, SourceText};
 use molang::{CheckOptions, EvalOptions, Platform, Value};
 
 /// The pack layers of a subcommand in the order they were written on the command line:
@@ -18,6 +19,39 @@ pub fn layers_in_order(matches: &clap::ArgMatches, ids: &[&str]) -> Vec<PathBuf>
     }
     all.sort_by_key(|(i, _)| *i);
     all.into_iter().map(|(_, p)| p).collect()
+}
+
+/// The pack folders of a command that reads layered packs: positional paths and `--pack`,
+/// which main puts back in the order written ([`layers_in_order`] of `packs`, `pack_layers`).
+#[derive(clap::Args, Debug, Default)]
+pub struct PackArgs {
+    /// Pack folders, as layers in the order written (with --pack): later packs override
+    /// earlier ones (e.g. vanilla first, then the add-on). A behaviour pack among them gives
+    /// the entity's property defaults (`q.property`).
+    pub packs: Vec<PathBuf>,
+    /// One more pack layer (repeatable), at this place in the order.
+    #[arg(long = "pack", value_name = "DIR")]
+    pub pack_layers: Vec<PathBuf>,
+}
+
+/// The entity a command plays and the packs it comes from (`fuzz`, `render`).
+#[derive(clap::Args, Debug)]
+pub struct EntityArgs {
+    #[command(flatten)]
+    pub layers: PackArgs,
+    /// Client entity or attachable identifier (`minecraft:pig`, or `pig` for the minecraft
+    /// namespace).
+    #[arg(long)]
+    pub entity: String,
+}
+
+/// The folders a command was given, for a message: `a, b`.
+pub fn path_list(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
@@ -154,6 +188,7 @@ pub type ExpressionSetup = (Vec<(String, Value)>, CheckOptions, EvalOptions);
 pub fn expression_setup(
     set: &[String],
     version: Option<i16>,
+    platform: Platform,
 ) -> Result<ExpressionSetup, std::process::ExitCode> {
     let inputs = parse_sets(set).map_err(|e| {
         eprintln!("error: {e}");
@@ -166,9 +201,22 @@ pub fn expression_setup(
     };
     let eval = EvalOptions {
         version,
+        platform,
         ..EvalOptions::default()
     };
     Ok((inputs, check, eval))
+}
+
+/// Prints the diagnostics of the one expression `eval EXPR` or `bench EXPR` compiled.
+pub fn print_expression_diagnostics(expr: &str, diagnostics: &[molang::Diagnostic]) {
+    let src = SourceText {
+        name: "<expr>",
+        text: expr,
+        map: &Identity,
+    };
+    for d in diagnostics {
+        eprint!("{}", render_report(d, &src, false));
+    }
 }
 
 /// A number as the tools write them: decimal, or `NaN`, `inf`, `-inf` (any case; also

@@ -3,19 +3,18 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use molang::diagnostics::{render_report, Identity, SourceText};
 use molang::{CheckOptions, Value};
 
-use crate::args::{at_least_one, expression_setup, molang_version_arg, BackendArg, PlatformArg};
+use crate::args::{
+    at_least_one, expression_setup, molang_version_arg, print_expression_diagnostics, BackendArg,
+    PackArgs, PlatformArg,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Pack folders, with --entity, to time that entity's per-frame scripts: layers in the
-    /// order written (with --pack), later ones overriding earlier ones.
-    packs: Vec<PathBuf>,
-    /// One more pack layer (repeatable), at this place in the order.
-    #[arg(long = "pack", value_name = "DIR")]
-    pack_layers: Vec<PathBuf>,
+    // With --entity, the packs to time that entity's per-frame scripts from.
+    #[command(flatten)]
+    layers: PackArgs,
     /// Entity identifier inside the pack (e.g. minecraft:pig).
     #[arg(long)]
     entity: Option<String>,
@@ -38,7 +37,10 @@ pub struct Args {
 
 /// `layers`: the positional packs and `--pack` values in the order written.
 pub fn main(a: Args, layers: Vec<PathBuf>) -> ExitCode {
-    debug_assert_eq!(layers.len(), a.packs.len() + a.pack_layers.len());
+    debug_assert_eq!(
+        layers.len(),
+        a.layers.packs.len() + a.layers.pack_layers.len()
+    );
     match (a.expr, layers.is_empty(), a.entity) {
         (Some(e), true, None) => bench(
             &e,
@@ -71,11 +73,10 @@ fn bench(
     use molang::jit::JitStorage;
     use std::time::Instant;
 
-    let (inputs, check, mut options) = match expression_setup(set, version) {
+    let (inputs, check, options) = match expression_setup(set, version, platform) {
         Ok(setup) => setup,
         Err(code) => return code,
     };
-    options.platform = platform;
     let check = CheckOptions {
         warn_unknown_queries: false,
         ..check
@@ -83,14 +84,7 @@ fn bench(
     let e = match molang::compile(expr, &check) {
         Ok(e) => e,
         Err(err) => {
-            let src = SourceText {
-                name: "<expr>",
-                text: expr,
-                map: &Identity,
-            };
-            for d in &err.diagnostics {
-                eprint!("{}", render_report(d, &src, false));
-            }
+            print_expression_diagnostics(expr, &err.diagnostics);
             return ExitCode::from(1);
         }
     };
@@ -193,7 +187,7 @@ fn bench_entity(
             return ExitCode::from(2);
         }
     }
-    let inputs = match expression_setup(set, None) {
+    let inputs = match expression_setup(set, None, molang::Platform::X86_64) {
         Ok((inputs, ..)) => inputs,
         Err(code) => return code,
     };

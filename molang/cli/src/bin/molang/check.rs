@@ -459,11 +459,7 @@ fn check(paths: Vec<PathBuf>, settings: Settings, format: Format, color: bool) -
         eprintln!(
             "error: no pack files found under {} (looked for .json files: entities, animations, \
 controllers, render controllers, particles, attachables)",
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::args::path_list(&paths)
         );
         return ExitCode::from(2);
     }

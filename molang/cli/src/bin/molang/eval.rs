@@ -3,11 +3,13 @@
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-use molang::diagnostics::{render_report, Identity, SourceText};
 use molang::interp::value::format_f32;
 use molang::{CheckOptions, Diagnostic, EvalOptions, Value};
 
-use crate::args::{expression_setup, molang_version_arg, parse_number, BackendArg, PlatformArg};
+use crate::args::{
+    expression_setup, molang_version_arg, parse_number, print_expression_diagnostics, BackendArg,
+    PlatformArg,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -142,21 +144,13 @@ fn eval_one(
     platform: molang::Platform,
 ) -> ExitCode {
     // Unknown queries are warned about (with "did you mean"): a typo reads 0 silently.
-    let (inputs, options, mut eval_options) = match expression_setup(set, version) {
+    let (inputs, options, eval_options) = match expression_setup(set, version, platform) {
         Ok(setup) => setup,
         Err(code) => return code,
     };
-    eval_options.platform = platform;
-    let src = SourceText {
-        name: "<expr>",
-        text: expr,
-        map: &Identity,
-    };
     match molang::compile(expr, &options) {
         Ok(e) => {
-            for d in &e.warnings {
-                eprint!("{}", render_report(d, &src, false));
-            }
+            print_expression_diagnostics(expr, &e.warnings);
             for n in set_notes(&inputs, e.names()) {
                 eprintln!("{n}");
             }
@@ -178,9 +172,7 @@ fn eval_one(
             ExitCode::SUCCESS
         }
         Err(err) => {
-            for d in &err.diagnostics {
-                eprint!("{}", render_report(d, &src, false));
-            }
+            print_expression_diagnostics(expr, &err.diagnostics);
             ExitCode::from(1)
         }
     }

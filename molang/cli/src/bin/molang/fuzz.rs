@@ -9,21 +9,14 @@ use molang::fuzz::{self, BadSetting, Config, Finding, FuzzError, Observer, MAX_F
 use molang::runtime::Backend;
 use molang::Platform;
 
+use crate::args::EntityArgs;
 use crate::output;
 
 /// Arguments of `molang fuzz`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Pack folders, as layers in the order written (with --pack): later packs override
-    /// earlier ones (e.g. vanilla first, then the add-on).
-    #[arg(required_unless_present = "pack_layers")]
-    pub packs: Vec<PathBuf>,
-    /// One more pack layer (repeatable), at this place in the order.
-    #[arg(long = "pack", value_name = "DIR")]
-    pub pack_layers: Vec<PathBuf>,
-    /// Client entity identifier (e.g. minecraft:pig).
-    #[arg(long)]
-    pub entity: String,
+    #[command(flatten)]
+    pub target: EntityArgs,
     /// Random input sequences to try (at least 1).
     #[arg(long, default_value_t = 200, value_parser = positive_u64)]
     pub cases: u64,
@@ -108,7 +101,10 @@ impl Observer for Printer {
 /// Runs `molang fuzz`.
 /// `layers`: the positional packs and `--pack` values in the order written.
 pub fn main(args: Args, layers: Vec<PathBuf>) -> ExitCode {
-    debug_assert_eq!(layers.len(), args.packs.len() + args.pack_layers.len());
+    debug_assert_eq!(
+        layers.len(),
+        args.target.layers.packs.len() + args.target.layers.pack_layers.len()
+    );
     match fuzz(args, layers) {
         Ok(code) => code,
         Err(msg) => {
@@ -133,8 +129,11 @@ fn flag_message(bad: &BadSetting) -> String {
 /// Checks the flags and paths, reads the ranges file and the packs, fuzzes, then writes each
 /// finding's timeline into `--out-dir` and prints it with its replay command.
 fn fuzz(args: Args, layers: Vec<PathBuf>) -> Result<ExitCode, String> {
+    if layers.is_empty() {
+        return Err("give a pack folder (PACK or --pack DIR)".to_string());
+    }
     let mut config = Config {
-        entity: args.entity,
+        entity: args.target.entity,
         cases: args.cases,
         frames: args.frames,
         seed: args.seed,
@@ -178,11 +177,7 @@ fn fuzz(args: Args, layers: Vec<PathBuf>) -> Result<ExitCode, String> {
         FuzzError::UnknownEntity { known } => format!(
             "no entity `{}` in {}{}",
             config.entity,
-            layers
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
+            crate::args::path_list(&layers),
             if known.is_empty() {
                 String::new()
             } else {

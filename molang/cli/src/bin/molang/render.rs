@@ -11,6 +11,7 @@ use molang::runtime::inputs::{self, Timeline};
 use molang::runtime::{Backend, PlayOptions};
 use molang::text::terminal_safe;
 
+use crate::args::{EntityArgs, PackArgs};
 use crate::output;
 
 /// Largest picture side `--size` takes.
@@ -23,14 +24,8 @@ const MAX_FRAME: u64 = 100_000;
 /// Arguments of `molang render`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Resource pack folders, as layers in the order written (with --pack).
-    pub packs: Vec<PathBuf>,
-    /// One more pack layer (repeatable), at this place in the order.
-    #[arg(long = "pack", value_name = "DIR")]
-    pub pack_layers: Vec<PathBuf>,
-    /// Client entity or attachable identifier (`minecraft:cow`, or `cow`).
-    #[arg(long)]
-    pub entity: String,
+    #[command(flatten)]
+    pub target: EntityArgs,
     /// CSV input timeline, as for `molang run`.
     #[arg(long)]
     pub inputs: Option<PathBuf>,
@@ -93,7 +88,10 @@ pub enum BackendArg {
 
 /// Runs `molang render`; `layers`: the positional packs and `--pack` values in order.
 pub fn main(mut args: Args, layers: Vec<PathBuf>) -> ExitCode {
-    args.packs = layers;
+    args.target.layers = PackArgs {
+        packs: layers,
+        pack_layers: Vec::new(),
+    };
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
@@ -200,7 +198,7 @@ fn run(args: &Args) -> Result<(), String> {
             args.out.display()
         ));
     }
-    check_out(&args.out, &args.packs, args.force)?;
+    check_out(&args.out, &args.target.layers.packs, args.force)?;
     let timeline = match &args.inputs {
         None => Timeline::default(),
         Some(p) => {
@@ -208,10 +206,10 @@ fn run(args: &Args) -> Result<(), String> {
             inputs::parse(&text, &p.display().to_string()).map_err(|e| e.to_string())?
         }
     };
-    if args.packs.is_empty() {
+    if args.target.layers.packs.is_empty() {
         return Err("name at least one resource pack folder".into());
     }
-    let pack = molang::pack::load_entity(&args.packs, &args.entity);
+    let pack = molang::pack::load_entity(&args.target.layers.packs, &args.target.entity);
     let settings = Settings {
         play: PlayOptions {
             backend: match args.backend {
@@ -232,8 +230,8 @@ fn run(args: &Args) -> Result<(), String> {
             ..Style::default()
         },
     };
-    let rendered =
-        picture::render(&pack, &args.entity, &timeline, &settings).map_err(|e| e.to_string())?;
+    let rendered = picture::render(&pack, &args.target.entity, &timeline, &settings)
+        .map_err(|e| e.to_string())?;
     if !args.quiet {
         for n in &rendered.notes {
             eprintln!("note: {}", terminal_safe(n));
@@ -246,7 +244,7 @@ fn run(args: &Args) -> Result<(), String> {
     } else {
         png_bytes(&rendered.pictures[0])?
     };
-    write_new(&args.out, &args.packs, &bytes, args.force)
+    write_new(&args.out, &args.target.layers.packs, &bytes, args.force)
 }
 
 /// Where `--out` may be written: a new file, or with `--force` an existing regular one;

@@ -10,7 +10,7 @@ use molang::runtime::trace::{self, channel_value, Columns, Trace, CHANNELS};
 use molang::runtime::{frame_time, Backend, Driver, LogKind, Runtime};
 use molang::Platform;
 
-use crate::args::PlatformsArg;
+use crate::args::{PackArgs, PlatformsArg};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,13 +21,8 @@ use molang::text::{one_line, terminal_safe};
 /// Arguments of `molang run`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Resource pack folders, as layers in the order written (with --pack): later packs
-    /// override earlier ones. A behaviour pack among them gives the entity's property
-    /// defaults (`q.property`).
-    pub packs: Vec<PathBuf>,
-    /// One more pack layer (repeatable), at this place in the order.
-    #[arg(long = "pack", value_name = "DIR")]
-    pub pack_layers: Vec<PathBuf>,
+    #[command(flatten)]
+    pub layers: PackArgs,
     /// List the client entities and attachables of the packs and exit.
     #[arg(long)]
     pub list: bool,
@@ -137,8 +132,10 @@ impl Format {
 /// Runs `molang run`.
 /// `layers`: the positional packs and `--pack` values in the order written.
 pub fn main(mut args: Args, layers: Vec<PathBuf>) -> ExitCode {
-    args.packs = layers;
-    args.pack_layers.clear();
+    args.layers = PackArgs {
+        packs: layers,
+        pack_layers: Vec::new(),
+    };
     match run(&args) {
         Ok(Found::Nothing) => ExitCode::SUCCESS,
         Ok(Found::Differences) => ExitCode::from(1),
@@ -227,29 +224,24 @@ fn load_on(args: &Args, pack: &molang::pack::Pack, id: &str) -> Result<Loaded, F
 fn run(args: &Args) -> Result<Found, Failure> {
     let n = frames(args)?;
     let timeline = read_inputs(args)?;
-    let layers: Vec<PathBuf> = args
-        .packs
-        .iter()
-        .chain(&args.pack_layers)
-        .cloned()
-        .collect();
+    let layers = &args.layers.packs;
     if layers.is_empty() {
         return Err(bad("give a resource pack folder (PACK or --pack DIR)"));
     }
-    for p in &layers {
+    for p in layers {
         if !p.exists() {
             return Err(bad(format!("{}: no such file or directory", p.display())));
         }
     }
     // A Blockbench model plays as the pack `molang import` would write, made in memory.
-    let (pack, model_entity) = match crate::import::bbmodel_pack(&layers, args.animation.as_deref())
+    let (pack, model_entity) = match crate::import::bbmodel_pack(layers, args.animation.as_deref())
     {
         Some(Ok((pack, id))) => (pack, Some(id)),
         Some(Err(())) => return Err(bad("the model cannot be imported")),
         // One entity to play: only what it uses is walked (every file is still judged).
         None => match &args.entity {
-            Some(id) if !args.list && !args.bench => (molang::pack::load_entity(&layers, id), None),
-            _ => (molang::pack::load(&layers), None),
+            Some(id) if !args.list && !args.bench => (molang::pack::load_entity(layers, id), None),
+            _ => (molang::pack::load(layers), None),
         },
     };
     if args.animation.is_some() && model_entity.is_none() {
@@ -312,7 +304,7 @@ fn run(args: &Args) -> Result<Found, Failure> {
     let plot = plan_plot(args, &rt)?;
     let mut sink: Box<dyn Write> = match &args.out {
         Some(p) => Box::new(std::io::BufWriter::new(
-            crate::output::create(p, &out_rules(&args.packs))
+            crate::output::create(p, &out_rules(&args.layers.packs))
                 .map_err(|e| bad(format!("{}: {e}", p.display())))?,
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
@@ -393,12 +385,14 @@ fn run(args: &Args) -> Result<Found, Failure> {
         let labels: Vec<String> = args.channels.iter().map(|c| c.trim().to_string()).collect();
         let svg = draw_plot(plan_path, &rt.model.identifier, &labels, &series)
             .map_err(Failure::Output)?;
-        crate::output::write(plan_path, svg.as_bytes(), &out_rules(&args.packs)).map_err(|e| {
-            Failure::Output(format!(
-                "cannot write the plot {}: {e}",
-                plan_path.display()
-            ))
-        })?;
+        crate::output::write(plan_path, svg.as_bytes(), &out_rules(&args.layers.packs)).map_err(
+            |e| {
+                Failure::Output(format!(
+                    "cannot write the plot {}: {e}",
+                    plan_path.display()
+                ))
+            },
+        )?;
     }
     Ok(Found::Nothing)
 }

@@ -85,11 +85,7 @@ fn test(
     if tests.is_empty() {
         eprintln!(
             "error: no tests found under {} (test files end in .test.json{})",
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
+            crate::args::path_list(&paths),
             if filter.is_some() {
                 ", and --filter must match a name"
             } else {
