@@ -323,22 +323,24 @@ fn rust_statements20(q: &S20In, v: &mut S20Vars) -> f32 {
 /// the value; `variables` lists (name, value) after the runs so far.
 trait Reference {
     fn run(&mut self) -> f32;
-    fn variables(&self) -> Vec<(&'static str, f32)>;
+    /// None for a workload that sets no variable.
+    fn variables(&self) -> Vec<(&'static str, f32)> {
+        Vec::new()
+    }
 }
 
-fn lookup(w: &Workload, name: &str) -> f32 {
-    w.queries
-        .iter()
+/// The value of `name` in a workload's (name, value) list, 0 when absent.
+fn named(list: &[(String, f32)], name: &str) -> f32 {
+    list.iter()
         .find(|(n, _)| n == name)
         .map(|(_, v)| *v)
         .unwrap_or(0.0)
 }
+fn lookup(w: &Workload, name: &str) -> f32 {
+    named(&w.queries, name)
+}
 fn variable(w: &Workload, name: &str) -> f32 {
-    w.variables
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| *v)
-        .unwrap_or(0.0)
+    named(&w.variables, name)
 }
 
 struct HandBob {
@@ -358,17 +360,11 @@ impl Reference for Poly {
     fn run(&mut self) -> f32 {
         rust_polynomial(black_box(self.0))
     }
-    fn variables(&self) -> Vec<(&'static str, f32)> {
-        vec![]
-    }
 }
 struct Anger(f32);
 impl Reference for Anger {
     fn run(&mut self) -> f32 {
         rust_anger_clamp(black_box(self.0))
-    }
-    fn variables(&self) -> Vec<(&'static str, f32)> {
-        vec![]
     }
 }
 struct S20 {
