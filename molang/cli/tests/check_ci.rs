@@ -7,7 +7,7 @@
 mod support;
 use support::{
     assert_code, assert_contains, assert_contains_all, batch_answers, molang, molang_on, scratch,
-    text, write_in,
+    text, write_entity, write_in,
 };
 
 use std::path::{Path, PathBuf};
@@ -162,12 +162,8 @@ fn the_config_excludes_files_sets_the_version_and_adds_lower_layers() {
     let p = root.join("addon");
     pack(&p);
     // An entity playing an animation only the lower layer defines.
-    write_in(
-        &p,
-        "entity/e.entity.json",
-        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {"identifier": "t:e",
-            "animations": {"base": "animation.base.a"}, "scripts": {"animate": ["base"]}}}}"#,
-    );
+    let plays = r#""animations": {"base": "animation.base.a"}, "scripts": {"animate": ["base"]}"#;
+    write_entity(&p, "entity/e.entity.json", "t:e", plays);
     let base = root.join("base");
     write_in(&base, "manifest.json", MANIFEST);
     write_animation(&base, "base", "animation.base.a", "\"math.nope(2)\"");

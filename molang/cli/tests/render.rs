@@ -11,7 +11,7 @@ use molang::runtime::{Backend, PlayOptions, Player};
 mod support;
 use support::{
     assert_code, assert_contains, molang, molang_to, readme_renders, scratch, text, vanilla_rp,
-    write_in,
+    write_entity, write_in,
 };
 
 /// A walk at 2 blocks a second (the quadruped and humanoid walks read these).
@@ -233,14 +233,14 @@ fn the_cows_face_texels_land_where_its_uv_puts_them() {
 fn a_missing_texture_draws_the_checker_with_a_note() {
     let dir = scratch("render-missing-texture");
     let pack = dir.join("rp");
-    write_in(
+    write_entity(
         &pack,
         "entity/box.entity.json",
-        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
-            "identifier": "test:box", "geometry": {"default": "geometry.box"},
+        "test:box",
+        r#""geometry": {"default": "geometry.box"},
             "textures": {"default": "textures/entity/box"},
             "materials": {"default": "entity_alphatest"},
-            "render_controllers": ["controller.render.box"]}}}"#,
+            "render_controllers": ["controller.render.box"]"#,
     );
     write_in(
         &pack,

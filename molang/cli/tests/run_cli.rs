@@ -7,7 +7,7 @@ use std::path::PathBuf;
 mod support;
 use support::{
     assert_code, assert_contains, assert_contains_all, csv, molang, molang_on, molang_to,
-    run_inputs, scratch, stderr_with_code, text, vanilla_rp, walk, write_in,
+    run_inputs, scratch, stderr_with_code, text, vanilla_rp, walk, write_entity, write_in,
 };
 
 /// A pack of `tests/fixtures/runtime`.
@@ -15,13 +15,15 @@ fn fixture(name: &str) -> PathBuf {
     support::fixture(&format!("runtime/{name}"))
 }
 
+/// `molang run` of the quadruped fixture with its own inputs and `flags`.
+fn run_quadruped(flags: &str) -> std::process::Output {
+    let pack = fixture("quadruped");
+    run_inputs(&pack, &pack.join("inputs.csv"), flags)
+}
+
 #[test]
 fn run_writes_the_trace_contract() {
-    let out = run_inputs(
-        &fixture("quadruped"),
-        &fixture("quadruped").join("inputs.csv"),
-        "--entity test:dog --fps 20 --seconds 5 --world --vars",
-    );
+    let out = run_quadruped("--entity test:dog --fps 20 --seconds 5 --world --vars");
     assert_code(&out, 0);
     let rows = csv::rows_under(
         &text(&out.stdout),
@@ -200,13 +202,8 @@ fn an_unsupplied_engine_variable_reads_zero_with_a_note() {
 #[test]
 fn bone_less_entities_write_one_row_per_frame_with_vars() {
     let d = scratch("boneless");
-    write_in(
-        &d,
-        "entity/s.entity.json",
-        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
-            "identifier": "test:scripts",
-            "scripts": {"initialize": ["v.x = 0;"], "pre_animation": ["v.x = math.sqrt(q.ground_speed - 1);"]}}}}"#,
-    );
+    let scripts = r#""scripts": {"initialize": ["v.x = 0;"], "pre_animation": ["v.x = math.sqrt(q.ground_speed - 1);"]}"#;
+    write_entity(&d, "entity/s.entity.json", "test:scripts", scripts);
     let out = molang_on(
         "run",
         &d,
@@ -567,11 +564,8 @@ fn render_columns_show_visibility_geometry_and_textures() {
 /// with the time, the scaling, and the memory per instance; without --entity, exit 2.
 #[test]
 fn run_bench_instances_prints_rates_scaling_and_memory() {
-    let out = run_inputs(
-        &fixture("quadruped"),
-        &fixture("quadruped").join("inputs.csv"),
-        "--entity test:dog --fps 20 --seconds 2 --bench --instances 6 --threads 2",
-    );
+    let out =
+        run_quadruped("--entity test:dog --fps 20 --seconds 2 --bench --instances 6 --threads 2");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -622,15 +616,9 @@ fn run_bench_instances_prints_rates_scaling_and_memory() {
 #[test]
 fn run_reports_a_transition_to_no_state_as_check_does() {
     let root = scratch("run-w0801");
-    write_in(
-        &root,
-        "entity/e.entity.json",
-        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
-  "identifier": "t:e",
-  "animations": {"ctrl": "controller.animation.t"},
-  "scripts": {"animate": ["ctrl"]}
-}}}"#,
-    );
+    let plays =
+        r#""animations": {"ctrl": "controller.animation.t"}, "scripts": {"animate": ["ctrl"]}"#;
+    write_entity(&root, "entity/e.entity.json", "t:e", plays);
     write_in(
         &root,
         "animation_controllers/t.json",

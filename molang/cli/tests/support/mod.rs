@@ -146,6 +146,16 @@ pub fn write_in(dir: &Path, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
     path
 }
 
+/// Writes `dir/rel`: the client entity `identifier` whose description also holds `members`
+/// (JSON members, comma-separated).
+pub fn write_entity(dir: &Path, rel: &str, identifier: &str, members: &str) -> PathBuf {
+    let json = format!(
+        r#"{{"format_version": "1.10.0", "minecraft:client_entity": {{"description": {{
+  "identifier": "{identifier}", {members}}}}}}}"#
+    );
+    write_in(dir, rel, json)
+}
+
 /// `tests/fixtures/REL` of the workspace.
 pub fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
