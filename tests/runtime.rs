@@ -216,6 +216,13 @@ fn catmullrom_keyframes_use_the_neighbours() {
     assert!((p[5].rot[b][0] - 2.5).abs() > 0.5);
 }
 
+/// A bone of [`keys`], how to read its channel from a pose, and (frame, value) pairs.
+type KeyedRow = (
+    &'static str,
+    fn(&Pose, usize) -> f32,
+    &'static [(usize, f32)],
+);
+
 /// Step keys, the end of a non-looping animation and timeline scripts, frame by frame: each
 /// row a bone of [`keys`], the channel read and (frame, value) pairs.
 #[test]
@@ -223,7 +230,7 @@ fn keyed_channels_hold_end_and_fire_at_their_frames() {
     let pos_x = |pose: &Pose, b: usize| pose.pos[b][0];
     let pos_y = |pose: &Pose, b: usize| pose.pos[b][1];
     let rot_z = |pose: &Pose, b: usize| pose.rot[b][2];
-    let rows: [(&str, fn(&Pose, usize) -> f32, &[(usize, f32)]); 4] = [
+    let rows: [KeyedRow; 4] = [
         // Step keys hold until the next key; length 2, looping.
         (
             "stp",

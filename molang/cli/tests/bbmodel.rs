@@ -40,7 +40,7 @@ fn read_json(path: &Path) -> Value {
 
 /// The JSON-lines output of `molang check ARGS --format json`: diagnostics and summary.
 fn check_json(path: &Path) -> (Vec<Value>, Value) {
-    let o = molang_on("check", &path, &["--format", "json"]);
+    let o = molang_on("check", path, &["--format", "json"]);
     let lines: Vec<Value> = text(&o.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -892,7 +892,7 @@ fn run_model_animation_gives_the_trace_of_the_imported_pack() {
     // An animation the model does not export is refused, naming those it has.
     let o = molang_on(
         "run",
-        &model("leg2_v4.bbmodel"),
+        model("leg2_v4.bbmodel"),
         &["--animation", "jump", "-q"],
     );
     assert_code(&o, 2);

@@ -461,11 +461,11 @@ fn no_content_log_treats_every_query_missing_from_the_inputs_alike() {
             "inputs": {"t": [0], "q.property('t:b')": [1]},
             "expect": [{"no_content_log": true}]}"#,
     );
-    let out = molang_on("test", &root.join("tests"), &[]);
+    let out = molang_on("test", root.join("tests"), &[]);
     assert_code(&out, 0);
     // A line the game would log still fails it.
     write_in(&p, "entity/e.entity.json", entity("\"gone\""));
-    let out = molang_on("test", &root.join("tests"), &[]);
+    let out = molang_on("test", root.join("tests"), &[]);
     assert_code(&out, 1);
     assert_contains(&text(&out.stdout), "animation.t.gone");
 }

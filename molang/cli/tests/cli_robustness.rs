@@ -592,7 +592,7 @@ fn check_dot_inside_a_pack_counts_each_file_once() {
 fn run_plot_to_an_unwritable_path_is_an_io_failure_naming_the_file() {
     let out = molang_on(
         "run",
-        &examples().join("classic_mobs"),
+        examples().join("classic_mobs"),
         &[
             "--entity",
             "classic:humanoid",

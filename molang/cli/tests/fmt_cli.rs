@@ -130,9 +130,8 @@ fn fmt_check_runs_over_the_vanilla_resource_pack() {
 }
 
 fn fixture(dir: &Path) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let path = write_in(&dir, "pig.animation.json", "\u{feff}{\n  // comments stay\n  \"format_version\": \"1.8.0\",\n  \"animations\": {\n    \"animation.pig.walk\": {\n      \"bones\": { \"leg\": { \"rotation\": [\"math.cos(q.anim_time*38.17)*80\", 0, 0] } },\n      \"timeline\": { \"0.0\": [\"v.a=1;\", \"v.b=v.a+1;\"] }\n    }\n  }\n}\n");
-    path
+    let text = "\u{feff}{\n  // comments stay\n  \"format_version\": \"1.8.0\",\n  \"animations\": {\n    \"animation.pig.walk\": {\n      \"bones\": { \"leg\": { \"rotation\": [\"math.cos(q.anim_time*38.17)*80\", 0, 0] } },\n      \"timeline\": { \"0.0\": [\"v.a=1;\", \"v.b=v.a+1;\"] }\n    }\n  }\n}\n";
+    write_in(dir, "pig.animation.json", text)
 }
 
 #[test]

@@ -941,7 +941,7 @@ fn lsp_framing_errors_are_answered_or_logged_never_fatal() {
 
 #[test]
 fn lsp_exit_without_shutdown_is_code_1() {
-    let mut s = Lsp::initialized();
+    let s = Lsp::initialized();
     assert_eq!(s.exit(), Some(1));
 }
 

@@ -133,7 +133,7 @@ fn test_files_stack_their_packs_in_order() {
     };
     write_in(&d, "tests/ab.test.json", case(r#"["../a", "../b"]"#, 2));
     write_in(&d, "tests/ba.test.json", case(r#"["../b", "../a"]"#, 1));
-    let o = molang_on("test", &d.join("tests"), &[]);
+    let o = molang_on("test", d.join("tests"), &[]);
     assert_code(&o, 0);
 }
 

@@ -235,7 +235,7 @@ fn run_args(
 ) -> (Option<i32>, String, String) {
     let out = run_inputs(
         &fixture("query_args"),
-        &inputs,
+        inputs,
         &format!("--entity {entity} --fps 10 --seconds 1.5 --backend {backend}"),
     );
     (
@@ -603,7 +603,7 @@ fn run_bench_instances_prints_rates_scaling_and_memory() {
 
     let out = molang_on(
         "run",
-        &fixture("quadruped"),
+        fixture("quadruped"),
         &["--bench", "--instances", "2"],
     );
     assert_eq!(out.status.code(), Some(2));

@@ -331,7 +331,7 @@ fn a_test_file_picks_its_platform_and_can_require_both_to_agree() {
 fn run_platform_both_prints_the_first_difference() {
     let dir = fixture("run-both", NAN_AMPLITUDE, "[]");
     let both = ["--platform", "both", "--fps", "20", "--seconds", "1"];
-    let out = molang_on("run", &dir.join("pack"), &both);
+    let out = molang_on("run", dir.join("pack"), &both);
     let stdout = stdout_with_code(&out, 1);
     assert_contains(
         &stdout,
@@ -348,7 +348,7 @@ fn run_platform_both_prints_the_first_difference() {
         "--seconds",
         "1",
     ];
-    let out = molang_on("run", &same.join("pack"), &both);
+    let out = molang_on("run", same.join("pack"), &both);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
@@ -365,7 +365,7 @@ fn run_platform_both_prints_the_first_difference() {
         "--seconds",
         "1.05",
     ];
-    let out = molang_on("run", &dir.join("pack"), &arm64);
+    let out = molang_on("run", dir.join("pack"), &arm64);
     let trace = text(&out.stdout);
     let row = trace
         .lines()
