@@ -343,16 +343,24 @@ fn variable(w: &Workload, name: &str) -> f32 {
     named(&w.variables, name)
 }
 
-struct HandBob {
-    q: HandBobIn,
-    v: f32,
+/// A workload's hand-written function `run` over its inputs `q` and the variables `v` it
+/// sets, which `vars` lists by name (`run` a fn item: called directly, as written).
+struct Stateful<Q, V, F, G> {
+    q: Q,
+    v: V,
+    run: F,
+    vars: G,
 }
-impl Reference for HandBob {
+impl<Q, V, F, G> Reference for Stateful<Q, V, F, G>
+where
+    F: FnMut(&Q, &mut V) -> f32,
+    G: Fn(&V) -> Vec<(&'static str, f32)>,
+{
     fn run(&mut self) -> f32 {
-        rust_hand_bob(black_box(&self.q), &mut self.v)
+        (self.run)(black_box(&self.q), &mut self.v)
     }
     fn variables(&self) -> Vec<(&'static str, f32)> {
-        vec![("hand_bob", self.v)]
+        (self.vars)(&self.v)
     }
 }
 struct Poly(f32);
@@ -367,28 +375,19 @@ impl Reference for Anger {
         rust_anger_clamp(black_box(self.0))
     }
 }
-struct S20 {
-    q: S20In,
-    v: S20Vars,
-}
-impl Reference for S20 {
-    fn run(&mut self) -> f32 {
-        rust_statements20(black_box(&self.q), &mut self.v)
-    }
-    fn variables(&self) -> Vec<(&'static str, f32)> {
-        let v = &self.v;
-        vec![
-            ("head_yaw", v.head_yaw),
-            ("head_pitch", v.head_pitch),
-            ("tail_angle", v.tail_angle),
-            ("arm_left", v.arm_left),
-            ("arm_right", v.arm_right),
-            ("body_bob", v.body_bob),
-            ("eye_scale", v.eye_scale),
-            ("body_roll", v.body_roll),
-            ("total", v.total),
-        ]
-    }
+/// The variables `statements20` sets, by name.
+fn s20_variables(v: &S20Vars) -> Vec<(&'static str, f32)> {
+    vec![
+        ("head_yaw", v.head_yaw),
+        ("head_pitch", v.head_pitch),
+        ("tail_angle", v.tail_angle),
+        ("arm_left", v.arm_left),
+        ("arm_right", v.arm_right),
+        ("body_bob", v.body_bob),
+        ("eye_scale", v.eye_scale),
+        ("body_roll", v.body_roll),
+        ("total", v.total),
+    ]
 }
 
 fn reference(w: &Workload) -> Box<dyn Reference> {
@@ -402,7 +401,7 @@ fn reference(w: &Workload) -> Box<dyn Reference> {
                     lookup(w, "position_delta_z"),
                 ],
             };
-            Box::new(HandBob {
+            Box::new(Stateful {
                 q: HandBobIn {
                     life_time: lookup(w, "life_time"),
                     is_on_ground: lookup(w, "is_on_ground"),
@@ -410,11 +409,13 @@ fn reference(w: &Workload) -> Box<dyn Reference> {
                     delta,
                 },
                 v: variable(w, "hand_bob"),
+                run: rust_hand_bob,
+                vars: |v: &f32| vec![("hand_bob", *v)],
             })
         }
         "polynomial" => Box::new(Poly(lookup(w, "x"))),
         "anger_clamp" => Box::new(Anger(lookup(w, "anger_level"))),
-        "statements20" => Box::new(S20 {
+        "statements20" => Box::new(Stateful {
             q: S20In {
                 modified_move_speed: lookup(w, "modified_move_speed"),
                 modified_distance_moved: lookup(w, "modified_distance_moved"),
@@ -428,6 +429,8 @@ fn reference(w: &Workload) -> Box<dyn Reference> {
                 is_on_ground: lookup(w, "is_on_ground"),
             },
             v: S20Vars::default(),
+            run: rust_statements20,
+            vars: s20_variables,
         }),
         other => panic!("no hand-written Rust for workload {other}"),
     }
