@@ -323,34 +323,44 @@ fn rust_statements20(q: &S20In, v: &mut S20Vars) -> f32 {
 /// the value; `variables` lists (name, value) after the runs so far.
 trait Reference {
     fn run(&mut self) -> f32;
-    fn variables(&self) -> Vec<(&'static str, f32)>;
+    /// None for a workload that sets no variable.
+    fn variables(&self) -> Vec<(&'static str, f32)> {
+        Vec::new()
+    }
 }
 
-fn lookup(w: &Workload, name: &str) -> f32 {
-    w.queries
-        .iter()
+/// The value of `name` in a workload's (name, value) list, 0 when absent.
+fn named(list: &[(String, f32)], name: &str) -> f32 {
+    list.iter()
         .find(|(n, _)| n == name)
         .map(|(_, v)| *v)
         .unwrap_or(0.0)
+}
+fn lookup(w: &Workload, name: &str) -> f32 {
+    named(&w.queries, name)
 }
 fn variable(w: &Workload, name: &str) -> f32 {
-    w.variables
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| *v)
-        .unwrap_or(0.0)
+    named(&w.variables, name)
 }
 
-struct HandBob {
-    q: HandBobIn,
-    v: f32,
+/// A workload's hand-written function `run` over its inputs `q` and the variables `v` it
+/// sets, which `vars` lists by name (`run` a fn item: called directly, as written).
+struct Stateful<Q, V, F, G> {
+    q: Q,
+    v: V,
+    run: F,
+    vars: G,
 }
-impl Reference for HandBob {
+impl<Q, V, F, G> Reference for Stateful<Q, V, F, G>
+where
+    F: FnMut(&Q, &mut V) -> f32,
+    G: Fn(&V) -> Vec<(&'static str, f32)>,
+{
     fn run(&mut self) -> f32 {
-        rust_hand_bob(black_box(&self.q), &mut self.v)
+        (self.run)(black_box(&self.q), &mut self.v)
     }
     fn variables(&self) -> Vec<(&'static str, f32)> {
-        vec![("hand_bob", self.v)]
+        (self.vars)(&self.v)
     }
 }
 struct Poly(f32);
@@ -358,41 +368,26 @@ impl Reference for Poly {
     fn run(&mut self) -> f32 {
         rust_polynomial(black_box(self.0))
     }
-    fn variables(&self) -> Vec<(&'static str, f32)> {
-        vec![]
-    }
 }
 struct Anger(f32);
 impl Reference for Anger {
     fn run(&mut self) -> f32 {
         rust_anger_clamp(black_box(self.0))
     }
-    fn variables(&self) -> Vec<(&'static str, f32)> {
-        vec![]
-    }
 }
-struct S20 {
-    q: S20In,
-    v: S20Vars,
-}
-impl Reference for S20 {
-    fn run(&mut self) -> f32 {
-        rust_statements20(black_box(&self.q), &mut self.v)
-    }
-    fn variables(&self) -> Vec<(&'static str, f32)> {
-        let v = &self.v;
-        vec![
-            ("head_yaw", v.head_yaw),
-            ("head_pitch", v.head_pitch),
-            ("tail_angle", v.tail_angle),
-            ("arm_left", v.arm_left),
-            ("arm_right", v.arm_right),
-            ("body_bob", v.body_bob),
-            ("eye_scale", v.eye_scale),
-            ("body_roll", v.body_roll),
-            ("total", v.total),
-        ]
-    }
+/// The variables `statements20` sets, by name.
+fn s20_variables(v: &S20Vars) -> Vec<(&'static str, f32)> {
+    vec![
+        ("head_yaw", v.head_yaw),
+        ("head_pitch", v.head_pitch),
+        ("tail_angle", v.tail_angle),
+        ("arm_left", v.arm_left),
+        ("arm_right", v.arm_right),
+        ("body_bob", v.body_bob),
+        ("eye_scale", v.eye_scale),
+        ("body_roll", v.body_roll),
+        ("total", v.total),
+    ]
 }
 
 fn reference(w: &Workload) -> Box<dyn Reference> {
@@ -406,7 +401,7 @@ fn reference(w: &Workload) -> Box<dyn Reference> {
                     lookup(w, "position_delta_z"),
                 ],
             };
-            Box::new(HandBob {
+            Box::new(Stateful {
                 q: HandBobIn {
                     life_time: lookup(w, "life_time"),
                     is_on_ground: lookup(w, "is_on_ground"),
@@ -414,11 +409,13 @@ fn reference(w: &Workload) -> Box<dyn Reference> {
                     delta,
                 },
                 v: variable(w, "hand_bob"),
+                run: rust_hand_bob,
+                vars: |v: &f32| vec![("hand_bob", *v)],
             })
         }
         "polynomial" => Box::new(Poly(lookup(w, "x"))),
         "anger_clamp" => Box::new(Anger(lookup(w, "anger_level"))),
-        "statements20" => Box::new(S20 {
+        "statements20" => Box::new(Stateful {
             q: S20In {
                 modified_move_speed: lookup(w, "modified_move_speed"),
                 modified_distance_moved: lookup(w, "modified_distance_moved"),
@@ -432,6 +429,8 @@ fn reference(w: &Workload) -> Box<dyn Reference> {
                 is_on_ground: lookup(w, "is_on_ground"),
             },
             v: S20Vars::default(),
+            run: rust_statements20,
+            vars: s20_variables,
         }),
         other => panic!("no hand-written Rust for workload {other}"),
     }

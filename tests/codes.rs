@@ -72,23 +72,6 @@ fn check(marked: &str, code: Code) {
     check_with(marked, code, &CheckOptions::default())
 }
 
-#[test]
-fn issue_examples() {
-    // The load errors the issue names, one by one.
-    check("«math.max(1, 2, 3)»", Code::MathArity);
-    check("«math.tan»(1)", Code::UnknownMathFunction);
-    check("«foo.x» + 1", Code::UnknownName);
-    check("«q.x» = 1;", Code::BadAssignTarget);
-    check("«c.x» = 1;", Code::BadAssignTarget);
-    check("«-v.x» = 1;", Code::BadAssignTarget);
-    check("«break»", Code::BreakOutsideLoop);
-    check("«return»;", Code::ReturnWithoutValue);
-    check("«'a'» * 2", Code::NonNumericOperand);
-    check("«texture.default» + 1", Code::NonNumericOperand);
-    check("«v.x + v.y» ?? 1", Code::CoalesceLhs);
-    check("1 + (2 «3»)", Code::MissingOperator);
-}
-
 /// Option sets some rows need.
 #[derive(Clone, Copy)]
 enum Opts {
@@ -145,9 +128,11 @@ fn table() -> Vec<(String, Code, Opts)> {
         // Names.
         ("«foo.bar» + 1", UnknownName, Latest),
         ("«foo»", UnknownName, Latest),
+        ("«foo.x» + 1", UnknownName, Latest),
         ("«math.tan»(1)", UnknownMathFunction, Latest),
         ("«math.lgo»", UnknownMathFunction, Latest),
         ("1 + «math.max(1, 2, 3)»", MathArity, Latest),
+        ("«math.max(1, 2, 3)»", MathArity, Latest),
         ("«math.pi(1)»", MathArity, Latest),
         ("«math.cos» * 2", MathWithoutCall, Latest),
         ("«q.is_babby» ? 1 : 0", UnknownQuery, Latest),
@@ -180,9 +165,12 @@ fn table() -> Vec<(String, Code, Opts)> {
         // Operands.
         ("«'a'» + 1", NonNumericOperand, Latest),
         ("-«geometry.default»", NonNumericOperand, Latest),
+        ("«'a'» * 2", NonNumericOperand, Latest),
+        ("«texture.default» + 1", NonNumericOperand, Latest),
         ("«array.x[0]» + 1", ArrayElementArithmetic, Latest),
         ("«1» ?? 2", CoalesceLhs, Latest),
         ("«q.is_baby» ?? 2", CoalesceLhs, Latest),
+        ("«v.x + v.y» ?? 1", CoalesceLhs, Latest),
         ("v.e->«1»", ArrowRhs, Latest),
         ("«(v.a->v.b)->v.c»", NestedArrow, Latest),
         // Operands, edge semantics (issue 13): the queries the engine computes.
@@ -348,35 +336,27 @@ fn severities() {
             .find(|d| d.code == code)
             .map(|d| d.severity)
     };
-    assert_eq!(sev("break", Code::BreakOutsideLoop), Some(Severity::Error));
-    assert_eq!(
-        sev("v.x = 1; break;", Code::BreakOutsideLoop),
-        Some(Severity::Warning)
-    );
-    assert_eq!(
-        sev("return 1; v.x = 1;", Code::Unreachable),
-        Some(Severity::Error)
-    );
-    assert_eq!(
-        sev("loop(2, {break; v.x = 1;});", Code::Unreachable),
-        Some(Severity::Warning)
-    );
-    assert_eq!(sev("t.x", Code::ReadBeforeSet), Some(Severity::Error));
-    assert_eq!(
-        sev(
+    use Severity::{Error, Warning};
+    for (src, code, want) in [
+        ("break", Code::BreakOutsideLoop, Error),
+        ("v.x = 1; break;", Code::BreakOutsideLoop, Warning),
+        ("return 1; v.x = 1;", Code::Unreachable, Error),
+        ("loop(2, {break; v.x = 1;});", Code::Unreachable, Warning),
+        ("t.x", Code::ReadBeforeSet, Error),
+        (
             "q.is_baby ? {t.x = 1;}; return t.x;",
-            Code::MaybeReadBeforeSet
+            Code::MaybeReadBeforeSet,
+            Warning,
         ),
-        Some(Severity::Warning)
-    );
-    assert_eq!(
-        sev("array.x[0] + 1", Code::ArrayElementArithmetic),
-        Some(Severity::Error)
-    );
-    assert_eq!(
-        sev("v.x = array.x[0] + 1;", Code::ArrayElementArithmetic),
-        Some(Severity::Warning)
-    );
+        ("array.x[0] + 1", Code::ArrayElementArithmetic, Error),
+        (
+            "v.x = array.x[0] + 1;",
+            Code::ArrayElementArithmetic,
+            Warning,
+        ),
+    ] {
+        assert_eq!(sev(src, code), Some(want), "{src}: {}", code.as_str());
+    }
 }
 
 // ---- Edge-semantics codes (issue 13) ---------------------------------------------------

@@ -78,6 +78,37 @@ fn run_on(platform: Platform, src: &str, inputs: &[(&str, f32)]) -> (f32, bool) 
     (x, jit)
 }
 
+impl Want {
+    /// Whether `got` is this outcome.
+    fn holds(self, got: f32) -> bool {
+        match self {
+            Want::Num(w) => got.to_bits() == w.to_bits(),
+            Want::NaN => got.is_nan(),
+            Want::Abs(w) => got.abs() == w,
+        }
+    }
+}
+
+/// Runs `src` with `inputs` on `platform` ([`run_on`]) and asserts it gives `want` (from
+/// `source`); whether the JIT ran it too.
+#[track_caller]
+fn check_row(
+    platform: Platform,
+    src: &str,
+    inputs: &[(&str, f32)],
+    want: Want,
+    source: &str,
+) -> bool {
+    let (got, native) = run_on(platform, src, inputs);
+    assert!(
+        want.holds(got),
+        "{src:?} {inputs:?} on {}: got {got:?} ({:#x}), want {want:?} ({source})",
+        platform.name(),
+        got.to_bits()
+    );
+    native
+}
+
 #[track_caller]
 fn check_rows(rows: &[(&str, Want, &str)]) -> (usize, usize) {
     check_rows_on(Platform::X86_64, rows)
@@ -87,19 +118,7 @@ fn check_rows(rows: &[(&str, Want, &str)]) -> (usize, usize) {
 fn check_rows_on(platform: Platform, rows: &[(&str, Want, &str)]) -> (usize, usize) {
     let mut jit = 0;
     for &(src, want, source) in rows {
-        let (got, native) = run_on(platform, src, &[]);
-        jit += native as usize;
-        let ok = match want {
-            Want::Num(w) => got.to_bits() == w.to_bits(),
-            Want::NaN => got.is_nan(),
-            Want::Abs(w) => got.abs() == w,
-        };
-        assert!(
-            ok,
-            "{src:?} on {}: got {got:?} ({:#x}), want {want:?} ({source})",
-            platform.name(),
-            got.to_bits()
-        );
+        jit += check_row(platform, src, &[], want, source) as usize;
     }
     (rows.len(), jit)
 }
@@ -1642,19 +1661,7 @@ fn folding_as_the_game_compiles() {
             } else {
                 arm
             };
-            let (got, native) = run_on(platform, src, inputs);
-            jit += native as usize;
-            let ok = match want {
-                Want::Num(w) => got.to_bits() == w.to_bits(),
-                Want::NaN => got.is_nan(),
-                Want::Abs(w) => got.abs() == w,
-            };
-            assert!(
-                ok,
-                "{src:?} {inputs:?} on {}: got {got:?} ({:#x}), want {want:?} ({source})",
-                platform.name(),
-                got.to_bits()
-            );
+            jit += check_row(platform, src, inputs, want, source) as usize;
         }
         println!(
             "folding rows on {}: {} pass, {jit} of them also on the JIT",

@@ -8,6 +8,8 @@
 //! and their reproducers are replayed with `molang run`'s own library code (load, driver,
 //! trace).
 
+mod support;
+
 use std::path::PathBuf;
 
 use molang::entity::{EntityScripts, ScriptSource};
@@ -68,17 +70,14 @@ fn args(pack: &str, backend: Backend) -> FuzzArgs {
 
 /// Reads a reproducer CSV back: column names and rows.
 fn read_csv(text: &str) -> (Vec<String>, Vec<Vec<f32>>) {
-    let mut lines = text.lines();
-    let header: Vec<String> = lines
-        .next()
-        .unwrap()
-        .split(',')
-        .map(str::to_string)
-        .collect();
-    let rows = lines
-        .map(|l| l.split(',').map(|v| v.parse::<f32>().unwrap()).collect())
-        .collect();
-    (header, rows)
+    let (header, rows) = support::csv::split(text);
+    let number = |v: &String| v.parse::<f32>().unwrap();
+    (
+        header,
+        rows.iter()
+            .map(|r| r.iter().map(number).collect())
+            .collect(),
+    )
 }
 
 /// Replays a reproducer on the entity scripts (what `molang run` will do with it) and

@@ -624,6 +624,44 @@ fn random_run_regressions() {
     }
 }
 
+/// A program of [`arrows_entity_lists_and_arrays_give_the_rules_values_on_both_back_ends`],
+/// its inputs, the value it gives and whether it aborts (then its value is 0).
+struct WorldCase {
+    src: &'static str,
+    inputs: Vec<(String, Value)>,
+    want: Value,
+    aborts: bool,
+}
+
+/// `src` gives the number `want` without inputs.
+fn gives(src: &'static str, want: f32) -> WorldCase {
+    WorldCase {
+        src,
+        inputs: Vec::new(),
+        want: Value::Num(want),
+        aborts: false,
+    }
+}
+
+impl WorldCase {
+    /// With one more input.
+    fn on(mut self, input: (String, Value)) -> WorldCase {
+        self.inputs.push(input);
+        self
+    }
+
+    /// With the input `name` = `value`.
+    fn with(self, name: &str, value: Value) -> WorldCase {
+        self.on((name.to_string(), value))
+    }
+
+    /// The run aborts (its value is then 0, whatever `want` says).
+    fn aborting(mut self) -> WorldCase {
+        self.aborts = true;
+        self
+    }
+}
+
 /// `->`, `for_each` and `array.name[i]` against the test world (`molang::fuzz::world`), with
 /// the values the rules give: both back ends must produce them.
 #[test]
@@ -631,102 +669,74 @@ fn arrows_entity_lists_and_arrays_give_the_rules_values_on_both_back_ends() {
     use molang::interp::AbortKind;
     let entity = |e| ("c.e".to_string(), Value::Entity(e));
     let nan_neg = f32::from_bits(0xffc0_0000);
-    // (program, inputs, value, aborts)
-    let cases: Vec<(&str, Vec<(String, Value)>, Value, bool)> = vec![
+    let cases: Vec<WorldCase> = vec![
         // Remote variables: slot 0 (`x`) of entity 1 is (1 + 0) % 5 = 1 → 1·10 + 0.
-        ("c.e->v.x", vec![entity(1)], Value::Num(10.0), false),
+        gives("c.e->v.x", 10.0).on(entity(1)),
         // Entity 2: (2 + 0) % 5 = 2 → -0; entity 3 → the NaN with the sign bit set.
-        ("c.e->v.x", vec![entity(2)], Value::Num(-0.0), false),
-        ("c.e->v.x", vec![entity(3)], Value::Num(nan_neg), false),
+        gives("c.e->v.x", -0.0).on(entity(2)),
+        gives("c.e->v.x", nan_neg).on(entity(3)),
         // Entity 4 does not exist, nor does 7: 0, and the run goes on.
-        ("c.e->v.x + 1", vec![entity(7)], Value::Num(1.0), false),
+        gives("c.e->v.x + 1", 1.0).on(entity(7)),
         // A string, compared as one: `y` is slot 1, (3 + 1) % 5 = 4 → 'warm'; `x` is the NaN.
-        (
-            "(c.e->v.x == 0) + (c.e->v.y == 'warm') * 2",
-            vec![entity(3)],
-            Value::Num(2.0),
-            false,
-        ),
+        gives("(c.e->v.x == 0) + (c.e->v.y == 'warm') * 2", 2.0).on(entity(3)),
         // A variable the other entity does not have ((3 + 2) % 5 = 0) reads 0, no abort.
-        (
-            "t.a = c.e->v.a; t.b = c.e->v.b; return (c.e->v.c) + 2;",
-            vec![entity(3)],
-            Value::Num(2.0),
-            false,
-        ),
+        gives("t.a = c.e->v.a; t.b = c.e->v.b; return (c.e->v.c) + 2;", 2.0).on(entity(3)),
         // Remote queries: 100·entity + slot + Σ args (`q.f` is query slot 0).
-        ("c.e->q.f(1, 2)", vec![entity(2)], Value::Num(203.0), false),
+        gives("c.e->q.f(1, 2)", 203.0).on(entity(2)),
         // Not an entity: 0, and the arguments are not evaluated (no unset-read abort).
-        ("c.e->q.f(t.unset)", vec![("c.e".to_string(), Value::Num(1.0))], Value::Num(0.0), false),
-        ("c.e->q.f(t.unset)", vec![entity(1)], Value::Num(0.0), true),
+        gives("c.e->q.f(t.unset)", 0.0).with("c.e", Value::Num(1.0)),
+        gives("c.e->q.f(t.unset)", 0.0).on(entity(1)).aborting(),
         // for_each over list 2 = [1, 2, 3]: q.a is query slot 1 → 101 + 201 + 301.
-        (
+        gives(
             "t.s = 0; for_each(v.e, q.entities(2), { t.s = t.s + v.e->q.a; }); return t.s;",
-            vec![],
-            Value::Num(603.0),
-            false,
+            603.0,
         ),
         // List 3 = [3, 7, 1, 1]; q.entity(3) is entity 7: break there, continue past it.
-        (
+        gives(
             "v.n = 0; for_each(v.e, q.entities(3), { (v.e == q.entity(3)) ? break; v.n = v.n + 1; }); return v.n;",
-            vec![],
-            Value::Num(1.0),
-            false,
+            1.0,
         ),
-        (
+        gives(
             "v.n = 0; for_each(v.e, q.entities(3), { (v.e == q.entity(3)) ? continue; v.n = v.n + 1; }); return v.n;",
-            vec![],
-            Value::Num(3.0),
-            false,
+            3.0,
         ),
         // A list from a context, counted; a number is no list (nothing runs, count 1).
-        (
+        gives(
             "v.n = 0; for_each(v.e, c.list, { v.n = v.n + 1; }); return v.n * 10 + q.count(c.list);",
-            vec![("c.list".to_string(), Value::EntityList(3))],
-            Value::Num(44.0),
-            false,
-        ),
-        (
+            44.0,
+        )
+        .with("c.list", Value::EntityList(3)),
+        gives(
             "v.n = 0; for_each(v.e, c.list, { v.n = v.n + 1; }); return v.n * 10 + q.count(c.list);",
-            vec![("c.list".to_string(), Value::Num(3.0))],
-            Value::Num(1.0),
-            false,
-        ),
+            1.0,
+        )
+        .with("c.list", Value::Num(3.0)),
         // The loop budget, 100: 4 per outer round (the round and 3 entities), so the 26th
         // round ends the run with v.n = 75.
-        (
+        gives(
             "v.n = 0; loop(100, { for_each(v.e, q.entities(2), { v.n = v.n + 1; }); });",
-            vec![],
-            Value::Num(0.0),
-            true,
-        ),
+            0.0,
+        )
+        .aborting(),
         // The index rule on `array.a` (3 elements): max(0, i), truncated, modulo 3.
-        (
+        gives(
             "(array.a[4.7] == array.a[1]) + (array.a[-2] == array.a[0]) * 2 + (array.a[3] == array.a[0]) * 4 + (array.a[2.999] == array.a[2]) * 8 + (array.a[1.9] != array.a[2]) * 16",
-            vec![],
-            Value::Num(31.0),
-            false,
+            31.0,
         ),
         // NaN and +inf: NaN is 0; inf saturates to 2^64 - 1, which 3 divides.
-        (
+        gives(
             "(array.a[math.sqrt(-1)] == array.a[0]) + (array.a[1e39] == array.a[0]) * 2 + (array.a[-1e39] == array.a[0]) * 4",
-            vec![],
-            Value::Num(7.0),
-            false,
+            7.0,
         ),
         // `array.b` (slot 1) is empty: every index is element 0; `q.count` counts the sizes.
-        (
+        gives(
             "(array.a[0] == array.a[0]) + (array.b[5] == array.b[0]) * 2 + q.count(array.a, array.b, array.c) * 4",
-            vec![],
-            Value::Num(19.0),
-            false,
+            19.0,
         ),
         // Elements, arrays and resources are values: stored, compared by identity, true.
-        (
+        gives(
             "t.g = array.a[1]; return (t.g == array.a[4]) + (t.g != geometry.default) * 2 + (array.a[1] ? 4 : 0);",
-            vec![],
-            Value::Num(7.0),
-            false,
+            7.0,
         ),
     ];
     let check = CheckOptions {
@@ -737,7 +747,13 @@ fn arrows_entity_lists_and_arrays_give_the_rules_values_on_both_back_ends() {
         iteration_budget: 100,
         ..EvalOptions::default()
     };
-    for (src, inputs, want, aborts) in cases {
+    for case in cases {
+        let WorldCase {
+            src,
+            inputs,
+            want,
+            aborts,
+        } = case;
         let expr =
             molang::compile(src, &check).unwrap_or_else(|e| panic!("{src}: {:?}", e.diagnostics));
         let native = expr
@@ -769,6 +785,15 @@ fn arrows_entity_lists_and_arrays_give_the_rules_values_on_both_back_ends() {
         }
     }
 }
+
+/// Two quiet NaNs of distinct payloads and signs, and three numbers (±, and +0).
+const NAN_PAYLOADS_AND_NUMBERS: &[u32] = &[
+    0x7fc0_0001,
+    0xffc0_0002,
+    0x3fc0_0000,
+    0xc060_0000,
+    0x0000_0000,
+];
 
 /// Quiet NaNs with distinct payloads and both signs, a signalling one (x86 quiets it to
 /// `0x7fe0_0003` when it goes through arithmetic), and a number.
@@ -991,13 +1016,6 @@ fn division_shared_by_value_keeps_the_tiny_divisor_rule() {
 /// `+` and `*` with NaNs of distinct payloads on both sides.
 #[test]
 fn reload_after_a_call_shares_only_while_the_slot_is_unchanged() {
-    const VALUES: &[u32] = &[
-        0x7fc0_0001,
-        0xffc0_0002,
-        0x3fc0_0000,
-        0xc060_0000,
-        0x0000_0000,
-    ];
     let programs = [
         // Shared across the call: the same bits either way.
         "t.p = v.a * 3; t.c = math.cos(v.b); return v.a * 3 + t.p + t.c;",
@@ -1021,7 +1039,7 @@ fn reload_after_a_call_shares_only_while_the_slot_is_unchanged() {
         "t.s = 0; loop(3, { t.s = t.s + math.cos(v.a); v.a = v.a + 1; }); return t.s + v.a * 2;",
         "t.p = v.a * 2; loop(2, { t.c = math.cos(v.b); v.a = v.a * 2; }); return v.a * 2 + t.p;",
     ];
-    agree_on_values_of_a_and_b(&programs, VALUES);
+    agree_on_values_of_a_and_b(&programs, NAN_PAYLOADS_AND_NUMBERS);
 }
 
 /// Constants where x86 wants them: a constant that is not a NaN on the left of `+` or `*`
@@ -1087,13 +1105,6 @@ fn constants_on_either_side_keep_the_bits() {
 /// after calls, and both arm orders.
 #[test]
 fn conditional_store_keeps_the_read_and_the_kinds() {
-    const VALUES: &[u32] = &[
-        0x7fc0_0001,
-        0xffc0_0002,
-        0x3fc0_0000,
-        0xc060_0000,
-        0x0000_0000,
-    ];
     let programs = [
         "v.x = v.a > 0 ? v.b : v.x; return v.x;",
         "v.x = v.a > 0 ? v.x : v.b; return v.x;",
@@ -1107,7 +1118,7 @@ fn conditional_store_keeps_the_read_and_the_kinds() {
         "v.x = v.a < 0 ? v.b : v.x; v.x = v.b < 0 ? v.x : v.a; return v.x;",
         "v.a > 0 ? { v.x = v.b; }; v.x = v.b > 0 ? v.x + 1 : v.x; return v.x ?? 9;",
     ];
-    agree_on_values_of_a_and_b(&programs, VALUES);
+    agree_on_values_of_a_and_b(&programs, NAN_PAYLOADS_AND_NUMBERS);
 }
 
 /// Every variable of `e` as bits (`None` for an unset one), the rig's whole state.

@@ -3,20 +3,15 @@
 //! per code only the runtime gives (W0820-W0826) and the findings `molang check` also makes,
 //! with check's code and place.
 
+mod support;
+use support::packs::pack_of as pack;
+
 use std::path::PathBuf;
 
 use molang::diagnostics::PackDiagnostic;
 use molang::pack::Pack;
 use molang::runtime::load_from_pack;
 use molang::Code;
-
-fn pack(files: &[(&str, &str)]) -> Pack {
-    molang::pack::load_sources(
-        (files.iter())
-            .map(|(p, s)| (PathBuf::from(p), s.to_string()))
-            .collect(),
-    )
-}
 
 /// Client entity `t:e`: geometry `geometry`, animations (JSON members), animate list and
 /// render controllers (a JSON array's items).
@@ -66,8 +61,9 @@ fn position(pack: &Pack, file: &str, needle: &str) -> (usize, usize) {
     (line, column)
 }
 
-/// Exactly one diagnostic of `code`, in `file` where `needle` starts; its message.
-fn one_at(pack: &Pack, code: Code, file: &str, needle: &str) -> String {
+/// Exactly one diagnostic of `code`, in `file` where `needle` starts, its message naming each
+/// of `names` (in backquotes).
+fn one_at(pack: &Pack, code: Code, file: &str, needle: &str, names: &[&str]) {
     let got = found(pack, code);
     assert_eq!(got.len(), 1, "{}: {got:#?}", code.as_str());
     let d = &got[0];
@@ -78,7 +74,11 @@ fn one_at(pack: &Pack, code: Code, file: &str, needle: &str) -> String {
         "{} at {needle:?}",
         code.as_str()
     );
-    d.diagnostic.message.clone()
+    let message = &d.diagnostic.message;
+    for name in names {
+        let quoted = format!("`{name}`");
+        assert!(message.contains(&quoted), "{}: {message}", code.as_str());
+    }
 }
 
 #[test]
@@ -87,13 +87,13 @@ fn w0820_geometry_built_into_the_game() {
         "entity/e.json",
         &entity("geometry.humanoid.armor.helmet", "", "", ""),
     )]);
-    let m = one_at(
+    one_at(
         &p,
         Code::BuiltinGeometry,
         "entity/e.json",
         "\"geometry.humanoid.armor.helmet\"",
+        &["geometry.humanoid.armor.helmet"],
     );
-    assert!(m.contains("`geometry.humanoid.armor.helmet`"), "{m}");
     // Not built in: the diagnostic `molang check` gives.
     let p = pack(&[("entity/e.json", &entity("geometry.nope", "", "", ""))]);
     one_at(
@@ -101,24 +101,23 @@ fn w0820_geometry_built_into_the_game() {
         Code::UndefinedGeometry,
         "entity/e.json",
         "\"geometry.nope\"",
+        &[],
     );
+}
+
+/// `t:e` with `geometry.t` from the geometry file `geo` gives one diagnostic `code` naming
+/// `names`, at the entity's `"geometry.t"` (where the game reports a geometry it cannot build).
+fn reported_at_geometry_t(geo: &str, code: Code, names: &[&str]) {
+    let e = entity("geometry.t", "", "", "");
+    let p = pack(&[("entity/e.json", &e), ("models/entity/t.geo.json", geo)]);
+    one_at(&p, code, "entity/e.json", "\"geometry.t\"", names);
 }
 
 #[test]
 fn w0821_geometry_inherits_from_a_geometry_no_layer_defines() {
     let legacy = r#"{"format_version": "1.8.0",
   "geometry.t:geometry.gone": {"bones": [{"name": "body", "pivot": [0, 0, 0]}]}}"#;
-    let p = pack(&[
-        ("entity/e.json", &entity("geometry.t", "", "", "")),
-        ("models/entity/t.geo.json", legacy),
-    ]);
-    let m = one_at(
-        &p,
-        Code::MissingParentGeometry,
-        "entity/e.json",
-        "\"geometry.t\"",
-    );
-    assert!(m.contains("`geometry.gone`"), "{m}");
+    reported_at_geometry_t(legacy, Code::MissingParentGeometry, &["geometry.gone"]);
 }
 
 #[test]
@@ -126,27 +125,17 @@ fn w0822_geometry_inherits_in_a_circle() {
     let legacy = r#"{"format_version": "1.8.0",
   "geometry.t:geometry.u": {"bones": [{"name": "body", "pivot": [0, 0, 0]}]},
   "geometry.u:geometry.t": {"bones": [{"name": "leg", "pivot": [0, 0, 0]}]}}"#;
-    let p = pack(&[
-        ("entity/e.json", &entity("geometry.t", "", "", "")),
-        ("models/entity/t.geo.json", legacy),
-    ]);
-    one_at(&p, Code::GeometryCycle, "entity/e.json", "\"geometry.t\"");
+    reported_at_geometry_t(legacy, Code::GeometryCycle, &[]);
 }
 
 #[test]
 fn w0823_bone_whose_parent_does_not_exist() {
     let bones = r#"{"name": "body", "pivot": [0, 0, 0]}, {"name": "leg", "parent": "hip", "pivot": [0, 0, 0]}"#;
-    let p = pack(&[
-        ("entity/e.json", &entity("geometry.t", "", "", "")),
-        ("models/entity/t.geo.json", &geometry("geometry.t", bones)),
-    ]);
-    let m = one_at(
-        &p,
+    reported_at_geometry_t(
+        &geometry("geometry.t", bones),
         Code::UnknownParentBone,
-        "entity/e.json",
-        "\"geometry.t\"",
+        &["leg", "hip"],
     );
-    assert!(m.contains("`leg`") && m.contains("`hip`"), "{m}");
 }
 
 /// A render controller `controller.render.t` whose texture choice is `choice`.
@@ -160,43 +149,37 @@ fn render_controller(choice: &str) -> String {
     )
 }
 
+/// `t:e` with `geometry.t` (one bone) drawn by the [`render_controller`] of `choice`.
+fn rendered_pack(choice: &str) -> Pack {
+    let render = entity("geometry.t", "", "", "\"controller.render.t\"");
+    pack(&[
+        ("entity/e.json", &render),
+        ("models/entity/t.geo.json", &geometry("geometry.t", BONE)),
+        ("render_controllers/t.json", &render_controller(choice)),
+    ])
+}
+
 #[test]
 fn w0824_render_controller_array_that_does_not_exist() {
-    let p = pack(&[
-        (
-            "entity/e.json",
-            &entity("geometry.t", "", "", "\"controller.render.t\""),
-        ),
-        ("models/entity/t.geo.json", &geometry("geometry.t", BONE)),
-        (
-            "render_controllers/t.json",
-            &render_controller("Array.skinz[q.variant]"),
-        ),
-    ]);
-    let m = one_at(
+    let p = rendered_pack("Array.skinz[q.variant]");
+    one_at(
         &p,
         Code::UnknownRenderArray,
         "render_controllers/t.json",
         "Array.skinz",
+        &["Array.skinz"],
     );
-    assert!(m.contains("`Array.skinz`"), "{m}");
 }
 
 #[test]
 fn w0825_resource_choice_the_runtime_does_not_evaluate() {
-    let p = pack(&[
-        (
-            "entity/e.json",
-            &entity("geometry.t", "", "", "\"controller.render.t\""),
-        ),
-        ("models/entity/t.geo.json", &geometry("geometry.t", BONE)),
-        ("render_controllers/t.json", &render_controller("q.variant")),
-    ]);
+    let p = rendered_pack("q.variant");
     one_at(
         &p,
         Code::UnevaluatedResourceChoice,
         "render_controllers/t.json",
         "q.variant",
+        &[],
     );
 }
 
@@ -221,8 +204,13 @@ fn w0826_keyframe_time_that_is_not_a_number() {
         ("models/entity/t.geo.json", &geometry("geometry.t", BONE)),
         ("animations/t.json", animation),
     ]);
-    let m = one_at(&p, Code::BadKeyframeTime, "animations/t.json", "\"body\"");
-    assert!(m.contains("`half`"), "{m}");
+    one_at(
+        &p,
+        Code::BadKeyframeTime,
+        "animations/t.json",
+        "\"body\"",
+        &["half"],
+    );
 }
 
 /// Findings `molang check` also makes have its code, message and place.

@@ -136,22 +136,18 @@ fn half_million_term_chains_of_every_operator() {
 }
 
 #[test]
-fn bangs_100k() {
-    let src = format!("{}1", "!".repeat(100_000));
-    refused_with("100,000 `!`", src, &[Code::TooDeep]);
-}
-
-#[test]
-fn negations_100k() {
-    let src = format!("{}1", "-!".repeat(50_000));
-    refused_with("100,000 `-!`", src, &[Code::TooDeep]);
-}
-
-#[test]
-fn coalesce_chain_1000() {
-    // `??` groups to the left; 1,000 of them nest past the game's limit.
-    let src = format!("v.a{}", " ?? v.a".repeat(1000));
-    refused_with("1,000-deep `??` chain", src, &[Code::TooDeep]);
+fn prefix_and_coalesce_chains_nest_too_deep() {
+    for (what, src) in [
+        ("100,000 `!`", format!("{}1", "!".repeat(100_000))),
+        ("100,000 `-!`", format!("{}1", "-!".repeat(50_000))),
+        // `??` groups to the left; 1,000 of them nest past the game's limit.
+        (
+            "1,000-deep `??` chain",
+            format!("v.a{}", " ?? v.a".repeat(1000)),
+        ),
+    ] {
+        refused_with(what, src, &[Code::TooDeep]);
+    }
 }
 
 #[test]

@@ -216,15 +216,53 @@ fn catmullrom_keyframes_use_the_neighbours() {
     assert!((p[5].rot[b][0] - 2.5).abs() > 0.5);
 }
 
+/// A bone of [`keys`], how to read its channel from a pose, and (frame, value) pairs.
+type KeyedRow = (
+    &'static str,
+    fn(&Pose, usize) -> f32,
+    &'static [(usize, f32)],
+);
+
+/// Step keys, the end of a non-looping animation and timeline scripts, frame by frame: each
+/// row a bone of [`keys`], the channel read and (frame, value) pairs.
 #[test]
-fn step_keyframes_hold_until_the_next_key() {
-    let (rt, p, _) = keys();
-    let b = bone(&rt, "stp");
-    assert_eq!(p[0].pos[b][0], 1.0);
-    assert_eq!(p[19].pos[b][0], 1.0);
-    assert_eq!(p[20].pos[b][0], 5.0);
-    assert_eq!(p[39].pos[b][0], 5.0);
-    assert_eq!(p[40].pos[b][0], 1.0); // length 2: loops
+fn keyed_channels_hold_end_and_fire_at_their_frames() {
+    let pos_x = |pose: &Pose, b: usize| pose.pos[b][0];
+    let pos_y = |pose: &Pose, b: usize| pose.pos[b][1];
+    let rot_z = |pose: &Pose, b: usize| pose.rot[b][2];
+    let rows: [KeyedRow; 4] = [
+        // Step keys hold until the next key; length 2, looping.
+        (
+            "stp",
+            pos_x,
+            &[(0, 1.0), (19, 1.0), (20, 5.0), (39, 5.0), (40, 1.0)],
+        ),
+        // Both 0 → 45° on z over 0.5 s: `hold_on_last_frame` keeps the pose, `loop: false`
+        // drops it after its last frame (which itself still plays).
+        (
+            "hold",
+            rot_z,
+            &[(5, 22.5), (10, 45.0), (11, 45.0), (60, 45.0)],
+        ),
+        (
+            "once",
+            rot_z,
+            &[(5, 22.5), (10, 45.0), (11, 0.0), (60, 0.0)],
+        ),
+        // Length 1, looping, `v.ticks += 1` at 0.5: fires at t = 0.5, 1.5, 2.5.
+        (
+            "tl",
+            pos_y,
+            &[(9, 0.0), (10, 1.0), (29, 1.0), (30, 2.0), (50, 3.0)],
+        ),
+    ];
+    let (rt, poses, _) = keys();
+    for (name, get, want) in rows {
+        let b = bone(&rt, name);
+        for &(frame, value) in want {
+            assert_eq!(get(&poses[frame], b), value, "{name} at frame {frame}");
+        }
+    }
 }
 
 #[test]
@@ -239,21 +277,6 @@ fn pre_and_post_make_a_discontinuous_key() {
 }
 
 #[test]
-fn hold_on_last_frame_keeps_the_pose_and_loop_false_drops_it() {
-    let (rt, p, _) = keys();
-    let (hold, once) = (bone(&rt, "hold"), bone(&rt, "once"));
-    // Both 0 → 45° on z over 0.5 s.
-    assert_eq!(p[5].rot[hold][2], 22.5);
-    assert_eq!(p[5].rot[once][2], 22.5);
-    assert_eq!(p[10].rot[hold][2], 45.0);
-    assert_eq!(p[10].rot[once][2], 45.0); // the last frame itself still plays
-    assert_eq!(p[11].rot[hold][2], 45.0);
-    assert_eq!(p[11].rot[once][2], 0.0);
-    assert_eq!(p[60].rot[hold][2], 45.0);
-    assert_eq!(p[60].rot[once][2], 0.0);
-}
-
-#[test]
 fn blend_weights_scale_contributions() {
     let (rt, p, _) = keys();
     let b = bone(&rt, "blend");
@@ -265,18 +288,6 @@ fn blend_weights_scale_contributions() {
     assert_eq!(p[3].scale[s], [2.0, 2.0, 2.0]);
     // Untouched channels stay at the bind pose.
     assert_eq!(p[3].scale[b], [1.0, 1.0, 1.0]);
-}
-
-#[test]
-fn timeline_scripts_fire_when_their_time_is_crossed() {
-    let (rt, p, _) = keys();
-    let b = bone(&rt, "tl");
-    // Length 1, looping, `v.ticks += 1` at 0.5: fires at t = 0.5, 1.5, 2.5.
-    assert_eq!(p[9].pos[b][1], 0.0);
-    assert_eq!(p[10].pos[b][1], 1.0);
-    assert_eq!(p[29].pos[b][1], 1.0);
-    assert_eq!(p[30].pos[b][1], 2.0);
-    assert_eq!(p[50].pos[b][1], 3.0);
 }
 
 #[test]

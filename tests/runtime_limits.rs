@@ -5,6 +5,9 @@
 //! address-space limit (`ulimit -v`), so that a regression aborts the child instead of
 //! exhausting the machine.
 
+mod support;
+use support::packs::pack_of_built as pack;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -63,15 +66,6 @@ fn in_child(name: &str) -> bool {
     );
     assert!(took < Duration::from_secs(60), "{name} took {took:?}");
     false
-}
-
-fn pack(files: &[(&str, String)]) -> molang::pack::Pack {
-    molang::pack::load_sources(
-        files
-            .iter()
-            .map(|(p, s)| (PathBuf::from(p), s.clone()))
-            .collect(),
-    )
 }
 
 /// Client entity `t:e` with `animations` (short name -> id, JSON members) and `animate`.

@@ -39,14 +39,18 @@ const PURE_QUERIES: &[(&str, usize, usize)] = &[
     ("count", 1, 2),
 ];
 const INPUTS: &[&str] = &[
-    "q.a", "q.b", "q.c", "v.x", "v.y", "v.z", "v.s.m", "t.t", "this", "c.unused", "c.e",
-    "c.list",
+    "q.a", "q.b", "q.c", "v.x", "v.y", "v.z", "v.s.m", "t.t", "this", "c.unused", "c.e", "c.list",
 ];
 /// `->` sources and targets, arrays and resources, strings, as
 /// `molang::fuzz::strategies` draws them (the world is `molang::fuzz::world::World`).
 const REMOTE: &[&str] = &["v.x", "v.y", "q.a", "q.b"];
 const ARRAYS: &[&str] = &["array.a", "array.b", "array.c", "array.d"];
-const RESOURCES: &[&str] = &["geometry.default", "texture.default", "material.a", "t.element"];
+const RESOURCES: &[&str] = &[
+    "geometry.default",
+    "texture.default",
+    "material.a",
+    "t.element",
+];
 const STRINGS: &[&str] = &["'a'", "'B'", "''", "'Hello World'"];
 
 struct Gen<'a, 'b> {
@@ -157,25 +161,22 @@ impl Gen<'_, '_> {
         Ok(format!("q.{name}({})", args.join(", ")))
     }
 
+    /// `(a OP b)`: two expressions of `depth` and an operator of `ops`, drawn in that order.
+    fn binary(&mut self, depth: u32, ops: &[&'static str]) -> Result<String> {
+        let a = self.expr(depth)?;
+        let op = self.pick(ops)?;
+        Ok(format!("({a} {op} {})", self.expr(depth)?))
+    }
+
     fn expr(&mut self, depth: u32) -> Result<String> {
         if depth == 0 || self.u.ratio(1, 3)? {
             return self.leaf();
         }
         let d = depth - 1;
         Ok(match self.u.int_in_range(0..=18u8)? {
-            0 => format!(
-                "({} {} {})",
-                self.expr(d)?,
-                self.pick(ARITH)?,
-                self.expr(d)?
-            ),
+            0 => self.binary(d, ARITH)?,
             1 => format!("-({})", self.expr(d)?),
-            2 => format!(
-                "({} {} {})",
-                self.expr(d)?,
-                self.pick(&["&&", "||"])?,
-                self.expr(d)?
-            ),
+            2 => self.binary(d, &["&&", "||"])?,
             3 => format!("!({})", self.expr(d)?),
             4 | 5 => self.builtin_call(false, depth)?,
             6 => format!("math.pow({}, 2)", self.expr(d)?),

@@ -49,6 +49,37 @@ fn read_csv(path: &Path, one_per_frame: bool) -> (HashMap<String, usize>, Vec<Ve
     (head, rows)
 }
 
+/// `doggoyle run` and `molang run` of the pack emitted in `dir`, on the same `inputs` at `fps`
+/// on `backend`, `molang` for `seconds` with `flag` (`--vars` or `--world`): the paths of their
+/// traces (doggoyle's, molang's).
+fn run_both(
+    dir: &Path,
+    inputs: &Path,
+    fps: &str,
+    backend: &str,
+    seconds: &str,
+    flag: &str,
+) -> (PathBuf, PathBuf) {
+    let ours = dir.join(format!("doggoyle-{fps}.csv"));
+    let theirs = dir.join(format!("molang-{fps}.csv"));
+    let inputs = inputs.to_str().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_doggoyle"))
+        .args(["run", "--inputs", inputs, "--fps", fps])
+        .args(["--backend", backend, "--out", ours.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rp = dir.join(ik_gait::emit::RP_DIR);
+    let o = Command::new(molang_bin())
+        .args(["run", rp.to_str().unwrap(), "--entity", "doggoyle:doggoyle"])
+        .args(["--inputs", inputs, "--fps", fps, "--seconds", seconds, flag])
+        .args(["--backend", backend, "--out", theirs.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (ours, theirs)
+}
+
 #[test]
 fn doggoyle_run_and_molang_run_play_the_same_frames() {
     let dir = tmp("clock");
@@ -60,37 +91,8 @@ fn doggoyle_run_and_molang_run_play_the_same_frames() {
          0,0.2,1,0\n0.37,3.1,1,5\n1.13,6.2,1,40\n2.21,1.0,1,10\n3.0,2.4,1,-30\n",
     )
     .unwrap();
-    let molang = molang_bin();
     for fps in ["20", "30", "60"] {
-        let ours = dir.join(format!("doggoyle-{fps}.csv"));
-        let theirs = dir.join(format!("molang-{fps}.csv"));
-        let o = Command::new(env!("CARGO_BIN_EXE_doggoyle"))
-            .args(["run", "--inputs", csv.to_str().unwrap(), "--fps", fps])
-            .args(["--backend", "interp", "--out", ours.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let rp = dir.join(ik_gait::emit::RP_DIR);
-        let o = Command::new(&molang)
-            .args(["run", rp.to_str().unwrap(), "--entity", "doggoyle:doggoyle"])
-            .args([
-                "--inputs",
-                csv.to_str().unwrap(),
-                "--fps",
-                fps,
-                "--seconds",
-                "3",
-            ])
-            .args([
-                "--vars",
-                "--backend",
-                "interp",
-                "--out",
-                theirs.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (ours, theirs) = run_both(&dir, &csv, fps, "interp", "3", "--vars");
         let (dh, d) = read_csv(&ours, false);
         let (mh, m) = read_csv(&theirs, true);
         // T·F frames in both.
@@ -141,35 +143,7 @@ fn molang_run_world_gives_the_toes_of_doggoyle_run() {
     let dir = tmp("world");
     common::emit(&dir, 3);
     let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/profiles/wraps.csv");
-    let ours = dir.join("doggoyle.csv");
-    let theirs = dir.join("molang.csv");
-    let o = Command::new(env!("CARGO_BIN_EXE_doggoyle"))
-        .args(["run", "--inputs", profile.to_str().unwrap(), "--fps", "60"])
-        .args(["--backend", "jit", "--out", ours.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let rp = dir.join(ik_gait::emit::RP_DIR);
-    let o = Command::new(molang_bin())
-        .args(["run", rp.to_str().unwrap(), "--entity", "doggoyle:doggoyle"])
-        .args([
-            "--inputs",
-            profile.to_str().unwrap(),
-            "--fps",
-            "60",
-            "--seconds",
-            "10",
-        ])
-        .args([
-            "--world",
-            "--backend",
-            "jit",
-            "--out",
-            theirs.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (ours, theirs) = run_both(&dir, &profile, "60", "jit", "10", "--world");
     let (dh, d) = read_csv(&ours, false);
     let (mh, m) = read_csv(&theirs, false);
     let by_bone: HashMap<(String, String), &Vec<String>> = m
@@ -216,34 +190,23 @@ fn molang_run_world_gives_the_toes_of_doggoyle_run() {
 fn readme_picture_is_what_its_command_draws() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let joined = readme.replace("\\\n", " ");
-    let line = joined
-        .lines()
-        .find(|l| l.starts_with("molang render /tmp/doggoyle/"))
+    let cmd = common::process::readme_renders(&readme)
+        .into_iter()
+        .find(|c| c.pack.starts_with("/tmp/doggoyle/"))
         .expect("the README renders the emitted Doggoyle");
-    let words: Vec<&str> = line.split_whitespace().collect();
     let dir = tmp("readme-picture");
     common::emit(&dir, 1);
-    let pack = words[2].replacen("/tmp/doggoyle", dir.to_str().unwrap(), 1);
-    let mut cmd = Command::new(molang_bin());
-    cmd.current_dir(&root).arg("render").arg(pack);
-    let mut out = None;
-    let mut rest = words[3..].iter();
-    while let Some(w) = rest.next() {
-        if *w == "--out" {
-            out = rest.next().map(|o| o.to_string());
-        } else {
-            cmd.arg(w);
-        }
-    }
-    let out = out.expect("the README's command names --out");
+    let pack = cmd.pack.replacen("/tmp/doggoyle", dir.to_str().unwrap(), 1);
     let drawn = dir.join("picture.gif");
-    let o = cmd.arg("--out").arg(&drawn).output().unwrap();
+    let mut molang = Command::new(molang_bin());
+    molang.current_dir(&root);
+    let o = cmd.run(molang, pack, &drawn);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(
-        std::fs::read(root.join(&out)).unwrap() == std::fs::read(&drawn).unwrap(),
-        "{out} is not what `{}` draws now: run it with --force",
-        words.join(" ")
+        std::fs::read(root.join(&cmd.out)).unwrap() == std::fs::read(&drawn).unwrap(),
+        "{} is not what `{}` draws now: run it with --force",
+        cmd.out,
+        cmd.line
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

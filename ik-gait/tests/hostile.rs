@@ -2,10 +2,11 @@
 //! of fifty million commas (run under an address-space limit); counts in flags that would
 //! size memory or threads. Limits and messages are listed in README's "Hostile input".
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
+
+mod common;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("doggoyle-hostile-{name}-{}", std::process::id()));
@@ -16,17 +17,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `doggoyle ARGS` with its address space limited to `mb` megabytes.
 fn doggoyle_limited(mb: u64, args: &[&str]) -> Output {
-    let bin = env!("CARGO_BIN_EXE_doggoyle");
-    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v {} && exec '{bin}' {}",
-            mb * 1024,
-            quoted.join(" ")
-        ))
-        .output()
-        .unwrap()
+    common::process::run_limited(env!("CARGO_BIN_EXE_doggoyle"), mb, args)
 }
 
 fn stderr(o: &Output) -> String {
@@ -77,11 +68,7 @@ fn a_byte_order_mark_is_accepted() {
 fn a_line_of_fifty_million_commas_is_refused_in_bounded_memory() {
     let dir = scratch("commas");
     let inputs = dir.join("in.csv");
-    let mut f = std::fs::File::create(&inputs).unwrap();
-    f.write_all(b"t,q.ground_speed\n0").unwrap();
-    f.write_all(&vec![b','; 50_000_000]).unwrap();
-    f.write_all(b"\n").unwrap();
-    drop(f);
+    common::process::write_fifty_million_commas(&inputs);
     let start = Instant::now();
     let out = doggoyle_limited(
         600,

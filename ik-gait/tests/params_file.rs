@@ -8,7 +8,7 @@ use ik_gait::params_file::{from_json, to_json};
 use ik_gait::{presets, ErrorKind, RigParams};
 
 mod common;
-use common::{doggoyle, tmp_dir as tmp};
+use common::{doggoyle, doggoyle_inputs, tmp_dir as tmp};
 
 /// A params file holding `text`, refused: the library's error is of kind `ParamsFile`, and
 /// `doggoyle molang --params FILE` exits 2 saying why. The file's path and that message.
@@ -233,22 +233,11 @@ fn presets_bake_their_own_rest_poses() {
 #[test]
 fn inputs_warn_about_unused_columns() {
     let dir = tmp("inputs-cols");
+    // A misspelt column, a long query name, and one the rig does not read.
+    let profile = "t,q.ground_sped,query.is_on_ground,q.delta_time\n0,1.0,1,0.05\n2,1.0,1,0.05\n";
     let csv = dir.join("walk.csv");
-    std::fs::write(
-        &csv,
-        "t,q.ground_sped,query.is_on_ground,q.delta_time\n0,1.0,1,0.05\n2,1.0,1,0.05\n",
-    )
-    .unwrap();
-    let cs = csv.to_str().unwrap();
-    let (code, _, err) = doggoyle(&[
-        "check",
-        "--inputs",
-        cs,
-        "--fps",
-        "20",
-        "--backend",
-        "reference",
-    ]);
+    std::fs::write(&csv, profile).unwrap();
+    let (code, _, err) = doggoyle_inputs("check", &csv, &["--fps", "20", "--backend", "reference"]);
     assert!(code == Some(0) || code == Some(1), "{err}");
     assert!(
         err.contains("column 2 `q.ground_sped` is not used (did you mean `q.ground_speed`?)"),
@@ -258,30 +247,18 @@ fn inputs_warn_about_unused_columns() {
     assert!(!err.contains("is_on_ground` is not used"), "{err}");
     // `run --inputs` reads the same CSV, warns the same way and writes the trace.
     let out = dir.join("trace.csv");
-    let (code, _, err) = doggoyle(&[
+    let (code, _, err) = doggoyle_inputs(
         "run",
-        "--inputs",
-        cs,
-        "--fps",
-        "20",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+        &csv,
+        &["--fps", "20", "--out", out.to_str().unwrap()],
+    );
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("did you mean `q.ground_speed`?"), "{err}");
     let trace = std::fs::read_to_string(&out).unwrap();
     // 2 s at 20 fps.
     assert_eq!(trace.lines().count(), 1 + 40);
     // --scenario and --inputs together are refused, and one of them is required.
-    let (code, _, _) = doggoyle(&[
-        "run",
-        "--inputs",
-        cs,
-        "--scenario",
-        "trot-2.5",
-        "--out",
-        "x.csv",
-    ]);
+    let (code, _, _) = doggoyle_inputs("run", &csv, &["--scenario", "trot-2.5", "--out", "x.csv"]);
     assert_eq!(code, Some(2));
     let (code, _, _) = doggoyle(&["run", "--out", "x.csv"]);
     assert_eq!(code, Some(2));

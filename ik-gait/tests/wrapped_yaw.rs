@@ -159,15 +159,8 @@ fn every_profile_passes_every_check_on_both_back_ends() {
 #[test]
 fn doggoyle_check_inputs_passes_on_a_wrapping_profile() {
     let path = fixture("wraps.csv");
-    let (code, out, err) = common::doggoyle(&[
-        "check",
-        "--inputs",
-        path.to_str().unwrap(),
-        "--fps",
-        "20,60,240",
-        "--backend",
-        "interp",
-    ]);
+    let flags = ["--fps", "20,60,240", "--backend", "interp"];
+    let (code, out, err) = common::doggoyle_inputs("check", &path, &flags);
     assert_eq!(code, Some(0), "{out}\n{err}");
     assert!(!out.contains("FAIL"), "{out}");
 }
@@ -183,15 +176,8 @@ fn molang_run_world_and_doggoyle_run_give_the_same_toes_while_turning() {
     common::emit(&dir, 3);
     let profile_path = fixture("wraps.csv");
     let trace_path = dir.join("run.csv");
-    let (code, _, err) = common::doggoyle(&[
-        "run",
-        "--inputs",
-        profile_path.to_str().unwrap(),
-        "--fps",
-        "60",
-        "--out",
-        trace_path.to_str().unwrap(),
-    ]);
+    let flags = ["--fps", "60", "--out", trace_path.to_str().unwrap()];
+    let (code, _, err) = common::doggoyle_inputs("run", &profile_path, &flags);
     assert_eq!(code, Some(0), "{err}");
     let trace = std::fs::read_to_string(&trace_path).unwrap();
     let mut lines = trace.lines();

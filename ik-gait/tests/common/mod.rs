@@ -4,6 +4,11 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+#[path = "../../../tests/support/csv.rs"]
+pub mod csv;
+#[path = "../../../tests/support/process.rs"]
+pub mod process;
+
 /// `doggoyle ARGS`: exit code, stdout, stderr.
 pub fn doggoyle(args: &[&str]) -> (Option<i32>, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_doggoyle"))
@@ -15,6 +20,17 @@ pub fn doggoyle(args: &[&str]) -> (Option<i32>, String, String) {
         String::from_utf8_lossy(&o.stdout).into_owned(),
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
+}
+
+/// `doggoyle SUBCOMMAND --inputs INPUTS FLAGS...`: exit code, stdout, stderr.
+pub fn doggoyle_inputs(
+    subcommand: &str,
+    inputs: &std::path::Path,
+    flags: &[&str],
+) -> (Option<i32>, String, String) {
+    let mut args = vec![subcommand, "--inputs", inputs.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    doggoyle(&args)
 }
 
 /// A path in the temporary folder for this test process, with nothing there yet.

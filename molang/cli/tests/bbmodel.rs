@@ -7,8 +7,11 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-use support::{assert_code, assert_contains, molang, scratch, text};
+use serde_json::{json, Value};
+use support::{
+    assert_code, assert_contains, molang, molang_on, molang_to, molang_with, run_inputs, scratch,
+    text, write_in,
+};
 
 const FIXTURES: [(&str, &str); 4] = [
     ("leg2_v4.bbmodel", "blockbench:leg"),
@@ -26,13 +29,7 @@ fn model(name: &str) -> PathBuf {
 /// Imports a fixture into a new folder under `dir`; returns the pack folder.
 fn import(name: &str, dir: &Path) -> PathBuf {
     let out = dir.join(name.trim_end_matches(".bbmodel"));
-    let o = molang()
-        .arg("import")
-        .arg(model(name))
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = molang_to("import", &model(name), &out, &[]);
     assert_code(&o, 0);
     out
 }
@@ -43,12 +40,7 @@ fn read_json(path: &Path) -> Value {
 
 /// The JSON-lines output of `molang check ARGS --format json`: diagnostics and summary.
 fn check_json(path: &Path) -> (Vec<Value>, Value) {
-    let o = molang()
-        .arg("check")
-        .arg(path)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
+    let o = molang_on("check", path, &["--format", "json"]);
     let lines: Vec<Value> = text(&o.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -208,66 +200,55 @@ fn animations_keep_loop_modes_interpolation_and_format_5_signs() {
 fn the_state_machine_follows_the_seed() {
     let dir = scratch("bbmodel-states");
     let arm = import("arm3_v5.bbmodel", &dir);
-    let c = read_json(&arm.join("animation_controllers/arm.animation_controllers.json"));
-    let c = &c["animation_controllers"]["controller.animation.arm.state"];
-    assert_eq!(c["initial_state"], "spawn");
-    let states = c["states"].as_object().unwrap();
+    let leg = import("leg2_v4.bbmodel", &dir);
+    let tail = import("tail8.bbmodel", &dir);
+    // The controller `controller.animation.NAME.state` of an imported pack.
+    let controller = |pack: &Path, name: &str| {
+        let file = format!("animation_controllers/{name}.animation_controllers.json");
+        let c = read_json(&pack.join(file));
+        c["animation_controllers"][format!("controller.animation.{name}.state")].clone()
+    };
+    let (arm_c, leg_c) = (controller(&arm, "arm"), controller(&leg, "leg"));
+    let tail_c = controller(&tail, "tail_model_");
+    assert_eq!(arm_c["initial_state"], "spawn");
+    let states = arm_c["states"].as_object().unwrap();
     assert_eq!(
         states.keys().map(String::as_str).collect::<Vec<_>>(),
         ["attack", "idle", "spawn"]
     );
-    assert_eq!(
-        states["spawn"]["transitions"],
-        serde_json::json!([{"idle": "q.all_animations_finished"}])
-    );
-    assert_eq!(
-        states["idle"]["transitions"],
-        serde_json::json!([{"attack": "v.attack_time > 0"}])
-    );
-    // The leg has idle and walk: speed switches them.
-    let leg = import("leg2_v4.bbmodel", &dir);
-    let c = read_json(&leg.join("animation_controllers/leg.animation_controllers.json"));
-    let s = &c["animation_controllers"]["controller.animation.leg.state"]["states"];
-    assert_eq!(
-        s["idle"]["transitions"],
-        serde_json::json!([{"walk": "q.ground_speed > 0"}])
-    );
-    assert_eq!(
-        s["walk"]["transitions"],
-        serde_json::json!([{"idle": "q.is_on_ground && q.ground_speed <= 0"}])
-    );
-    // The tail has idle and death; death is entered when the entity dies and never left.
-    let tail = import("tail8.bbmodel", &dir);
-    let c = read_json(&tail.join("animation_controllers/tail_model_.animation_controllers.json"));
-    let s = &c["animation_controllers"]["controller.animation.tail_model_.state"]["states"];
-    assert_eq!(
-        s["idle"]["transitions"],
-        serde_json::json!([{"death": "!q.is_alive"}])
-    );
+    // The leg has idle and walk: speed switches them. The tail has idle and death; death is
+    // entered when the entity dies and never left.
+    for (c, state, transitions) in [
+        (
+            &arm_c,
+            "spawn",
+            json!([{"idle": "q.all_animations_finished"}]),
+        ),
+        (&arm_c, "idle", json!([{"attack": "v.attack_time > 0"}])),
+        (&leg_c, "idle", json!([{"walk": "q.ground_speed > 0"}])),
+        (
+            &leg_c,
+            "walk",
+            json!([{"idle": "q.is_on_ground && q.ground_speed <= 0"}]),
+        ),
+        (&tail_c, "idle", json!([{"death": "!q.is_alive"}])),
+    ] {
+        let got = &c["states"][state]["transitions"];
+        assert_eq!(got, &transitions, "{state} in {c}");
+    }
+    let s = &tail_c["states"];
     assert!(s["death"].get("transitions").is_none());
     // Played with a walking timeline, the leg switches to walk.
-    let inputs = dir.join("walk.csv");
-    std::fs::write(
-        &inputs,
+    let inputs = write_in(
+        &dir,
+        "walk.csv",
         "t,q.ground_speed,q.is_on_ground\n0,0,1\n0.99,0,1\n1,2,1\n",
-    )
-    .unwrap();
-    let o = molang()
-        .arg("run")
-        .arg(&leg)
-        .args([
-            "--entity",
-            "blockbench:leg",
-            "--seconds",
-            "2",
-            "--fps",
-            "10",
-            "-q",
-        ])
-        .arg("--inputs")
-        .arg(&inputs)
-        .output()
-        .unwrap();
+    );
+    let o = run_inputs(
+        &leg,
+        &inputs,
+        "--entity blockbench:leg --seconds 2 --fps 10 -q",
+    );
     assert_code(&o, 0);
     let trace = text(&o.stdout);
     let header: Vec<&str> = trace.lines().next().unwrap().split(',').collect();
@@ -310,7 +291,7 @@ fn molang_in_keyframes_is_checked_at_its_place_in_the_file() {
         .iter()
         .any(|d| d["line"] == 5 && d["severity"] == "error" && d["code"] != "E0202"));
     // The import refuses nothing here (the model reads), but its pack does not check clean.
-    let o = molang().arg("check").arg(&p).output().unwrap();
+    let o = molang_on("check", &p, &[]);
     assert_code(&o, 1);
 }
 
@@ -318,28 +299,30 @@ fn molang_in_keyframes_is_checked_at_its_place_in_the_file() {
 fn hostile_models_get_diagnostics_with_positions() {
     let dir = scratch("bbmodel-hostile");
     let full = std::fs::read_to_string(model("leg2_v4.bbmodel")).unwrap();
+    // The model with its first `from` made `to`.
+    let edit = |from: &str, to: &str| full.replacen(from, to, 1);
     let cases: Vec<(&str, String, &str)> = vec![
         ("truncated", full[..full.len() / 2].to_string(), "E0701"),
         ("not_an_object", "[1, 2]".into(), "E0703"),
         ("no_meta", "{\"elements\": []}".into(), "E0703"),
         (
             "huge_number",
-            full.replacen("\"length\": 1,", "\"length\": 1e999,", 1),
+            edit("\"length\": 1,", "\"length\": 1e999,"),
             "E0703",
         ),
         (
             "wrong_type",
-            full.replacen("\"loop\": \"loop\"", "\"loop\": 5", 1),
+            edit("\"loop\": \"loop\"", "\"loop\": 5"),
             "E0703",
         ),
         (
             "bad_interpolation",
-            full.replacen("\"catmullrom\"", "\"cubic\"", 1),
+            edit("\"catmullrom\"", "\"cubic\""),
             "W0704",
         ),
         (
             "mesh",
-            full.replacen("\"type\": \"null_object\"", "\"type\": \"mesh\"", 1),
+            edit("\"type\": \"null_object\"", "\"type\": \"mesh\""),
             "W0704",
         ),
         (
@@ -367,13 +350,7 @@ fn hostile_models_get_diagnostics_with_positions() {
             .unwrap_or_else(|| panic!("{name}: no {code} in {diags:?}"));
         assert!(d["line"].as_u64().unwrap() >= 1 && d["column"].as_u64().unwrap() >= 1);
         // Import never panics: it refuses (exit 1) or imports.
-        let o = molang()
-            .arg("import")
-            .arg(&p)
-            .arg("--out")
-            .arg(dir.join(format!("{name}_out")))
-            .output()
-            .unwrap();
+        let o = molang_to("import", &p, &dir.join(format!("{name}_out")), &[]);
         let code = o.status.code();
         assert!(
             code == Some(0) || code == Some(1),
@@ -400,36 +377,22 @@ fn hostile_models_get_diagnostics_with_positions() {
 fn import_writes_only_inside_the_folder_it_is_given() {
     let dir = scratch("bbmodel-out");
     // The parent of DIR must exist: only DIR itself is created.
-    let o = molang()
-        .arg("import")
-        .arg(model("leg2_v4.bbmodel"))
-        .arg("--out")
-        .arg(dir.join("missing/pack"))
-        .output()
-        .unwrap();
+    let o = molang_to(
+        "import",
+        &model("leg2_v4.bbmodel"),
+        &dir.join("missing/pack"),
+        &[],
+    );
     assert_code(&o, 2);
     assert!(!dir.join("missing").exists());
     // A folder that is not empty is refused unless --force.
     let out = dir.join("pack");
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join("keep.txt"), "mine").unwrap();
-    let o = molang()
-        .arg("import")
-        .arg(model("leg2_v4.bbmodel"))
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = molang_to("import", &model("leg2_v4.bbmodel"), &out, &[]);
     assert_code(&o, 2);
     assert_contains(&text(&o.stderr), "not empty");
-    let o = molang()
-        .arg("import")
-        .arg(model("leg2_v4.bbmodel"))
-        .arg("--out")
-        .arg(&out)
-        .arg("--force")
-        .output()
-        .unwrap();
+    let o = molang_to("import", &model("leg2_v4.bbmodel"), &out, &["--force"]);
     assert_code(&o, 0);
     assert_eq!(
         std::fs::read_to_string(out.join("keep.txt")).unwrap(),
@@ -437,14 +400,12 @@ fn import_writes_only_inside_the_folder_it_is_given() {
     );
     // Identifiers are sanitised before they name files.
     let out = dir.join("evil");
-    let o = molang()
-        .arg("import")
-        .arg(model("leg2_v4.bbmodel"))
-        .arg("--out")
-        .arg(&out)
-        .args(["--id", "../x:../../Evil Name"])
-        .output()
-        .unwrap();
+    let o = molang_to(
+        "import",
+        &model("leg2_v4.bbmodel"),
+        &out,
+        &["--id", "../x:../../Evil Name"],
+    );
     assert_code(&o, 0);
     assert!(out.join("entity/______evil_name.entity.json").is_file());
     let entity = read_json(&out.join("entity/______evil_name.entity.json"));
@@ -460,25 +421,12 @@ fn import_writes_only_inside_the_folder_it_is_given() {
         let out = dir.join("linked");
         std::fs::create_dir(&out).unwrap();
         std::os::unix::fs::symlink(&target, out.join("entity")).unwrap();
-        let o = molang()
-            .arg("import")
-            .arg(model("leg2_v4.bbmodel"))
-            .arg("--out")
-            .arg(&out)
-            .arg("--force")
-            .output()
-            .unwrap();
+        let o = molang_to("import", &model("leg2_v4.bbmodel"), &out, &["--force"]);
         assert_code(&o, 2);
         assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
         let link = dir.join("link_out");
         std::os::unix::fs::symlink(&target, &link).unwrap();
-        let o = molang()
-            .arg("import")
-            .arg(model("leg2_v4.bbmodel"))
-            .arg("--out")
-            .arg(&link)
-            .output()
-            .unwrap();
+        let o = molang_to("import", &model("leg2_v4.bbmodel"), &link, &[]);
         assert_code(&o, 2);
         assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0);
     }
@@ -696,16 +644,7 @@ struct Trace {
 
 impl Trace {
     fn parse(text: &str) -> Trace {
-        let mut lines = text.lines();
-        let header = lines
-            .next()
-            .unwrap()
-            .split(',')
-            .map(str::to_string)
-            .collect();
-        let rows = lines
-            .map(|l| l.split(',').map(str::to_string).collect())
-            .collect();
+        let (header, rows) = support::csv::split(text);
         Trace { header, rows }
     }
     fn col(&self, name: &str) -> usize {
@@ -932,92 +871,82 @@ fn run_model_animation_gives_the_trace_of_the_imported_pack() {
         .any(|l| l.split(',').nth(2) == Some("locator:tip")));
     // --plot draws a locator (the chain's tip) and a variable (its target).
     let svg = dir.join("tip.svg");
-    let o = molang()
-        .arg("run")
-        .arg(model("tail8.bbmodel"))
-        .args(["--animation", "idle", "--seconds", "1", "-q", "--plot"])
-        .arg(&svg)
-        .args(["--channels", "locator:end.wx,v.ik_tail_ik_tx"])
-        .output()
-        .unwrap();
-    assert_code(&o, 0);
+    let plot_tail = |channels: &str| {
+        let flags = [
+            "--animation",
+            "idle",
+            "--seconds",
+            "1",
+            "-q",
+            "--channels",
+            channels,
+        ];
+        molang_with("run", &model("tail8.bbmodel"), "--plot", &svg, &flags)
+    };
+    assert_code(&plot_tail("locator:end.wx,v.ik_tail_ik_tx"), 0);
     let drawn = std::fs::read_to_string(&svg).unwrap();
     assert!(drawn.contains("locator:end.wx") && drawn.contains("v.ik_tail_ik_tx"));
     for bad in ["locator:nowhere.wx", "locator:end.rx", "v.nothing"] {
-        let o = molang()
-            .arg("run")
-            .arg(model("tail8.bbmodel"))
-            .args(["--animation", "idle", "--seconds", "1", "-q", "--plot"])
-            .arg(&svg)
-            .args(["--channels", bad])
-            .output()
-            .unwrap();
-        assert_code(&o, 2);
+        assert_code(&plot_tail(bad), 2);
     }
     // An animation the model does not export is refused, naming those it has.
-    let o = molang()
-        .arg("run")
-        .arg(model("leg2_v4.bbmodel"))
-        .args(["--animation", "jump", "-q"])
-        .output()
-        .unwrap();
+    let o = molang_on(
+        "run",
+        model("leg2_v4.bbmodel"),
+        &["--animation", "jump", "-q"],
+    );
     assert_code(&o, 2);
     assert_contains(&text(&o.stderr), "idle, walk");
     // --animation is for models only.
     let pack = dir.join("leg2_v4");
-    let o = molang()
-        .arg("run")
-        .arg(&pack)
-        .args(["--entity", "blockbench:leg", "--animation", "idle", "-q"])
-        .output()
-        .unwrap();
+    let o = molang_on(
+        "run",
+        &pack,
+        &["--entity", "blockbench:leg", "--animation", "idle", "-q"],
+    );
     assert_code(&o, 2);
 }
 
 #[test]
 fn check_warns_where_blockbench_preview_and_the_game_differ() {
     let dir = scratch("bbmodel-preview");
-    // One data point per line, each written once: (text, flagged, what the message says).
-    let cases: [(&str, bool, &str); 14] = [
-        ("10 / 0", true, "division by zero"),
-        ("q.anim_time / (2 - 2) + 1", true, "division by zero"),
+    // One data point per line, each written once: (text, what the message says; empty where
+    // the preview and the game agree, so nothing is flagged).
+    let cases: [(&str, &str); 14] = [
+        ("10 / 0", "division by zero"),
+        ("q.anim_time / (2 - 2) + 1", "division by zero"),
         (
             "1 / q.anim_time + 4 / 2",
-            true,
             "the divisor `q.anim_time` can be 0",
         ),
-        ("3 / math.sin(q.anim_time * 90)", true, "can be 0"),
-        ("1 / math.max(q.anim_time, 0.5)", false, ""),
-        ("2 / (math.abs(q.anim_time) + 1)", false, ""),
+        ("3 / math.sin(q.anim_time * 90)", "can be 0"),
+        ("1 / math.max(q.anim_time, 0.5)", ""),
+        ("2 / (math.abs(q.anim_time) + 1)", ""),
         (
             "q.anim_time > 1 || q.anim_time < 0.5 && q.anim_time > 0.2",
-            true,
             "`&&` and `||`",
         ),
         (
             "(q.anim_time > 1 || q.anim_time < 0.5) && q.anim_time > 0.2",
-            false,
             "",
         ),
         (
             "q.anim_time == 1 != 0",
-            true,
             "as ((0==1)!=2), Blockbench's preview (MolangJS) as (0==(1!=2))",
         ),
-        ("q.anim_time < 1 == 1", false, ""),
+        ("q.anim_time < 1 == 1", ""),
         (
             "t.a = 2; t.a * q.anim_time;",
-            true,
             "the value of its last statement",
         ),
-        ("t.a = 2; return t.a * q.anim_time;", false, ""),
-        ("v.a = q.anim_time;", false, ""),
-        ("math.sin(q.anim_time * 120) * 4", false, ""),
+        ("t.a = 2; return t.a * q.anim_time;", ""),
+        ("v.a = q.anim_time;", ""),
+        ("math.sin(q.anim_time * 120) * 4", ""),
     ];
     let keyframes: Vec<String> = cases
         .iter()
         .enumerate()
-        .map(|(k, (text, _, _))| {
+        .map(|(k, (text, _))| {
             format!(
                 "{{\"channel\": \"rotation\", \"time\": {k},\n\"data_points\": [{{\"x\": \"{text}\", \"y\": 0, \"z\": 0}}]}}"
             )
@@ -1038,7 +967,8 @@ fn check_warns_where_blockbench_preview_and_the_game_differ() {
     assert_eq!(summary["errors"], 0, "{diags:?}");
     let w: Vec<&Value> = diags.iter().filter(|d| d["code"] == "W0740").collect();
     let lines: Vec<&str> = text.lines().collect();
-    for (text_k, flagged, says) in cases {
+    for (text_k, says) in cases {
+        let flagged = !says.is_empty();
         let line = lines
             .iter()
             .position(|l| l.contains(&format!("\"{text_k}\"")))
@@ -1140,29 +1070,17 @@ fn molang_test_runs_on_an_imported_pack() {
 fn ik_keeps_the_pose_within_an_animation_and_resets_it_on_a_change() {
     let dir = scratch("bbmodel-ik-warm");
     let leg = import("leg2_v4.bbmodel", &dir);
-    let inputs = dir.join("walk.csv");
-    std::fs::write(
-        &inputs,
+    let inputs = write_in(
+        &dir,
+        "walk.csv",
         "t,q.ground_speed,q.is_on_ground\n0,0,1\n0.99,0,1\n1,2,1\n",
-    )
-    .unwrap();
+    );
     let trace_of = |backend: &str| {
-        let o = molang()
-            .arg("run")
-            .arg(&leg)
-            .args([
-                "--entity",
-                "blockbench:leg",
-                "--seconds",
-                "2",
-                "--fps",
-                "20",
-            ])
-            .args(["--vars", "-q", "--backend", backend])
-            .arg("--inputs")
-            .arg(&inputs)
-            .output()
-            .unwrap();
+        let o = run_inputs(
+            &leg,
+            &inputs,
+            &format!("--entity blockbench:leg --seconds 2 --fps 20 --vars -q --backend {backend}"),
+        );
         assert_code(&o, 0);
         text(&o.stdout)
     };
@@ -1272,13 +1190,7 @@ fn compressed_models_byte_order_marks_and_comments_are_read_as_blockbench_reads_
         );
         assert_eq!(play(&p), want, "{}", p.display());
         let out = dir.join(format!("{}_rp", p.file_stem().unwrap().to_string_lossy()));
-        let o = molang()
-            .arg("import")
-            .arg(&p)
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .unwrap();
+        let o = molang_to("import", &p, &out, &[]);
         assert_code(&o, 0);
     }
     // The compressed file is small and not JSON.
@@ -1305,13 +1217,7 @@ fn compressed_models_byte_order_marks_and_comments_are_read_as_blockbench_reads_
     let p = model_file(&dir, "cut_lz.bbmodel", &cut);
     let (diags, _) = check_json(&p);
     assert!(diags.iter().any(|d| d["severity"] == "error"), "{diags:?}");
-    let o = molang()
-        .arg("import")
-        .arg(&p)
-        .arg("--out")
-        .arg(dir.join("cut_out"))
-        .output()
-        .unwrap();
+    let o = molang_to("import", &p, &dir.join("cut_out"), &[]);
     assert_code(&o, 1);
     // A back-reference that repeats a few bytes 31 at a time past the size limit: refused,
     // not decompressed to the end. (`<lz>` + 'a' + (0xDF 0x01) × N in 15-bit units.)

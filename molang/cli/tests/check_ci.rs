@@ -5,9 +5,12 @@
 //! written to scratch folders by each test.
 
 mod support;
-use support::{assert_code, assert_contains, eval_batch, molang, scratch, text, write_in};
+use support::{
+    assert_code, assert_contains, assert_contains_all, batch_answers, molang, molang_on, scratch,
+    text, write_entity, write_in,
+};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 const MANIFEST: &str = r#"{"format_version": 2,
@@ -25,16 +28,23 @@ fn animation(id: &str, x: &str) -> String {
 /// unknown math function (E0202) in `b.animation.json`.
 fn pack(dir: &Path) {
     write_in(dir, "manifest.json", MANIFEST);
-    write_in(
-        dir,
-        "animations/a.animation.json",
-        animation("animation.t.a", "\"q.nope_query\""),
-    );
-    write_in(
-        dir,
-        "animations/b.animation.json",
-        animation("animation.t.b", "\"math.nope(1)\""),
-    );
+    write_animation(dir, "a", "animation.t.a", "\"q.nope_query\"");
+    write_animation(dir, "b", "animation.t.b", "\"math.nope(1)\"");
+}
+
+/// Writes `animations/FILE.animation.json` in `dir`: the animation `id`, its bone `body`
+/// rotating by `x`.
+fn write_animation(dir: &Path, file: &str, id: &str, x: &str) {
+    let rel = format!("animations/{file}.animation.json");
+    write_in(dir, &rel, animation(id, x));
+}
+
+/// A scratch folder `name` and in it the [`pack`] `folder`.
+fn scratch_pack(name: &str, folder: &str) -> (PathBuf, PathBuf) {
+    let root = scratch(name);
+    let p = root.join(folder);
+    pack(&p);
+    (root, p)
 }
 
 /// `molang check ARGS` in `dir`.
@@ -45,6 +55,24 @@ fn check_in(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
+}
+
+/// [`check_in`], asserting its exit code.
+#[track_caller]
+fn check_exits(dir: &Path, args: &[&str], code: i32) -> Output {
+    let out = check_in(dir, args);
+    assert_code(&out, code);
+    out
+}
+
+/// The standard output of [`check_in`].
+fn check_stdout(dir: &Path, args: &[&str]) -> String {
+    text(&check_in(dir, args).stdout)
+}
+
+/// Writes `molang.toml` in `dir`.
+fn write_config(dir: &Path, toml: &str) {
+    write_in(dir, "molang.toml", toml);
 }
 
 /// The diagnostics of a `--format json` run: (code, severity, file).
@@ -69,39 +97,31 @@ fn codes(out: &Output) -> Vec<String> {
 
 #[test]
 fn the_config_turns_codes_off_or_up_and_is_found_above_the_pack() {
-    let root = scratch("config-codes");
-    let p = root.join("pack");
-    pack(&p);
-    let out = check_in(&root, &["--format", "json", "pack"]);
-    assert_code(&out, 1);
+    let (root, p) = scratch_pack("config-codes", "pack");
+    let out = check_exits(&root, &["--format", "json", "pack"], 1);
     assert_eq!(codes(&out), ["W0205", "E0202"]);
 
     // In the folder above the pack: found by walking up from the checked path.
-    write_in(
-        &root,
-        "molang.toml",
-        "[codes]\nW0205 = \"error\"\nE0202 = \"off\"\n",
-    );
-    let out = check_in(&root, &["--format", "json", "pack"]);
-    assert_code(&out, 1);
+    write_config(&root, "[codes]\nW0205 = \"error\"\nE0202 = \"off\"\n");
+    let out = check_exits(&root, &["--format", "json", "pack"], 1);
     let d = json_diags(&out);
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!((d[0].0.as_str(), d[0].1.as_str()), ("W0205", "error"));
     let summary = text(&out.stdout);
     assert_contains(&summary, "\"codes\":{\"W0205\":1}");
 
-    write_in(
-        &root,
-        "molang.toml",
-        "[codes]\nW0205 = \"off\"\nE0202 = \"warning\"\n",
-    );
-    let out = check_in(&root, &["pack"]);
-    assert_code(&out, 0);
+    write_config(&root, "[codes]\nW0205 = \"off\"\nE0202 = \"warning\"\n");
+    let out = check_exits(&root, &["pack"], 0);
     let human = text(&out.stdout);
     // Reported as a warning; what the game does is unchanged.
-    assert_contains(&human, "⚠ `math.nope` is not a Molang math function");
-    assert_contains(&human, "The game refuses to load this expression");
-    assert_contains(&human, "1 diagnostic of codes molang.toml turns off");
+    assert_contains_all(
+        &human,
+        &[
+            "⚠ `math.nope` is not a Molang math function",
+            "The game refuses to load this expression",
+            "1 diagnostic of codes molang.toml turns off",
+        ],
+    );
 
     // A `.git` folder is the repository's root: the search stops there.
     std::fs::create_dir_all(p.join(".git")).unwrap();
@@ -109,11 +129,11 @@ fn the_config_turns_codes_off_or_up_and_is_found_above_the_pack() {
     assert_eq!(codes(&out), ["W0205", "E0202"]);
     // --config names a file anywhere; --no-config reads none.
     write_in(&root, "other.toml", "[codes]\nE0202 = \"off\"\n");
-    let out = check_in(
+    let out = check_exits(
         &root,
         &["--format", "json", "--config", "other.toml", "pack"],
+        0,
     );
-    assert_code(&out, 0);
     assert_eq!(codes(&out), ["W0205"]);
     std::fs::remove_dir_all(p.join(".git")).unwrap();
     let out = check_in(&root, &["--format", "json", "--no-config", "pack"]);
@@ -122,17 +142,14 @@ fn the_config_turns_codes_off_or_up_and_is_found_above_the_pack() {
 
 #[test]
 fn a_bad_config_is_reported_at_its_line_and_column() {
-    let root = scratch("config-bad");
-    pack(&root.join("pack"));
-    write_in(&root, "molang.toml", "version = 8\nexlude = [\"x\"]\n");
-    let out = check_in(&root, &["pack"]);
-    assert_code(&out, 2);
+    let (root, _) = scratch_pack("config-bad", "pack");
+    write_config(&root, "version = 8\nexlude = [\"x\"]\n");
+    let out = check_exits(&root, &["pack"], 2);
     let err = text(&out.stderr);
     assert_contains(&err, "molang.toml:2:1: unknown field `exlude`");
     assert!(!err.contains("panicked"), "{err}");
-    write_in(&root, "molang.toml", "[codes]\nW0205 = \"silent\"\n");
-    let out = check_in(&root, &["pack"]);
-    assert_code(&out, 2);
+    write_config(&root, "[codes]\nW0205 = \"silent\"\n");
+    let out = check_exits(&root, &["pack"], 2);
     assert_contains(
         &text(&out.stderr),
         "molang.toml:2:9: `silent` is not a level",
@@ -145,25 +162,16 @@ fn the_config_excludes_files_sets_the_version_and_adds_lower_layers() {
     let p = root.join("addon");
     pack(&p);
     // An entity playing an animation only the lower layer defines.
-    write_in(
-        &p,
-        "entity/e.entity.json",
-        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {"identifier": "t:e",
-            "animations": {"base": "animation.base.a"}, "scripts": {"animate": ["base"]}}}}"#,
-    );
+    let plays = r#""animations": {"base": "animation.base.a"}, "scripts": {"animate": ["base"]}"#;
+    write_entity(&p, "entity/e.entity.json", "t:e", plays);
     let base = root.join("base");
     write_in(&base, "manifest.json", MANIFEST);
-    write_in(
-        &base,
-        "animations/base.animation.json",
-        animation("animation.base.a", "\"math.nope(2)\""),
-    );
+    write_animation(&base, "base", "animation.base.a", "\"math.nope(2)\"");
     let out = check_in(&root, &["--format", "json", "addon"]);
     assert_eq!(codes(&out), ["W0205", "E0202", "W0805"]);
 
-    write_in(
+    write_config(
         &p,
-        "molang.toml",
         "lower = [\"../base\"]\nexclude = [\"animations/b.*\"]\n",
     );
     let out = check_in(&root, &["--format", "json", "addon"]);
@@ -175,60 +183,44 @@ fn the_config_excludes_files_sets_the_version_and_adds_lower_layers() {
     assert!(d[0].2.ends_with("a.animation.json"), "{d:?}");
 
     // `version`: a nested conditional is an error before Molang version 5.
-    write_in(
-        &p,
-        "animations/a.animation.json",
-        animation("animation.t.a", "\"v.a ? v.b ? 1 : 2 : 3\""),
-    );
+    write_animation(&p, "a", "animation.t.a", "\"v.a ? v.b ? 1 : 2 : 3\"");
     let out = check_in(&root, &["--format", "json", "addon"]);
     assert_eq!(codes(&out), Vec::<String>::new());
-    write_in(
+    write_config(
         &p,
-        "molang.toml",
         "lower = [\"../base\"]\nexclude = [\"animations/b.*\"]\nversion = 4\n",
     );
-    let out = check_in(&root, &["--format", "json", "addon"]);
-    assert_code(&out, 1);
+    let out = check_exits(&root, &["--format", "json", "addon"], 1);
     assert_eq!(codes(&out), ["E0112"]);
     // --version wins over the file.
-    let out = check_in(&root, &["--format", "json", "--version", "13", "addon"]);
-    assert_code(&out, 0);
+    check_exits(&root, &["--format", "json", "--version", "13", "addon"], 0);
 }
 
 #[test]
 fn context_layers_are_read_but_not_reported() {
-    let root = scratch("context");
-    pack(&root.join("base"));
+    let (root, _) = scratch_pack("context", "base");
     let top = root.join("top");
     write_in(&top, "manifest.json", MANIFEST);
-    write_in(
-        &top,
-        "animations/c.animation.json",
-        animation("animation.t.c", "\"q.other_nope\""),
-    );
+    write_animation(&top, "c", "animation.t.c", "\"q.other_nope\"");
     let out = check_in(&root, &["--format", "json", "base", "top"]);
     assert_eq!(codes(&out), ["W0205", "E0202", "W0205"]);
-    let out = check_in(&root, &["--format", "json", "--context", "base", "top"]);
-    assert_code(&out, 0);
+    let out = check_exits(&root, &["--format", "json", "--context", "base", "top"], 0);
     let d = json_diags(&out);
     assert_eq!(d.len(), 1, "{d:?}");
     assert!(d[0].2.contains("c.animation.json"), "{d:?}");
     let out = check_in(&root, &["--context", "base", "top"]);
-    assert_contains(
+    assert_contains_all(
         &text(&out.stdout),
-        "note: 2 diagnostics in the lower layers (context) not reported",
-    );
-    assert_contains(
-        &text(&out.stdout),
-        "2 files, 1 expressions: 0 errors, 1 warnings",
+        &[
+            "note: 2 diagnostics in the lower layers (context) not reported",
+            "2 files, 1 expressions: 0 errors, 1 warnings",
+        ],
     );
 }
 
 #[test]
 fn molang_ignore_comments_silence_codes_on_their_line() {
-    let root = scratch("ignore");
-    let p = root.join("pack");
-    pack(&p);
+    let (root, p) = scratch_pack("ignore", "pack");
     write_in(
         &p,
         "animations/a.animation.json",
@@ -239,28 +231,22 @@ fn molang_ignore_comments_silence_codes_on_their_line() {
     let mut got = codes(&out);
     got.sort();
     assert_eq!(got, ["E0202", "W0205", "W0901"]);
-    let out = check_in(&root, &["pack"]);
-    let human = text(&out.stdout);
-    assert_contains(
+    let human = check_stdout(&root, &["pack"]);
+    assert_contains_all(
         &human,
-        "`molang-ignore` names `W0250`, which is not a diagnostic code",
+        &[
+            "`molang-ignore` names `W0250`, which is not a diagnostic code",
+            "3 diagnostics silenced by molang-ignore comments",
+        ],
     );
-    assert_contains(&human, "3 diagnostics silenced by molang-ignore comments");
 }
 
 #[test]
 fn a_baseline_is_written_once_then_only_new_diagnostics_count() {
-    let root = scratch("baseline");
-    let p = root.join("pack");
-    pack(&p);
+    let (root, p) = scratch_pack("baseline", "pack");
     // Two identical diagnostics: the baseline counts both.
-    write_in(
-        &p,
-        "animations/b.animation.json",
-        animation("animation.t.b", "\"math.nope(1) + math.nope(1)\""),
-    );
-    let out = check_in(&root, &["--baseline", "base.json", "pack"]);
-    assert_code(&out, 0);
+    write_animation(&p, "b", "animation.t.b", "\"math.nope(1) + math.nope(1)\"");
+    let out = check_exits(&root, &["--baseline", "base.json", "pack"], 0);
     assert_contains(
         &text(&out.stdout),
         "wrote 3 diagnostics to the baseline base.json",
@@ -272,11 +258,11 @@ fn a_baseline_is_written_once_then_only_new_diagnostics_count() {
     assert_eq!(entries[1]["file"], "pack/animations/b.animation.json");
     assert_eq!(entries[1]["count"], 2);
 
-    let out = check_in(
+    let out = check_exits(
         &root,
         &["--baseline", "base.json", "--format", "json", "pack"],
+        0,
     );
-    assert_code(&out, 0);
     assert_eq!(codes(&out), Vec::<String>::new());
 
     // Lines added above move every diagnostic; a third `math.nope(1)` is new.
@@ -291,18 +277,14 @@ fn a_baseline_is_written_once_then_only_new_diagnostics_count() {
             )
         ),
     );
-    let out = check_in(
+    let out = check_exits(
         &root,
         &["--baseline", "base.json", "--format", "json", "pack"],
+        1,
     );
-    assert_code(&out, 1);
     assert_eq!(codes(&out), ["E0202"]);
     // A fixed one is noted.
-    write_in(
-        &p,
-        "animations/a.animation.json",
-        animation("animation.t.a", "0"),
-    );
+    write_animation(&p, "a", "animation.t.a", "0");
     let out = check_in(&root, &["--baseline", "base.json", "pack"]);
     assert_contains(
         &text(&out.stdout),
@@ -310,8 +292,7 @@ fn a_baseline_is_written_once_then_only_new_diagnostics_count() {
     );
 
     // The file only: a missing folder is an error, and is not created.
-    let out = check_in(&root, &["--baseline", "no/such/base.json", "pack"]);
-    assert_code(&out, 2);
+    check_exits(&root, &["--baseline", "no/such/base.json", "pack"], 2);
     assert!(!root.join("no").exists());
     // A baseline that is not one says where.
     write_in(
@@ -319,17 +300,14 @@ fn a_baseline_is_written_once_then_only_new_diagnostics_count() {
         "bad.json",
         "{\"molang_baseline\": 1,\n \"diagnostics\": 3}",
     );
-    let out = check_in(&root, &["--baseline", "bad.json", "pack"]);
-    assert_code(&out, 2);
+    let out = check_exits(&root, &["--baseline", "bad.json", "pack"], 2);
     assert_contains(&text(&out.stderr), "bad.json:2:");
 }
 
 #[test]
 fn sarif_output_is_a_valid_log_with_relative_uris() {
-    let root = scratch("sarif");
-    pack(&root.join("my pack"));
-    let out = check_in(&root, &["--format", "sarif", "my pack"]);
-    assert_code(&out, 1);
+    let (root, _) = scratch_pack("sarif", "my pack");
+    let out = check_exits(&root, &["--format", "sarif", "my pack"], 1);
     let log: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
     // The schema's required properties: version and runs; a run's tool.driver.name; a
     // result's message; a location's physicalLocation.artifactLocation and region.
@@ -371,10 +349,8 @@ fn sarif_output_is_a_valid_log_with_relative_uris() {
 
 #[test]
 fn github_format_writes_workflow_annotations() {
-    let root = scratch("github");
-    pack(&root.join("pack"));
-    let out = check_in(&root, &["--format", "github", "pack"]);
-    assert_code(&out, 1);
+    let (root, _) = scratch_pack("github", "pack");
+    let out = check_exits(&root, &["--format", "github", "pack"], 1);
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::")).collect();
     assert_eq!(lines.len(), 2, "{stdout}");
@@ -392,20 +368,15 @@ fn github_format_writes_workflow_annotations() {
 
 #[test]
 fn the_human_summary_counts_each_code() {
-    let root = scratch("per-code");
-    let p = root.join("pack");
-    pack(&p);
-    write_in(
-        &p,
-        "animations/c.animation.json",
-        animation("animation.t.c", "\"q.nope_a + q.nope_b\""),
-    );
-    let out = check_in(&root, &["pack"]);
-    let stdout = text(&out.stdout);
-    assert_contains(&stdout, "4 files, 3 expressions: 1 errors, 3 warnings\n");
-    assert_contains(
+    let (root, p) = scratch_pack("per-code", "pack");
+    write_animation(&p, "c", "animation.t.c", "\"q.nope_a + q.nope_b\"");
+    let stdout = check_stdout(&root, &["pack"]);
+    assert_contains_all(
         &stdout,
-        "\n       3 W0205 unknown query\n       1 E0202 unknown math function\n",
+        &[
+            "4 files, 3 expressions: 1 errors, 3 warnings\n",
+            "\n       3 W0205 unknown query\n       1 E0202 unknown math function\n",
+        ],
     );
 }
 
@@ -448,7 +419,7 @@ fn run_prints_diagnostics_as_check_does_then_labelled_lines_and_quiet_keeps_the_
     let split = err.find("\nnote: ").map_or(0, |i| i + 1);
     let (reports, labelled) = err.split_at(split);
     assert_contains(reports, "W0205");
-    let checked = molang().arg("check").arg(&root).output().unwrap();
+    let checked = molang_on("check", &root, &[]);
     assert_contains(&text(&checked.stdout), reports);
     for line in labelled.lines() {
         assert!(
@@ -459,11 +430,13 @@ fn run_prints_diagnostics_as_check_does_then_labelled_lines_and_quiet_keeps_the_
         );
     }
     assert_eq!(kinds(labelled), ["note", "content-log"], "{err}");
-    assert_contains(
+    assert_contains_all(
         &err,
-        "note: query.ground_speed is not in the inputs; it reads 0",
+        &[
+            "note: query.ground_speed is not in the inputs; it reads 0",
+            "content-log: frame 0: animation `animation.t.gone`",
+        ],
     );
-    assert_contains(&err, "content-log: frame 0: animation `animation.t.gone`");
     let quiet = run(&["--quiet"]);
     assert_eq!(kinds(&quiet), ["content-log"], "{quiet}");
 }
@@ -488,35 +461,19 @@ fn no_content_log_treats_every_query_missing_from_the_inputs_alike() {
             "inputs": {"t": [0], "q.property('t:b')": [1]},
             "expect": [{"no_content_log": true}]}"#,
     );
-    let out = molang()
-        .arg("test")
-        .arg(root.join("tests"))
-        .output()
-        .unwrap();
+    let out = molang_on("test", root.join("tests"), &[]);
     assert_code(&out, 0);
     // A line the game would log still fails it.
     write_in(&p, "entity/e.entity.json", entity("\"gone\""));
-    let out = molang()
-        .arg("test")
-        .arg(root.join("tests"))
-        .output()
-        .unwrap();
+    let out = molang_on("test", root.join("tests"), &[]);
     assert_code(&out, 1);
     assert_contains(&text(&out.stdout), "animation.t.gone");
 }
 
 #[test]
 fn an_aborted_batch_line_names_the_variable() {
-    let out = eval_batch(
-        &[],
-        b"{\"expr\": \"t.x = 1; return v.speed * t.x;\"}\n{\"expr\": \"1 + 1\"}\n",
-    );
-    assert_code(&out, 0);
-    let stdout = text(&out.stdout);
-    let lines: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let input = b"{\"expr\": \"t.x = 1; return v.speed * t.x;\"}\n{\"expr\": \"1 + 1\"}\n";
+    let lines = batch_answers(input);
     assert_eq!(lines[0]["aborted"], true);
     assert_eq!(lines[0]["abort"]["reason"], "unset_read");
     assert_eq!(lines[0]["abort"]["variable"], "variable.speed");

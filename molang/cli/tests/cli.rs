@@ -1,7 +1,10 @@
 //! The `molang` binary end to end: the README's quick start and the eval interfaces.
 
 mod support;
-use support::{assert_contains, eval_batch, fixture, molang, molang_on, vanilla_rp, write_in};
+use support::{
+    assert_contains, check_as_json, eval_batch, fixture, json_lines, molang, molang_on, vanilla_rp,
+    write_in,
+};
 
 fn example_pack() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/mistakes_pack")
@@ -9,11 +12,7 @@ fn example_pack() -> std::path::PathBuf {
 
 #[test]
 fn check_example_pack_reports_every_mistake_and_exits_1() {
-    let out = molang()
-        .args(["check", "--format", "json"])
-        .arg(example_pack())
-        .output()
-        .unwrap();
+    let out = check_as_json(&example_pack());
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<serde_json::Value> = stdout
@@ -103,11 +102,7 @@ fn eval_prints_shortest_f32() {
 #[test]
 fn eval_batch_keeps_going_after_bad_lines() {
     let out = eval_batch(&[], b"{\"expr\": \"v.x = 2; return v.x * q.a;\", \"set\": {\"q.a\": 1.5}}\nnot json\n{\"expr\": \"math.sqrt(-1)\"}\n{\"expr\": \"t.x\"}\n");
-    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&out);
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[0]["value"], 3.0);
     assert!(lines[1]["value"].is_null());
@@ -197,6 +192,18 @@ fn check_json(args: &[std::ffi::OsString], under: &std::path::Path) -> Vec<serde
         .collect()
 }
 
+/// Asserts that `diagnostics` is one diagnostic `code`, in a file whose path ends with `file`.
+#[track_caller]
+fn assert_only(diagnostics: &[serde_json::Value], code: &str, file: &str) {
+    let codes: Vec<&str> = diagnostics
+        .iter()
+        .map(|l| l["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, [code], "{diagnostics:?}");
+    let path = diagnostics[0]["file"].as_str().unwrap();
+    assert!(path.ends_with(file), "{path}");
+}
+
 #[test]
 fn check_pack_flags_layer_an_addon_over_vanilla() {
     let addon = fixture("addon_over_vanilla/RP");
@@ -210,15 +217,7 @@ fn check_pack_flags_layer_an_addon_over_vanilla() {
         "{alone:?}"
     );
     let layered = check_over_vanilla(&addon);
-    let codes: Vec<&str> = layered
-        .iter()
-        .map(|l| l["code"].as_str().unwrap())
-        .collect();
-    assert_eq!(codes, ["W0806"], "{layered:?}");
-    assert!(layered[0]["file"]
-        .as_str()
-        .unwrap()
-        .ends_with("bouncer.animation.json"));
+    assert_only(&layered, "W0806", "bouncer.animation.json");
     assert_eq!(
         (layered[0]["line"].as_u64(), layered[0]["column"].as_u64()),
         (Some(8), Some(9))
@@ -241,12 +240,7 @@ fn check_keeps_client_and_server_namespaces_apart() {
     let root = fixture("namespaces");
     let got = check_json(&[root.join("RP").into(), root.join("BP").into()], &root);
     // No W0604: neither entity is judged against the other side's controller variables.
-    let codes: Vec<&str> = got.iter().map(|l| l["code"].as_str().unwrap()).collect();
-    assert_eq!(codes, ["W0805"], "{got:?}");
-    assert!(got[0]["file"]
-        .as_str()
-        .unwrap()
-        .ends_with("BP/entities/walker.json"));
+    assert_only(&got, "W0805", "BP/entities/walker.json");
     assert!(
         got[0]["message"]
             .as_str()

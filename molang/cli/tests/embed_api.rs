@@ -2,44 +2,19 @@
 //! way `molang run` does: same poses, frame for frame, on both back ends.
 
 use molang::{load_packs, parse_timeline, Backend, PlayOptions, Player};
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
+use support::{assert_code, csv, examples, run_inputs, text};
 
 #[test]
 fn player_frames_match_molang_run() {
-    let pack_dir = root().join("examples/classic_mobs");
+    let pack_dir = examples().join("classic_mobs");
     let inputs = pack_dir.join("inputs/quadruped_walk.csv");
-    let out = Command::new(env!("CARGO_BIN_EXE_molang"))
-        .args([
-            "run",
-            "--entity",
-            "classic:quadruped",
-            "--fps",
-            "20",
-            "--seconds",
-            "2",
-        ])
-        .arg(&pack_dir)
-        .arg("--inputs")
-        .arg(&inputs)
-        .output()
-        .expect("molang run starts");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let trace = String::from_utf8(out.stdout).expect("UTF-8 trace");
+    let flags = "--entity classic:quadruped --fps 20 --seconds 2";
+    let out = run_inputs(&pack_dir, &inputs, flags);
+    assert_code(&out, 0);
     // frame,t,bone,rx,ry,rz,px,py,pz,sx,sy,sz
-    let rows: Vec<Vec<&str>> = trace
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
+    let (_, rows) = csv::split(&text(&out.stdout));
     assert!(rows.len() > 40, "a trace of 40 frames and several bones");
 
     let pack = load_packs(&[pack_dir]);
@@ -60,7 +35,7 @@ fn player_frames_match_molang_run() {
             for (b, name) in bones.iter().enumerate() {
                 let row = rows
                     .iter()
-                    .find(|r| r[0] == frame.index.to_string() && r[2] == name)
+                    .find(|r| r[0] == frame.index.to_string() && r[2] == *name)
                     .unwrap_or_else(|| panic!("frame {} bone {name} in the trace", frame.index));
                 let rot: Vec<f32> = row[3..6].iter().map(|v| v.parse().unwrap()).collect();
                 assert_eq!(
@@ -83,7 +58,7 @@ fn player_frames_match_molang_run() {
 
 #[test]
 fn player_refuses_a_bad_rate_and_an_unknown_entity() {
-    let pack = load_packs(&[root().join("examples/classic_mobs")]);
+    let pack = load_packs(&[examples().join("classic_mobs")]);
     let t = molang::Timeline::default();
     let bad = PlayOptions {
         fps: f32::NAN,

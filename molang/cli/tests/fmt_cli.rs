@@ -11,7 +11,7 @@ use molang::pack::{self, Pack};
 use molang::{check, CheckOptions};
 
 mod support;
-use support::{assert_code, assert_contains, molang, molang_on, vanilla_rp as vanilla};
+use support::{assert_code, assert_contains, molang, molang_on, vanilla_rp as vanilla, write_in};
 
 fn meaning(pack: &Pack, site: usize) -> (Option<Vec<molang::ir::Node>>, Vec<&'static str>) {
     let s = &pack.sites[site];
@@ -130,14 +130,8 @@ fn fmt_check_runs_over_the_vanilla_resource_pack() {
 }
 
 fn fixture(dir: &Path) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let path = dir.join("pig.animation.json");
-    std::fs::write(
-        &path,
-        "\u{feff}{\n  // comments stay\n  \"format_version\": \"1.8.0\",\n  \"animations\": {\n    \"animation.pig.walk\": {\n      \"bones\": { \"leg\": { \"rotation\": [\"math.cos(q.anim_time*38.17)*80\", 0, 0] } },\n      \"timeline\": { \"0.0\": [\"v.a=1;\", \"v.b=v.a+1;\"] }\n    }\n  }\n}\n",
-    )
-    .unwrap();
-    path
+    let text = "\u{feff}{\n  // comments stay\n  \"format_version\": \"1.8.0\",\n  \"animations\": {\n    \"animation.pig.walk\": {\n      \"bones\": { \"leg\": { \"rotation\": [\"math.cos(q.anim_time*38.17)*80\", 0, 0] } },\n      \"timeline\": { \"0.0\": [\"v.a=1;\", \"v.b=v.a+1;\"] }\n    }\n  }\n}\n";
+    write_in(dir, "pig.animation.json", text)
 }
 
 #[test]

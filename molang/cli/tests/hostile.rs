@@ -30,7 +30,10 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{assert_code, assert_contains, eval_batch, molang, scratch, text, write_in};
+use support::{
+    assert_code, assert_contains, batch_answers, molang, molang_limited, scratch, text, write_in,
+    Scratch,
+};
 
 const EVIL: &str = "\u{1b}]0;x\u{7}\u{1b}[2J";
 
@@ -51,8 +54,8 @@ fn assert_terminal_safe(what: &str, bytes: &[u8]) {
 /// A pack whose entity, bones and variables are named by a stranger: a bone that would be a
 /// CSV line of its own, one with a comma and a quote, one holding terminal escapes; a
 /// variable likewise; an animation whose id holds escapes and is missing.
-fn hostile_pack(name: &str) -> PathBuf {
-    let dir = scratch(name);
+fn hostile_pack(name: &str) -> Scratch {
+    let dir = Scratch::new(name);
     let j = |s: &str| serde_json::to_string(s).unwrap();
     let bones = ["body", "b\ntouch x #", "a,b\"q", &format!("z{EVIL}")];
     let geo_bones: Vec<String> = bones
@@ -119,24 +122,9 @@ fn run(args: &[&str]) -> Output {
     molang().args(args).output().unwrap()
 }
 
-/// `molang ARGS` with its address space limited to `mb` megabytes.
-fn molang_limited(mb: u64, args: &[&str]) -> Output {
-    let bin = env!("CARGO_BIN_EXE_molang");
-    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-    Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v {} && exec '{bin}' {}",
-            mb * 1024,
-            quoted.join(" ")
-        ))
-        .output()
-        .unwrap()
-}
-
 // ---- 1. `molang test`: files only inside the test's folder; CSV fields quoted ----------
 
-fn test_dir_with(name: &str, test: &str) -> (PathBuf, PathBuf) {
+fn test_dir_with(name: &str, test: &str) -> (Scratch, PathBuf) {
     let dir = hostile_pack(name);
     std::fs::create_dir_all(dir.join("tests")).unwrap();
     let file = dir.join("tests/h.test.json");
@@ -176,7 +164,6 @@ fn bless_writes_nothing_outside_the_test_folder() {
         assert!(!target.exists() && !link_dir.join("evil.sh").exists());
         assert!(!outside.join("nowhere.csv").exists());
         assert!(!dir.parent().unwrap().join("bless-evil.sh").exists());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
@@ -207,7 +194,6 @@ fn a_test_never_echoes_a_file_it_does_not_own() {
         assert_code(&out, 2);
         assert_contains(&all, "is an absolute path");
         assert!(!all.contains("SECRET-LINE"), "{all}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
@@ -235,7 +221,6 @@ fn inputs_may_come_from_the_pack_the_tests_sit_in() {
         &text(&out.stderr),
         "leads out of the test file's folder or the pack it is in",
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The CSV records of a trace, fields unquoted.
@@ -288,7 +273,6 @@ fn trace_fields_are_quoted_and_read_back() {
     assert_eq!(records(&snap).len(), 1 + 10 * 4, "{snap}");
     let out = run(&["test", tests.to_str().unwrap()]);
     assert_code(&out, 0);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -303,7 +287,6 @@ fn inline_inputs_of_different_lengths_are_refused() {
         &file,
         "2:32: inputs.q.ground_speed has 1 values but inputs.t has 3",
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `seconds` × `fps` of a test file is bounded like `molang run --seconds/--fps`, and
@@ -316,7 +299,7 @@ fn a_test_files_frame_count_is_refused_at_its_line() {
         "{{\"entity\": \"classic:spider\", \"packs\": [{}],\n  \"fps\": 10000,\n  \"seconds\": 3600}}",
         json_str(pack.to_str().unwrap())
     );
-    let dir = scratch("frames");
+    let dir = Scratch::new("frames");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("long.test.json");
     std::fs::write(&file, test).unwrap();
@@ -328,7 +311,6 @@ fn a_test_files_frame_count_is_refused_at_its_line() {
         "3:14: seconds 3600 at fps 10000 is 36000000 frames; a test has at most 1000000",
     );
     assert!(start.elapsed() < Duration::from_secs(20));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---- 6. Terminal escapes -------------------------------------------------------------
@@ -414,7 +396,6 @@ fn names_cannot_drive_the_terminal() {
     assert_terminal_safe("test", &out.stdout);
     assert_terminal_safe("test", &out.stderr);
     assert_contains(&text(&out.stdout), "t\\u{1b}[2J");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---- 10, 11. Flags -------------------------------------------------------------------
@@ -456,7 +437,7 @@ fn huge_counts_in_flags_are_refused_up_front() {
 
 #[test]
 fn fmt_counts_only_files_it_wrote() {
-    let dir = scratch("fmt-fail");
+    let dir = Scratch::new("fmt-fail");
     write_in(
         &dir,
         "pack/animations/a.animation.json",
@@ -477,35 +458,27 @@ fn fmt_counts_only_files_it_wrote() {
     let stdout = text(&out.stdout);
     assert_contains(&stdout, "0 files reformatted, 1 could not be written");
     assert_contains(&text(&out.stderr), "a.animation.json: cannot write it");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---- 9, 11. Input files --------------------------------------------------------------
 
 #[test]
 fn a_line_of_fifty_million_commas_is_refused_in_bounded_memory() {
-    let dir = scratch("commas");
+    let dir = Scratch::new("commas");
     let inputs = dir.join("in.csv");
-    let mut f = std::fs::File::create(&inputs).unwrap();
-    f.write_all(b"t,q.ground_speed\n0").unwrap();
-    f.write_all(&vec![b','; 50_000_000]).unwrap();
-    f.write_all(b"\n").unwrap();
-    drop(f);
+    support::write_fifty_million_commas(&inputs);
     let pack = support::examples().join("classic_mobs");
     let start = Instant::now();
-    let out = molang_limited(
-        600,
-        &[
-            "run",
-            pack.to_str().unwrap(),
-            "--entity",
-            "classic:spider",
-            "--inputs",
-            inputs.to_str().unwrap(),
-            "--seconds",
-            "0.1",
-        ],
-    );
+    let inputs_arg = inputs.to_str().unwrap();
+    let spider = [
+        "--entity",
+        "classic:spider",
+        "--inputs",
+        inputs_arg,
+        "--seconds",
+        "0.1",
+    ];
+    let out = limited_on(600, "run", &pack, &spider);
     assert_refused_at(&out, &inputs, "2:1: the line is longer than 1048576 bytes");
     assert!(start.elapsed() < Duration::from_secs(30));
     // Many short fields: counted before anything is split.
@@ -520,12 +493,11 @@ fn a_line_of_fifty_million_commas_is_refused_in_bounded_memory() {
         &text(&out.stderr),
         "2:1: 5001 fields; a CSV line holds at most 4096",
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_huge_bad_cell_is_not_echoed_whole() {
-    let dir = scratch("bigcell");
+    let dir = Scratch::new("bigcell");
     let inputs = dir.join("in.csv");
     let cell = "x".repeat(900_000);
     std::fs::write(&inputs, format!("t,q.ground_speed\n0,{cell}\n")).unwrap();
@@ -534,20 +506,12 @@ fn a_huge_bad_cell_is_not_echoed_whole() {
     let stderr = text(&out.stderr);
     assert!(stderr.len() < 1_000, "{} bytes of message", stderr.len());
     assert_contains(&stderr, "… (899940 more bytes)` is not a number");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_line_that_is_not_utf8_is_named_and_the_batch_goes_on() {
-    let out = eval_batch(
-        &[],
-        b"{\"expr\": \"1+1\"}\n{\"expr\": \"\xff\xfe\"}\n{\"expr\": \"2*3\"}\n",
-    );
-    assert_code(&out, 0);
-    let lines: Vec<serde_json::Value> = text(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines =
+        batch_answers(b"{\"expr\": \"1+1\"}\n{\"expr\": \"\xff\xfe\"}\n{\"expr\": \"2*3\"}\n");
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[0]["value"], 2.0);
     assert_eq!(
@@ -596,10 +560,17 @@ fn eval_batch_memory_stays_bounded_over_many_distinct_expressions() {
 
 // ---- Pack walks: file size and count, memory that follows the Molang -----------------
 
+/// `molang SUBCOMMAND PACK EXTRA...` with its address space limited to `mb` megabytes.
+fn limited_on(mb: u64, subcommand: &str, pack: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![subcommand, pack.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    molang_limited(mb, &args)
+}
+
 /// A resource pack folder `name` with a manifest, and the path of its one client entity file
 /// (its folder made, the file not written).
-fn entity_pack(name: &str) -> (PathBuf, PathBuf) {
-    let dir = scratch(name);
+fn entity_pack(name: &str) -> (Scratch, PathBuf) {
+    let dir = Scratch::new(name);
     write_in(
         &dir,
         "rp/manifest.json",
@@ -611,7 +582,7 @@ fn entity_pack(name: &str) -> (PathBuf, PathBuf) {
 }
 
 /// A resource pack with one client entity and `pad` bytes of spaces in it.
-fn padded_pack(name: &str, pad: usize) -> (PathBuf, PathBuf) {
+fn padded_pack(name: &str, pad: usize) -> (Scratch, PathBuf) {
     let (dir, big) = entity_pack(name);
     let mut f = std::fs::File::create(&big).unwrap();
     f.write_all(br#"{"format_version":"1.10.0","minecraft:client_entity":{"description":{"identifier":"t:big","scripts":{"pre_animation":["v.x = 1;"]}}}}"#).unwrap();
@@ -633,15 +604,7 @@ fn a_file_past_the_size_limit_is_not_read() {
     // 33 MiB: past the default limit. Read, its tree alone would take far more than the
     // address space given.
     let (dir, big) = padded_pack("bigfile", 33 << 20);
-    let out = molang_limited(
-        400,
-        &[
-            "check",
-            dir.join("rp").to_str().unwrap(),
-            "--format",
-            "json",
-        ],
-    );
+    let out = limited_on(400, "check", &dir.join("rp"), &["--format", "json"]);
     assert_code(&out, 1);
     let diags = json_diagnostics(&out);
     let d = diags
@@ -663,13 +626,12 @@ fn a_file_past_the_size_limit_is_not_read() {
     ]);
     assert_code(&out, 0);
     assert!(json_diagnostics(&out).iter().all(|d| d["code"] != "E0706"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_walk_stops_past_the_file_count_limit_in_bounded_memory() {
     // 100,000 JSON files once grew past 20 GB; the walk now stops after 20,000.
-    let dir = scratch("manyfiles");
+    let dir = Scratch::new("manyfiles");
     let ui = dir.join("p/animations");
     std::fs::create_dir_all(&ui).unwrap();
     for i in 0..20_010 {
@@ -680,10 +642,7 @@ fn a_walk_stops_past_the_file_count_limit_in_bounded_memory() {
         .unwrap();
     }
     let start = Instant::now();
-    let out = molang_limited(
-        600,
-        &["check", dir.join("p").to_str().unwrap(), "--format", "json"],
-    );
+    let out = limited_on(600, "check", &dir.join("p"), &["--format", "json"]);
     assert_code(&out, 1);
     let limit: Vec<_> = json_diagnostics(&out)
         .into_iter()
@@ -715,7 +674,6 @@ fn a_walk_stops_past_the_file_count_limit_in_bounded_memory() {
         limit[0]["message"].as_str().unwrap(),
         "the folder holds more than 1024 entries, past what a walk of at most 100 JSON files lists",
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[allow(dead_code)]
@@ -728,7 +686,7 @@ fn check_memory_follows_the_json_read() {
     // `molang check` once read every file before parsing and let the parse run ahead of the
     // walk without bound: it needed more than 450 MB of address space here (peak resident
     // 261 MB); now a group of files at a time, about 180 MB (peak resident ~110 MB).
-    let dir = scratch("genpack");
+    let dir = Scratch::new("genpack");
     let out_dir = dir.join("gen");
     let stats = gen_pack::generate(&out_dir, 50_000, 1).unwrap();
     let json_mb = stats.bytes / 1_000_000;
@@ -747,7 +705,6 @@ fn check_memory_follows_the_json_read() {
     let stdout = text(&out.stdout);
     assert_code(&out, 0);
     assert_contains(&stdout, &format!("{} files", stats.files));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---- 3. The language server: framing ---------------------------------------------------
@@ -821,6 +778,13 @@ impl Lsp {
         }
     }
 
+    /// A server started and initialized without a workspace.
+    fn initialized() -> Lsp {
+        let mut s = Lsp::start();
+        s.initialize();
+        s
+    }
+
     fn initialize(&mut self) {
         self.initialize_with(
             serde_json::json!({"processId": null, "rootUri": null, "capabilities": {}}),
@@ -871,7 +835,7 @@ impl Lsp {
 #[cfg(unix)]
 #[test]
 fn lsp_answers_initialize_over_a_pack_holding_a_fifo() {
-    let dir = scratch("lsp-fifo");
+    let dir = Scratch::new("lsp-fifo");
     std::fs::create_dir_all(dir.join("animations")).unwrap();
     std::fs::write(
         dir.join("animations/a.json"),
@@ -912,13 +876,11 @@ fn lsp_answers_initialize_over_a_pack_holding_a_fifo() {
     done.store(true, std::sync::atomic::Ordering::SeqCst);
     watchdog.join().unwrap();
     assert_eq!(s.exit(), Some(0));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn lsp_refuses_huge_content_lengths_and_keeps_serving() {
-    let mut s = Lsp::start();
-    s.initialize();
+    let mut s = Lsp::initialized();
     let mut logs = Vec::new();
     for (i, n) in ["18446744073709551615", "1000000000000", "67108865"]
         .iter()
@@ -943,8 +905,7 @@ fn lsp_refuses_huge_content_lengths_and_keeps_serving() {
 
 #[test]
 fn lsp_framing_errors_are_answered_or_logged_never_fatal() {
-    let mut s = Lsp::start();
-    s.initialize();
+    let mut s = Lsp::initialized();
     let mut logs = Vec::new();
     let broken: [&[u8]; 4] = [
         b"Content-Length: 10\r\n\r\n{not json}",
@@ -980,8 +941,7 @@ fn lsp_framing_errors_are_answered_or_logged_never_fatal() {
 
 #[test]
 fn lsp_exit_without_shutdown_is_code_1() {
-    let mut s = Lsp::start();
-    s.initialize();
+    let s = Lsp::initialized();
     assert_eq!(s.exit(), Some(1));
 }
 
@@ -1002,20 +962,14 @@ fn run_refuses_a_huge_script_array_in_bounded_memory() {
     f.write_all(b"]}}}}").unwrap();
     drop(f);
     assert!(std::fs::metadata(&big).unwrap().len() > 33 << 20);
-    let out = molang_limited(
+    let out = limited_on(
         400,
-        &[
-            "run",
-            dir.join("rp").to_str().unwrap(),
-            "--entity",
-            "t:big",
-            "--seconds",
-            "1",
-        ],
+        "run",
+        &dir.join("rp"),
+        &["--entity", "t:big", "--seconds", "1"],
     );
     let err = text(&out.stderr);
     assert!(!out.status.success(), "{err}");
     assert_contains(&err, "E0706");
     assert_contains(&err, "larger than the 32 MiB a file may have");
-    let _ = std::fs::remove_dir_all(&dir);
 }

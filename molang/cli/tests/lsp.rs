@@ -21,6 +21,17 @@ struct Client {
 }
 
 impl Client {
+    /// A server on a memory connection, nothing sent yet.
+    fn connect() -> Client {
+        let (server_side, conn) = Connection::memory();
+        let server = std::thread::spawn(move || molang_cli::lsp::serve(server_side));
+        Client {
+            conn,
+            server: Some(server),
+            next_id: 0,
+        }
+    }
+
     fn start(roots: &[PathBuf]) -> Client {
         Client::start_with(roots, json!({}), Value::Null)
     }
@@ -28,13 +39,7 @@ impl Client {
     /// A session whose client announces `capabilities` and passes `options`
     /// (`initializationOptions`).
     fn start_with(roots: &[PathBuf], capabilities: Value, options: Value) -> Client {
-        let (server_side, conn) = Connection::memory();
-        let server = std::thread::spawn(move || molang_cli::lsp::serve(server_side));
-        let mut c = Client {
-            conn,
-            server: Some(server),
-            next_id: 0,
-        };
+        let mut c = Client::connect();
         let folders: Vec<Value> = roots
             .iter()
             .map(|r| json!({"uri": path_to_uri(r).as_str(), "name": "pack"}))
@@ -112,6 +117,14 @@ impl Client {
         }
     }
 
+    /// Consumes one diagnostics notification, which must be about `path`.
+    #[track_caller]
+    fn diagnostics_of(&self, path: &Path) -> Vec<Diagnostic> {
+        let (p, d) = self.diagnostics();
+        assert_eq!(p, path);
+        d
+    }
+
     /// Consumes `n` diagnostics notifications, by path.
     fn diagnostics_n(&self, n: usize) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
         (0..n).map(|_| self.diagnostics()).collect()
@@ -131,6 +144,24 @@ impl Client {
         );
     }
 
+    fn save(&self, path: &Path) {
+        self.notify("textDocument/didSave", doc(path, json!({})));
+    }
+
+    fn close(&self, path: &Path) {
+        self.notify("textDocument/didClose", doc(path, json!({})));
+    }
+
+    /// The answer to `method` on the document `path`, with the members of `more`.
+    fn on(&mut self, method: &str, path: &Path, more: Value) -> Value {
+        self.request(method, doc(path, more))
+    }
+
+    /// The answer to `method` at byte `at` of the first `needle` in `text`, the text of `path`.
+    fn at(&mut self, method: &str, path: &Path, text: &str, needle: &str, at: usize) -> Value {
+        self.request(method, tdp(path, text, needle, at))
+    }
+
     fn shutdown(mut self) {
         let v = self.request("shutdown", Value::Null);
         assert_eq!(v, Value::Null);
@@ -143,6 +174,16 @@ impl Client {
             "unread messages left"
         );
     }
+}
+
+/// Whether `d` has the code `code`.
+fn is(d: &Diagnostic, code: &str) -> bool {
+    d.code == Some(NumberOrString::String(code.into()))
+}
+
+/// Whether one of `ds` has the code `code`.
+fn has(ds: &[Diagnostic], code: &str) -> bool {
+    ds.iter().any(|d| is(d, code))
 }
 
 fn uri(path: &Path) -> String {
@@ -160,8 +201,17 @@ fn pos(text: &str, needle: &str, at: usize) -> Value {
     json!({"line": line, "character": col})
 }
 
+/// `{"textDocument": {"uri": ...}}` of `path` with the members of `more`.
+fn doc(path: &Path, more: Value) -> Value {
+    let mut v = json!({"textDocument": {"uri": uri(path)}});
+    v.as_object_mut()
+        .unwrap()
+        .extend(more.as_object().unwrap().clone());
+    v
+}
+
 fn tdp(path: &Path, text: &str, needle: &str, at: usize) -> Value {
-    json!({"textDocument": {"uri": uri(path)}, "position": pos(text, needle, at)})
+    doc(path, json!({"position": pos(text, needle, at)}))
 }
 
 const MANIFEST: &str = r#"{"format_version": 2, "header": {"name": "t", "uuid": "5d0a8d2c-0000-4000-8000-000000000001", "version": [1, 0, 0], "min_engine_version": [1, 21, 100]},
@@ -212,6 +262,13 @@ const CONTROLLER: &str = r#"{
 
 struct Fixture {
     dir: PathBuf,
+}
+
+/// A fixture pack `name` and a session on it.
+fn session_on(name: &str) -> (Fixture, Client) {
+    let fx = Fixture::new(name);
+    let c = session(&fx);
+    (fx, c)
 }
 
 /// A session on a fixture pack, the diagnostics of opening it consumed.
@@ -305,10 +362,7 @@ fn lsp_diagnostics_on_open_change_save() {
     assert_eq!(published_says(&published), check_says(&roots));
     let anim = fx.path("animations/walk.animation.json");
     let d = &published[&anim];
-    let e = d
-        .iter()
-        .find(|d| d.code == Some(NumberOrString::String("E0106".into())))
-        .expect("E0106");
+    let e = d.iter().find(|d| is(d, "E0106")).expect("E0106");
     assert_eq!(e.severity, Some(DiagnosticSeverity::ERROR));
     assert_eq!(e.source.as_deref(), Some("molang"));
     // The range is the `3` of `(2 3)`, in the JSON file's coordinates.
@@ -324,60 +378,32 @@ fn lsp_diagnostics_on_open_change_save() {
     // Open with the error fixed: the file's diagnostics are cleared.
     let fixed = ANIMATION.replace("1 + (2 3)", "1 + (2 * 3)");
     c.open(&anim, &fixed);
-    let (p, d) = c.diagnostics();
-    assert_eq!(p, anim);
-    assert!(
-        d.iter()
-            .all(|d| d.code != Some(NumberOrString::String("E0106".into()))),
-        "{d:?}"
-    );
+    let d = c.diagnostics_of(&anim);
+    assert!(!has(&d, "E0106"), "{d:?}");
 
     // A change that reads a variable no script of the entity sets: the entity-aware check
     // runs across files.
     let broken = fixed.replace("*v.walk", "*v.never_set");
     c.change(&anim, 2, &broken);
-    let (p, d) = c.diagnostics();
-    assert_eq!(p, anim);
-    let codes: Vec<_> = d.iter().filter_map(|d| d.code.clone()).collect();
-    assert!(
-        codes.contains(&NumberOrString::String("W0604".into())),
-        "{codes:?}"
-    );
-    let w = d
-        .iter()
-        .find(|d| d.code == Some(NumberOrString::String("W0604".into())))
-        .unwrap();
+    let d = c.diagnostics_of(&anim);
+    assert!(has(&d, "W0604"), "{d:?}");
+    let w = d.iter().find(|d| is(d, "W0604")).unwrap();
     assert!(w.message.contains("never_set"), "{}", w.message);
 
     // Close without saving: the disk text (with its E0106) counts again.
-    c.notify(
-        "textDocument/didClose",
-        json!({"textDocument": {"uri": uri(&anim)}}),
-    );
-    let (p, d) = c.diagnostics();
-    assert_eq!(p, anim);
-    assert!(d
-        .iter()
-        .any(|d| d.code == Some(NumberOrString::String("E0106".into()))));
+    c.close(&anim);
+    let d = c.diagnostics_of(&anim);
+    assert!(has(&d, "E0106"), "{d:?}");
     // Open the broken text again, save it and close: the saved text counts, so closing
     // publishes nothing; the next message is the answer to a request.
     c.open(&anim, &broken);
-    let (p, d) = c.diagnostics();
-    assert_eq!(p, anim);
-    assert!(d
-        .iter()
-        .all(|d| d.code != Some(NumberOrString::String("E0106".into()))));
+    let d = c.diagnostics_of(&anim);
+    assert!(!has(&d, "E0106"), "{d:?}");
     // The editor writes the file, then says so; the server reads it again.
     std::fs::write(&anim, &broken).unwrap();
-    c.notify(
-        "textDocument/didSave",
-        json!({"textDocument": {"uri": uri(&anim)}}),
-    );
-    c.notify(
-        "textDocument/didClose",
-        json!({"textDocument": {"uri": uri(&anim)}}),
-    );
-    let h = c.request("textDocument/hover", tdp(&anim, &broken, "q.anim_time", 3));
+    c.save(&anim);
+    c.close(&anim);
+    let h = c.at("textDocument/hover", &anim, &broken, "q.anim_time", 3);
     assert!(h["contents"]["value"]
         .as_str()
         .unwrap()
@@ -405,9 +431,7 @@ fn lsp_reports_a_utf16_file_as_check_does() {
     let utf16 = |ds: &[Diagnostic]| {
         ds.iter()
             .filter(|d| {
-                d.code == Some(NumberOrString::String("E0702".into()))
-                    && d.message.contains("UTF-16")
-                    && d.message.contains("UTF-8")
+                is(d, "E0702") && d.message.contains("UTF-16") && d.message.contains("UTF-8")
             })
             .count()
     };
@@ -447,20 +471,20 @@ fn lsp_diagnostics_of_the_mistakes_pack_match_check() {
             }
         }
     }
-    let _ = c.request(
+    let _ = c.on(
         "textDocument/documentSymbol",
-        json!({"textDocument": {"uri": uri(&roots[0].join("manifest.json"))}}),
+        &roots[0].join("manifest.json"),
+        json!({}),
     );
     c.shutdown();
 }
 
 #[test]
 fn lsp_hover_queries_math_variables_constants() {
-    let fx = Fixture::new("hover");
-    let mut c = session(&fx);
+    let (fx, mut c) = session_on("hover");
     let anim = fx.path("animations/walk.animation.json");
     let hover = |c: &mut Client, needle: &str, at: usize| -> String {
-        let v = c.request("textDocument/hover", tdp(&anim, ANIMATION, needle, at));
+        let v = c.at("textDocument/hover", &anim, ANIMATION, needle, at);
         v["contents"]["value"]
             .as_str()
             .unwrap_or_else(|| panic!("no hover at {needle}: {v}"))
@@ -471,28 +495,28 @@ fn lsp_hover_queries_math_variables_constants() {
     // What it returns, not only its arguments.
     assert_contains(&q, "Seconds since the current animation started");
     let m = hover(&mut c, "math.cos", 6);
-    assert_contains(&m, "math.cos(x)");
-    assert_contains(&m, "exactly 1 argument");
-    assert_contains(&m, "degrees");
+    assert_contains_all(&m, &["math.cos(x)", "exactly 1 argument", "degrees"]);
     let v = hover(&mut c, "v.walk", 3);
-    assert_contains(&v, "variable.walk");
-    assert_contains(&v, "test:pig");
-    assert_contains(
+    assert_contains_all(
         &v,
-        "Written in:\n- pig.entity.json:8 (client_entity.scripts.pre_animation)",
-    );
-    assert_contains(
-        &v,
-        "Read in:\n- walk.animation.json:7 (animation.bone.rotation)",
+        &[
+            "variable.walk",
+            "test:pig",
+            "Written in:\n- pig.entity.json:8 (client_entity.scripts.pre_animation)",
+            "Read in:\n- walk.animation.json:7 (animation.bone.rotation)",
+        ],
     );
     let k = hover(&mut c, "38.17", 2);
     assert_contains(&k, "`38.17` = **38.17**");
     let pi = hover(&mut c, "math.pi/2", 8);
     assert_contains(&pi, "`math.pi/2` = **1.5707964**");
     // Signature help inside a call: the signature, its documentation, the argument.
-    let sig = c.request(
+    let sig = c.at(
         "textDocument/signatureHelp",
-        tdp(&anim, ANIMATION, "q.anim_time*38", 2),
+        &anim,
+        ANIMATION,
+        "q.anim_time*38",
+        2,
     );
     assert_eq!(sig["signatures"][0]["label"], json!("math.cos(x)"), "{sig}");
     assert_eq!(sig["activeParameter"], json!(0), "{sig}");
@@ -503,49 +527,44 @@ fn lsp_hover_queries_math_variables_constants() {
         "degrees",
     );
     // Outside Molang: no hover.
-    let none = c.request("textDocument/hover", tdp(&anim, ANIMATION, "\"loop\"", 2));
+    let none = c.at("textDocument/hover", &anim, ANIMATION, "\"loop\"", 2);
     assert_eq!(none, Value::Null);
     c.shutdown();
 }
 
 #[test]
 fn lsp_completion_queries_math_variables() {
-    let fx = Fixture::new("completion");
-    let mut c = session(&fx);
+    let (fx, mut c) = session_on("completion");
     let anim = fx.path("animations/walk.animation.json");
-    let labels = |v: &Value| -> Vec<String> {
-        v.as_array()
-            .unwrap()
+    // The items offered at byte `at` of `needle`.
+    let mut complete = |needle: &str, at: usize| -> Vec<Value> {
+        let v = c.at("textDocument/completion", &anim, ANIMATION, needle, at);
+        v.as_array().unwrap().clone()
+    };
+    let labels = |items: &[Value]| -> Vec<String> {
+        items
             .iter()
             .map(|i| i["label"].as_str().unwrap().to_string())
             .collect()
     };
+    let find = |items: &[Value], label: &str| -> Value {
+        let item = items.iter().find(|i| i["label"] == label);
+        item.unwrap_or_else(|| panic!("no {label}")).clone()
+    };
     // After `q.anim_` : queries in the user's short spelling.
-    let v = c.request(
-        "textDocument/completion",
-        tdp(&anim, ANIMATION, "q.anim_time", 7),
-    );
+    let v = complete("q.anim_time", 7);
     let l = labels(&v);
     assert!(l.contains(&"q.anim_time".to_string()), "{l:?}");
     assert!(l.iter().all(|x| x.starts_with("q.anim_")), "{l:?}");
-    let item = &v.as_array().unwrap()[0];
     assert_eq!(
-        item["textEdit"]["newText"]
+        v[0]["textEdit"]["newText"]
             .as_str()
             .map(|s| s.starts_with("q.anim_")),
         Some(true)
     );
     // `math.` : every math function, with arity snippets.
-    let v = c.request(
-        "textDocument/completion",
-        tdp(&anim, ANIMATION, "math.cos", 5),
-    );
-    let clamp = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["label"] == "math.clamp")
-        .expect("math.clamp");
+    let v = complete("math.cos", 5);
+    let clamp = find(&v, "math.clamp");
     assert_eq!(
         clamp["textEdit"]["newText"],
         "math.clamp(${1:v}, ${2:lo}, ${3:hi})"
@@ -556,23 +575,14 @@ fn lsp_completion_queries_math_variables() {
     assert_contains(doc, "NaN");
     assert_eq!(labels(&v).len(), 61);
     // `v.` : the entity's variables across its files.
-    let v = c.request(
-        "textDocument/completion",
-        tdp(&anim, ANIMATION, "v.walk", 2),
-    );
-    let l = labels(&v);
+    let l = labels(&complete("v.walk", 2));
     assert!(
         l.contains(&"v.speed".to_string()) && l.contains(&"v.walk".to_string()),
         "{l:?}"
     );
     // Deprecated queries carry the tag.
-    let v = c.request(
-        "textDocument/completion",
-        tdp(&anim, ANIMATION, "q.anim_time", 2),
-    );
+    let v = complete("q.anim_time", 2);
     let deprecated = v
-        .as_array()
-        .unwrap()
         .iter()
         .filter(|i| i["tags"] == json!([1]) && i["deprecated"] == json!(true))
         .count();
@@ -582,12 +592,7 @@ fn lsp_completion_queries_math_variables() {
         .count();
     assert_eq!(deprecated, expected);
     // A deprecated query's documentation names its successor.
-    let old = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["label"] == "q.get_equipped_item_name")
-        .expect("q.get_equipped_item_name");
+    let old = find(&v, "q.get_equipped_item_name");
     assert_contains(
         old["documentation"]["value"].as_str().unwrap(),
         "**Deprecated**",
@@ -600,15 +605,11 @@ fn lsp_completion_queries_math_variables() {
 // hash and equality only look at the text.
 #[allow(clippy::mutable_key_type)]
 fn lsp_definition_references_rename() {
-    let fx = Fixture::new("rename");
-    let mut c = session(&fx);
+    let (fx, mut c) = session_on("rename");
     let anim = fx.path("animations/walk.animation.json");
     let entity = fx.path("entity/pig.entity.json");
     // Definition of v.walk (read in the animation) is its assignment in pre_animation.
-    let v = c.request(
-        "textDocument/definition",
-        tdp(&anim, ANIMATION, "v.walk", 2),
-    );
+    let v = c.at("textDocument/definition", &anim, ANIMATION, "v.walk", 2);
     let locs: Vec<Location> = serde_json::from_value(v).unwrap();
     assert_eq!(locs.len(), 1);
     assert_eq!(uri_to_path(&locs[0].uri), Some(entity.clone()));
@@ -617,23 +618,22 @@ fn lsp_definition_references_rename() {
         serde_json::from_value::<Position>(pos(ENTITY, "v.walk =", 0)).unwrap()
     );
     // References: the write and the read, across both files.
-    let v = c.request(
+    let v = c.on(
         "textDocument/references",
-        json!({"textDocument": {"uri": uri(&anim)}, "position": pos(ANIMATION, "v.walk", 2), "context": {"includeDeclaration": true}}),
+        &anim,
+        json!({"position": pos(ANIMATION, "v.walk", 2), "context": {"includeDeclaration": true}}),
     );
     let locs: Vec<Location> = serde_json::from_value(v).unwrap();
     assert_eq!(locs.len(), 2);
     // An animation short name in the entity goes to the animation's file.
-    let v = c.request(
-        "textDocument/definition",
-        tdp(&entity, ENTITY, "\"walk\",", 2),
-    );
+    let v = c.at("textDocument/definition", &entity, ENTITY, "\"walk\",", 2);
     let locs: Vec<Location> = serde_json::from_value(v).unwrap();
     assert_eq!(uri_to_path(&locs[0].uri), Some(anim.clone()));
     // Rename v.walk → v.stride in both files, keeping each spelling's namespace.
-    let v = c.request(
+    let v = c.on(
         "textDocument/rename",
-        json!({"textDocument": {"uri": uri(&anim)}, "position": pos(ANIMATION, "v.walk", 3), "newName": "stride"}),
+        &anim,
+        json!({"position": pos(ANIMATION, "v.walk", 3), "newName": "stride"}),
     );
     let edit: WorkspaceEdit = serde_json::from_value(v).unwrap();
     let changes = edit.changes.unwrap();
@@ -649,7 +649,10 @@ fn lsp_definition_references_rename() {
     let err = c
         .request_result(
             "textDocument/rename",
-            json!({"textDocument": {"uri": uri(&anim)}, "position": pos(ANIMATION, "v.walk", 3), "newName": "2x"}),
+            doc(
+                &anim,
+                json!({"position": pos(ANIMATION, "v.walk", 3), "newName": "2x"}),
+            ),
         )
         .unwrap_err();
     assert_contains(&err, "not a Molang name");
@@ -658,20 +661,17 @@ fn lsp_definition_references_rename() {
 
 #[test]
 fn lsp_formatting_symbols_semantic_tokens() {
-    let fx = Fixture::new("format");
-    let mut c = session(&fx);
+    let (fx, mut c) = session_on("format");
     let ctrl = fx.path("animation_controllers/test.animation_controllers.json");
-    let v = c.request(
+    let v = c.on(
         "textDocument/formatting",
-        json!({"textDocument": {"uri": uri(&ctrl)}, "options": {"tabSize": 2, "insertSpaces": true}}),
+        &ctrl,
+        json!({"options": {"tabSize": 2, "insertSpaces": true}}),
     );
     let edits: Vec<TextEdit> = serde_json::from_value(v).unwrap();
     assert_eq!(edits.len(), 1);
     assert_eq!(edits[0].new_text, "q.modified_move_speed < 0.1");
-    let v = c.request(
-        "textDocument/documentSymbol",
-        json!({"textDocument": {"uri": uri(&ctrl)}}),
-    );
+    let v = c.on("textDocument/documentSymbol", &ctrl, json!({}));
     let syms: Vec<DocumentSymbol> = serde_json::from_value(v).unwrap();
     assert_eq!(syms.len(), 1);
     assert_eq!(syms[0].name, "controller.animation.test");
@@ -682,10 +682,7 @@ fn lsp_formatting_symbols_semantic_tokens() {
         .map(|s| s.name.as_str())
         .collect();
     assert_eq!(states, ["default", "moving"]);
-    let v = c.request(
-        "textDocument/semanticTokens/full",
-        json!({"textDocument": {"uri": uri(&ctrl)}}),
-    );
+    let v = c.on("textDocument/semanticTokens/full", &ctrl, json!({}));
     let data = v["data"].as_array().unwrap();
     // Two transitions: query, operator, number each.
     assert_eq!(data.len(), 6 * 5);
@@ -695,7 +692,7 @@ fn lsp_formatting_symbols_semantic_tokens() {
 }
 
 mod support;
-use support::{assert_contains, vanilla_rp as vanilla};
+use support::{assert_contains, assert_contains_all, vanilla_rp as vanilla};
 
 #[test]
 fn lsp_vanilla_resource_pack() {
@@ -706,16 +703,19 @@ fn lsp_vanilla_resource_pack() {
     // Hover on cow's v.index: written in pre_animation, read by its render controller.
     let cow = roots[0].join("entity/cow.entity.json");
     let text = std::fs::read_to_string(&cow).unwrap();
-    let v = c.request("textDocument/hover", tdp(&cow, &text, "v.index =", 3));
+    let v = c.at("textDocument/hover", &cow, &text, "v.index =", 3);
     let h = v["contents"]["value"].as_str().unwrap();
     assert_contains(h, "minecraft:cow");
     assert_contains(h, "cow.v3.render_controllers.json");
     // A script array's entries: each write at its own line.
     let player = roots[0].join("entity/player.entity.json");
     let ptext = std::fs::read_to_string(&player).unwrap();
-    let v = c.request(
+    let v = c.at(
         "textDocument/hover",
-        tdp(&player, &ptext, "variable.hand_bob = 0.0", 10),
+        &player,
+        &ptext,
+        "variable.hand_bob = 0.0",
+        10,
     );
     let h = v["contents"]["value"].as_str().unwrap();
     let line = |needle: &str| ptext[..ptext.find(needle).unwrap()].matches('\n').count() + 1;
@@ -729,7 +729,7 @@ fn lsp_vanilla_resource_pack() {
     let complete = |c: &mut Client, rel: &str, needle: &str, at: usize| -> Vec<String> {
         let path = roots[0].join(rel);
         let text = std::fs::read_to_string(&path).unwrap();
-        let v = c.request("textDocument/completion", tdp(&path, &text, needle, at));
+        let v = c.at("textDocument/completion", &path, &text, needle, at);
         v.as_array()
             .unwrap()
             .iter()
@@ -773,9 +773,12 @@ fn lsp_vanilla_resource_pack() {
     );
     assert!(shield.contains(&"c.item_slot".to_string()), "{shield:?}");
     // A geometry id goes to the model file that defines it (its `identifier` value).
-    let v = c.request(
+    let v = c.at(
         "textDocument/definition",
-        tdp(&cow, &text, "\"geometry.cow.v2\"", 3),
+        &cow,
+        &text,
+        "\"geometry.cow.v2\"",
+        3,
     );
     let locs: Vec<Location> = serde_json::from_value(v).unwrap();
     let model = roots[0].join("models/entity/cow.v2.geo.json");
@@ -790,13 +793,8 @@ fn lsp_vanilla_resource_pack() {
     let pig = roots[0].join("animations/pig.animation.json");
     let text = std::fs::read_to_string(&pig).unwrap();
     c.open(&pig, &text.replace("\"90.0 - this\"", "\"90.0 - (this\""));
-    let (p, d) = c.diagnostics();
-    assert_eq!(p, pig);
-    assert!(
-        d.iter()
-            .any(|d| d.code == Some(NumberOrString::String("E0105".into()))),
-        "{d:?}"
-    );
+    let d = c.diagnostics_of(&pig);
+    assert!(has(&d, "E0105"), "{d:?}");
     c.shutdown();
 }
 
@@ -965,9 +963,10 @@ fn lsp_code_actions_fix_the_checks() {
     let range = |needle: &str, from: usize, to: usize| json!({"start": pos(text, needle, from), "end": pos(text, needle, to)});
     // The quick fix offered for the diagnostic at `needle`: its code, and its one edit.
     let mut fix = |needle: &str, code: &str| -> (Value, String) {
-        let v = c.request(
+        let v = c.on(
             "textDocument/codeAction",
-            json!({"textDocument": {"uri": uri(&anim)}, "range": range(needle, 0, needle.len()), "context": {"diagnostics": []}}),
+            &anim,
+            json!({"range": range(needle, 0, needle.len()), "context": {"diagnostics": []}}),
         );
         let actions = v.as_array().unwrap();
         let a = actions
@@ -1008,9 +1007,10 @@ fn lsp_code_actions_fix_the_checks() {
         (range("t.x = 1; t.x", end, end), ";".to_string())
     );
     // The deprecated query's diagnostic is tagged (editors strike it through); others not.
-    let v = c.request(
+    let v = c.on(
         "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri(&anim)}, "range": range("block_property", 0, 14), "context": {"diagnostics": []}}),
+        &anim,
+        json!({"range": range("block_property", 0, 14), "context": {"diagnostics": []}}),
     );
     for a in v.as_array().unwrap() {
         let d = &a["diagnostics"][0];
@@ -1018,9 +1018,10 @@ fn lsp_code_actions_fix_the_checks() {
         assert_eq!(tagged, d["code"] == "W0209", "{d}");
     }
     // Away from any diagnostic: nothing to fix.
-    let v = c.request(
+    let v = c.on(
         "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri(&anim)}, "range": range("\"bones\"", 1, 1), "context": {"diagnostics": []}}),
+        &anim,
+        json!({"range": range("\"bones\"", 1, 1), "context": {"diagnostics": []}}),
     );
     assert_eq!(v, json!([]));
     c.shutdown();
@@ -1028,13 +1029,9 @@ fn lsp_code_actions_fix_the_checks() {
 
 #[test]
 fn lsp_inlay_hints_first_setter_and_version() {
-    let fx = Fixture::new("hints");
-    let mut c = session(&fx);
+    let (fx, mut c) = session_on("hints");
     let anim = fx.path("animations/walk.animation.json");
-    let v = c.request(
-        "textDocument/inlayHint",
-        json!({"textDocument": {"uri": uri(&anim)}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}}),
-    );
+    let v = c.on("textDocument/inlayHint", &anim, json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}}));
     let hints: Vec<InlayHint> = serde_json::from_value(v).unwrap();
     let label = |h: &InlayHint| match &h.label {
         InlayHintLabel::String(s) => s.clone(),
@@ -1062,8 +1059,7 @@ fn lsp_inlay_hints_first_setter_and_version() {
 
 #[test]
 fn lsp_range_formatting() {
-    let fx = Fixture::new("rangefmt");
-    let mut c = session(&fx);
+    let (fx, mut c) = session_on("rangefmt");
     let anim = fx.path("animations/walk.animation.json");
     let fmt = |c: &mut Client, range: Option<Value>| -> Vec<TextEdit> {
         let (method, mut p) = match &range {
@@ -1139,16 +1135,9 @@ fn pack_with(roots: &[PathBuf], texts: &BTreeMap<PathBuf, String>) -> molang::pa
 /// What check says, without columns (a rename to a name of another length moves them).
 fn check_lines(pack: &molang::pack::Pack) -> Vec<(PathBuf, String, usize, String)> {
     let (d, _) = molang::lint::check_pack(pack);
-    let mut out: Vec<_> = d
-        .iter()
-        .map(|d| {
-            (
-                d.path.clone(),
-                d.diagnostic.code.as_str().to_string(),
-                d.line,
-                d.diagnostic.message.clone(),
-            )
-        })
+    let all: Vec<_> = d.iter().collect();
+    let mut out: Vec<_> = (says(&all).into_iter())
+        .map(|(path, code, line, _, message)| (path, code, line, message))
         .collect();
     out.sort();
     out
@@ -1448,23 +1437,13 @@ fn lsp_files_changed_on_disk_are_read_again() {
     let anim = fx.path("animations/walk.animation.json");
     std::fs::write(&anim, ANIMATION.replace("math.pi/2", "math.pi/(2")).unwrap();
     watched(&anim, 2);
-    let (p, d) = c.diagnostics();
-    assert_eq!(p, anim);
-    assert!(
-        d.iter()
-            .any(|d| d.code == Some(NumberOrString::String("E0105".into()))),
-        "{d:?}"
-    );
+    let d = c.diagnostics_of(&anim);
+    assert!(has(&d, "E0105"), "{d:?}");
     // Fixed on disk: cleared.
     std::fs::write(&anim, ANIMATION).unwrap();
     watched(&anim, 2);
-    let (p, d) = c.diagnostics();
-    assert_eq!(p, anim);
-    assert!(
-        !d.iter()
-            .any(|d| d.code == Some(NumberOrString::String("E0105".into()))),
-        "{d:?}"
-    );
+    let d = c.diagnostics_of(&anim);
+    assert!(!has(&d, "E0105"), "{d:?}");
     // A new animation file the entity plays, reading a variable nothing sets.
     let entity = fx.path("entity/pig.entity.json");
     let created = fx.path("animations/extra.animation.json");
@@ -1487,30 +1466,19 @@ fn lsp_files_changed_on_disk_are_read_again() {
         "workspace/didChangeWatchedFiles",
         json!({"changes": [{"uri": uri(&created), "type": 1}, {"uri": uri(&entity), "type": 2}]}),
     );
-    let (p, d) = c.diagnostics();
-    assert_eq!(p, created);
-    assert!(
-        d.iter()
-            .any(|d| d.code == Some(NumberOrString::String("W0604".into()))),
-        "{d:?}"
-    );
+    let d = c.diagnostics_of(&created);
+    assert!(has(&d, "W0604"), "{d:?}");
     // Deleted: its diagnostics go with it, and the entity now names an animation no file
     // defines.
     std::fs::remove_file(&created).unwrap();
     watched(&created, 3);
     let got = c.diagnostics_n(2);
     assert!(got[&created].is_empty(), "{got:?}");
-    assert!(
-        got[&entity]
-            .iter()
-            .any(|d| d.code == Some(NumberOrString::String("W0805".into()))),
-        "{got:?}"
-    );
+    assert!(got[&entity].iter().any(|d| is(d, "W0805")), "{got:?}");
     // Put back on disk: cleared.
     std::fs::write(&entity, ENTITY).unwrap();
     watched(&entity, 2);
-    let (p, d) = c.diagnostics();
-    assert_eq!(p, entity);
+    let d = c.diagnostics_of(&entity);
     assert!(d.is_empty(), "{d:?}");
     // A save re-reads the file: what was saved counts once the editor closes it.
     let broken = ENTITY.replace("v.speed * 2", "v.speed * (2");
@@ -1520,17 +1488,11 @@ fn lsp_files_changed_on_disk_are_read_again() {
     let got = c.diagnostics_n(2);
     assert!(got.contains_key(&entity), "{got:?}");
     std::fs::write(&entity, &broken).unwrap();
-    c.notify(
-        "textDocument/didSave",
-        json!({"textDocument": {"uri": uri(&entity)}}),
-    );
-    c.notify(
-        "textDocument/didClose",
-        json!({"textDocument": {"uri": uri(&entity)}}),
-    );
+    c.save(&entity);
+    c.close(&entity);
     // Nothing to publish: the disk now holds the broken text the editor had.
     let mut c = c;
-    let v = c.request("textDocument/hover", tdp(&entity, &broken, "v.speed *", 3));
+    let v = c.at("textDocument/hover", &entity, &broken, "v.speed *", 3);
     assert!(v["contents"]["value"].as_str().is_some(), "{v}");
     // A client without dynamic registration gets no registration request (other tests).
     c.shutdown();
@@ -1550,9 +1512,10 @@ fn lsp_quick_fixes_for_near_names() {
     let mut c = session(&fx);
     let mut fix = |path: &Path, text: &str, needle: &str, code: &str| -> (Value, String) {
         let range = json!({"start": pos(text, needle, 0), "end": pos(text, needle, needle.len())});
-        let v = c.request(
+        let v = c.on(
             "textDocument/codeAction",
-            json!({"textDocument": {"uri": uri(path)}, "range": range, "context": {"diagnostics": []}}),
+            path,
+            json!({"range": range, "context": {"diagnostics": []}}),
         );
         let a = v
             .as_array()
@@ -1660,13 +1623,7 @@ fn lsp_queued_changes_are_analysed_once() {
     let fx = Fixture::new("coalesce");
     let roots = vec![fx.dir.clone()];
     let anim = fx.path("animations/walk.animation.json");
-    let (server_side, conn) = Connection::memory();
-    let server = std::thread::spawn(move || molang_cli::lsp::serve(server_side));
-    let mut c = Client {
-        conn,
-        server: Some(server),
-        next_id: 0,
-    };
+    let mut c = Client::connect();
     let folders = json!([{"uri": uri(&fx.dir), "name": "pack"}]);
     let init = c.send_request(
         "initialize",
@@ -1704,7 +1661,7 @@ fn lsp_queued_changes_are_analysed_once() {
     assert_eq!(path, &anim);
     let unset: Vec<&str> = d
         .iter()
-        .filter(|d| d.code == Some(NumberOrString::String("W0604".into())))
+        .filter(|d| is(d, "W0604"))
         .map(|d| d.message.as_str())
         .collect();
     assert!(

@@ -3,7 +3,10 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod support;
+use support::output_within;
 
 #[test]
 fn lsp_neovim_client() {
@@ -24,7 +27,7 @@ fn lsp_neovim_client() {
     );
     let pack = pack.canonicalize().unwrap();
     let script = here.join("tests/nvim/lsp_client.lua");
-    let mut child = Command::new("nvim")
+    let child = Command::new("nvim")
         .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c"])
         .arg(format!("luafile {}", script.display()))
         .env("MOLANG_BIN", env!("CARGO_BIN_EXE_molang"))
@@ -35,15 +38,7 @@ fn lsp_neovim_client() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("nvim starts");
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(300) {
-            let _ = child.kill();
-            panic!("nvim did not finish in 5 minutes");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = output_within(child, Duration::from_secs(300), "nvim");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     println!("{stdout}");

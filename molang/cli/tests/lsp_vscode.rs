@@ -29,10 +29,18 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> String {
     text
 }
 
+/// Whether Node.js is installed; when not, says that `what` is not done here.
+fn have_node(what: &str) -> bool {
+    let have = Command::new("node").arg("--version").output().is_ok();
+    if !have {
+        println!("node is not installed: {what}");
+    }
+    have
+}
+
 #[test]
 fn lsp_vscode_extension_packages_with_the_server() {
-    if Command::new("node").arg("--version").output().is_err() {
-        println!("node is not installed: the extension is not packaged here");
+    if !have_node("the extension is not packaged here") {
         return;
     }
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../editors/vscode");
@@ -99,8 +107,7 @@ fn lsp_vscode_extension_packages_with_the_server() {
 
 #[test]
 fn lsp_vscode_extension_downloads_the_release_asset_of_its_platform() {
-    if Command::new("node").arg("--version").output().is_err() {
-        println!("node is not installed: the extension's download is not tested here");
+    if !have_node("the extension's download is not tested here") {
         return;
     }
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../editors/vscode");

@@ -3,39 +3,35 @@
 //! through a link.
 
 mod support;
-use support::{assert_code, molang, scratch, text, write_in};
+use support::{
+    assert_code, check_as_json, json_lines, molang, molang_on, output_within, scratch, text,
+    write_in,
+};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const MANIFEST: &str = r#"{"format_version": 2, "header": {"name": "t", "uuid": "u", "version": [1, 0, 0], "min_engine_version": [1, 21, 0]},
     "modules": [{"type": "resources", "uuid": "m", "version": [1, 0, 0]}]}"#;
 
 /// Runs `molang ARGS` and kills it after a minute: these inputs used to hang.
 fn molang_within_a_minute(args: &[&std::ffi::OsStr]) -> Output {
-    let mut child = molang()
+    let child = molang()
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("molang {args:?} still running after a minute");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
+    output_within(child, Duration::from_secs(60), &format!("molang {args:?}"))
 }
 
-fn json_lines(out: &Output) -> Vec<serde_json::Value> {
-    text(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+/// A scratch folder `name` and in it a resource pack `rp` holding only its manifest.
+fn manifest_only(name: &str) -> (PathBuf, PathBuf) {
+    let d = scratch(name);
+    let rp = d.join("rp");
+    write_in(&rp, "manifest.json", MANIFEST);
+    (d, rp)
 }
 
 #[test]
@@ -50,11 +46,7 @@ fn check_and_fmt_read_the_game_folders_only_and_count_alike() {
         r#"{"animations": {"animation.t.a": {"anim_time_update": "q.anim_time+q.delta_time"}}}"#,
     );
     write_in(&d, "rendrr_controllers/r.json", "{}");
-    let check = molang()
-        .args(["check", "--format", "json"])
-        .arg(&d)
-        .output()
-        .unwrap();
+    let check = check_as_json(&d);
     assert_code(&check, 0);
     let lines = json_lines(&check);
     let typo: Vec<_> = lines.iter().filter(|l| l["code"] == "W0810").collect();
@@ -85,9 +77,7 @@ fn check_and_fmt_read_the_game_folders_only_and_count_alike() {
 #[test]
 fn check_finishes_on_a_fifo_and_links_out_of_the_pack() {
     use std::os::unix::fs::symlink;
-    let d = scratch("fifo-cli");
-    let rp = d.join("rp");
-    write_in(&rp, "manifest.json", MANIFEST);
+    let (d, rp) = manifest_only("fifo-cli");
     write_in(
         &rp,
         "animations/a.json",
@@ -126,9 +116,7 @@ fn check_finishes_on_a_fifo_and_links_out_of_the_pack() {
 #[test]
 fn fmt_write_never_writes_through_a_link() {
     use std::os::unix::fs::symlink;
-    let d = scratch("fmt-link");
-    let rp = d.join("rp");
-    write_in(&rp, "manifest.json", MANIFEST);
+    let (_, rp) = manifest_only("fmt-link");
     let ugly =
         r#"{"animations": {"animation.t.a": {"anim_time_update": "q.anim_time+q.delta_time"}}}"#;
     write_in(&rp, "shared/a.json", ugly);
@@ -191,11 +179,7 @@ fn check_reports_missing_references_at_their_value() {
            "textures": {"default": "textures/entity/present", "bad": "textures/entity/absent", "block": "textures/blocks/stone"},
            "animations": {"idle": "animation.vibrava.idle"}"#,
     );
-    let out = molang()
-        .args(["check", "--format", "json"])
-        .arg(&d)
-        .output()
-        .unwrap();
+    let out = check_as_json(&d);
     let lines = json_lines(&out);
     let with = |code: &str| -> Vec<String> {
         lines
@@ -204,19 +188,26 @@ fn check_reports_missing_references_at_their_value() {
             .map(|l| l["message"].as_str().unwrap().to_string())
             .collect()
     };
-    let geometry = with("W0811");
-    assert_eq!(geometry.len(), 1, "{lines:?}");
-    assert!(geometry[0].contains("geometry.t.gone"));
-    let controllers = with("W0812");
-    assert_eq!(controllers.len(), 2, "{lines:?}");
-    assert!(controllers[0].contains("did you mean `controller.render.Here`"));
-    assert!(controllers[1].contains("controller.render.gone"));
-    let textures = with("W0813");
-    assert_eq!(textures.len(), 1, "{lines:?}");
-    assert!(textures[0].contains("textures/entity/absent"));
-    let animations = with("W0805");
-    assert_eq!(animations.len(), 1, "{lines:?}");
-    assert!(animations[0].contains("did you mean `animation.Vibrava.idle`"));
+    // Each code with the words of its messages, in order.
+    let want: [(&str, &[&str]); 4] = [
+        ("W0811", &["geometry.t.gone"]),
+        (
+            "W0812",
+            &[
+                "did you mean `controller.render.Here`",
+                "controller.render.gone",
+            ],
+        ),
+        ("W0813", &["textures/entity/absent"]),
+        ("W0805", &["did you mean `animation.Vibrava.idle`"]),
+    ];
+    for (code, words) in want {
+        let messages = with(code);
+        assert_eq!(messages.len(), words.len(), "{code}: {lines:?}");
+        for (message, word) in messages.iter().zip(words) {
+            assert!(message.contains(word), "{code}: {message}");
+        }
+    }
     // At the JSON value: the line of `geometry.t.gone`.
     let at = lines.iter().find(|l| l["code"] == "W0811").unwrap();
     let src = std::fs::read_to_string(d.join("entity/e.json")).unwrap();
@@ -241,12 +232,7 @@ fn run_names_a_utf16_entity_file() {
         bytes.extend_from_slice(&u.to_le_bytes());
     }
     write_in(&d, "entity/e.json", bytes);
-    let out = molang()
-        .arg("run")
-        .arg(&d)
-        .args(["--entity", "t:e"])
-        .output()
-        .unwrap();
+    let out = molang_on("run", &d, &["--entity", "t:e"]);
     assert_code(&out, 2);
     let err = text(&out.stderr);
     assert!(err.contains("UTF-16") && err.contains("e.json"), "{err}");
@@ -254,11 +240,7 @@ fn run_names_a_utf16_entity_file() {
     let message =
         "the file is UTF-16 (little-endian, with a byte-order mark); the game reads UTF-8 only";
     assert!(err.contains(&format!("error[E0702]: {message}")), "{err}");
-    let out = molang()
-        .args(["check", "--format", "json"])
-        .arg(&d)
-        .output()
-        .unwrap();
+    let out = check_as_json(&d);
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().filter(|l| l.contains("\"code\"")).collect();
     assert_eq!(lines.len(), 1, "{stdout}");

@@ -9,7 +9,10 @@ use molang::picture::{self, Camera, Frame, Rig, Style};
 use molang::runtime::{Backend, PlayOptions, Player};
 
 mod support;
-use support::{assert_code, assert_contains, molang, scratch, text, vanilla_rp, write_in};
+use support::{
+    assert_code, assert_contains, molang, molang_to, readme_renders, scratch, text, vanilla_rp,
+    write_entity, write_in,
+};
 
 /// A walk at 2 blocks a second (the quadruped and humanoid walks read these).
 const WALK: &str = "t,q.modified_distance_moved,q.modified_move_speed,q.ground_speed\n\
@@ -230,14 +233,14 @@ fn the_cows_face_texels_land_where_its_uv_puts_them() {
 fn a_missing_texture_draws_the_checker_with_a_note() {
     let dir = scratch("render-missing-texture");
     let pack = dir.join("rp");
-    write_in(
+    write_entity(
         &pack,
         "entity/box.entity.json",
-        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
-            "identifier": "test:box", "geometry": {"default": "geometry.box"},
+        "test:box",
+        r#""geometry": {"default": "geometry.box"},
             "textures": {"default": "textures/entity/box"},
             "materials": {"default": "entity_alphatest"},
-            "render_controllers": ["controller.render.box"]}}}"#,
+            "render_controllers": ["controller.render.box"]"#,
     );
     write_in(
         &pack,
@@ -515,52 +518,33 @@ fn readme_pictures_are_what_their_commands_draw() {
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let dir = scratch("render-readme");
     // `molang import` as the README does it, for the tail's pack.
-    let o = molang()
-        .arg("import")
-        .arg(root.join("molang/cli/tests/fixtures/bbmodel/tail8.bbmodel"))
-        .arg("--out")
-        .arg(dir.join("tail_rp"))
-        .output()
-        .unwrap();
+    let o = molang_to(
+        "import",
+        &root.join("molang/cli/tests/fixtures/bbmodel/tail8.bbmodel"),
+        &dir.join("tail_rp"),
+        &[],
+    );
     assert_code(&o, 0);
-    let commands: Vec<String> = readme
-        .replace("\\\n", " ")
-        .lines()
-        .filter(|l| l.starts_with("molang render "))
-        .map(String::from)
-        .collect();
     let mut drawn = Vec::new();
-    for line in &commands {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let pack = words[2];
-        let pack = match pack {
+    for cmd in readme_renders(&readme) {
+        let pack = match cmd.pack.as_str() {
             "../shared/vanilla/resource_pack" => vanilla_rp(),
             "tail_rp" => dir.join("tail_rp"),
             _ => continue, // the Doggoyle's emitted pack
         };
-        let mut cmd = molang();
-        cmd.current_dir(&root).arg("render").arg(pack);
-        let mut out = None;
-        let mut rest = words[3..].iter();
-        while let Some(w) = rest.next() {
-            if *w == "--out" {
-                out = rest.next().map(|o| o.to_string());
-            } else {
-                cmd.arg(w);
-            }
-        }
-        let out = out.expect("a README render command names --out");
-        let scratch_out = dir.join(Path::new(&out).file_name().unwrap());
-        let o = cmd.arg("--out").arg(&scratch_out).output().unwrap();
-        assert_code(&o, 0);
-        let want = std::fs::read(root.join(&out)).unwrap();
+        let scratch_out = dir.join(Path::new(&cmd.out).file_name().unwrap());
+        let mut molang = molang();
+        molang.current_dir(&root);
+        assert_code(&cmd.run(molang, pack, &scratch_out), 0);
+        let want = std::fs::read(root.join(&cmd.out)).unwrap();
         let got = std::fs::read(&scratch_out).unwrap();
         assert!(
             want == got,
-            "{out} is not what `{}` draws now: run it with --force",
-            words.join(" ")
+            "{} is not what `{}` draws now: run it with --force",
+            cmd.out,
+            cmd.line
         );
-        drawn.push(out);
+        drawn.push(cmd.out);
     }
     assert_eq!(
         drawn,

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 mod support;
 use support::{
-    assert_code, assert_contains, molang, molang_on, scratch, text, vanilla_rp, walk, write_in,
+    assert_code, assert_contains, assert_contains_all, csv, molang, molang_on, molang_to,
+    run_inputs, scratch, stderr_with_code, text, vanilla_rp, walk, write_entity, write_in,
 };
 
 /// A pack of `tests/fixtures/runtime`.
@@ -14,36 +15,23 @@ fn fixture(name: &str) -> PathBuf {
     support::fixture(&format!("runtime/{name}"))
 }
 
+/// `molang run` of the quadruped fixture with its own inputs and `flags`.
+fn run_quadruped(flags: &str) -> std::process::Output {
+    let pack = fixture("quadruped");
+    run_inputs(&pack, &pack.join("inputs.csv"), flags)
+}
+
 #[test]
 fn run_writes_the_trace_contract() {
-    let out = molang()
-        .arg("run")
-        .arg(fixture("quadruped"))
-        .args([
-            "--entity",
-            "test:dog",
-            "--fps",
-            "20",
-            "--seconds",
-            "5",
-            "--world",
-            "--vars",
-        ])
-        .arg("--inputs")
-        .arg(fixture("quadruped").join("inputs.csv"))
-        .output()
-        .unwrap();
+    let out = run_quadruped("--entity test:dog --fps 20 --seconds 5 --world --vars");
     assert_code(&out, 0);
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(
-        lines.next(),
-        Some("frame,t,bone,rx,ry,rz,px,py,pz,sx,sy,sz,wx,wy,wz,v.entered_moving,v.speed_scaled")
+    let rows = csv::rows_under(
+        &text(&out.stdout),
+        "frame,t,bone,rx,ry,rz,px,py,pz,sx,sy,sz,wx,wy,wz,v.entered_moving,v.speed_scaled",
     );
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     // 5 s × 20 fps = 100 frames × 6 bones, geometry order.
     assert_eq!(rows.len(), 600);
-    let bones: Vec<&str> = rows[..6].iter().map(|r| r[2]).collect();
+    let bones: Vec<&str> = rows[..6].iter().map(|r| r[2].as_str()).collect();
     assert_eq!(bones, ["body", "head", "leg0", "leg1", "leg2", "leg3"]);
     assert_eq!(&rows[6][..2], ["1", "0.05"]);
     // Frame 21 (t = 1.05): walking at distance 0 → leg0.rx = cos(0) · 80.
@@ -62,26 +50,28 @@ fn run_writes_jsonl_and_a_plot() {
     let dir = scratch("jsonl");
     let svg = dir.join("legs.svg");
     let trace = dir.join("trace.jsonl");
-    let out = molang()
-        .arg("run")
-        .arg(fixture("keyframes"))
-        .args([
-            "--entity",
-            "test:keys",
-            "--fps",
-            "20",
-            "--seconds",
-            "1",
-            "--format",
-            "jsonl",
-        ])
-        .arg("--out")
-        .arg(&trace)
-        .arg("--plot")
-        .arg(&svg)
-        .args(["--channels", "lin.rx,cat.rx"])
-        .output()
-        .unwrap();
+    let flags = [
+        "--entity",
+        "test:keys",
+        "--fps",
+        "20",
+        "--seconds",
+        "1",
+        "--format",
+        "jsonl",
+    ];
+    let plot = [
+        "--plot",
+        svg.to_str().unwrap(),
+        "--channels",
+        "lin.rx,cat.rx",
+    ];
+    let out = molang_to(
+        "run",
+        &fixture("keyframes"),
+        &trace,
+        &[&flags[..], &plot].concat(),
+    );
     assert_code(&out, 0);
     let text = std::fs::read_to_string(&trace).unwrap();
     let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
@@ -125,8 +115,7 @@ fn run_bad_input_exits_2_with_a_position() {
 
     // Bad CSV cell: line 3, column 3.
     let dir = scratch("bad");
-    let csv = dir.join("in.csv");
-    std::fs::write(&csv, "t,q.ground_speed\n0,1\n1,fast\n").unwrap();
+    let csv = write_in(&dir, "in.csv", "t,q.ground_speed\n0,1\n1,fast\n");
     let out = molang()
         .arg("run")
         .arg(fixture("quadruped"))
@@ -173,18 +162,9 @@ fn attack_pack() -> PathBuf {
 #[test]
 fn variable_columns_drive_engine_variables() {
     let pack = attack_pack();
-    let csv = pack.join("in.csv");
-    std::fs::write(&csv, "t,v.attack_time\n0,0\n1,1\n").unwrap();
-    let out = molang()
-        .arg("run")
-        .arg(&pack)
-        .args(["--entity", "test:swing", "--fps", "10", "--seconds", "1.5"])
-        .arg("--inputs")
-        .arg(&csv)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    let csv = write_in(&pack, "in.csv", "t,v.attack_time\n0,0\n1,1\n");
+    let out = run_inputs(&pack, &csv, "--entity test:swing --fps 10 --seconds 1.5");
+    let err = stderr_with_code(&out, 0);
     assert!(!err.contains("attack_time"), "supplied, so no note: {err}");
     let text = String::from_utf8(out.stdout).unwrap();
     let rx: Vec<f32> = text
@@ -208,8 +188,7 @@ fn an_unsupplied_engine_variable_reads_zero_with_a_note() {
         &pack,
         &["--entity", "test:swing", "--fps", "10", "--seconds", "0.3"],
     );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    let err = stderr_with_code(&out, 0);
     assert_contains(&err, "variable.attack_time is set by the game");
     assert!(!err.contains("unset"), "no abort: {err}");
     let text = String::from_utf8(out.stdout).unwrap();
@@ -223,13 +202,8 @@ fn an_unsupplied_engine_variable_reads_zero_with_a_note() {
 #[test]
 fn bone_less_entities_write_one_row_per_frame_with_vars() {
     let d = scratch("boneless");
-    write_in(
-        &d,
-        "entity/s.entity.json",
-        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
-            "identifier": "test:scripts",
-            "scripts": {"initialize": ["v.x = 0;"], "pre_animation": ["v.x = math.sqrt(q.ground_speed - 1);"]}}}}"#,
-    );
+    let scripts = r#""scripts": {"initialize": ["v.x = 0;"], "pre_animation": ["v.x = math.sqrt(q.ground_speed - 1);"]}"#;
+    write_entity(&d, "entity/s.entity.json", "test:scripts", scripts);
     let out = molang_on(
         "run",
         &d,
@@ -259,23 +233,11 @@ fn run_args(
     inputs: &std::path::Path,
     backend: &str,
 ) -> (Option<i32>, String, String) {
-    let out = molang()
-        .arg("run")
-        .arg(fixture("query_args"))
-        .args([
-            "--entity",
-            entity,
-            "--fps",
-            "10",
-            "--seconds",
-            "1.5",
-            "--backend",
-            backend,
-        ])
-        .arg("--inputs")
-        .arg(inputs)
-        .output()
-        .unwrap();
+    let out = run_inputs(
+        &fixture("query_args"),
+        inputs,
+        &format!("--entity {entity} --fps 10 --seconds 1.5 --backend {backend}"),
+    );
     (
         out.status.code(),
         String::from_utf8(out.stdout).unwrap(),
@@ -357,8 +319,11 @@ fn string_arguments_run_natively_and_agree_with_the_interpreter() {
 
     // Without the plain column, the other strings read 0, each named once with its text.
     let dir = scratch("strings");
-    let only = dir.join("in.csv");
-    std::fs::write(&only, "t,q.property('minecraft:has_nectar')\n0,1\n").unwrap();
+    let only = write_in(
+        &dir,
+        "in.csv",
+        "t,q.property('minecraft:has_nectar')\n0,1\n",
+    );
     let (code, trace, err) = run_args("test:arg_strings", &only, "interp");
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(trace_row(&trace, 3, "s")[..3], [10.0, 0.0, 0.0]);
@@ -425,8 +390,7 @@ fn layered_packs_an_addon_over_vanilla() {
         ])
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    let err = stderr_with_code(&out, 0);
     assert!(
         !err.contains("is not in the pack"),
         "vanilla's geometry.slime is found: {err}"
@@ -452,16 +416,12 @@ fn layered_packs_an_addon_over_vanilla() {
 
 #[test]
 fn a_vanilla_mob_walks_from_a_short_identifier_with_no_extra_columns() {
-    let out = molang()
-        .arg("run")
-        .arg(vanilla_rp())
-        .args(["--entity", "zombie", "--fps", "20", "--seconds", "1"])
-        .arg("--inputs")
-        .arg(fixture("walking").join("walk.csv"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    let out = run_inputs(
+        &vanilla_rp(),
+        &fixture("walking").join("walk.csv"),
+        "--entity zombie --fps 20 --seconds 1",
+    );
+    let err = stderr_with_code(&out, 0);
     assert!(!err.contains("nested deeper"), "{err}");
     assert!(!err.contains("ended the script"), "{err}");
     let text = String::from_utf8(out.stdout).unwrap();
@@ -477,8 +437,7 @@ fn an_unknown_entity_gets_did_you_mean_not_a_list() {
         vanilla_rp(),
         &["--entity", "pgi", "--seconds", "0.1"],
     );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = stderr_with_code(&out, 2);
     assert_contains(&err, "did you mean `minecraft:pig`?");
     assert!(err.len() < 300, "no dump of every identifier: {err}");
 }
@@ -486,18 +445,13 @@ fn an_unknown_entity_gets_did_you_mean_not_a_list() {
 #[test]
 fn an_unknown_query_column_gets_a_note_with_a_suggestion() {
     let dir = scratch("typo");
-    let csv = dir.join("in.csv");
-    std::fs::write(&csv, "t,q.ground_sped\n0,1\n").unwrap();
-    let out = molang()
-        .arg("run")
-        .arg(fixture("quadruped"))
-        .args(["--entity", "test:dog", "--seconds", "0.1"])
-        .arg("--inputs")
-        .arg(&csv)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    let csv = write_in(&dir, "in.csv", "t,q.ground_sped\n0,1\n");
+    let out = run_inputs(
+        &fixture("quadruped"),
+        &csv,
+        "--entity test:dog --seconds 0.1",
+    );
+    let err = stderr_with_code(&out, 0);
     assert_contains(
         &err,
         "q.ground_sped is not a query the game knows; did you mean q.ground_speed?",
@@ -526,12 +480,16 @@ fn a_broken_unrelated_file_does_not_stop_the_run() {
     );
     let run = || molang_on("run", &dir, &["--entity", "test:dog", "--seconds", "0.1"]);
     let out = run();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    let err = stderr_with_code(&out, 0);
     // Check's diagnostic of the file, and why the run goes on.
-    assert_contains(&err, "error[E0701]: ");
-    assert_contains(&err, "hud_screen.json:1:");
-    assert_contains(&err, "test:dog does not need it, so it plays without it");
+    assert_contains_all(
+        &err,
+        &[
+            "error[E0701]: ",
+            "hud_screen.json:1:",
+            "test:dog does not need it, so it plays without it",
+        ],
+    );
     assert!(!err.contains("ui/hud_screen.json"), "{err}");
     std::fs::write(
         dir.join("animations/hud_screen.json"),
@@ -539,8 +497,7 @@ fn a_broken_unrelated_file_does_not_stop_the_run() {
     )
     .unwrap();
     let out = run();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = stderr_with_code(&out, 2);
     assert_contains(&err, "hud_screen.json:1:");
 }
 
@@ -549,30 +506,17 @@ fn a_broken_unrelated_file_does_not_stop_the_run() {
 #[test]
 fn an_attachable_runs_like_an_entity() {
     let dir = scratch("bow");
-    let csv = dir.join("in.csv");
-    std::fs::write(
-        &csv,
+    let csv = write_in(
+        &dir,
+        "in.csv",
         "t,q.main_hand_item_max_duration,q.main_hand_item_use_duration\n0,72000,71995\n",
-    )
-    .unwrap();
-    let out = molang()
-        .arg("run")
-        .arg(vanilla_rp())
-        .args([
-            "--entity",
-            "minecraft:bow",
-            "--fps",
-            "10",
-            "--seconds",
-            "0.2",
-            "--vars",
-        ])
-        .arg("--inputs")
-        .arg(&csv)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    );
+    let out = run_inputs(
+        &vanilla_rp(),
+        &csv,
+        "--entity minecraft:bow --fps 10 --seconds 0.2 --vars",
+    );
+    let err = stderr_with_code(&out, 0);
     assert!(!err.contains("ended the script"), "{err}");
     let text = String::from_utf8(out.stdout).unwrap();
     let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
@@ -600,15 +544,11 @@ fn render_columns_show_visibility_geometry_and_textures() {
             "--render",
         ],
     );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(
-        lines.next(),
-        Some("frame,t,bone,rx,ry,rz,px,py,pz,sx,sy,sz,visible,geometry,textures")
+    assert_code(&out, 0);
+    let rows = csv::rows_under(
+        &text(&out.stdout),
+        "frame,t,bone,rx,ry,rz,px,py,pz,sx,sy,sz,visible,geometry,textures",
     );
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     let saddle = rows.iter().find(|r| r[2] == "Saddle").unwrap();
     assert_eq!(saddle[12], "0", "no saddle without q.is_saddled");
     let head = rows.iter().find(|r| r[2] == "Head").unwrap();
@@ -624,15 +564,8 @@ fn render_columns_show_visibility_geometry_and_textures() {
 /// with the time, the scaling, and the memory per instance; without --entity, exit 2.
 #[test]
 fn run_bench_instances_prints_rates_scaling_and_memory() {
-    let out = molang()
-        .arg("run")
-        .arg(fixture("quadruped"))
-        .args(["--entity", "test:dog", "--fps", "20", "--seconds", "2"])
-        .arg("--inputs")
-        .arg(fixture("quadruped").join("inputs.csv"))
-        .args(["--bench", "--instances", "6", "--threads", "2"])
-        .output()
-        .unwrap();
+    let out =
+        run_quadruped("--entity test:dog --fps 20 --seconds 2 --bench --instances 6 --threads 2");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -668,12 +601,11 @@ fn run_bench_instances_prints_rates_scaling_and_memory() {
         .unwrap();
     assert!(bytes > 0 && bytes < 64 * 1024, "{mem}");
 
-    let out = molang()
-        .arg("run")
-        .arg(fixture("quadruped"))
-        .args(["--bench", "--instances", "2"])
-        .output()
-        .unwrap();
+    let out = molang_on(
+        "run",
+        fixture("quadruped"),
+        &["--bench", "--instances", "2"],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--instances needs --entity"));
 }
@@ -684,15 +616,9 @@ fn run_bench_instances_prints_rates_scaling_and_memory() {
 #[test]
 fn run_reports_a_transition_to_no_state_as_check_does() {
     let root = scratch("run-w0801");
-    write_in(
-        &root,
-        "entity/e.entity.json",
-        r#"{"format_version": "1.10.0", "minecraft:client_entity": {"description": {
-  "identifier": "t:e",
-  "animations": {"ctrl": "controller.animation.t"},
-  "scripts": {"animate": ["ctrl"]}
-}}}"#,
-    );
+    let plays =
+        r#""animations": {"ctrl": "controller.animation.t"}, "scripts": {"animate": ["ctrl"]}"#;
+    write_entity(&root, "entity/e.entity.json", "t:e", plays);
     write_in(
         &root,
         "animation_controllers/t.json",

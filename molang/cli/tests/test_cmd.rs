@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 mod support;
-use support::{assert_contains, molang, molang_on, text};
+use support::{
+    assert_contains, assert_contains_all, molang, molang_on, stdout_with_code, text, Scratch,
+};
 
 fn test_in(dir: &Path, extra: &[&str]) -> Output {
     molang().arg("test").arg(dir).args(extra).output().unwrap()
@@ -14,9 +16,8 @@ fn test_in(dir: &Path, extra: &[&str]) -> Output {
 
 /// A pack with one entity: v.phase = q.anim_time-free counter, a leg swinging 30·sin(t·90),
 /// plus the test file given.
-fn fixture(name: &str, amplitude: &str, test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("molang-test-cmd-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn fixture(name: &str, amplitude: &str, test: &str) -> Scratch {
+    let dir = Scratch::new(&format!("test-cmd-{name}"));
     for sub in [
         "pack/entity",
         "pack/animations",
@@ -74,11 +75,9 @@ const PASSING: &str = r#"// every kind of expectation, all true
 fn passing_expectations_of_every_kind() {
     let dir = fixture("pass", "30", PASSING);
     let out = test_in(&dir.join("tests"), &[]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let stdout = stdout_with_code(&out, 0);
     assert!(stdout.starts_with("ok     swing passes ("), "{stdout}");
     assert_contains(&stdout, "test result: 1 passed, 0 failed");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -101,8 +100,7 @@ fn failing_expectations_say_what_when_and_by_how_much() {
 }"#;
     let dir = fixture("fail", "30", test);
     let out = test_in(&dir.join("tests"), &[]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let stdout = stdout_with_code(&out, 1);
     let file = dir.join("tests/swing.test.json").display().to_string();
     for want in [
         format!("{file}:9:5: expected leg.rx = 20 ± 0.5 at t = 1 (frame 20, t = 1)\n    wanted 20, got 30"),
@@ -115,17 +113,13 @@ fn failing_expectations_say_what_when_and_by_how_much() {
         assert!(stdout.contains(&want), "missing\n{want}\nin\n{stdout}");
     }
     assert_contains(&stdout, "test result: 0 passed, 1 failed");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The tests failed (exit 1) and the report holds each of `lines`.
+/// `molang test TESTS` fails (exit 1) and its report holds each of `lines`.
 #[track_caller]
-fn assert_fails_with(out: &std::process::Output, lines: &[&str]) {
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
-    for line in lines {
-        assert_contains(&stdout, line);
-    }
+fn assert_fails_with(tests: &Path, lines: &[&str]) {
+    let out = test_in(tests, &[]);
+    assert_contains_all(&stdout_with_code(&out, 1), lines);
 }
 
 #[test]
@@ -133,23 +127,30 @@ fn content_log_lines_fail_no_content_log() {
     let test = r#"{"name": "log", "entity": "t:swing", "packs": ["../pack"], "seconds": 1,
         "expect": [{ "no_content_log": true }]}"#;
     let dir = fixture("log", "v.never_set", test);
-    let out = test_in(&dir.join("tests"), &[]);
     assert_fails_with(
-        &out,
+        &dir.join("tests"),
         &[
             "expected no content-log lines (frame 0, t = 0)",
             "variable.never_set",
         ],
     );
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A [`fixture`] (amplitude 30) whose test compares `seconds` of its trace at 20 fps with
+/// the snapshot `swing.trace.csv`; the folder and its `tests`.
+fn snapshot_fixture(name: &str, seconds: u32) -> (Scratch, PathBuf) {
+    let test = format!(
+        r#"{{"name": "snap", "entity": "t:swing", "packs": ["../pack"], "fps": 20, "seconds": {seconds},
+        "expect": [{{ "snapshot": "swing.trace.csv" }}]}}"#
+    );
+    let dir = fixture(name, "30", &test);
+    let tests = dir.join("tests");
+    (dir, tests)
 }
 
 #[test]
 fn snapshot_bless_then_pass_then_fail_at_the_changed_frame() {
-    let test = r#"{"name": "snap", "entity": "t:swing", "packs": ["../pack"], "fps": 20, "seconds": 2,
-        "expect": [{ "snapshot": "swing.trace.csv" }]}"#;
-    let dir = fixture("snap", "30", test);
-    let tests = dir.join("tests");
+    let (dir, tests) = snapshot_fixture("snap", 2);
     let out = test_in(&tests, &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stdout).contains("run `molang test --bless`"));
@@ -164,15 +165,13 @@ fn snapshot_bless_then_pass_then_fail_at_the_changed_frame() {
             "leg":{"rotation":["math.sin(q.life_time * 90) * 31",0,0]}}}}}"#,
     )
     .unwrap();
-    let out = test_in(&tests, &[]);
     assert_fails_with(
-        &out,
+        &tests,
         &[
             "first difference: frame 1, bone `leg`, rx",
             "(frame 1, t = 0.05)",
         ],
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--bless` writes a snapshot as every `molang` write goes: never through a symbolic link,
@@ -180,10 +179,7 @@ fn snapshot_bless_then_pass_then_fail_at_the_changed_frame() {
 /// links while pictures were not).
 #[test]
 fn bless_refuses_a_symlinked_snapshot() {
-    let test = r#"{"name": "snap", "entity": "t:swing", "packs": ["../pack"], "fps": 20, "seconds": 1,
-        "expect": [{ "snapshot": "swing.trace.csv" }]}"#;
-    let dir = fixture("snap-link", "30", test);
-    let tests = dir.join("tests");
+    let (_dir, tests) = snapshot_fixture("snap-link", 1);
     std::fs::write(tests.join("real.csv"), "keep").unwrap();
     std::os::unix::fs::symlink(tests.join("real.csv"), tests.join("swing.trace.csv")).unwrap();
     let out = test_in(&tests, &["--bless"]);
@@ -202,7 +198,6 @@ fn bless_refuses_a_symlinked_snapshot() {
     assert!(std::fs::read_to_string(tests.join("swing.trace.csv"))
         .unwrap()
         .starts_with("frame,t,bone"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -231,7 +226,6 @@ fn bad_test_files_exit_2_with_file_line_column() {
             "{i}: wanted {pos} in {all}"
         );
         assert!(all.contains(msg), "{i}: wanted `{msg}` in {all}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
@@ -252,7 +246,6 @@ fn junit_output_is_xml_with_the_right_counts() {
     assert_eq!(report.tests, 3);
     assert_eq!(report.failures, 1);
     assert_eq!(report.test_suites.len(), 2);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -270,15 +263,13 @@ fn filter_and_json_format() {
     assert_eq!(lines.last().unwrap()["summary"]["passed"], 1);
     let out = test_in(&dir.join("tests"), &["--filter", "nothing matches"]);
     assert_eq!(out.status.code(), Some(2));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn examples_pass_on_both_back_ends_identically() {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let out = molang_on("test", &examples, &["--backend", "both"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let stdout = stdout_with_code(&out, 0);
     assert!(!stdout.contains("FAILED"), "{stdout}");
 }
 
@@ -299,16 +290,8 @@ fn a_test_file_picks_its_platform_and_can_require_both_to_agree() {
 ]"#;
     let dir = fixture("platform", NAN_AMPLITUDE, test);
     let out = test_in(&dir.join("tests"), &[]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
-    assert_contains(&stdout, "ok     phones (");
-    assert_contains(&stdout, "FAILED pcs (");
-    assert_contains(&stdout, "wanted 30, got NaN");
-    assert_contains(
-        &stdout,
-        "expected x86-64 and arm64 agree from t = 0.5 to 2 (frame 10, t = 0.5)\n    frame 10: leg.rx: x86-64 NaN, arm64 ",
-    );
-    assert_contains(&stdout, "test result: 1 passed, 2 failed");
+    let stdout = stdout_with_code(&out, 1);
+    assert_contains_all(&stdout, &["ok     phones (", "FAILED pcs (", "wanted 30, got NaN", "expected x86-64 and arm64 agree from t = 0.5 to 2 (frame 10, t = 0.5)\n    frame 10: leg.rx: x86-64 NaN, arm64 ", "test result: 1 passed, 2 failed"]);
     // `--platform arm64` on the command line: the test without "platform" passes too.
     let out = test_in(
         &dir.join("tests"),
@@ -320,8 +303,7 @@ fn a_test_file_picks_its_platform_and_can_require_both_to_agree() {
         &dir.join("tests"),
         &["--platform", "both", "--filter", "pcs"],
     );
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let stdout = stdout_with_code(&out, 1);
     assert_contains(
         &stdout,
         "note: x86-64 and arm64 first differ at frame 0: leg.rx: x86-64 NaN, arm64 0",
@@ -343,19 +325,14 @@ fn a_test_file_picks_its_platform_and_can_require_both_to_agree() {
         &text(&out.stderr),
         "swing.test.json:1:58: platform is \"x86-64\", \"arm64\" or \"both\", got \"ppc\"",
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn run_platform_both_prints_the_first_difference() {
     let dir = fixture("run-both", NAN_AMPLITUDE, "[]");
-    let out = molang()
-        .args(["run", "--platform", "both", "--fps", "20", "--seconds", "1"])
-        .arg(dir.join("pack"))
-        .output()
-        .unwrap();
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    let both = ["--platform", "both", "--fps", "20", "--seconds", "1"];
+    let out = molang_on("run", dir.join("pack"), &both);
+    let stdout = stdout_with_code(&out, 1);
     assert_contains(
         &stdout,
         "t:swing: frame 0 (t = 0): bone leg rx: x86-64 NaN, arm64 0\n",
@@ -363,40 +340,32 @@ fn run_platform_both_prints_the_first_difference() {
     assert_contains(&stdout, "1 of 1 entities differ between x86-64 and arm64");
     // Amplitude 30 everywhere: the platforms agree.
     let same = fixture("run-same", "30", "[]");
-    let out = molang()
-        .args([
-            "run",
-            "--platform",
-            "both",
-            "--entity",
-            "t:swing",
-            "--seconds",
-            "1",
-        ])
-        .arg(same.join("pack"))
-        .output()
-        .unwrap();
+    let both = [
+        "--platform",
+        "both",
+        "--entity",
+        "t:swing",
+        "--seconds",
+        "1",
+    ];
+    let out = molang_on("run", same.join("pack"), &both);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stdout),
         "t:swing: the platforms agree over 60 frames\n"
     );
     // And the trace of one platform: arm64 swings where x86-64 gives NaN.
-    let out = molang()
-        .args([
-            "run",
-            "--platform",
-            "arm64",
-            "--entity",
-            "t:swing",
-            "--fps",
-            "20",
-            "--seconds",
-            "1.05",
-        ])
-        .arg(dir.join("pack"))
-        .output()
-        .unwrap();
+    let arm64 = [
+        "--platform",
+        "arm64",
+        "--entity",
+        "t:swing",
+        "--fps",
+        "20",
+        "--seconds",
+        "1.05",
+    ];
+    let out = molang_on("run", dir.join("pack"), &arm64);
     let trace = text(&out.stdout);
     let row = trace
         .lines()
@@ -404,17 +373,13 @@ fn run_platform_both_prints_the_first_difference() {
         .unwrap_or_else(|| panic!("no frame 20 of leg in\n{trace}"));
     let rx: f32 = row.split(',').nth(3).unwrap().parse().unwrap();
     assert!((rx - 30.0).abs() < 1e-3, "{row}");
-    for d in [dir, same] {
-        let _ = std::fs::remove_dir_all(&d);
-    }
 }
 
 /// A pack with a textured block whose arm turns `speed` degrees a second (a render
 /// controller picks the geometry and the 32 × 32 texture, each texel its own colour), and the
 /// test file `test` in `tests/`.
-fn picture_fixture(name: &str, speed: &str, test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("molang-test-pic-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn picture_fixture(name: &str, speed: &str, test: &str) -> Scratch {
+    let dir = Scratch::new(&format!("test-pic-{name}"));
     let files = [
         (
             "pack/entity/block.entity.json",
@@ -519,11 +484,16 @@ fn image_expectation_bless_pass_and_fail_with_actual_and_diff() {
     let out = test_in(&tests, &["--backend", "both"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert_contains(&stdout, "picture ");
-    assert_contains(&stdout, "of frame 10 (three-quarter camera, 64 px)");
-    assert_contains(&stdout, "pixels differ by more than 0");
-    assert_contains(&stdout, "the largest difference is");
-    assert_contains(&stdout, "spin.diff.png");
+    assert_contains_all(
+        &stdout,
+        &[
+            "picture ",
+            "of frame 10 (three-quarter camera, 64 px)",
+            "pixels differ by more than 0",
+            "the largest difference is",
+            "spin.diff.png",
+        ],
+    );
     let (actual, diff) = (tests.join("spin.actual.png"), tests.join("spin.diff.png"));
     let (drawn, marks) = (read_rgba(&actual), read_rgba(&diff));
     let differing = blessed
@@ -540,8 +510,6 @@ fn image_expectation_bless_pass_and_fail_with_actual_and_diff() {
     assert_eq!(test_in(&tests, &["--bless"]).status.code(), Some(0));
     assert_eq!(read_rgba(&tests.join("spin.png")), drawn);
     assert_eq!(test_in(&tests, &[]).status.code(), Some(0));
-    let _ = std::fs::remove_dir_all(dir);
-    let _ = std::fs::remove_dir_all(changed);
 }
 
 #[test]
@@ -578,7 +546,6 @@ fn image_tolerance_is_per_channel_and_a_share_of_pixels() {
     // The share of pixels allowed to differ: all of them passes, none fails.
     assert_eq!(run(r#", "max_differing": 1"#).0, Some(0));
     assert_eq!(run(r#", "max_differing": 0"#).0, Some(1));
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -686,5 +653,4 @@ fn hostile_image_names_and_bad_image_keys_exit_2() {
             .any(|n| n == "spin.png" || n == "spin.diff.png"),
         "{listed:?}"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }

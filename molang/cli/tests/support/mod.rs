@@ -8,9 +8,20 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+#[path = "../../../../tests/support/process.rs"]
+mod process;
+pub use process::*;
+#[path = "../../../../tests/support/csv.rs"]
+pub mod csv;
+
 /// The `molang` binary Cargo built for these tests.
 pub fn molang() -> Command {
     Command::new(env!("CARGO_BIN_EXE_molang"))
+}
+
+/// `molang ARGS` with its address space limited to `mb` megabytes.
+pub fn molang_limited(mb: u64, args: &[&str]) -> Output {
+    run_limited(env!("CARGO_BIN_EXE_molang"), mb, args)
 }
 
 /// `molang SUBCOMMAND PATH ARGS...`, run to the end.
@@ -21,6 +32,36 @@ pub fn molang_on(subcommand: &str, path: impl AsRef<std::ffi::OsStr>, args: &[&s
         .args(args)
         .output()
         .unwrap()
+}
+
+/// `molang check --format json PATH`, run to the end.
+pub fn check_as_json(path: &Path) -> Output {
+    molang_on("check", path, &["--format", "json"])
+}
+
+/// `molang SUBCOMMAND PATH FLAG VALUE ARGS...`, run to the end.
+pub fn molang_with(
+    subcommand: &str,
+    path: &Path,
+    flag: &str,
+    value: &Path,
+    args: &[&str],
+) -> Output {
+    let mut cmd = molang();
+    cmd.arg(subcommand).arg(path).arg(flag).arg(value);
+    cmd.args(args).output().unwrap()
+}
+
+/// `molang run PACK --inputs INPUTS FLAGS...`, run to the end; `flags` as on a command line
+/// (split at white space).
+pub fn run_inputs(pack: &Path, inputs: &Path, flags: &str) -> Output {
+    let flags: Vec<&str> = flags.split_whitespace().collect();
+    molang_with("run", pack, "--inputs", inputs, &flags)
+}
+
+/// `molang SUBCOMMAND INPUT --out OUT ARGS...`, run to the end.
+pub fn molang_to(subcommand: &str, input: &Path, out: &Path, args: &[&str]) -> Output {
+    molang_with(subcommand, input, "--out", out, args)
 }
 
 /// `molang eval --batch - EXTRA...` with `input` on its standard input.
@@ -36,6 +77,22 @@ pub fn eval_batch(extra: &[&str], input: &[u8]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// Standard output read as one JSON value a line.
+pub fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+    text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// `molang eval --batch -` on `input`, which must exit 0: its answers, one a line.
+#[track_caller]
+pub fn batch_answers(input: &[u8]) -> Vec<serde_json::Value> {
+    let out = eval_batch(&[], input);
+    assert_code(&out, 0);
+    json_lines(&out)
+}
+
 /// Output bytes as text (lossy: a test shows what it got, whatever it is).
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -47,17 +104,56 @@ pub fn assert_code(out: &Output, code: i32) {
     assert_eq!(out.status.code(), Some(code), "{}", text(&out.stderr));
 }
 
+/// Asserts the exit code, showing both streams when it differs; standard output as text.
+#[track_caller]
+pub fn stdout_with_code(out: &Output, code: i32) -> String {
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{stdout}{}",
+        text(&out.stderr)
+    );
+    stdout
+}
+
+/// Asserts the exit code, showing standard error when it differs; standard error as text.
+#[track_caller]
+pub fn stderr_with_code(out: &Output, code: i32) -> String {
+    assert_code(out, code);
+    text(&out.stderr)
+}
+
 /// Asserts that `text` contains `needle`, showing `text` when it does not.
 #[track_caller]
 pub fn assert_contains(text: &str, needle: &str) {
     assert!(text.contains(needle), "no `{needle}` in:\n{text}");
 }
 
-/// Writes `dir/rel`, creating its folder first.
-pub fn write_in(dir: &Path, rel: &str, contents: impl AsRef<[u8]>) {
+/// Asserts that `text` contains each of `needles`, naming the first it lacks.
+#[track_caller]
+pub fn assert_contains_all(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert_contains(text, needle);
+    }
+}
+
+/// Writes `dir/rel`, creating its folder first; its path.
+pub fn write_in(dir: &Path, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
     let path = dir.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, contents).unwrap();
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+/// Writes `dir/rel`: the client entity `identifier` whose description also holds `members`
+/// (JSON members, comma-separated).
+pub fn write_entity(dir: &Path, rel: &str, identifier: &str, members: &str) -> PathBuf {
+    let json = format!(
+        r#"{{"format_version": "1.10.0", "minecraft:client_entity": {{"description": {{
+  "identifier": "{identifier}", {members}}}}}}}"#
+    );
+    write_in(dir, rel, json)
 }
 
 /// `tests/fixtures/REL` of the workspace.
@@ -78,6 +174,35 @@ pub fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// A scratch folder that is removed when dropped, at the end of the test.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// The folder `name` in the temporary directory, unique to this test process, emptied.
+    pub fn new(name: &str) -> Scratch {
+        Scratch(scratch(name))
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Mojang's vanilla resource pack: `../shared/vanilla/resource_pack` beside the repository,
