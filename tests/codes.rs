@@ -417,7 +417,7 @@ fn pack_codes(files: &[(&str, &str)]) -> Vec<Hit> {
         .map(|(p, s)| (PathBuf::from(p), s.to_string()))
         .collect();
     let pack = molang::pack::load_sources(sources);
-    let (diagnostics, _) = molang::lint::check_pack(&pack);
+    let (diagnostics, _) = molang::pack_check::check_pack(&pack);
     diagnostics
         .into_iter()
         .map(|d| {
@@ -453,7 +453,7 @@ fn pack_broken_json() {
 fn pack_io() {
     let missing = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/no-such-pack-folder");
     let pack = molang::pack::load(&[missing]);
-    let (diagnostics, _) = molang::lint::check_pack(&pack);
+    let (diagnostics, _) = molang::pack_check::check_pack(&pack);
     assert!(
         diagnostics.iter().any(|d| d.diagnostic.code == Code::Io),
         "no E0702: {diagnostics:?}"
@@ -820,7 +820,7 @@ fn pack_missing_texture() {
       "textures": {"a": "textures/entity/here", "b": "textures/entity/gone", "c": "textures/items/elsewhere"}}}}"#;
     write("entity/e.json", entity);
     let pack = molang::pack::load(std::slice::from_ref(&dir));
-    let (diagnostics, _) = molang::lint::check_pack(&pack);
+    let (diagnostics, _) = molang::pack_check::check_pack(&pack);
     let hits: Vec<_> = diagnostics
         .iter()
         .filter(|d| d.diagnostic.code == Code::MissingTexture)

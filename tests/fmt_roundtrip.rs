@@ -4,7 +4,7 @@
 
 mod common;
 
-use molang::fmt::{format_expr, Skip, Style};
+use molang::format::{format_expr, Skip, Style};
 use molang::fuzz::strategies::{near_miss, program, ProgramConfig};
 use molang::ir::{Names, NodeId};
 use molang::{check, CheckOptions};

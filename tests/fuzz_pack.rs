@@ -511,7 +511,7 @@ fn animated_fixtures_pass_molang_check() {
     // The planted problems are runtime ones: the packs themselves are valid.
     for name in ["anim_nan", "anim_clean"] {
         let pack = molang::pack::load(&[fixture(name)]);
-        let (diagnostics, summary) = molang::lint::check_pack(&pack);
+        let (diagnostics, summary) = molang::pack_check::check_pack(&pack);
         assert_eq!(summary.errors, 0, "{name}: {diagnostics:#?}");
         assert!(summary.expressions >= 10, "{name}: every file was read");
         assert!(load_entity(&fixture(name), &format!("fuzz:{name}")).is_ok());

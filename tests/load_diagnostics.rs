@@ -241,7 +241,7 @@ fn findings_check_also_makes_have_checks_code_message_and_place() {
         ("animation_controllers/t.json", controllers),
         ("animations/t.json", animation),
     ]);
-    let (checked, _) = molang::lint::check_pack(&p);
+    let (checked, _) = molang::pack_check::check_pack(&p);
     for code in [
         Code::UnknownState,
         Code::UnknownInitialState,

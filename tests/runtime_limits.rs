@@ -148,7 +148,7 @@ fn load_and_play(files: &[(&str, String)]) -> (Vec<String>, usize) {
 /// `check`'s W0808 diagnostics: (file, line, column).
 fn cycle_warnings(files: &[(&str, String)]) -> Vec<(String, usize, usize)> {
     let p = pack(files);
-    let (diags, _) = molang::lint::check_pack(&p);
+    let (diags, _) = molang::pack_check::check_pack(&p);
     diags
         .iter()
         .filter(|d| d.diagnostic.code == Code::ControllerCycle)

@@ -51,7 +51,7 @@ fn vanilla_checks_clean_and_every_warning_is_listed() {
     let dir = vanilla();
     let pack = molang::pack::load(&[dir.join("resource_pack"), dir.join("behavior_pack")]);
     assert!(pack.problems.is_empty(), "{:?}", pack.problems);
-    let (diagnostics, summary) = molang::lint::check_pack(&pack);
+    let (diagnostics, summary) = molang::pack_check::check_pack(&pack);
     let rel = |p: &std::path::Path| {
         p.strip_prefix(&dir)
             .unwrap_or(p)
@@ -112,7 +112,7 @@ fn addon_over_vanilla_resolves_vanilla_names() {
     let alone = molang::pack::load(std::slice::from_ref(&addon));
     let layered = molang::pack::load(&[dir.join("resource_pack"), addon.clone()]);
     let of_addon = |pack: &molang::pack::Pack| -> Vec<(String, String)> {
-        molang::lint::check_pack(pack)
+        molang::pack_check::check_pack(pack)
             .0
             .iter()
             .filter(|d| d.path.starts_with(&addon))

@@ -55,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
         layers.pop();
     }
     let pack = molang::pack::load_layered_sources(layers);
-    let (diagnostics, _) = molang::lint::check_pack(&pack);
+    let (diagnostics, _) = molang::pack_check::check_pack(&pack);
     for d in &diagnostics {
         // Positions come from the files given, never invented past them.
         if let Some(f) = pack.files.iter().find(|f| f.path == d.path) {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use molang::testing::{spec, Inputs};
+use molang::test_runner::{spec, Inputs};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
             for t in &tests {
                 let frames = (t.seconds as f64 * t.fps as f64).round();
                 assert!(
-                    frames <= molang::testing::MAX_FRAMES as f64,
+                    frames <= molang::test_runner::MAX_FRAMES as f64,
                     "{frames} frames accepted"
                 );
                 if let Inputs::Inline(csv) = &t.inputs {

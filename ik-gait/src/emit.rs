@@ -11,7 +11,7 @@ use crate::reference::channel_names;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-/// The pack's `min_engine_version`: Molang version 13 (`molang::lint::molang_version`), the
+/// The pack's `min_engine_version`: Molang version 13 (`molang::pack_check::molang_version`), the
 /// rules `generate::lint` checks the rig's scripts against (the latest; nothing older tested).
 pub const MIN_ENGINE_VERSION: [u32; 3] = [1, 21, 100];
 

@@ -16,7 +16,7 @@ fn read_json(path: &Path) -> Value {
 fn assert_clean(dir: &Path, entities: usize) {
     let pack = molang::pack::load(&[dir.to_path_buf()]);
     assert_eq!(pack.entities.len(), entities, "{}", dir.display());
-    let (diags, summary) = molang::lint::check_pack(&pack);
+    let (diags, summary) = molang::pack_check::check_pack(&pack);
     assert!(
         diags.is_empty(),
         "{}: {:#?}",
@@ -54,7 +54,7 @@ fn emitted_packs_check_clean() {
     // Both together too, as the game loads them.
     let pack = molang::pack::load(&[rp.clone(), bp.clone()]);
     assert_eq!(pack.animations.len(), 1);
-    let (diags, summary) = molang::lint::check_pack(&pack);
+    let (diags, summary) = molang::pack_check::check_pack(&pack);
     assert!(diags.is_empty() && summary.expressions > 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -78,7 +78,10 @@ fn packs_are_wired_together() {
             .iter()
             .map(|x| x.as_u64().unwrap() as u32)
             .collect();
-        assert_eq!(molang::lint::molang_version(Some([v[0], v[1], v[2]])), 13);
+        assert_eq!(
+            molang::pack_check::molang_version(Some([v[0], v[1], v[2]])),
+            13
+        );
     }
     // The client entity's texture and render controller exist in the pack.
     let ce = read_json(&rp.join("entity/doggoyle.entity.json"));

@@ -1,8 +1,8 @@
 //! The `molang test` suite `doggoyle emit` writes (OUT_DIR/tests) passes on the emitted pack,
-//! on both back ends, through the library `molang test` runs (`molang::testing`), and a
+//! on both back ends, through the library `molang test` runs (`molang::test_runner`), and a
 //! deliberately broken expectation of each kind fails.
 
-use molang::testing::{run_test, spec, Backends, Files};
+use molang::test_runner::{run_test, spec, Backends, Files};
 use std::path::Path;
 
 mod common;

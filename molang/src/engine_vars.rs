@@ -13,7 +13,7 @@
 //!
 //! Names are lower case without `variable.`; struct members are `base.member`
 //! (`shulker.peekamount`). [`for_entity`] is the per-entity table plus, for every entity,
-//! the generic names of [`crate::queries::engine_variables`] (at 0 unless listed here).
+//! the generic names of [`crate::query_table::engine_variables`] (at 0 unless listed here).
 
 /// One engine-provided variable.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -195,18 +195,18 @@ pub fn for_entity(identifier: &str) -> impl Iterator<Item = &'static EngineVar> 
         .chain(generic().iter())
 }
 
-/// The generic engine variables ([`crate::queries::engine_variables`]) at their rest values.
+/// The generic engine variables ([`crate::query_table::engine_variables`]) at their rest values.
 fn generic() -> &'static [EngineVar] {
     static CELL: std::sync::OnceLock<Vec<EngineVar>> = std::sync::OnceLock::new();
     CELL.get_or_init(|| {
-        crate::queries::engine_variables()
+        crate::query_table::engine_variables()
             .iter()
             .map(|&n| {
                 let rest = if n == "gliding_speed_value" { 1.0 } else { 0.0 };
                 v(
                     n,
                     rest,
-                    "set by the engine (queries::engine_variables); 0 at rest",
+                    "set by the engine (query_table::engine_variables); 0 at rest",
                 )
             })
             .collect()
@@ -234,7 +234,7 @@ pub fn rest_value(identifier: &str, name: &str) -> Option<f32> {
 /// Every name any entity receives (the union of the per-entity tables and the generic list),
 /// sorted and deduplicated.
 pub fn all() -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = crate::queries::engine_variables().to_vec();
+    let mut out: Vec<&'static str> = crate::query_table::engine_variables().to_vec();
     out.extend(TABLE.iter().flat_map(|(_, vs)| vs.iter().map(|e| e.name)));
     out.extend(dragon().iter().map(|e| e.name));
     out.push(GLIDING_VAR.name);
@@ -247,7 +247,7 @@ pub fn all() -> Vec<&'static str> {
 pub fn is_engine_variable_anywhere(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let base = lower.split('.').next().unwrap_or(&lower);
-    crate::queries::is_engine_variable(base) || all().binary_search(&lower.as_str()).is_ok()
+    crate::query_table::is_engine_variable(base) || all().binary_search(&lower.as_str()).is_ok()
 }
 
 /// Bones the game's renderer builds for an entity type beyond its geometry file, so an

@@ -52,7 +52,7 @@ impl ScriptSource {
             initialize: text(entity.initialize),
             pre_animation: text(entity.pre_animation),
             preset: entity.public_variables.clone(),
-            version: crate::lint::molang_version(pack.files[entity.file].min_engine_version),
+            version: crate::pack_check::molang_version(pack.files[entity.file].min_engine_version),
         }
     }
 }
@@ -71,13 +71,13 @@ pub struct EntityScripts {
     version: i16,
     /// Whose float rules the scripts follow (x86-64 unless [`EntityScripts::set_platform`]).
     platform: Platform,
-    /// Expressions added after the scripts, indexed by [`ExprId`].
+    /// Expressions added after the scripts, indexed by [`CompiledExprId`].
     extras: Vec<Extra>,
 }
 
 /// One expression compiled with [`EntityScripts::add_expression`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ExprId(pub u32);
+pub struct CompiledExprId(pub u32);
 
 #[derive(Clone, Debug)]
 struct Extra {
@@ -157,7 +157,11 @@ impl EntityScripts {
     /// the game would load it (`None` otherwise) and every diagnostic. Variable reads are not
     /// judged here: an animation reads what any script of the entity may have set, and an
     /// unset read still ends the expression at run time, as in the game.
-    pub fn add_expression(&mut self, text: &str, label: &str) -> (Option<ExprId>, Vec<Diagnostic>) {
+    pub fn add_expression(
+        &mut self,
+        text: &str,
+        label: &str,
+    ) -> (Option<CompiledExprId>, Vec<Diagnostic>) {
         let options = CheckOptions {
             version: self.version,
             judge_variables: false,
@@ -176,7 +180,7 @@ impl EntityScripts {
             // this expression alone (`fallbacks` lists it).
             let _ = exec.compile(&self.names, &self.eval_options());
         }
-        let id = ExprId(self.extras.len() as u32);
+        let id = CompiledExprId(self.extras.len() as u32);
         self.extras.push(Extra {
             exec,
             label: label.into(),
@@ -190,12 +194,12 @@ impl EntityScripts {
     }
 
     /// The label an added expression was given (what it is, for messages).
-    pub fn expression_label(&self, id: ExprId) -> &str {
+    pub fn expression_label(&self, id: CompiledExprId) -> &str {
         &self.extras[id.0 as usize].label
     }
 
     /// The source text of an added expression.
-    pub fn expression_source(&self, id: ExprId) -> &str {
+    pub fn expression_source(&self, id: CompiledExprId) -> &str {
         self.extras[id.0 as usize].exec.program().source()
     }
 
@@ -667,7 +671,7 @@ impl EntityInstance {
     pub fn eval(
         &mut self,
         scripts: &EntityScripts,
-        id: ExprId,
+        id: CompiledExprId,
         this: f32,
     ) -> Result<f32, Box<ScriptAbort>> {
         let budget = scripts.eval_options().iteration_budget;
@@ -680,7 +684,7 @@ impl EntityInstance {
     pub fn eval_within(
         &mut self,
         scripts: &EntityScripts,
-        id: ExprId,
+        id: CompiledExprId,
         this: f32,
         budget: u64,
     ) -> (Result<f32, Box<ScriptAbort>>, u64) {

@@ -59,9 +59,9 @@ pub mod error;
 #[forbid(unsafe_code)]
 pub mod expression;
 #[forbid(unsafe_code)]
-pub mod fmt;
-#[forbid(unsafe_code)]
 pub mod fold;
+#[forbid(unsafe_code)]
+pub mod format;
 #[forbid(unsafe_code)]
 pub mod fuzz;
 #[forbid(unsafe_code)]
@@ -72,19 +72,19 @@ pub mod ir;
 // function), with its invariants at the top of the module.
 pub mod jit;
 #[forbid(unsafe_code)]
-pub mod lint;
-#[forbid(unsafe_code)]
 pub mod pack;
+#[forbid(unsafe_code)]
+pub mod pack_check;
 #[forbid(unsafe_code)]
 pub mod picture;
 #[forbid(unsafe_code)]
-pub mod queries;
+pub mod query_table;
 #[forbid(unsafe_code)]
 pub mod report;
 #[forbid(unsafe_code)]
 pub mod runtime;
 #[forbid(unsafe_code)]
-pub mod testing;
+pub mod test_runner;
 #[forbid(unsafe_code)]
 pub mod text;
 
@@ -93,7 +93,7 @@ pub use diagnostics::{Code, Diagnostic, Severity};
 pub use error::{Error, ErrorKind};
 pub use expression::{compile, Backend, Cache, CompileError, EvalResult, Expression, Tiered};
 pub use interp::{EvalOptions, Host, Platform, Value};
-pub use lint::{check_pack, PackDiagnostic, Summary};
 pub use pack::{load as load_packs, load_sources, Pack};
+pub use pack_check::{check_pack, PackDiagnostic, Summary};
 pub use runtime::inputs::{parse as parse_timeline, Timeline};
 pub use runtime::{Frame, PlayOptions, Player, Pose};

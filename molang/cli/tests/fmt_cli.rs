@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use molang::fmt::{format_pack, Skip, Style};
+use molang::format::{format_pack, Skip, Style};
 use molang::ir::{Names, NodeId};
-use molang::lint::molang_version;
 use molang::pack::{self, Pack};
+use molang::pack_check::molang_version;
 use molang::{check, CheckOptions};
 
 mod support;

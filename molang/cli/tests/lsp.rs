@@ -312,7 +312,7 @@ impl Drop for Fixture {
 /// What `molang check` says about `roots`: (path, code, 1-based line) of every diagnostic.
 fn check_says(roots: &[PathBuf]) -> Vec<(PathBuf, String, u32)> {
     let pack = molang::pack::load(roots);
-    let (diags, _) = molang::lint::check_pack(&pack);
+    let (diags, _) = molang::pack_check::check_pack(&pack);
     let mut out: Vec<_> = diags
         .iter()
         .map(|d| {
@@ -586,7 +586,7 @@ fn lsp_completion_queries_math_variables() {
         .iter()
         .filter(|i| i["tags"] == json!([1]) && i["deprecated"] == json!(true))
         .count();
-    let expected = molang::queries::all()
+    let expected = molang::query_table::all()
         .iter()
         .filter(|q| q.deprecated.is_some())
         .count();
@@ -801,7 +801,7 @@ fn lsp_vanilla_resource_pack() {
 /// What a diagnostic says, for comparing analyses: path, code, line, column, message.
 type Said = (PathBuf, String, usize, usize, String);
 
-fn says(ds: &[&molang::lint::PackDiagnostic]) -> Vec<Said> {
+fn says(ds: &[&molang::pack_check::PackDiagnostic]) -> Vec<Said> {
     let mut out: Vec<_> = ds
         .iter()
         .map(|d| {
@@ -858,7 +858,7 @@ impl Edited {
             }
         }
         let pack = molang::pack::load_layered_sources(layers);
-        let (d, _) = molang::lint::check_pack(&pack);
+        let (d, _) = molang::pack_check::check_pack(&pack);
         says(&d.iter().collect::<Vec<_>>())
     }
 
@@ -1134,7 +1134,7 @@ fn pack_with(roots: &[PathBuf], texts: &BTreeMap<PathBuf, String>) -> molang::pa
 
 /// What check says, without columns (a rename to a name of another length moves them).
 fn check_lines(pack: &molang::pack::Pack) -> Vec<(PathBuf, String, usize, String)> {
-    let (d, _) = molang::lint::check_pack(pack);
+    let (d, _) = molang::pack_check::check_pack(pack);
     let all: Vec<_> = d.iter().collect();
     let mut out: Vec<_> = (says(&all).into_iter())
         .map(|(path, code, line, _, message)| (path, code, line, message))
@@ -1171,7 +1171,7 @@ fn entities_touching(pack: &molang::pack::Pack, files: &BTreeMap<PathBuf, String
     let mut ids: Vec<String> = (0..pack.entities.len())
         .filter(|&e| pack.entities[e].kind == molang::pack::EntityKind::Client)
         .filter(|&e| {
-            molang::lint::entity_sites(pack, e)
+            molang::pack_check::entity_sites(pack, e)
                 .iter()
                 .any(|&s| files.contains_key(&pack.files[pack.sites[s].file].path))
                 || files.contains_key(&pack.files[pack.entities[e].file].path)
@@ -1215,7 +1215,7 @@ fn assert_rename_is_safe(
         "check differs after renaming {old} to {new}"
     );
     let mentions = |pack: &molang::pack::Pack, e: usize, name: &str| {
-        molang::lint::entity_sites(pack, e).iter().any(|&s| {
+        molang::pack_check::entity_sites(pack, e).iter().any(|&s| {
             let t = pack.sites[s].text.to_ascii_lowercase();
             t.contains(&format!("v.{name}")) || t.contains(&format!("variable.{name}"))
         })
@@ -1280,7 +1280,7 @@ fn lsp_rename_reaches_every_entity_that_shares_the_variable() {
     let humanoid = roots[0].join("animations/humanoid.animation.json");
     let after = pack_with(&roots, &apply_edits(&changes));
     for e in 0..after.entities.len() {
-        let sites = molang::lint::entity_sites(&after, e);
+        let sites = molang::pack_check::entity_sites(&after, e);
         // Entities with their own `tcos0` in their own animations (the piglin) keep it.
         let plays = sites.iter().any(|&s| {
             after.files[after.sites[s].file].path == humanoid
@@ -1595,7 +1595,7 @@ fn lsp_shared_animation_read_warns_for_each_entity_that_does_not_set() {
     let roots = vec![fx.dir.clone()];
     let says = check_says(&roots);
     let pack = molang::pack::load(&roots);
-    let (d, _) = molang::lint::check_pack(&pack);
+    let (d, _) = molang::pack_check::check_pack(&pack);
     let w: Vec<_> = d
         .iter()
         .filter(|d| d.diagnostic.code.as_str() == "W0604")

@@ -6,7 +6,7 @@
 use crate::check::CheckOptions;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::ir::{Names, Node, NodeId, Program, PureQuery, Scope, Slot};
-use crate::queries;
+use crate::query_table;
 use grammar::Span;
 
 /// A set of names of one program: a flag per slot of each scope. Slots are dense indexes
@@ -124,8 +124,8 @@ pub fn analyse(program: &Program, names: &Names, options: &CheckOptions) -> Vec<
             .preset_variables
             .iter()
             .any(|p| p == name || p == root)
-            || queries::is_engine_variable(name)
-            || (root.len() < name.len() && queries::is_engine_variable(root));
+            || query_table::is_engine_variable(name)
+            || (root.len() < name.len() && query_table::is_engine_variable(root));
         if preset {
             start.set((Scope::Variable, slot));
         }

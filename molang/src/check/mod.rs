@@ -15,7 +15,7 @@ use crate::ir::{
     fnv1_64, ArithOp, Assign, CmpOp, ForEach, Names, Node, NodeId, Program, PureQuery, Remote,
     ResourceKind, Scope,
 };
-use crate::queries;
+use crate::query_table;
 use grammar::{
     Ast, BinaryOp, Block, Expr, ExprId, GroupKind, ParseErrorKind, Span, TokenKind, UnaryOp,
 };
@@ -1113,9 +1113,9 @@ impl<'a> Lower<'a> {
     ) -> (NodeId, Ty) {
         // Some queries return structs (`query.spellcolor.r` in vanilla, `bone_aabb` → `.min.x`):
         // a member path of a known query is that query.
-        let info = queries::lookup(name).or_else(|| {
+        let info = query_table::lookup(name).or_else(|| {
             name.split_once('.')
-                .and_then(|(head, _)| queries::lookup(head))
+                .and_then(|(head, _)| query_table::lookup(head))
         });
         match info {
             Some(info) => {
@@ -1165,7 +1165,7 @@ impl<'a> Lower<'a> {
                 // names the warning goes without one (100,000 names took 20 s).
                 let search = name.len() <= 64 && self.suggestions < MAX_SUGGESTIONS;
                 self.suggestions += search as u32;
-                let suggestion = search.then(|| queries::suggest(name)).flatten();
+                let suggestion = search.then(|| query_table::suggest(name)).flatten();
                 if let Some(s) = suggestion {
                     d = d.with_help(format!(
                         "did you mean `query.{s}`? The game evaluates unknown queries to 0"

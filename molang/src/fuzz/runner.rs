@@ -471,9 +471,9 @@ pub fn run(
                     .inputs
                     .iter()
                     .filter(|i| i.kind == InputKind::Query)
-                    .find(|i| crate::queries::suggest(key) == Some(i.name.as_str()))
+                    .find(|i| crate::query_table::suggest(key) == Some(i.name.as_str()))
                     .map(|i| i.name.clone())
-                    .or_else(|| crate::queries::suggest(key).map(str::to_string));
+                    .or_else(|| crate::query_table::suggest(key).map(str::to_string));
                 match near {
                     Some(n) => obs.note(&format!(
                         "note: the entity never reads query.{key}; its range is unused (did you mean `{n}`?)"
@@ -731,7 +731,7 @@ impl Fuzzer {
                     });
                 }
                 for (slot, name) in names.variables.iter() {
-                    if !crate::queries::is_engine_variable(name) {
+                    if !crate::query_table::is_engine_variable(name) {
                         continue;
                     }
                     inputs.push(Input {

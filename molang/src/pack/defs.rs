@@ -1,5 +1,5 @@
 //! Typed definitions: what the runtime plays, read once from the JSON while the pack loads
-//! (numbers, key order, enums), each Molang string a [`Expr`] pointing at its [`Site`].
+//! (numbers, key order, enums), each Molang string a [`MolangString`] pointing at its [`Site`].
 //! The schema walkers in `extract.rs` build each model entry ([`super::Entity`],
 //! [`super::Animation`], [`super::Controller`], [`super::RenderController`],
 //! [`super::Geometry`]) and, before they move on to the next, read its typed part here with
@@ -17,7 +17,7 @@ use super::{Pack, Site, SiteId};
 
 /// A Molang string of a definition.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Expr {
+pub enum MolangString {
     /// A site of [`Pack::sites`]: its text and exact position.
     Site(SiteId),
     /// A string the site walkers do not take for Molang (empty, a `/command`), or a script
@@ -27,35 +27,35 @@ pub enum Expr {
 }
 
 /// The text (entries joined with `"\n"`) and JSON pointer, which is then its position, of
-/// an [`Expr::Unrecorded`].
+/// an [`MolangString::Unrecorded`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unrecorded {
     pub text: String,
     pub pointer: String,
 }
 
-impl Expr {
+impl MolangString {
     /// The Molang source.
     pub fn text<'p>(&'p self, pack: &'p Pack) -> &'p str {
         match self {
-            Expr::Site(s) => &pack.sites[*s].text,
-            Expr::Unrecorded(u) => &u.text,
+            MolangString::Site(s) => &pack.sites[*s].text,
+            MolangString::Unrecorded(u) => &u.text,
         }
     }
 
     /// The site, if the string is one.
     pub fn site<'p>(&self, pack: &'p Pack) -> Option<&'p Site> {
         match self {
-            Expr::Site(s) => Some(&pack.sites[*s]),
-            Expr::Unrecorded(_) => None,
+            MolangString::Site(s) => Some(&pack.sites[*s]),
+            MolangString::Unrecorded(_) => None,
         }
     }
 
     /// The site's id, if the string is one.
     pub fn site_id(&self) -> Option<SiteId> {
         match self {
-            Expr::Site(s) => Some(*s),
-            Expr::Unrecorded(_) => None,
+            MolangString::Site(s) => Some(*s),
+            MolangString::Unrecorded(_) => None,
         }
     }
 }
@@ -65,7 +65,7 @@ impl Expr {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Num {
     Const(f32),
-    Molang(Expr),
+    Molang(MolangString),
 }
 
 impl Num {
@@ -164,7 +164,7 @@ pub struct AnimationData {
     pub tracks: Vec<BoneTrack>,
     /// `timeline` entries whose time is a number: the time, its key as written and the
     /// (non-empty) script, in file order.
-    pub timeline: Vec<(f32, String, Expr)>,
+    pub timeline: Vec<(f32, String, MolangString)>,
 }
 
 /// `blend_transition` of a controller state.
@@ -210,8 +210,8 @@ pub struct StateData {
     pub animations: Vec<Named>,
     /// `transitions`: target state and condition, in order.
     pub transitions: Vec<Named>,
-    pub on_entry: Option<Expr>,
-    pub on_exit: Option<Expr>,
+    pub on_entry: Option<MolangString>,
+    pub on_exit: Option<MolangString>,
     pub variables: Vec<StateVariable>,
     pub blend_transition: BlendTransition,
 }
@@ -220,11 +220,11 @@ pub struct StateData {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RenderData {
     /// `geometry`: a resource choice (`Geometry.x`, `Array.a[i]`, `c ? a : b`).
-    pub geometry: Option<Expr>,
+    pub geometry: Option<MolangString>,
     /// `textures`: the string entries and their index.
-    pub textures: Vec<(usize, Expr)>,
+    pub textures: Vec<(usize, MolangString)>,
     /// `materials`: entry index, bone pattern, choice.
-    pub materials: Vec<(usize, String, Expr)>,
+    pub materials: Vec<(usize, String, MolangString)>,
     /// `part_visibility`: entry index, bone pattern, value.
     pub part_visibility: Vec<(usize, String, Option<Num>)>,
     /// `color`, `overlay_color`, `is_hurt_color`, `on_fire_color` × r, g, b, a.
@@ -494,11 +494,11 @@ impl<'s> Reader<'s> {
     }
 
     /// The string at `at`: its site, else its text.
-    fn expr(&self, at: At, text: &str) -> Expr {
+    fn expr(&self, at: At, text: &str) -> MolangString {
         let pointer = at();
         match self.sites.get(pointer.as_str()) {
-            Some(&s) => Expr::Site(s),
-            None => Expr::Unrecorded(Box::new(Unrecorded {
+            Some(&s) => MolangString::Site(s),
+            None => MolangString::Unrecorded(Box::new(Unrecorded {
                 text: text.to_string(),
                 pointer,
             })),
@@ -546,7 +546,7 @@ impl<'s> Reader<'s> {
     /// A script: a string, or an array of strings joined with `"\n"`. Commands and
     /// events (`/say`, `@s event`) are not Molang and are left out, as the site walker
     /// leaves them out; nothing left is absent.
-    fn script(&self, at: At, v: &Value<'_>) -> Option<Expr> {
+    fn script(&self, at: At, v: &Value<'_>) -> Option<MolangString> {
         let molang: Vec<(usize, &str)> = match v {
             Value::StringLit(s) => vec![(0, s.value.as_ref())],
             Value::Array(_) => json::elems(v)

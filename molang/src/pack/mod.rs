@@ -14,7 +14,7 @@
 //! controllers with their states, render controllers and geometry, for cross-file checks
 //! (which variables an entity sets, which animations it plays) and, with their typed parts
 //! ([`defs`]: numbers, keyframes, loop modes, blend curves, bones, pivots and locators, each
-//! Molang string an [`Expr`] naming its site), for the runtime, which reads no JSON itself.
+//! Molang string an [`MolangString`] naming its site), for the runtime, which reads no JSON itself.
 //! Layered packs are resolved here too (see [`load`]).
 //!
 //! This module does not parse Molang and depends on nothing else in the crate; it only
@@ -37,8 +37,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 pub use defs::{
-    AnimationData, BlendTransition, ClientData, CubeUv, Expr, FaceUv, GeometryBone, GeometryCube,
-    Lerp, LoopMode, Named, Num, RenderData, StateData,
+    AnimationData, BlendTransition, ClientData, CubeUv, FaceUv, GeometryBone, GeometryCube, Lerp,
+    LoopMode, MolangString, Named, Num, RenderData, StateData,
 };
 pub use geometry::GeometryChain;
 pub use replace::Replaced;

@@ -480,7 +480,12 @@ fn controller_model() {
         .map(|t| t.name.as_str())
         .collect();
     assert_eq!(targets, vec!["moving", "default"]);
-    let entry = &pack.sites[st.data.on_entry.as_ref().and_then(Expr::site_id).unwrap()];
+    let entry = &pack.sites[st
+        .data
+        .on_entry
+        .as_ref()
+        .and_then(MolangString::site_id)
+        .unwrap()];
     assert_eq!(
         (entry.kind, entry.role, entry.text.as_str()),
         (SiteKind::OnEntry, "controller.on_entry", "v.entered = 1;")
@@ -489,7 +494,12 @@ fn controller_model() {
         entry.pointer,
         "/animation_controllers/controller.animation.robot.main/states/default/on_entry/0"
     );
-    let exit = &pack.sites[st.data.on_exit.as_ref().and_then(Expr::site_id).unwrap()];
+    let exit = &pack.sites[st
+        .data
+        .on_exit
+        .as_ref()
+        .and_then(MolangString::site_id)
+        .unwrap()];
     assert_eq!(
         (exit.role, exit.text.as_str()),
         ("controller.on_exit", "v.left = 1;\nv.count = v.count + 1;")
@@ -863,7 +873,7 @@ fn not_molang_strings_are_skipped() {
         .unwrap();
     // Read as text for the runtime, but no site: nothing to check.
     let st = &c.states[0].data;
-    assert_eq!(st.on_entry.as_ref().and_then(Expr::site_id), None);
+    assert_eq!(st.on_entry.as_ref().and_then(MolangString::site_id), None);
     let transitions: Vec<_> = (st.transitions.iter())
         .map(|t| (t.name.as_str(), t.value.as_ref().and_then(Num::site_id)))
         .collect();
@@ -1577,7 +1587,7 @@ fn typed_definitions_carry_numbers_enums_and_sites() {
     };
     assert_eq!(x, &Num::Const(0.0));
     // A Molang string is its site, with the site's exact position.
-    let Num::Molang(Expr::Site(id)) = y else {
+    let Num::Molang(MolangString::Site(id)) = y else {
         panic!("{y:?}");
     };
     let site = &pack.sites[*id];
@@ -1695,7 +1705,7 @@ fn typed_client_description_and_legacy_lists() {
         (e.animate[0].name.as_str(), &e.animate[0].value),
         ("walk", &None)
     );
-    let Some(defs::Num::Molang(Expr::Site(s))) = &e.animate[1].value else {
+    let Some(defs::Num::Molang(MolangString::Site(s))) = &e.animate[1].value else {
         panic!("{:?}", e.animate[1]);
     };
     assert_eq!(pack.sites[*s].text, "q.is_moving");

@@ -14,8 +14,8 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::config::{Config, Level};
 use crate::diagnostics::{Code, Diagnostic, Finding, Severity};
-use crate::lint::PackDiagnostic;
 use crate::pack::{FileKind, Pack};
+use crate::pack_check::PackDiagnostic;
 use grammar::Span;
 
 /// Where a diagnostic sits: 1-based lines and character columns of its start and end, the

@@ -89,12 +89,12 @@ impl Driver {
             .enumerate()
             .map(|(i, (q, k))| match k {
                 inputs::Kind::Query => {
-                    if crate::queries::lookup(q).is_none()
+                    if crate::query_table::lookup(q).is_none()
                         && !super::play::PROVIDED_QUERIES.contains(&q.as_str())
                     {
                         notes.push(InputNote::UnknownQuery {
                             query: q.clone(),
-                            suggestion: crate::queries::suggest(q).map(|s| s.to_string()),
+                            suggestion: crate::query_table::suggest(q).map(|s| s.to_string()),
                         });
                     }
                     // A timeline built in code may leave `args` short: plain columns then.

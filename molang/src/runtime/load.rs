@@ -10,9 +10,9 @@ use super::model::*;
 use crate::diagnostics::{Code, Diagnostic, PackDiagnostic};
 use crate::entity::{EntityScripts, ScriptSource};
 use crate::error::{Error, ErrorKind};
-use crate::lint::structure;
-use crate::pack::defs::{self, ChannelDef, ClientData, Expr, KeyValue, Vec3};
+use crate::pack::defs::{self, ChannelDef, ClientData, KeyValue, MolangString, Vec3};
 use crate::pack::{self, AnimationRef, EntityKind, Pack, Side};
+use crate::pack_check::structure;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -360,7 +360,7 @@ pub fn load_from_pack(pack: &Pack, identifier: &str) -> Result<Loaded, Error> {
             ));
         }
         // The same diagnostic `molang check` gives the file, and why the run goes on.
-        let mut d = crate::lint::file_problem(p);
+        let mut d = crate::pack_check::file_problem(p);
         let help = d.diagnostic.help.take().unwrap_or_default();
         d.diagnostic.help = Some(format!(
             "{help}; {} does not need it, so it plays without it",
@@ -517,10 +517,10 @@ impl Builder<'_> {
     fn compile(
         &mut self,
         file: usize,
-        expr: &Expr,
+        expr: &MolangString,
         part: Option<(std::ops::Range<usize>, &str)>,
         label: &str,
-    ) -> Option<crate::entity::ExprId> {
+    ) -> Option<crate::entity::CompiledExprId> {
         let text = expr.text(self.pack);
         let (src, start) = match &part {
             Some((range, _)) => (&text[range.clone()], range.start),
@@ -529,8 +529,8 @@ impl Builder<'_> {
         let (id, diags) = self.scripts.add_expression(src, label);
         if let Some(id) = id {
             let (line, column) = match expr {
-                Expr::Site(s) => self.pack.locate(&self.pack.sites[*s], start),
-                Expr::Unrecorded(_) => (0, 0),
+                MolangString::Site(s) => self.pack.locate(&self.pack.sites[*s], start),
+                MolangString::Unrecorded(_) => (0, 0),
             };
             let at = SourceAt {
                 file: self.source(file),
@@ -545,7 +545,7 @@ impl Builder<'_> {
         }
         for d in diags {
             let mut d = shifted(&d, start as isize);
-            if let (Expr::Unrecorded(_), Some((_, what))) = (expr, &part) {
+            if let (MolangString::Unrecorded(_), Some((_, what))) = (expr, &part) {
                 d.message = format!("{} ({what})", d.message);
             }
             self.note_in(file, expr, d);
@@ -554,10 +554,10 @@ impl Builder<'_> {
     }
 
     /// Diagnostic `d` of a Molang string of `file`, its span in the string's text.
-    fn note_in(&mut self, file: usize, expr: &Expr, d: Diagnostic) {
+    fn note_in(&mut self, file: usize, expr: &MolangString, d: Diagnostic) {
         let found = match expr {
-            Expr::Site(s) => PackDiagnostic::at_site(self.pack, *s, d),
-            Expr::Unrecorded(u) => {
+            MolangString::Site(s) => PackDiagnostic::at_site(self.pack, *s, d),
+            MolangString::Unrecorded(u) => {
                 let mut d = d;
                 d.message = format!("{} (at {})", d.message, u.pointer);
                 PackDiagnostic {
@@ -832,7 +832,7 @@ impl Builder<'_> {
         &mut self,
         def: &super::render::RenderDef,
         file: usize,
-        expr: &Expr,
+        expr: &MolangString,
         label: &str,
         resolve: &dyn Fn(&str) -> String,
     ) -> super::render::Sel {
@@ -845,7 +845,7 @@ impl Builder<'_> {
         &mut self,
         def: &super::render::RenderDef,
         file: usize,
-        expr: &Expr,
+        expr: &MolangString,
         whole: &str,
         range: std::ops::Range<usize>,
         label: &str,

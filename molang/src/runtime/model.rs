@@ -1,10 +1,10 @@
 //! What the runtime plays: one entity's animations, controllers and rig, every Molang string
-//! already compiled to an [`ExprId`] of the entity's shared name table. Built by
+//! already compiled to an [`CompiledExprId`] of the entity's shared name table. Built by
 //! [`super::load`] from the pack's typed definitions ([`crate::pack::defs`]), whose enums it
 //! shares; read-only while frames run. Names, keys and JSON stay in the pack model: this is
 //! only their compiled form.
 
-use crate::entity::ExprId;
+use crate::entity::CompiledExprId;
 use crate::ir::Slot;
 pub use crate::pack::defs::{BlendTransition, Lerp, LoopMode, POSITION, ROTATION, SCALE};
 
@@ -13,7 +13,7 @@ pub use crate::pack::defs::{BlendTransition, Lerp, LoopMode, POSITION, ROTATION,
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Num {
     Const(f32),
-    Expr(ExprId),
+    Expr(CompiledExprId),
 }
 
 /// One keyframe: `pre` is the value arriving at it, `post` the value leaving it (equal
@@ -55,7 +55,7 @@ pub struct AnimationDef {
     pub loop_delay: Option<Num>,
     pub tracks: Vec<Track>,
     /// `timeline` scripts by time, sorted.
-    pub timeline: Vec<(f32, ExprId)>,
+    pub timeline: Vec<(f32, CompiledExprId)>,
 }
 
 /// A controller state's `variables` entry, compiled.
@@ -118,8 +118,8 @@ pub struct StateDef {
     pub animations: Vec<(Entry, Option<Num>)>,
     /// Target state index and condition, in order (first true wins).
     pub transitions: Vec<(usize, Num)>,
-    pub on_entry: Option<ExprId>,
-    pub on_exit: Option<ExprId>,
+    pub on_entry: Option<CompiledExprId>,
+    pub on_exit: Option<CompiledExprId>,
     pub variables: Vec<StateVariable>,
     pub blend_transition: BlendTransition,
 }
@@ -197,7 +197,7 @@ pub struct Model {
     pub properties: Vec<crate::pack::PropertyDef>,
     /// The files the entity's Molang comes from.
     pub sources: Vec<std::path::PathBuf>,
-    /// Where each compiled expression is written, by [`ExprId`].
+    /// Where each compiled expression is written, by [`CompiledExprId`].
     pub expr_at: Vec<SourceAt>,
     /// Where `initialize` and `pre_animation` are written.
     pub script_at: [Option<SourceAt>; 2],

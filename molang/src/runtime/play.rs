@@ -2,12 +2,12 @@
 //! queries, `pre_animation`, the `animate` list in order (conditions, controllers,
 //! animations), channels accumulated per bone, channel and axis with `this` = the value so
 //! far, then forward kinematics. Every expression was compiled by the loader; this file only
-//! runs [`ExprId`]s and constants.
+//! runs [`CompiledExprId`]s and constants.
 
 use super::fk;
 use super::load::Loaded;
 use super::model::*;
-use crate::entity::{EntityInstance, EntityScripts, ExprId};
+use crate::entity::{CompiledExprId, EntityInstance, EntityScripts};
 use crate::interp::Value;
 use crate::ir::Slot;
 use crate::pack::PropertyDefault;
@@ -27,7 +27,7 @@ pub const FRAME_BUDGET: u64 = 10_000_000;
 /// Which expression spent iterations of the frame's budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Spender {
-    Expr(ExprId),
+    Expr(CompiledExprId),
     /// `initialize` (0) or `pre_animation` (1).
     Script(usize),
 }
@@ -533,7 +533,7 @@ impl Runtime {
         }
     }
 
-    fn run(&mut self, id: ExprId, this: f32) -> f32 {
+    fn run(&mut self, id: CompiledExprId, this: f32) -> f32 {
         let (out, spent) = self
             .inst
             .eval_within(&self.scripts, id, this, self.budget.left);

@@ -28,10 +28,10 @@ use super::handlers::{lsp_diagnostic, resolve};
 use super::state::{split, Namespace, Workspace};
 use super::text::path_to_uri;
 use molang::diagnostics::Code;
-use molang::fmt::{json_escape, site_version};
-use molang::lint::{molang_version, PackDiagnostic};
+use molang::format::{json_escape, site_version};
 use molang::pack::{SiteId, SiteKind};
-use molang::queries;
+use molang::pack_check::{molang_version, PackDiagnostic};
+use molang::query_table;
 
 /// A fix: its title, whether it is the obvious one, and the edit in site-text bytes.
 struct Fix {
@@ -202,9 +202,9 @@ fn fix(
         Code::DeprecatedQuery => {
             let (start, word) = path_at(text, span.start)?;
             let (ns, at) = split(word);
-            let old = queries::lookup(&word[at..])?;
+            let old = query_table::lookup(&word[at..])?;
             let new = old.deprecated?.strip_prefix("query.")?;
-            let same_arity = queries::lookup(new)
+            let same_arity = query_table::lookup(new)
                 .is_some_and(|n| (n.min_args, n.max_args) == (old.min_args, old.max_args));
             (ns == Namespace::Query).then(|| Fix {
                 title: format!("Replace with `{}{new}`", &word[..at]),
@@ -251,7 +251,7 @@ fn fix(
         Code::UnknownQuery => {
             let (start, word) = path_at(text, span.start)?;
             let (ns, at) = split(word);
-            let near = queries::suggest(&word[at..])?;
+            let near = query_table::suggest(&word[at..])?;
             (ns == Namespace::Query).then(|| Fix {
                 title: format!("Replace with `{}{near}`", &word[..at]),
                 preferred: true,

@@ -12,9 +12,9 @@ use super::state::{split, Namespace, Workspace};
 use super::text::{path_to_uri, uri_to_path, LineIndex};
 use molang::builtins::math::MathFn;
 use molang::diagnostics::Severity;
-use molang::lint::PackDiagnostic;
 use molang::pack::SiteId;
-use molang::queries;
+use molang::pack_check::PackDiagnostic;
+use molang::query_table;
 
 /// A document position resolved to a file of the pack.
 pub struct At {
@@ -205,13 +205,13 @@ pub(crate) fn math_signature(f: MathFn) -> (String, Vec<String>) {
 
 /// A query's documentation: what it returns (when known), its arguments, and its
 /// deprecation with the query that replaces it.
-pub(crate) fn query_doc(q: &queries::QueryInfo) -> String {
+pub(crate) fn query_doc(q: &query_table::QueryInfo) -> String {
     let mut s = format!(
         "**query.{}**: {}",
         q.name,
         arity_text(q.min_args, q.max_args)
     );
-    if let Some(d) = queries::doc(q.name) {
+    if let Some(d) = query_table::doc(q.name) {
         s.push_str("\n\n");
         s.push_str(d);
     }

@@ -19,11 +19,11 @@ use std::path::{Path, PathBuf};
 use grammar::lexer::{lex, TokenKind};
 use rayon::prelude::*;
 
-use molang::lint::{
+use molang::pack::{self, Pack, Replaced, SiteId};
+use molang::pack_check::{
     check_site, entity_sites, file_problems, site_assignments, structure, EntityFacts,
     PackAnalysis, PackDiagnostic,
 };
-use molang::pack::{self, Pack, Replaced, SiteId};
 
 /// The packs the editor opened, and what is analysed of them.
 pub struct Workspace {

@@ -339,7 +339,7 @@ fn check(paths: Vec<PathBuf>, settings: Settings, format: Format, color: bool) -
         ..config.as_ref().map(|c| c.limits).unwrap_or_default()
     };
     let pack = molang::pack::load_with(&layers, &limits);
-    let (mut diags, _) = molang::lint::check_pack_at(&pack, version);
+    let (mut diags, _) = molang::pack_check::check_pack_at(&pack, version);
     diags.extend(report::ignore_problems(&pack, first_reported_layer));
     let options = report::Options {
         config: config.as_ref(),

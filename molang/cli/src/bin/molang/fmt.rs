@@ -1,11 +1,11 @@
 //! `molang fmt`: formats the Molang strings of pack JSON files (the library computes the
-//! edits, `molang::fmt`; this prints diffs and writes files when asked).
+//! edits, `molang::format`; this prints diffs and writes files when asked).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use molang::fmt::{format_pack, Skip, Style};
+use molang::format::{format_pack, Skip, Style};
 use molang::text::{one_line, terminal_safe};
 
 #[derive(Args)]

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use molang::pack::Pack;
-use molang::testing::{self, spec, FileError, TestCase};
+use molang::test_runner::{self, spec, FileError, TestCase};
 
 use crate::args::{BackendArg, PlatformsArg};
 use crate::output;
@@ -55,7 +55,7 @@ fn test(
     format: TestFormat,
     filter: Option<String>,
 ) -> ExitCode {
-    use molang::testing::{report, Backends};
+    use molang::test_runner::{report, Backends};
     use rayon::prelude::*;
     use std::io::IsTerminal;
 
@@ -115,8 +115,8 @@ fn test(
         BackendArg::Both => Backends::Both,
     };
     let platforms = match platform.one() {
-        Some(p) => testing::Platforms::One(p),
-        None => testing::Platforms::Both,
+        Some(p) => test_runner::Platforms::One(p),
+        None => test_runner::Platforms::Both,
     };
     let bar = (std::io::stderr().is_terminal() && tests.len() >= 20).then(|| {
         let bar = indicatif::ProgressBar::new(tests.len() as u64);
@@ -126,12 +126,12 @@ fn test(
         );
         bar
     });
-    let outcomes: Vec<testing::Outcome> = tests
+    let outcomes: Vec<test_runner::Outcome> = tests
         .par_iter()
         .zip(packs.par_iter())
         .map(|(t, p)| {
             let files = read_files(t);
-            let mut o = testing::run_test_on(t, p, backends, platforms, &files, bless);
+            let mut o = test_runner::run_test_on(t, p, backends, platforms, &files, bless);
             write_outputs(t, &mut o);
             if let Some(b) = &bar {
                 b.inc(1);
@@ -286,8 +286,8 @@ const MAX_IMAGE_BYTES: u64 = 64 << 20;
 
 /// Reads the files test `t` names, checked again (a link may have moved since the test file
 /// was read).
-fn read_files(t: &TestCase) -> testing::Files {
-    let mut files = testing::Files::new();
+fn read_files(t: &TestCase) -> test_runner::Files {
+    let mut files = test_runner::Files::new();
     for named in t.files() {
         let read = stays_inside(&named.root, &named.path).and_then(|()| {
             if named.what == "image" {
@@ -315,7 +315,7 @@ fn read_files(t: &TestCase) -> testing::Files {
 
 /// Writes the files the run of `t` asks for (blessed snapshots and images, a failing
 /// picture): only inside the test file's folder, never through a symbolic link.
-fn write_outputs(t: &TestCase, o: &mut testing::Outcome) {
+fn write_outputs(t: &TestCase, o: &mut test_runner::Outcome) {
     let dir = t.file.parent().unwrap_or(Path::new("."));
     let rules = output::Rules {
         replace: true,

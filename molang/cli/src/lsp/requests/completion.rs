@@ -10,7 +10,7 @@ use crate::lsp::handlers::*;
 use crate::lsp::state::{split, Namespace, Workspace};
 use molang::builtins::math::MathFn;
 use molang::pack::{EntityKind, FileKind, SiteKind};
-use molang::queries;
+use molang::query_table;
 
 pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResponse> {
     let (at, site, off) = site_under(ws, &p.text_document_position)?;
@@ -66,7 +66,7 @@ pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResp
             ..CompletionItem::default()
         });
     };
-    for q in queries::all() {
+    for q in query_table::all() {
         let snippet = (q.min_args > 0).then(|| {
             (1..=q.min_args)
                 .map(|i| format!("${{{i}}}"))
@@ -127,7 +127,7 @@ pub fn completion(ws: &Workspace, p: &CompletionParams) -> Option<CompletionResp
     let mut engine: Vec<(String, &str)> = Vec::new();
     if ws.pack.sites[site].kind == SiteKind::Particle {
         engine.extend(
-            queries::engine_variables()
+            query_table::engine_variables()
                 .iter()
                 .filter(|v| v.starts_with("particle_") || v.starts_with("emitter_"))
                 .map(|v| (v.to_string(), "the game sets it for particles")),

@@ -4,7 +4,7 @@ use lsp_types::*;
 
 use crate::lsp::handlers::*;
 use crate::lsp::state::Workspace;
-use molang::fmt::{format_file, Style};
+use molang::format::{format_file, Style};
 
 /// Formatting edits of the Molang strings of a file; with `range`, of the strings it
 /// touches only.

@@ -10,7 +10,7 @@ use crate::lsp::state::{split, Namespace, Workspace};
 use crate::lsp::text::LineIndex;
 use molang::builtins::math::MathFn;
 use molang::pack::SiteId;
-use molang::queries;
+use molang::query_table;
 
 pub fn hover(ws: &Workspace, p: &HoverParams) -> Option<Hover> {
     let (at, site, off) = site_under(ws, &p.text_document_position_params)?;
@@ -25,7 +25,7 @@ pub fn hover(ws: &Workspace, p: &HoverParams) -> Option<Hover> {
         let (ns, at_name) = split(word);
         let name = word[at_name..].to_ascii_lowercase();
         let value = match ns {
-            Namespace::Query => match queries::lookup(&name) {
+            Namespace::Query => match query_table::lookup(&name) {
                 Some(q) => query_doc(q),
                 None => format!("**query.{name}**: not a query the game knows"),
             },
@@ -58,7 +58,8 @@ fn variable_hover(ws: &Workspace, site: SiteId, name: &str) -> String {
     let scope = ws.variable_scope(site);
     let occ = ws.occurrences(&scope, Namespace::Variable, name);
     let mut s = format!("**variable.{name}**");
-    if queries::is_engine_variable(&format!("variable.{name}")) || queries::is_engine_variable(name)
+    if query_table::is_engine_variable(&format!("variable.{name}"))
+        || query_table::is_engine_variable(name)
     {
         s.push_str(" (the engine provides it)");
     }
@@ -140,7 +141,7 @@ fn constant_hover(
     ws: &Workspace,
     site: SiteId,
 ) -> Option<Hover> {
-    let version = molang::fmt::site_version(&ws.pack, site);
+    let version = molang::format::site_version(&ws.pack, site);
     let parsed = grammar::parse(text, grammar::ParseOptions { version });
     let mut best: Option<(usize, usize)> = None;
     for i in 0..parsed.ast.len() {

@@ -10,7 +10,7 @@ use crate::lsp::handlers::*;
 use crate::lsp::state::{split, Namespace, Workspace};
 use crate::lsp::text::{path_to_uri, LineIndex};
 use molang::pack::SiteId;
-use molang::queries;
+use molang::query_table;
 
 /// Whether `name` can follow `variable.` / `temp.`: the lexer reads `v.name` as one name
 /// with one dot.
@@ -83,7 +83,8 @@ pub fn rename_reach(
     if name.contains('.') {
         return refuse("it is a struct member; rename the struct variable instead".into());
     }
-    if queries::is_engine_variable(name) || queries::is_engine_variable(&format!("variable.{name}"))
+    if query_table::is_engine_variable(name)
+        || query_table::is_engine_variable(&format!("variable.{name}"))
     {
         return refuse("the game sets it".into());
     }
@@ -215,7 +216,7 @@ pub fn rename(ws: &Workspace, p: &RenameParams) -> Result<Option<WorkspaceEdit>,
                         "`variable.{new}` is already used: {why}; renaming would merge two variables"
                     ))
                 };
-                if queries::is_engine_variable(&new_lower) {
+                if query_table::is_engine_variable(&new_lower) {
                     return taken("the game sets it".into());
                 }
                 for &e in &reach.entities {

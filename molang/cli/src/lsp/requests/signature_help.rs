@@ -6,7 +6,7 @@ use lsp_types::*;
 use crate::lsp::handlers::*;
 use crate::lsp::state::{split, Namespace, Workspace};
 use molang::builtins::math::MathFn;
-use molang::queries;
+use molang::query_table;
 
 /// `textDocument/signatureHelp`: inside the parentheses of a query or math call, its
 /// signature, documentation and the argument under the cursor.
@@ -48,7 +48,7 @@ pub fn signature_help(ws: &Workspace, p: &SignatureHelpParams) -> Option<Signatu
             (label, params, math_doc(f))
         }
         Namespace::Query => {
-            let q = queries::lookup(&name)?;
+            let q = query_table::lookup(&name)?;
             let shown = q.max_args.unwrap_or(q.min_args).max(q.min_args);
             let mut params: Vec<String> = (1..=shown).map(|i| format!("arg{i}")).collect();
             if q.max_args.is_none() {

@@ -14,7 +14,7 @@ use crate::check::{check, CheckOptions};
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::ir::{Names, Node, NodeId, Program, Scope};
 use crate::pack::{Pack, SiteId};
-use crate::queries;
+use crate::query_table;
 use grammar::Span;
 
 /// Molang version for a pack's `min_engine_version` (the version table of the
@@ -498,8 +498,8 @@ fn never_set<'e>(
         let name = names.variables.name(*slot);
         let root = name.split('.').next().unwrap_or(name);
         if guarded.contains(slot)
-            || queries::is_engine_variable(name)
-            || queries::is_engine_variable(root)
+            || query_table::is_engine_variable(name)
+            || query_table::is_engine_variable(root)
             || public(root)
         {
             continue;

@@ -18,8 +18,8 @@ use std::ops::Range;
 
 use grammar::lexer::{lex, Token, TokenKind};
 
-use crate::lint::molang_version;
 use crate::pack::{Pack, SiteId};
+use crate::pack_check::molang_version;
 
 /// How to lay the tokens out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
