@@ -245,7 +245,9 @@ fn rust_hand_bob(q: &HandBobIn, hand_bob: &mut f32) -> f32 {
         } else {
             0.0
         };
-        *hand_bob + (target - *hand_bob) * 0.02
+        // As the game compiles it: the two `v.hand_bob` terms merge into one scaled term,
+        // `v.hand_bob·(1 − 0.02) + target·0.02` (see fold.rs).
+        *hand_bob * (1.0 - 0.02) + target * 0.02
     };
     0.0
 }
