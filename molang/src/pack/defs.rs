@@ -3,7 +3,7 @@
 //! The schema walkers in `extract.rs` build each model entry ([`super::Entity`],
 //! [`super::Animation`], [`super::Controller`], [`super::RenderController`],
 //! [`super::Geometry`]) and, before they move on to the next, read its typed part here with
-//! a [`Reader`] that knows the sites just recorded for it: strings are joined to their
+//! a `Reader` that knows the sites just recorded for it: strings are joined to their
 //! sites by pointer within the one definition, never by position across a file, so
 //! nothing outside `pack/` reads JSON.
 
