@@ -1140,24 +1140,18 @@ pub mod structure {
                         continue;
                     }
                     let wraps = (i % size as f64) as usize;
-                    out.push(PackDiagnostic {
-                        path: pack.files[site.file].path.clone(),
-                        site: Some(si),
-                        file: None,
-                        line: pack.locate(site, range.start).0,
-                        column: pack.locate(site, range.start).1,
-                        diagnostic: Diagnostic::new(
-                            Code::ArrayIndexOutOfRange,
-                            Span::new(range.start, range.end),
-                            format!(
-                                "index {} is past the end of `{name}` ({size} elements)",
-                                &site.text[range.clone()]
-                            ),
-                        )
-                        .with_help(format!(
-                            "the game wraps the index (modulo the size) and uses element {wraps}; use an index below {size}"
-                        )),
-                    });
+                    let d = Diagnostic::new(
+                        Code::ArrayIndexOutOfRange,
+                        Span::new(range.start, range.end),
+                        format!(
+                            "index {} is past the end of `{name}` ({size} elements)",
+                            &site.text[range.clone()]
+                        ),
+                    )
+                    .with_help(format!(
+                        "the game wraps the index (modulo the size) and uses element {wraps}; use an index below {size}"
+                    ));
+                    out.push(PackDiagnostic::at_site(pack, si, d));
                 }
             }
         }

@@ -284,7 +284,9 @@ pub struct FaceUv {
     pub uv_size: Option<[f32; 2]>,
 }
 
-/// What a client entity or attachable description plays and draws, besides its sites.
+/// The size and parent-setup scripts of a client entity or attachable description (what
+/// it plays and draws is in the entity's own lists: `animate`, `animations`,
+/// `render_controllers`, `geometries`, `textures`, `materials`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClientData {
     /// `scripts.scale`, `scaleX`, `scaleY`, `scaleZ` (any case) as 0..=3, the key as

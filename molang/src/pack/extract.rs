@@ -1362,33 +1362,33 @@ fn type_of<'t>(types: &'t [(String, String)], name: &str) -> Option<&'t str> {
         .map(|(_, t)| t.as_str())
 }
 
-/// `{"short": "full.id"}` pairs of a `description.animations` object, with the byte range
-/// of each identifier string.
-fn short_names_at(v: &Value<'_>, out: &mut Vec<AnimationRef>) {
-    for (short, _, id) in props_at(v) {
-        if let Some(s) = as_str(id) {
-            out.push(AnimationRef {
-                short: short.to_string(),
-                id: s.to_string(),
-                at: range_of(id),
-                legacy: false,
-            });
-        }
-    }
+/// The `{"short": "value"}` pairs of an object whose value is a string, with the byte
+/// range of each value.
+fn string_pairs<'v>(
+    v: &'v Value<'_>,
+) -> impl Iterator<Item = (String, String, std::ops::Range<usize>)> + 'v {
+    props_at(v).filter_map(|(short, _, value)| {
+        Some((
+            short.to_string(),
+            as_str(value)?.to_string(),
+            range_of(value),
+        ))
+    })
 }
 
-/// `{"short": "value"}` pairs of `description.geometry`, `textures` or `materials`, with
-/// the byte range of each value.
+/// The pairs of a `description.animations` object.
+fn short_names_at(v: &Value<'_>, out: &mut Vec<AnimationRef>) {
+    out.extend(string_pairs(v).map(|(short, id, at)| AnimationRef {
+        short,
+        id,
+        at,
+        legacy: false,
+    }));
+}
+
+/// The pairs of `description.geometry`, `textures` or `materials`.
 fn resources(v: &Value<'_>, out: &mut Vec<Resource>) {
-    for (short, _, value) in props_at(v) {
-        if let Some(s) = as_str(value) {
-            out.push(Resource {
-                short: short.to_string(),
-                value: s.to_string(),
-                at: range_of(value),
-            });
-        }
-    }
+    out.extend(string_pairs(v).map(|(short, value, at)| Resource { short, value, at }));
 }
 
 /// Keeps the first site of a slot given twice (duplicate keys); later ones still count.

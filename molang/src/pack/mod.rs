@@ -303,7 +303,8 @@ pub struct Entity {
     /// Every other site of the file: `scale*`, `parent_setup`, render-controller
     /// conditions, `item` conditions, behaviour components ...
     pub other_sites: Vec<SiteId>,
-    /// What a client entity or attachable plays and draws (`None` for behaviour entities).
+    /// A client entity's or attachable's scale and `parent_setup` (`None` for behaviour
+    /// entities).
     pub client: Option<Box<ClientData>>,
     /// `description.properties` of a behaviour entity, in file order.
     pub properties: Vec<PropertyDef>,
